@@ -1,0 +1,137 @@
+#include "agent/config.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/strings.h"
+#include "yaml-cpp/yaml.h"
+
+namespace stormark::agent {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+
+Status ErrorAt(std::string_view source, const YAML::Mark& mark, std::string_view what) {
+  if (mark.is_null()) return absl::InvalidArgumentError(common::StrCat(source, ": ", what));
+  return absl::InvalidArgumentError(common::StrCat(source, ":", mark.line + 1, ": ", what));
+}
+
+}  // namespace
+
+bool IsValidName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+const TargetConfig* AgentConfig::FindTarget(std::string_view name) const {
+  for (const auto& t : targets) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+std::string AgentConfig::TargetNames() const {
+  if (targets.empty()) return "(none)";
+  std::string names;
+  for (const auto& t : targets) names += (names.empty() ? "" : ", ") + t.name;
+  return names;
+}
+
+namespace {
+
+StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source) {
+  AgentConfig config;
+  if (!root.IsDefined() || root.IsNull()) {
+    return absl::InvalidArgumentError(common::StrCat(source, ": empty; it needs a 'targets:' map"));
+  }
+  if (!root.IsMap()) return ErrorAt(source, root.Mark(), "expected a map with 'targets:'");
+  for (const auto& entry : root) {
+    const std::string key = entry.first.as<std::string>();
+    if (key != "targets") {
+      return ErrorAt(source, entry.first.Mark(),
+                     common::StrCat("unknown field '", key, "' (known: targets)"));
+    }
+  }
+  const YAML::Node targets = root["targets"];
+  if (!targets || !targets.IsMap() || targets.size() == 0) {
+    return ErrorAt(source, targets ? targets.Mark() : root.Mark(),
+                   "'targets' must be a non-empty map of name: {dir: PATH}");
+  }
+  for (const auto& entry : targets) {
+    TargetConfig target;
+    target.name = entry.first.as<std::string>();
+    const YAML::Mark mark = entry.first.Mark();
+    if (!IsValidName(target.name)) {
+      return ErrorAt(source, mark,
+                     common::StrCat("target name '", target.name,
+                                  "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
+    }
+    const YAML::Node body = entry.second;
+    if (!body.IsMap()) {
+      return ErrorAt(source, body.Mark(),
+                     common::StrCat("target '", target.name, "' must be a map such as {dir: PATH}"));
+    }
+    for (const auto& field : body) {
+      const std::string key = field.first.as<std::string>();
+      if (key != "dir") {
+        return ErrorAt(source, field.first.Mark(),
+                       common::StrCat("target '", target.name, "': unknown field '", key,
+                                    "' (known: dir)"));
+      }
+      if (!field.second.IsScalar()) {
+        return ErrorAt(source, field.second.Mark(),
+                       common::StrCat("target '", target.name, "': 'dir' must be a path"));
+      }
+      target.kind = "dir";
+      target.path = field.second.as<std::string>();
+    }
+    if (target.kind.empty()) {
+      return ErrorAt(source, mark, common::StrCat("target '", target.name, "' needs 'dir: PATH'"));
+    }
+    if (target.path.empty() || target.path.front() != '/') {
+      return ErrorAt(source, body["dir"].Mark(),
+                     common::StrCat("target '", target.name, "': dir '", target.path,
+                                  "' must be an absolute path"));
+    }
+    struct stat st;
+    if (stat(target.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return ErrorAt(source, body["dir"].Mark(),
+                     common::StrCat("target '", target.name, "': directory ", target.path,
+                                  " does not exist"));
+    }
+    if (config.FindTarget(target.name) != nullptr) {
+      return ErrorAt(source, mark, common::StrCat("target '", target.name, "' is defined twice"));
+    }
+    config.targets.push_back(std::move(target));
+  }
+  return config;
+}
+
+}  // namespace
+
+StatusOr<AgentConfig> ParseAgentConfig(std::string_view yaml, std::string_view source) {
+  // yaml-cpp reports malformed input and failed conversions by throwing; they stop here.
+  try {
+    return ParseYaml(YAML::Load(std::string(yaml)), source);
+  } catch (const YAML::Exception& e) {
+    return ErrorAt(source, e.mark, e.msg);
+  }
+}
+
+StatusOr<AgentConfig> LoadAgentConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return common::ErrnoError(common::StrCat("cannot read config ", path), errno);
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseAgentConfig(text.str(), path);
+}
+
+}  // namespace stormark::agent

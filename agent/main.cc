@@ -1,0 +1,92 @@
+// stormark-agent: runs benchmark phases on this host's configured targets for a controller.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "CLI/CLI.hpp"
+#include "common/strings.h"
+#include "agent/config.h"
+#include "agent/server.h"
+#include "common/clock.h"
+#include "common/version.h"
+
+namespace {
+
+void LogLine(const std::string& line) {
+  std::fprintf(stderr, "stormark-agent: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"stormark-agent: runs storage benchmark phases for a stormark controller"};
+  stormark::agent::AgentServerOptions options;
+  std::string config_path;
+  app.add_option("--listen", options.listen,
+                 "address to serve on: HOST:PORT, [V6]:PORT or unix:/path (port 0 picks one)")
+      ->capture_default_str();
+  app.add_option("--config", config_path, "YAML file naming the targets this host allows")
+      ->required();
+  app.add_flag("--insecure", options.insecure,
+               "allow plain text on a non-loopback address (trusted networks only)");
+  app.set_version_flag("--version", std::string(stormark::common::kSoftwareVersion));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  // SIGINT and SIGTERM are taken by one thread with sigwait, so the phase's files are removed
+  // before the process ends. Blocked before any other thread exists, so all inherit the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  auto config = stormark::agent::LoadAgentConfig(config_path);
+  if (!config.ok()) {
+    LogLine(std::string(config.status().message()));
+    return 2;
+  }
+  options.config = std::move(*config);
+  options.log = LogLine;
+  options.protocol = stormark::common::OurProtocol();
+  const std::string targets = options.config.TargetNames();
+
+  auto server = stormark::agent::AgentServer::Start(std::move(options),
+                                                     stormark::common::SystemClock());
+  if (!server.ok()) {
+    LogLine(std::string(server.status().message()));
+    return 1;
+  }
+  LogLine(stormark::common::StrCat("listening on ", (*server)->address(), " (version ",
+                       stormark::common::kSoftwareVersion, ", protocol ",
+                       stormark::common::FormatVersion(stormark::common::OurProtocol()),
+                       ", targets: ", targets, ")"));
+
+  std::thread signal_thread([&signals, s = server->get()] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    LogLine(stormark::common::StrCat("caught ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+                         ": aborting the held phase and removing its files"));
+    s->Shutdown();
+  });
+  (*server)->Wait();
+  signal_thread.join();
+  LogLine("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stormark-agent: internal error: %s\n", e.what());
+    return 70;
+  }
+}

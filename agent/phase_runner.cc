@@ -1,0 +1,277 @@
+#include "agent/phase_runner.h"
+
+#include <chrono>
+#include <thread>
+
+#include "common/strings.h"
+#include "agent/workloads/factory.h"
+#include "common/cpu_times.h"
+#include "fmt/format.h"
+
+namespace stormark::agent {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using stormark::v1::PhaseResult;
+
+// A run shorter than this is reported as too fast to time, as bonnie++ does.
+constexpr int64_t kTooFastNanos = 500'000'000;
+// A start instant further ahead than this means the clocks or the request are wrong.
+constexpr int64_t kMaxStartDelayNanos = 60'000'000'000;
+// How often a waiting or running phase looks for a caller that has gone.
+constexpr int64_t kPollNanos = 20'000'000;
+
+}  // namespace
+
+PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock)
+    : config_(std::move(config)), host_(std::move(host)), clock_(clock) {}
+
+PhaseRunner::~PhaseRunner() { Shutdown(); }
+
+const char* PhaseRunner::StateName(State state) {
+  switch (state) {
+    case State::kIdle:
+      return "idle";
+    case State::kPreparing:
+      return "preparing";
+    case State::kPrepared:
+      return "prepared";
+    case State::kRunning:
+      return "running";
+    case State::kFinished:
+      return "finished, awaiting cleanup";
+  }
+  return "unknown";
+}
+
+std::string PhaseRunner::BusyWith() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_ == State::kIdle ? "" : spec_.phase_id();
+}
+
+int PhaseRunner::ResetLocked() {
+  int removed = workload_ ? workload_->Cleanup() : 0;
+  workload_.reset();
+  warnings_.clear();
+  spec_.Clear();
+  state_ = State::kIdle;
+  cancelled_ = false;
+  state_changed_.notify_all();
+  return removed;
+}
+
+StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shut_down_) return absl::UnavailableError("agent is shutting down");
+    if (state_ != State::kIdle) {
+      return absl::FailedPreconditionError(common::StrCat(
+          "agent is busy with phase '", spec_.phase_id(), "' (", StateName(state_),
+          "); an agent runs one phase at a time: wait for it, or Abort it"));
+    }
+    state_ = State::kPreparing;
+    spec_ = spec;
+    cancelled_ = false;
+  }
+
+  std::vector<std::string> warnings;
+  StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(spec, config_, host_);
+  Status status = workload.status();
+  if (status.ok()) status = (*workload)->Prepare(&warnings);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  if (status.ok() && cancelled_) status = absl::CancelledError("phase aborted while preparing");
+  if (!status.ok()) {
+    if (workload.ok()) (*workload)->Cleanup();
+    ResetLocked();
+    return status;
+  }
+  workload_ = std::move(*workload);
+  warnings_ = warnings;
+  state_ = State::kPrepared;
+  state_changed_.notify_all();
+
+  stormark::v1::PrepareReply reply;
+  reply.set_prepared_unix_nanos(clock_.NowUnixNanos());
+  for (const auto& w : warnings) reply.add_warnings(w);
+  return reply;
+}
+
+StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
+                                       const ProgressFn& progress, const GoneFn& gone) {
+  Workload* workload = nullptr;
+  int64_t interval_nanos = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_ == State::kIdle || spec_.phase_id() != request.phase_id()) {
+      return absl::FailedPreconditionError(common::StrCat(
+          "phase '", request.phase_id(), "' is not prepared on this agent",
+          state_ == State::kIdle ? "" : common::StrCat(" (it holds '", spec_.phase_id(), "')")));
+    }
+    if (state_ != State::kPrepared) {
+      return absl::FailedPreconditionError(common::StrCat("phase '", request.phase_id(),
+                                                        "' cannot run: it is ", StateName(state_)));
+    }
+    const int64_t ahead = request.start_at_unix_nanos() - clock_.NowUnixNanos();
+    if (ahead > kMaxStartDelayNanos) {
+      return absl::InvalidArgumentError(fmt::format(
+          "start time is {:.1f} s ahead of this agent's clock (limit 60 s): are the clocks "
+          "far apart?",
+          static_cast<double>(ahead) / 1e9));
+    }
+    state_ = State::kRunning;
+    workload = workload_.get();
+    const uint32_t ms = spec_.progress_interval_ms() == 0 ? 1000 : spec_.progress_interval_ms();
+    interval_nanos = static_cast<int64_t>(ms) * 1'000'000;
+  }
+
+  PhaseResult result;
+  bool caller_gone = false;
+
+  // Wait for the common start instant, watching for an abort.
+  while (!clock_.SleepUntilUnixNanos(request.start_at_unix_nanos(), kPollNanos)) {
+    if (gone()) caller_gone = true;
+    if (caller_gone || cancelled_) break;
+  }
+
+  if (!caller_gone && !cancelled_) {
+    const int64_t start_mono = clock_.MonotonicNanos();
+    const int64_t start_wall = clock_.NowUnixNanos();
+    const common::CpuTimes cpu_before = common::ProcessCpuTimes();
+    common::RecorderSet recorders(start_mono);
+    RunContext ctx{clock_, cancelled_, recorders};
+
+    std::mutex done_mu;
+    std::condition_variable done_cv;
+    bool done = false;  // Guarded by done_mu.
+    Status status;
+    std::thread worker([&] {
+      Status s = workload->Run(ctx);
+      std::lock_guard<std::mutex> lock(done_mu);
+      status = std::move(s);
+      done = true;
+      done_cv.notify_all();
+    });
+
+    int64_t next_progress = start_mono + interval_nanos;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(done_mu);
+        if (done_cv.wait_for(lock, std::chrono::nanoseconds(kPollNanos), [&] { return done; })) {
+          break;
+        }
+      }
+      if (!caller_gone && gone()) {
+        caller_gone = true;
+        cancelled_ = true;
+      }
+      const int64_t now = clock_.MonotonicNanos();
+      if (!caller_gone && now >= next_progress) {
+        next_progress += interval_nanos;
+        stormark::v1::RunUpdate::Progress p;
+        p.set_elapsed_nanos(now - start_mono);
+        p.set_bytes(recorders.TotalBytes());
+        p.set_ops(recorders.TotalOps());
+        if (!progress(p)) {
+          caller_gone = true;
+          cancelled_ = true;
+        }
+      }
+    }
+    worker.join();
+    const int64_t end_mono = clock_.MonotonicNanos();
+    const common::CpuTimes cpu_after = common::ProcessCpuTimes();
+
+    result.set_start_unix_nanos(start_wall);
+    result.set_end_unix_nanos(start_wall + (end_mono - start_mono));
+    result.set_start_late_nanos(start_wall - request.start_at_unix_nanos());
+    result.set_cpu_user_nanos(cpu_after.user_nanos - cpu_before.user_nanos);
+    result.set_cpu_system_nanos(cpu_after.system_nanos - cpu_before.system_nanos);
+    FillResult(status, recorders, start_mono, end_mono, &result);
+  } else {
+    result.set_state(PhaseResult::ABORTED);
+    result.set_error("phase aborted before it started");
+  }
+  if (caller_gone && result.state() != PhaseResult::SUCCEEDED) {
+    result.set_state(PhaseResult::ABORTED);
+    result.set_error("the controller went away during the phase");
+  }
+
+  std::lock_guard<std::mutex> lock(mu_);
+  if (caller_gone) {
+    // Nobody will call Cleanup: free the slot now.
+    ResetLocked();
+  } else {
+    state_ = State::kFinished;
+    state_changed_.notify_all();
+  }
+  return result;
+}
+
+void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& recorders,
+                             int64_t start_mono, int64_t end_mono, PhaseResult* result) {
+  const int64_t elapsed = end_mono - start_mono;
+  std::unique_ptr<common::Recorder> merged = recorders.Merged();
+  result->set_bytes(merged->bytes());
+  result->set_ops(merged->ops());
+  result->set_elapsed_nanos(elapsed);
+  merged->latency().ToProto(result->mutable_latency());
+  merged->SeriesToProto(end_mono, result->mutable_series());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& w : warnings_) result->add_warnings(w);
+  }
+  if (status.ok()) {
+    result->set_state(PhaseResult::SUCCEEDED);
+    if (elapsed < kTooFastNanos) {
+      result->add_warnings(fmt::format(
+          "too fast to time: finished in {:.3f} s (under 0.5 s); use a larger size",
+          static_cast<double>(elapsed) / 1e9));
+    }
+  } else if (absl::IsCancelled(status) || cancelled_) {
+    result->set_state(PhaseResult::ABORTED);
+    result->set_error(std::string(status.message()));
+  } else {
+    result->set_state(PhaseResult::FAILED);
+    result->set_error(std::string(status.message()));
+  }
+}
+
+bool PhaseRunner::Abort(const std::string& phase_id) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (state_ == State::kIdle) return false;
+  if (!phase_id.empty() && phase_id != spec_.phase_id()) return false;
+  cancelled_ = true;
+  // A preparing or running phase notices the flag and leaves that state by itself; a
+  // running phase whose caller went away resets to idle by itself too.
+  state_changed_.wait(lock, [&] {
+    return state_ != State::kPreparing && state_ != State::kRunning;
+  });
+  if (state_ != State::kIdle) ResetLocked();
+  return true;
+}
+
+StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ == State::kIdle) return 0;
+  if (phase_id != spec_.phase_id()) {
+    return absl::FailedPreconditionError(common::StrCat(
+        "cannot clean up phase '", phase_id, "': this agent holds '", spec_.phase_id(), "'"));
+  }
+  if (state_ == State::kPreparing || state_ == State::kRunning) {
+    return absl::FailedPreconditionError(common::StrCat(
+        "phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
+  }
+  return ResetLocked();
+}
+
+void PhaseRunner::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    shut_down_ = true;
+  }
+  Abort("");
+}
+
+}  // namespace stormark::agent

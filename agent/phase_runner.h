@@ -1,0 +1,98 @@
+// The agent's single phase slot: Prepare, Run, Abort and Cleanup of at most one phase at a
+// time. This is the guard that makes a second Prepare fail while a phase is held.
+//
+// States: idle -> preparing -> prepared -> running -> finished -> (Cleanup) idle.
+// Abort from any state cancels, removes the phase's files and returns to idle.
+//
+// Thread-safe: every method may be called from any gRPC handler thread.
+#ifndef STORMARK_AGENT_PHASE_RUNNER_H_
+#define STORMARK_AGENT_PHASE_RUNNER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agent/config.h"
+#include "agent/sysinfo.h"
+#include "agent/workloads/workload.h"
+#include "common/clock.h"
+#include "common/status.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::agent {
+
+class PhaseRunner {
+ public:
+  // `clock` must outlive the runner.
+  PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock);
+  ~PhaseRunner();  // Aborts and cleans up whatever phase is held.
+
+  PhaseRunner(const PhaseRunner&) = delete;
+  PhaseRunner& operator=(const PhaseRunner&) = delete;
+
+  // Validates the spec and runs the workload's untimed set-up. FAILED_PRECONDITION when a
+  // phase is already held; NOT_FOUND for an unknown target; INVALID_ARGUMENT for bad values.
+  common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec);
+
+  // Called with progress every interval; returns false when nobody listens any more, which
+  // aborts the phase.
+  using ProgressFn = std::function<bool(const stormark::v1::RunUpdate::Progress&)>;
+  // Polled while waiting for the start instant; returns true when the caller has gone.
+  using GoneFn = std::function<bool()>;
+
+  // Waits for the start instant, runs the prepared phase and returns its result, which
+  // tells success, failure or abort. An error Status means the phase could not start (wrong
+  // id, not prepared). Blocks for the whole phase.
+  common::StatusOr<stormark::v1::PhaseResult> Run(const stormark::v1::RunRequest& request,
+                                                  const ProgressFn& progress,
+                                                  const GoneFn& gone);
+
+  // Cancels the phase `phase_id` (or any phase, if empty) and removes its files. Returns
+  // whether there was one. Waits until a running workload has stopped.
+  bool Abort(const std::string& phase_id);
+
+  // Removes the files of a prepared or finished phase and frees the slot. OK with 0 when the
+  // slot is already empty (Cleanup is idempotent); FAILED_PRECONDITION while running or when
+  // a different phase is held.
+  common::StatusOr<int> Cleanup(const std::string& phase_id);
+
+  // The id of the phase held, or "" when idle.
+  std::string BusyWith() const;
+
+  // Aborts the held phase and refuses every later Prepare. For SIGTERM/SIGINT.
+  void Shutdown();
+
+  const AgentConfig& config() const { return config_; }
+  const HostFacts& host() const { return host_; }
+
+ private:
+  enum class State { kIdle, kPreparing, kPrepared, kRunning, kFinished };
+  static const char* StateName(State state);
+
+  // Resets the slot to idle, removing the workload's files. Requires mu_ held.
+  int ResetLocked();
+  // Fills the result from the recorders and timings of a finished run.
+  void FillResult(const common::Status& status, const common::RecorderSet& recorders,
+                  int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result);
+
+  const AgentConfig config_;
+  const HostFacts host_;
+  const common::Clock& clock_;
+
+  mutable std::mutex mu_;
+  std::condition_variable state_changed_;
+  State state_ = State::kIdle;                   // Guarded by mu_.
+  bool shut_down_ = false;                       // Guarded by mu_.
+  stormark::v1::PhaseSpec spec_;                 // Guarded by mu_.
+  std::unique_ptr<Workload> workload_;           // Guarded by mu_ (used unlocked while running).
+  std::vector<std::string> warnings_;            // Guarded by mu_.
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_PHASE_RUNNER_H_

@@ -1,0 +1,57 @@
+#include "agent/server.h"
+
+#include <chrono>
+
+#include "common/strings.h"
+#include "common/address.h"
+
+namespace stormark::agent {
+
+common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOptions options,
+                                                                  const common::Clock& clock) {
+  ASSIGN_OR_RETURN(std::string listen, common::NormalizeAddress(options.listen));
+  if (!common::IsLoopbackAddress(listen) && !options.insecure) {
+    return absl::PermissionDeniedError(common::StrCat(
+        "refusing to listen on ", listen,
+        " without TLS: anyone who reaches it could write to this host's disks. Listen on a "
+        "loopback address or a unix socket, or pass --insecure on a network you trust"));
+  }
+  std::unique_ptr<AgentServer> server(new AgentServer());
+  server->runner_ = std::make_unique<PhaseRunner>(options.config, ReadHostFacts(), clock);
+  server->service_ =
+      std::make_unique<AgentService>(*server->runner_, clock, options.log, options.protocol);
+
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(server->service_.get());
+  server->server_ = builder.BuildAndStart();
+  if (!server->server_) {
+    return absl::UnavailableError(common::StrCat(
+        "cannot listen on ", listen, " (address in use, or not an address of this host?)"));
+  }
+  if (listen.starts_with("unix:")) {
+    server->address_ = listen;
+  } else {
+    server->address_ = common::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
+  }
+  return server;
+}
+
+AgentServer::~AgentServer() {
+  Shutdown();
+  Wait();
+}
+
+std::shared_ptr<grpc::Channel> AgentServer::InProcessChannel() {
+  return server_->InProcessChannel(grpc::ChannelArguments());
+}
+
+void AgentServer::Shutdown() {
+  runner_->Shutdown();
+  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+}
+
+void AgentServer::Wait() { server_->Wait(); }
+
+}  // namespace stormark::agent

@@ -1,0 +1,119 @@
+#include "agent/service.h"
+
+#include "common/strings.h"
+#include "common/version.h"
+
+namespace stormark::agent {
+
+using stormark::v1::PhaseResult;
+
+grpc::Status ToGrpc(const common::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
+
+AgentService::AgentService(PhaseRunner& runner, const common::Clock& clock, LogFn log,
+                           stormark::v1::Version protocol)
+    : runner_(runner), clock_(clock), log_(std::move(log)), protocol_(std::move(protocol)) {}
+
+void AgentService::Log(grpc::ServerContext* context, const std::string& line) const {
+  if (log_) log_(common::StrCat(line, " [peer ", context->peer(), "]"));
+}
+
+grpc::Status AgentService::GetInfo(grpc::ServerContext* context,
+                                   const stormark::v1::GetInfoRequest* request,
+                                   stormark::v1::AgentInfo* reply) {
+  const HostFacts& host = runner_.host();
+  reply->set_agent_version(std::string(common::kSoftwareVersion));
+  *reply->mutable_protocol() = protocol_;
+  reply->set_hostname(host.hostname);
+  reply->set_kernel(host.kernel);
+  reply->set_cpu_model(host.cpu_model);
+  reply->set_cpu_count(host.cpu_count);
+  reply->set_ram_bytes(host.ram_bytes);
+  for (const auto& target : runner_.config().targets) {
+    *reply->add_targets() = ReadTargetFacts(target);
+  }
+  reply->set_now_unix_nanos(clock_.NowUnixNanos());
+  reply->set_busy_with_phase(runner_.BusyWith());
+  if (request->has_controller_protocol()) {
+    common::Status compatible = common::CheckProtocolCompatible(
+        protocol_, "this agent", request->controller_protocol(), "the controller");
+    if (!compatible.ok()) Log(context, common::StrCat("warning: ", compatible.message()));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::SyncClock(grpc::ServerContext* context,
+                                     const stormark::v1::SyncClockRequest* request,
+                                     stormark::v1::SyncClockReply* reply) {
+  reply->set_agent_receive_unix_nanos(clock_.NowUnixNanos());
+  reply->set_controller_send_unix_nanos(request->controller_send_unix_nanos());
+  reply->set_agent_send_unix_nanos(clock_.NowUnixNanos());
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::Prepare(grpc::ServerContext* context,
+                                   const stormark::v1::PrepareRequest* request,
+                                   stormark::v1::PrepareReply* reply) {
+  common::Status compatible = common::CheckProtocolCompatible(
+      protocol_, "this agent", request->controller_protocol(), "the controller");
+  if (!compatible.ok()) {
+    Log(context, common::StrCat("refused prepare: ", compatible.message()));
+    return ToGrpc(compatible);
+  }
+  const auto& spec = request->spec();
+  auto prepared = runner_.Prepare(spec);
+  if (!prepared.ok()) {
+    Log(context, common::StrCat("refused prepare of phase '", spec.phase_id(), "' on target '",
+                              spec.target(), "': ", prepared.status().message()));
+    return ToGrpc(prepared.status());
+  }
+  Log(context, common::StrCat("prepared phase '", spec.phase_id(), "' on target '", spec.target(),
+                            "'"));
+  *reply = std::move(*prepared);
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::Run(grpc::ServerContext* context,
+                               const stormark::v1::RunRequest* request,
+                               grpc::ServerWriter<stormark::v1::RunUpdate>* writer) {
+  auto progress = [&](const stormark::v1::RunUpdate::Progress& p) {
+    stormark::v1::RunUpdate update;
+    *update.mutable_progress() = p;
+    return writer->Write(update);
+  };
+  auto gone = [&] { return context->IsCancelled(); };
+  Log(context, common::StrCat("run phase '", request->phase_id(), "'"));
+  auto result = runner_.Run(*request, progress, gone);
+  if (!result.ok()) {
+    Log(context, common::StrCat("refused run: ", result.status().message()));
+    return ToGrpc(result.status());
+  }
+  Log(context, common::StrCat("phase '", request->phase_id(), "' ",
+                            PhaseResult::State_Name(result->state()),
+                            result->error().empty() ? "" : ": ", result->error()));
+  stormark::v1::RunUpdate update;
+  *update.mutable_result() = std::move(*result);
+  writer->Write(update);
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::Abort(grpc::ServerContext* context,
+                                 const stormark::v1::AbortRequest* request,
+                                 stormark::v1::AbortReply* reply) {
+  reply->set_aborted(runner_.Abort(request->phase_id()));
+  if (reply->aborted()) Log(context, common::StrCat("aborted phase '", request->phase_id(), "'"));
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::Cleanup(grpc::ServerContext* context,
+                                   const stormark::v1::CleanupRequest* request,
+                                   stormark::v1::CleanupReply* reply) {
+  auto removed = runner_.Cleanup(request->phase_id());
+  if (!removed.ok()) return ToGrpc(removed.status());
+  reply->set_removed(static_cast<uint32_t>(*removed));
+  return grpc::Status::OK;
+}
+
+}  // namespace stormark::agent

@@ -1,0 +1,55 @@
+// The gRPC face of the agent: translates the stormark.v1.Agent RPCs into PhaseRunner calls
+// and absl::Status into grpc::Status. Holds no state of its own beyond the runner.
+//
+// Thread-safe: gRPC calls the handlers from its thread pool.
+#ifndef STORMARK_AGENT_SERVICE_H_
+#define STORMARK_AGENT_SERVICE_H_
+
+#include <functional>
+#include <string>
+
+#include "agent/phase_runner.h"
+#include "common/clock.h"
+#include "stormark/v1/agent.grpc.pb.h"
+
+namespace stormark::agent {
+
+// Where the service writes one line per notable event (prepare, run, refusal, abort).
+using LogFn = std::function<void(const std::string&)>;
+
+class AgentService final : public stormark::v1::Agent::Service {
+ public:
+  // `runner` and `clock` must outlive the service. `protocol` is the version this agent
+  // claims; tests pass another to exercise the compatibility check.
+  AgentService(PhaseRunner& runner, const common::Clock& clock, LogFn log,
+               stormark::v1::Version protocol);
+
+  grpc::Status GetInfo(grpc::ServerContext* context, const stormark::v1::GetInfoRequest* request,
+                       stormark::v1::AgentInfo* reply) override;
+  grpc::Status SyncClock(grpc::ServerContext* context,
+                         const stormark::v1::SyncClockRequest* request,
+                         stormark::v1::SyncClockReply* reply) override;
+  grpc::Status Prepare(grpc::ServerContext* context, const stormark::v1::PrepareRequest* request,
+                       stormark::v1::PrepareReply* reply) override;
+  grpc::Status Run(grpc::ServerContext* context, const stormark::v1::RunRequest* request,
+                   grpc::ServerWriter<stormark::v1::RunUpdate>* writer) override;
+  grpc::Status Abort(grpc::ServerContext* context, const stormark::v1::AbortRequest* request,
+                     stormark::v1::AbortReply* reply) override;
+  grpc::Status Cleanup(grpc::ServerContext* context, const stormark::v1::CleanupRequest* request,
+                       stormark::v1::CleanupReply* reply) override;
+
+ private:
+  void Log(grpc::ServerContext* context, const std::string& line) const;
+
+  PhaseRunner& runner_;
+  const common::Clock& clock_;
+  const LogFn log_;
+  const stormark::v1::Version protocol_;
+};
+
+// absl::Status -> grpc::Status with the same code and message.
+grpc::Status ToGrpc(const common::Status& status);
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_SERVICE_H_

@@ -1,0 +1,113 @@
+#include "agent/sysinfo.h"
+
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/strings.h"
+
+namespace stormark::agent {
+namespace {
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    // x86 says "model name", some ARM kernels only "Hardware" or "CPU part".
+    if (line.starts_with("model name") || line.starts_with("Hardware")) {
+      const size_t colon = line.find(':');
+      if (colon != std::string::npos) {
+        return std::string(common::Trim(line.substr(colon + 1)));
+      }
+    }
+  }
+  return "";
+}
+
+// /proc/self/mountinfo escapes spaces and such as \040.
+std::string Unescape(std::string_view field) {
+  std::string out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '\\' && i + 3 < field.size()) {
+      const std::string octal(field.substr(i + 1, 3));
+      if (octal.find_first_not_of("01234567") == std::string::npos) {
+        out.push_back(static_cast<char>(std::stoi(octal, nullptr, 8)));
+        i += 3;
+        continue;
+      }
+    }
+    out.push_back(field[i]);
+  }
+  return out;
+}
+
+bool IsUnder(const std::string& path, const std::string& mount_point) {
+  if (mount_point == "/") return true;
+  return path == mount_point ||
+         (path.starts_with(mount_point) && path[mount_point.size()] == '/');
+}
+
+}  // namespace
+
+HostFacts ReadHostFacts() {
+  HostFacts facts;
+  utsname uts{};
+  if (uname(&uts) == 0) {
+    facts.hostname = uts.nodename;
+    facts.kernel = common::StrCat(uts.sysname, " ", uts.release);
+  }
+  facts.cpu_model = CpuModel();
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  facts.cpu_count = cpus > 0 ? static_cast<uint32_t>(cpus) : 0;
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) {
+    facts.ram_bytes = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+  }
+  return facts;
+}
+
+stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
+  stormark::v1::TargetInfo info;
+  info.set_name(target.name);
+  info.set_kind(target.kind);
+  info.set_path(target.path);
+
+  char resolved[PATH_MAX];
+  const std::string path = realpath(target.path.c_str(), resolved) ? resolved : target.path;
+
+  // The mount holding the path is the last, longest mount point that is a prefix of it.
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  size_t best = 0;
+  while (std::getline(in, line)) {
+    // id parent major:minor root mount-point options [optional...] - fstype source super-options
+    const std::vector<std::string_view> fields = common::Split(line, ' ');
+    if (fields.size() < 10) continue;
+    const std::string mount_point = Unescape(fields[4]);
+    if (!IsUnder(path, mount_point) || mount_point.size() < best) continue;
+    size_t dash = 6;
+    while (dash < fields.size() && fields[dash] != "-") ++dash;
+    if (dash + 2 >= fields.size()) continue;
+    best = mount_point.size();
+    info.set_filesystem(std::string(fields[dash + 1]));
+    const std::string source = Unescape(fields[dash + 2]);
+    info.set_device(std::string_view(source).starts_with("/dev/") ? source : "");
+    info.set_mount_options(std::string(fields[5]));
+  }
+
+  struct statvfs vfs{};
+  if (statvfs(path.c_str(), &vfs) == 0) {
+    info.set_free_bytes(static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize);
+    info.set_total_bytes(static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize);
+  }
+  return info;
+}
+
+}  // namespace stormark::agent

@@ -1,0 +1,31 @@
+// Facts about this host and its targets: what the reports print next to the numbers.
+#ifndef STORMARK_AGENT_SYSINFO_H_
+#define STORMARK_AGENT_SYSINFO_H_
+
+#include <cstdint>
+#include <string>
+
+#include "agent/config.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::agent {
+
+struct HostFacts {
+  std::string hostname;
+  std::string kernel;     // "Linux 6.1.0-18-amd64"
+  std::string cpu_model;  // from /proc/cpuinfo
+  uint32_t cpu_count = 0;
+  uint64_t ram_bytes = 0;
+};
+
+// Reads the host's facts from uname, /proc/cpuinfo and sysconf. Never fails: a fact that
+// cannot be read is left empty or 0.
+HostFacts ReadHostFacts();
+
+// The facts of one configured target now: filesystem, mount options, device, free space.
+// Unreadable facts are left empty.
+stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target);
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_SYSINFO_H_

@@ -1,0 +1,36 @@
+#include "agent/workloads/factory.h"
+
+#include "common/strings.h"
+#include "agent/targets/dir_target.h"
+#include "agent/workloads/stream.h"
+
+namespace stormark::agent {
+
+common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
+                                                         const AgentConfig& config,
+                                                         const HostFacts& host) {
+  if (!IsValidName(spec.phase_id())) {
+    return absl::InvalidArgumentError(common::StrCat(
+        "phase id '", spec.phase_id(), "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
+  }
+  const TargetConfig* target = config.FindTarget(spec.target());
+  if (target == nullptr) {
+    return absl::NotFoundError(common::StrCat("target '", spec.target(),
+                                            "' is not configured on this agent (configured: ",
+                                            config.TargetNames(), ")"));
+  }
+  switch (spec.workload_case()) {
+    case stormark::v1::PhaseSpec::kStream: {
+      RETURN_IF_ERROR(StreamWorkload::Validate(spec.stream()));
+      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      const std::string filesystem = ReadTargetFacts(*target).filesystem();
+      return std::unique_ptr<Workload>(
+          new StreamWorkload(spec.stream(), std::move(dir), host.ram_bytes, filesystem));
+    }
+    case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
+      break;
+  }
+  return absl::InvalidArgumentError("phase names no workload this agent knows");
+}
+
+}  // namespace stormark::agent

@@ -1,0 +1,23 @@
+// Builds the workload a PhaseSpec asks for, on a target from the agent's configuration.
+#ifndef STORMARK_AGENT_WORKLOADS_FACTORY_H_
+#define STORMARK_AGENT_WORKLOADS_FACTORY_H_
+
+#include <memory>
+
+#include "agent/config.h"
+#include "agent/sysinfo.h"
+#include "agent/workloads/workload.h"
+#include "common/status.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::agent {
+
+// NOT_FOUND for a target the configuration does not name; INVALID_ARGUMENT for a bad spec.
+// Creates the phase's directory on the target.
+common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
+                                                         const AgentConfig& config,
+                                                         const HostFacts& host);
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_WORKLOADS_FACTORY_H_

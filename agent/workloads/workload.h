@@ -1,0 +1,43 @@
+// The Workload seam: what is done to a target. Each workload has an untimed Prepare and a
+// timed, cancellable Run; Cleanup removes what both created.
+#ifndef STORMARK_AGENT_WORKLOADS_WORKLOAD_H_
+#define STORMARK_AGENT_WORKLOADS_WORKLOAD_H_
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/recorder.h"
+#include "common/status.h"
+
+namespace stormark::agent {
+
+// What Run gets from the phase runner.
+struct RunContext {
+  const common::Clock& clock;
+  // Set when the phase is aborted; Run checks it between operations and returns CANCELLED.
+  const std::atomic<bool>& cancelled;
+  // One recorder per worker thread, all started at the phase's start instant.
+  common::RecorderSet& recorders;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+
+  // Validates parameters against the target and does the untimed set-up. Appends honest
+  // remarks about the coming measurement (cache, tmpfs, ...) to `warnings`.
+  virtual common::Status Prepare(std::vector<std::string>* warnings) = 0;
+
+  // The timed region: returns when the work is done, fails, or `ctx.cancelled` is set.
+  // Called at most once, after a successful Prepare, from one thread.
+  virtual common::Status Run(RunContext& ctx) = 0;
+
+  // Removes every file Prepare and Run created. Returns the number removed. Idempotent.
+  virtual int Cleanup() = 0;
+};
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_WORKLOADS_WORKLOAD_H_

@@ -1,0 +1,72 @@
+#include "common/address.h"
+
+#include <charconv>
+
+#include "common/strings.h"
+
+namespace stormark::common {
+namespace {
+
+struct HostPort {
+  std::string_view host;
+  std::string_view port;  // empty when absent
+};
+
+StatusOr<HostPort> Split(std::string_view address) {
+  auto bad = [&](std::string_view why) {
+    return absl::InvalidArgumentError(common::StrCat("bad agent address '", address, "': ", why));
+  };
+  if (address.empty()) return bad("empty");
+  if (address.front() == '[') {
+    const size_t close = address.find(']');
+    if (close == std::string_view::npos) return bad("missing ']'");
+    HostPort hp{address.substr(1, close - 1), ""};
+    std::string_view rest = address.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest.front() != ':') return bad("expected ':PORT' after ']'");
+      hp.port = rest.substr(1);
+    }
+    return hp;
+  }
+  const size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos) return HostPort{address, ""};
+  if (address.find(':') != colon) return bad("an IPv6 address needs brackets: [::1]:7420");
+  return HostPort{address.substr(0, colon), address.substr(colon + 1)};
+}
+
+}  // namespace
+
+StatusOr<std::string> NormalizeAddress(std::string_view address) {
+  if (address.starts_with("unix:")) {
+    if (address.size() <= 5) {
+      return absl::InvalidArgumentError(
+          common::StrCat("bad agent address '", address, "': unix: needs a socket path"));
+    }
+    return std::string(address);
+  }
+  ASSIGN_OR_RETURN(HostPort hp, Split(address));
+  if (hp.host.empty()) {
+    return absl::InvalidArgumentError(
+        common::StrCat("bad agent address '", address, "': no host name"));
+  }
+  int port = kDefaultAgentPort;
+  if (!hp.port.empty()) {
+    auto [ptr, ec] = std::from_chars(hp.port.data(), hp.port.data() + hp.port.size(), port);
+    if (ec != std::errc() || ptr != hp.port.data() + hp.port.size() || port < 0 ||
+        port > 65535) {
+      return absl::InvalidArgumentError(common::StrCat("bad agent address '", address, "': port '",
+                                                     hp.port, "' is not a number 0-65535"));
+    }
+  }
+  const bool v6 = hp.host.find(':') != std::string_view::npos;
+  return v6 ? common::StrCat("[", hp.host, "]:", port) : common::StrCat(hp.host, ":", port);
+}
+
+bool IsLoopbackAddress(std::string_view address) {
+  if (address.starts_with("unix:")) return true;
+  StatusOr<HostPort> hp = Split(address);
+  if (!hp.ok()) return false;
+  return hp->host == "localhost" || hp->host == "::1" || hp->host.starts_with("127.");
+}
+
+}  // namespace stormark::common

@@ -1,0 +1,36 @@
+// Sizes, durations and rates as people write them: "4k", "1M", "10GiB", "500ms", "2m".
+#ifndef STORMARK_COMMON_UNITS_H_
+#define STORMARK_COMMON_UNITS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace stormark::common {
+
+// Parses a byte count. Suffixes are binary, as in dd, fio and bonnie++: k/K/KiB = 1024,
+// M/MiB = 1024^2, G, T, P likewise. "KB"/"MB"/... are decimal (1000^n), like dd. A bare
+// number is bytes. Fractions are allowed with a suffix ("1.5G"). Errors name the input and
+// say what is accepted: "bad size '10X': unknown unit 'X' (use k, M, G, T, P)".
+StatusOr<uint64_t> ParseSize(std::string_view text);
+
+// Parses a duration: "250ms", "10s", "5m", "1h", "2us", "100ns"; a bare number is seconds.
+StatusOr<int64_t> ParseDurationNanos(std::string_view text);
+
+// "1.00 GiB", "512 MiB", "4 KiB", "17 B": the largest binary unit with at least 1 of it.
+std::string FormatBytes(uint64_t bytes);
+
+// A compact form that ParseSize reads back exactly when possible: "1G", "4k", "1536".
+std::string FormatSizeShort(uint64_t bytes);
+
+// "1.23 ms", "45.6 us", "812 ns", "2.50 s": three significant digits.
+std::string FormatDurationNanos(double nanos);
+
+// Bytes per second in MiB/s with three significant digits: "512 MiB/s", "1.23 MiB/s".
+std::string FormatRate(double bytes_per_second);
+
+}  // namespace stormark::common
+
+#endif  // STORMARK_COMMON_UNITS_H_

@@ -1,0 +1,33 @@
+// Software and protocol versions, and the compatibility rule between controller and agent.
+#ifndef STORMARK_COMMON_VERSION_H_
+#define STORMARK_COMMON_VERSION_H_
+
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::common {
+
+// The release of this build, from the top-level CMakeLists project() version.
+inline constexpr std::string_view kSoftwareVersion = STORMARK_VERSION;
+
+// The protocol this build speaks. Major must match proto's PROTOCOL_MAJOR.
+inline constexpr uint32_t kProtocolMajor = stormark::v1::PROTOCOL_MAJOR;
+inline constexpr uint32_t kProtocolMinor = 0;
+
+stormark::v1::Version OurProtocol();
+
+// "1.0".
+std::string FormatVersion(const stormark::v1::Version& version);
+
+// OK when the two protocol versions can work together (equal majors). Otherwise
+// FAILED_PRECONDITION naming both, for example "agent speaks protocol 2.0, this controller
+// speaks 1.0: major versions differ; upgrade one of them".
+Status CheckProtocolCompatible(const stormark::v1::Version& ours, std::string_view our_role,
+                               const stormark::v1::Version& theirs, std::string_view their_role);
+
+}  // namespace stormark::common
+
+#endif  // STORMARK_COMMON_VERSION_H_

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of stormark from Debian 12's packages.
+# Idempotent: it does nothing (and needs no network) when everything is already installed.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  # The given stack: gRPC, Protocol Buffers, Asio, OpenSSL, GoogleTest.
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libasio-dev libssl-dev libgtest-dev libgmock-dev
+  # Well-kept libraries instead of hand-written parsers.
+  libyaml-cpp-dev    # plan files and agent configs
+  libcli11-dev       # command-line parsing
+  nlohmann-json3-dev # JSON output
+  libfmt-dev         # formatting of tables and messages
+  # Tests.
+  python3 procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "stormark: installing ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  sudo=sudo
+else
+  sudo=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
