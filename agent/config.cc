@@ -21,16 +21,6 @@ Status ErrorAt(std::string_view source, const YAML::Mark& mark, std::string_view
 
 }  // namespace
 
-bool IsValidName(std::string_view name) {
-  if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 const TargetConfig* AgentConfig::FindTarget(std::string_view name) const {
   for (const auto& t : targets) {
     if (t.name == name) return &t;

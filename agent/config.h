@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/spec_check.h"
 #include "common/status.h"
 
 namespace stormark::agent {
@@ -41,8 +42,7 @@ common::StatusOr<AgentConfig> ParseAgentConfig(std::string_view yaml, std::strin
 // Reads and parses a configuration file.
 common::StatusOr<AgentConfig> LoadAgentConfig(const std::string& path);
 
-// True for names that may cross the wire: [A-Za-z0-9._-], 1 to 64 characters, not "." or "..".
-bool IsValidName(std::string_view name);
+using common::IsValidName;
 
 }  // namespace stormark::agent
 

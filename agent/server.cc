@@ -22,6 +22,11 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
       std::make_unique<AgentService>(*server->runner_, clock, options.log, options.protocol);
 
   grpc::ServerBuilder builder;
+  // Controllers ping every 10 s to notice a dead agent during long phases; accept that.
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // Requests are small; refuse oversized ones before parsing them.
+  builder.SetMaxReceiveMessageSize(1 << 20);
   int port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(server->service_.get());

@@ -1,5 +1,8 @@
 #include "common/address.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <charconv>
 
 #include "common/strings.h"
@@ -66,7 +69,13 @@ bool IsLoopbackAddress(std::string_view address) {
   if (address.starts_with("unix:")) return true;
   StatusOr<HostPort> hp = Split(address);
   if (!hp.ok()) return false;
-  return hp->host == "localhost" || hp->host == "::1" || hp->host.starts_with("127.");
+  if (hp->host == "localhost") return true;
+  // Only address literals: a DNS name such as "127.example.com" may resolve anywhere.
+  const std::string host(hp->host);
+  in_addr v4;
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6;
+  return inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 }  // namespace stormark::common

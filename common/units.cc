@@ -63,6 +63,16 @@ StatusOr<uint64_t> ParseSize(std::string_view raw) {
     return bad(common::StrCat("unknown unit '", split.unit,
                             "' (use k, M, G, T or P; KiB..PiB; KB..PB for powers of 1000)"));
   }
+  // A whole number is exact in integers; a double would round it above 2^53.
+  if (split.number.find('.') == std::string_view::npos) {
+    uint64_t whole = 0;
+    const char* end = split.number.data() + split.number.size();
+    auto [ptr, ec] = std::from_chars(split.number.data(), end, whole);
+    if (ec == std::errc::result_out_of_range) return bad("too large");
+    if (ec != std::errc() || ptr != end) return bad("expected a number, such as 4k, 1M or 10G");
+    if (whole > UINT64_MAX / multiplier) return bad("too large");
+    return whole * multiplier;
+  }
   double value = 0;
   if (!ParseNumber(split.number, &value)) {
     return bad("expected a number, such as 4k, 1M or 10G");
@@ -101,7 +111,8 @@ StatusOr<int64_t> ParseDurationNanos(std::string_view raw) {
     return bad(common::StrCat("unknown unit '", split.unit, "' (use ns, us, ms, s, m or h)"));
   }
   const double nanos = value * scale;
-  if (nanos > static_cast<double>(std::numeric_limits<int64_t>::max())) return bad("too large");
+  // INT64_MAX rounds up to 2^63 as a double, which no longer fits: hence >=.
+  if (nanos >= static_cast<double>(std::numeric_limits<int64_t>::max())) return bad("too large");
   return static_cast<int64_t>(std::llround(nanos));
 }
 
@@ -125,6 +136,10 @@ std::string FormatBytes(uint64_t bytes) {
     ++unit;
   }
   if (unit == 0) return fmt::format("{} B", bytes);
+  // Exact multiples read as such: "1 MiB", not "1.00 MiB".
+  if (value == static_cast<double>(static_cast<uint64_t>(value))) {
+    return fmt::format("{} {}", static_cast<uint64_t>(value), kUnits[unit]);
+  }
   return fmt::format("{} {}", ThreeDigits(value), kUnits[unit]);
 }
 

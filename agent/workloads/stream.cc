@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "common/spec_check.h"
 #include "common/units.h"
 #include "fmt/format.h"
 
@@ -23,7 +24,6 @@ using stormark::v1::StreamSpec;
 constexpr char kFileName[] = "stream.dat";
 constexpr uint64_t kDirectAlignment = 4096;
 constexpr uint64_t kStampEvery = 4096;
-constexpr uint32_t kMaxBlockSize = 64u << 20;
 
 // Closes a descriptor when it goes out of scope.
 class Fd {
@@ -114,32 +114,7 @@ StreamWorkload::~StreamWorkload() {
   free(buf_);
 }
 
-Status StreamWorkload::Validate(const StreamSpec& spec) {
-  if (spec.direction() != StreamSpec::WRITE && spec.direction() != StreamSpec::READ) {
-    return absl::InvalidArgumentError("stream: rw must be 'write' or 'read'");
-  }
-  if (spec.block_size() == 0) return absl::InvalidArgumentError("stream: bs must be at least 1");
-  if (spec.block_size() > kMaxBlockSize) {
-    return absl::InvalidArgumentError(common::StrCat(
-        "stream: bs ", common::FormatSizeShort(spec.block_size()), " is over the limit of ",
-        common::FormatSizeShort(kMaxBlockSize)));
-  }
-  if (spec.size_bytes() == 0) return absl::InvalidArgumentError("stream: size must be at least 1");
-  if (spec.size_bytes() % spec.block_size() != 0) {
-    return absl::InvalidArgumentError(common::StrCat(
-        "stream: size ", common::FormatSizeShort(spec.size_bytes()),
-        " is not a multiple of bs ", common::FormatSizeShort(spec.block_size())));
-  }
-  if (spec.direct() && spec.block_size() % kDirectAlignment != 0) {
-    return absl::InvalidArgumentError(common::StrCat(
-        "stream: with direct, bs must be a multiple of 4k (got ",
-        common::FormatSizeShort(spec.block_size()), ")"));
-  }
-  if (spec.fdatasync() && spec.direction() == StreamSpec::READ) {
-    return absl::InvalidArgumentError("stream: fdatasync applies to rw=write only");
-  }
-  return absl::OkStatus();
-}
+Status StreamWorkload::Validate(const StreamSpec& spec) { return common::CheckStreamSpec(spec); }
 
 void StreamWorkload::StampBlock(uint64_t offset) {
   for (uint64_t at = 0; at + sizeof(uint64_t) <= spec_.block_size(); at += kStampEvery) {

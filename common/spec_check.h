@@ -1,0 +1,26 @@
+// Rules about what crosses the wire, shared by the controller (which checks a plan before
+// anything runs) and the agent (which trusts nothing it receives).
+#ifndef STORMARK_COMMON_SPEC_CHECK_H_
+#define STORMARK_COMMON_SPEC_CHECK_H_
+
+#include <string_view>
+
+#include "common/status.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::common {
+
+// True for names that may cross the wire (targets, phases, files): [A-Za-z0-9._-], 1 to 64
+// characters, not "." or "..". Such a name can never climb out of a directory.
+bool IsValidName(std::string_view name);
+
+// The largest block a stream phase may use.
+inline constexpr uint32_t kMaxStreamBlockSize = 64u << 20;
+
+// The first problem with a stream spec, as one line ("stream: size 10M is not a multiple of
+// bs 3k"), or OK.
+Status CheckStreamSpec(const stormark::v1::StreamSpec& spec);
+
+}  // namespace stormark::common
+
+#endif  // STORMARK_COMMON_SPEC_CHECK_H_

@@ -1,0 +1,179 @@
+#include "controller/agent_client.h"
+
+#include <chrono>
+#include <optional>
+
+#include "common/strings.h"
+#include "common/version.h"
+
+namespace stormark::controller {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using common::StrCat;
+
+std::chrono::system_clock::time_point After(int ms) {
+  return std::chrono::system_clock::now() + std::chrono::milliseconds(ms);
+}
+
+}  // namespace
+
+AgentClient::AgentClient(std::string host, std::shared_ptr<grpc::Channel> channel,
+                         const common::Clock& clock)
+    : host_(std::move(host)),
+      channel_(std::move(channel)),
+      stub_(stormark::v1::Agent::NewStub(channel_)),
+      clock_(clock) {}
+
+std::shared_ptr<grpc::Channel> AgentClient::MakeChannel(const std::string& address) {
+  grpc::ChannelArguments args;
+  // Notice a dead or partitioned agent during a long phase within about 20 s.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // Results carry histograms and time series; allow large ones.
+  args.SetMaxReceiveMessageSize(64 << 20);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) const {
+  if (status.ok()) return absl::OkStatus();
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
+  std::string message = status.error_message();
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+      message = StrCat("unreachable (", message, ")");
+      break;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      message = StrCat(call, " timed out");
+      break;
+    case grpc::StatusCode::UNIMPLEMENTED:
+      message = StrCat("does not implement ", call, ": not a stormark agent, or too old");
+      break;
+    default:
+      break;
+  }
+  return Status(code, StrCat("host ", host_, ": ", message));
+}
+
+Status AgentClient::Connect(int timeout_ms) {
+  if (!channel_->WaitForConnected(After(timeout_ms))) {
+    return absl::UnavailableError(StrCat("host ", host_, ": unreachable (no agent answered within ",
+                                         timeout_ms / 1000.0, " s)"));
+  }
+  grpc::ClientContext context;
+  context.set_deadline(After(timeout_ms));
+  stormark::v1::GetInfoRequest request;
+  *request.mutable_controller_protocol() = common::OurProtocol();
+  RETURN_IF_ERROR(FromGrpc(stub_->GetInfo(&context, request, &info_), "GetInfo"));
+  return common::Annotate(
+      common::CheckProtocolCompatible(common::OurProtocol(), "this controller", info_.protocol(),
+                                      StrCat("agent ", info_.agent_version())),
+      StrCat("host ", host_));
+}
+
+Status AgentClient::SyncClock(int rounds) {
+  std::vector<ClockSample> samples;
+  for (int i = 0; i < rounds; ++i) {
+    grpc::ClientContext context;
+    context.set_deadline(After(2000));
+    stormark::v1::SyncClockRequest request;
+    stormark::v1::SyncClockReply reply;
+    const int64_t t0 = clock_.NowUnixNanos();
+    request.set_controller_send_unix_nanos(t0);
+    RETURN_IF_ERROR(FromGrpc(stub_->SyncClock(&context, request, &reply), "SyncClock"));
+    const int64_t t3 = clock_.NowUnixNanos();
+    samples.push_back({t0, reply.agent_receive_unix_nanos(), reply.agent_send_unix_nanos(), t3});
+  }
+  estimate_ = EstimateClock(samples);
+  return absl::OkStatus();
+}
+
+StatusOr<std::string> AgentClient::ResolveTarget(const std::string& wanted) const {
+  std::string names;
+  for (const auto& t : info_.targets()) {
+    if (!wanted.empty() && t.name() == wanted) return wanted;
+    names += (names.empty() ? "" : ", ") + t.name();
+  }
+  if (wanted.empty() && info_.targets_size() == 1) return info_.targets(0).name();
+  if (wanted.empty()) {
+    return absl::InvalidArgumentError(StrCat("host ", host_, ": the agent has several targets (",
+                                             names, "); name one with --target"));
+  }
+  return absl::NotFoundError(StrCat("host ", host_, ": no target '", wanted,
+                                    "' (the agent has: ", names.empty() ? "none" : names, ")"));
+}
+
+StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::PhaseSpec& spec) {
+  grpc::ClientContext context;
+  stormark::v1::PrepareRequest request;
+  *request.mutable_controller_protocol() = common::OurProtocol();
+  *request.mutable_spec() = spec;
+  stormark::v1::PrepareReply reply;
+  RETURN_IF_ERROR(FromGrpc(stub_->Prepare(&context, request, &reply), "Prepare"));
+  return reply;
+}
+
+StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id,
+                                                     int64_t start_at_controller_nanos,
+                                                     const ProgressFn& on_progress) {
+  grpc::ClientContext context;
+  {
+    std::lock_guard<std::mutex> lock(run_mu_);
+    run_context_ = &context;
+  }
+  stormark::v1::RunRequest request;
+  request.set_phase_id(phase_id);
+  request.set_start_at_unix_nanos(start_at_controller_nanos + estimate_.offset_nanos);
+  auto reader = stub_->Run(&context, request);
+  stormark::v1::RunUpdate update;
+  std::optional<stormark::v1::PhaseResult> result;
+  while (reader->Read(&update)) {
+    if (update.has_progress() && on_progress) on_progress(update.progress());
+    if (update.has_result()) result = std::move(*update.mutable_result());
+  }
+  const grpc::Status status = reader->Finish();
+  {
+    std::lock_guard<std::mutex> lock(run_mu_);
+    run_context_ = nullptr;
+  }
+  if (!status.ok()) {
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+        status.error_code() == grpc::StatusCode::INTERNAL) {
+      return absl::UnavailableError(StrCat("host ", host_,
+                                           ": lost the agent during the phase (",
+                                           status.error_message(), ")"));
+    }
+    return FromGrpc(status, "Run");
+  }
+  if (!result) {
+    return absl::DataLossError(StrCat("host ", host_, ": the agent ended the phase without a result"));
+  }
+  return std::move(*result);
+}
+
+void AgentClient::Abort(const std::string& phase_id) {
+  {
+    std::lock_guard<std::mutex> lock(run_mu_);
+    if (run_context_ != nullptr) run_context_->TryCancel();
+  }
+  grpc::ClientContext context;
+  context.set_deadline(After(5000));
+  stormark::v1::AbortRequest request;
+  request.set_phase_id(phase_id);
+  stormark::v1::AbortReply reply;
+  stub_->Abort(&context, request, &reply);  // Best effort: the agent may be gone.
+}
+
+Status AgentClient::Cleanup(const std::string& phase_id) {
+  grpc::ClientContext context;
+  context.set_deadline(After(60000));
+  stormark::v1::CleanupRequest request;
+  request.set_phase_id(phase_id);
+  stormark::v1::CleanupReply reply;
+  return FromGrpc(stub_->Cleanup(&context, request, &reply), "Cleanup");
+}
+
+}  // namespace stormark::controller

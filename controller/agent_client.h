@@ -1,0 +1,81 @@
+// One agent, as the controller sees it: a channel, its facts, its clock offset, and the
+// phase calls. Every error names the host ("host db1:7420: unreachable: ...").
+//
+// Thread-compatible: one thread drives one client at a time; different clients may be used
+// from different threads. Abort() may be called from any thread.
+#ifndef STORMARK_CONTROLLER_AGENT_CLIENT_H_
+#define STORMARK_CONTROLLER_AGENT_CLIENT_H_
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "controller/clock_sync.h"
+#include "stormark/v1/agent.grpc.pb.h"
+
+namespace stormark::controller {
+
+class AgentClient {
+ public:
+  // `host` is how the user named the agent (used as its label); `channel` reaches it.
+  AgentClient(std::string host, std::shared_ptr<grpc::Channel> channel,
+              const common::Clock& clock);
+
+  // A plain-text channel to HOST:PORT or unix:/path, with keepalive so a dead peer is noticed.
+  static std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address);
+
+  const std::string& host() const { return host_; }
+
+  // Fetches the agent's facts and checks protocol compatibility. UNAVAILABLE when the agent
+  // cannot be reached within `timeout_ms`.
+  common::Status Connect(int timeout_ms = 5000);
+  // Valid after a successful Connect.
+  const stormark::v1::AgentInfo& info() const { return info_; }
+
+  // Estimates the agent's clock offset from `rounds` exchanges.
+  common::Status SyncClock(int rounds = 8);
+  const ClockEstimate& clock() const { return estimate_; }
+
+  // The target a phase should use on this agent: `wanted`, or the agent's only target when
+  // `wanted` is empty. NOT_FOUND names the targets the agent has.
+  common::StatusOr<std::string> ResolveTarget(const std::string& wanted) const;
+
+  common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec);
+
+  // Runs a prepared phase, starting at `start_at_controller_nanos` on the controller's clock
+  // (translated to the agent's with the measured offset). Calls `on_progress` for each
+  // progress update. Returns the agent's result, or an error if the stream broke.
+  using ProgressFn = std::function<void(const stormark::v1::RunUpdate::Progress&)>;
+  common::StatusOr<stormark::v1::PhaseResult> Run(const std::string& phase_id,
+                                                  int64_t start_at_controller_nanos,
+                                                  const ProgressFn& on_progress);
+
+  // Cancels a running Run call and asks the agent to abort `phase_id`. Thread-safe.
+  void Abort(const std::string& phase_id);
+
+  // Removes the phase's files on the agent.
+  common::Status Cleanup(const std::string& phase_id);
+
+ private:
+  // A grpc::Status as one line naming the host and what it means for a user.
+  common::Status FromGrpc(const grpc::Status& status, std::string_view call) const;
+
+  const std::string host_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<stormark::v1::Agent::Stub> stub_;
+  const common::Clock& clock_;
+  stormark::v1::AgentInfo info_;
+  ClockEstimate estimate_;
+
+  std::mutex run_mu_;
+  grpc::ClientContext* run_context_ = nullptr;  // Guarded by run_mu_; the Run call in flight.
+};
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_AGENT_CLIENT_H_

@@ -1,0 +1,77 @@
+#include "controller/agents_command.h"
+
+#include <memory>
+
+#include "common/address.h"
+#include "common/clock.h"
+#include "common/strings.h"
+#include "common/units.h"
+#include "common/version.h"
+#include "controller/agent_client.h"
+#include "controller/fleet.h"
+#include "controller/text_table.h"
+#include "fmt/format.h"
+
+namespace stormark::controller {
+
+int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::FILE* err) {
+  const common::Clock& clock = common::SystemClock();
+  std::vector<std::unique_ptr<AgentClient>> clients;
+  for (const auto& address : agents) {
+    auto target = common::NormalizeAddress(address);
+    if (!target.ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(target.status().message()).c_str());
+      return 2;
+    }
+    clients.push_back(
+        std::make_unique<AgentClient>(address, AgentClient::MakeChannel(*target), clock));
+  }
+  Fleet fleet(std::move(clients), clock);
+  const auto statuses = fleet.ConnectAll();
+  int code = 0;
+  for (size_t i = 0; i < fleet.size(); ++i) {
+    const AgentClient& c = fleet.client(i);
+    if (!statuses[i].ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(statuses[i].message()).c_str());
+      code = 1;
+      continue;
+    }
+    const auto& info = c.info();
+    std::fprintf(out, "%s\n", c.host().c_str());
+    TextTable facts;
+    facts.AddColumn("fact", TextTable::Align::kLeft);
+    facts.AddColumn("value", TextTable::Align::kLeft);
+    facts.AddRow({"hostname", info.hostname()});
+    facts.AddRow({"agent", common::StrCat(info.agent_version(), " (protocol ",
+                                          common::FormatVersion(info.protocol()), ")")});
+    facts.AddRow({"kernel", info.kernel()});
+    facts.AddRow({"cpu", fmt::format("{} x {}", info.cpu_count(), info.cpu_model())});
+    facts.AddRow({"ram", common::FormatBytes(info.ram_bytes())});
+    facts.AddRow({"clock offset",
+                  fmt::format("{:+.3f} ms (round trip {:.3f} ms)",
+                              static_cast<double>(c.clock().offset_nanos) / 1e6,
+                              static_cast<double>(c.clock().rtt_nanos) / 1e6)});
+    facts.AddRow({"busy with", info.busy_with_phase().empty() ? "-" : info.busy_with_phase()});
+    std::fputs(facts.Render("  ").c_str(), out);
+    TextTable targets;
+    targets.AddColumn("target", TextTable::Align::kLeft);
+    targets.AddColumn("kind", TextTable::Align::kLeft);
+    targets.AddColumn("path", TextTable::Align::kLeft);
+    targets.AddColumn("fs", TextTable::Align::kLeft);
+    targets.AddColumn("device", TextTable::Align::kLeft);
+    targets.AddColumn("free", TextTable::Align::kRight);
+    targets.AddColumn("size", TextTable::Align::kRight);
+    targets.AddColumn("mount options", TextTable::Align::kLeft);
+    for (const auto& t : info.targets()) {
+      targets.AddRow({t.name(), t.kind(), t.path(), t.filesystem(), t.device(),
+                      common::FormatBytes(t.free_bytes()), common::FormatBytes(t.total_bytes()),
+                      t.mount_options()});
+    }
+    std::fputs("\n", out);
+    std::fputs(targets.Render("  ").c_str(), out);
+    std::fputs("\n", out);
+  }
+  return code;
+}
+
+}  // namespace stormark::controller

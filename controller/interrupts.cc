@@ -1,0 +1,48 @@
+#include "controller/interrupts.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <thread>
+
+namespace stormark::controller {
+
+Interrupts::Interrupts() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread([this] { Wait(); }).detach();
+}
+
+Interrupts::~Interrupts() { SetHandler(nullptr); }
+
+void Interrupts::SetHandler(std::function<void()> handler) {
+  std::lock_guard<std::mutex> lock(mu_);
+  handler_ = std::move(handler);
+}
+
+void Interrupts::Wait() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&signals, &sig) != 0) continue;
+    if (interrupted_.exchange(true)) {
+      // A second interrupt: the user insists. Leave now; agents clean up by themselves when
+      // their controller goes away.
+      std::fprintf(stderr, "\nstormark: interrupted again, exiting\n");
+      _exit(130);
+    }
+    std::fprintf(stderr, "\nstormark: interrupted: aborting the phase on every agent\n");
+    std::lock_guard<std::mutex> lock(mu_);
+    if (handler_) handler_();
+  }
+}
+
+}  // namespace stormark::controller

@@ -1,0 +1,46 @@
+// One status line, redrawn in place while a phase runs, when stdout is a terminal.
+//
+// Update() is thread-safe: every host's Run thread reports into it.
+#ifndef STORMARK_CONTROLLER_LIVE_PROGRESS_H_
+#define STORMARK_CONTROLLER_LIVE_PROGRESS_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::controller {
+
+class LiveProgress {
+ public:
+  // Draws on `out` only when `enabled`. `hosts` is the number of hosts in the fleet.
+  LiveProgress(std::FILE* out, bool enabled, size_t hosts, const common::Clock& clock);
+
+  // A phase starts: `label` names it; `expected_bytes` is the total over all hosts (0 if
+  // unknown).
+  void Begin(const std::string& label, uint64_t expected_bytes);
+  void Update(size_t host, const stormark::v1::RunUpdate::Progress& progress);
+  // Erases the line.
+  void End();
+
+ private:
+  void DrawLocked();
+
+  std::FILE* const out_;
+  const bool enabled_;
+  const common::Clock& clock_;
+  std::mutex mu_;
+  std::string label_;                                         // Guarded by mu_.
+  uint64_t expected_bytes_ = 0;                               // Guarded by mu_.
+  std::vector<stormark::v1::RunUpdate::Progress> latest_;     // Guarded by mu_.
+  int64_t last_draw_ = 0;                                     // Guarded by mu_.
+  bool drawn_ = false;                                        // Guarded by mu_.
+};
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_LIVE_PROGRESS_H_

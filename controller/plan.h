@@ -1,0 +1,60 @@
+// What to run: the phases, in order, and optionally the agents. Comes from a small YAML plan
+// file or from command-line flags, and is validated completely before anything runs.
+//
+//   agents: [ "db1:7420", "db2:7420" ]   # optional; --agent replaces it
+//   target: scratch                      # optional default target for every phase
+//   phases:
+//     - name: seq-write
+//       workload: stream
+//       rw: write
+//       size: 1G
+//       bs: 1M
+//       fdatasync: true
+#ifndef STORMARK_CONTROLLER_PLAN_H_
+#define STORMARK_CONTROLLER_PLAN_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::controller {
+
+struct PhasePlan {
+  // Shown in tables; [A-Za-z0-9._-].
+  std::string name;
+  // An agent target name; empty means "the agent's only target".
+  std::string target;
+  // The workload; phase_id and target are filled in per run and host.
+  stormark::v1::PhaseSpec spec;
+
+  // "stream write 1 GiB, bs 1 MiB, fdatasync".
+  std::string Describe() const;
+};
+
+struct Plan {
+  std::vector<std::string> agents;
+  std::vector<PhasePlan> phases;
+};
+
+// The plan `stormark run` uses when given none: write 1 GiB with fdatasync, then read it
+// back from outside the page cache, in 1 MiB blocks.
+Plan DefaultPlan();
+
+// Parses and validates a plan. Errors read "plan.yaml:7: phase 'w': bad size '10X': ...".
+common::StatusOr<Plan> ParsePlan(std::string_view yaml, std::string_view source);
+common::StatusOr<Plan> LoadPlan(const std::string& path);
+
+// Sets one stream parameter from its text form (as in a plan file or on the command line):
+// rw, size, bs, direct, fdatasync. INVALID_ARGUMENT names the parameter and the value.
+common::Status SetStreamParameter(std::string_view key, std::string_view value,
+                                  stormark::v1::StreamSpec* spec);
+
+// Checks a whole phase: workload-specific rules (size a multiple of bs, ...) and the name.
+common::Status ValidatePhase(const PhasePlan& phase);
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_PLAN_H_

@@ -1,0 +1,168 @@
+#include "controller/report_json.h"
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+#include "common/strings.h"
+#include "common/version.h"
+#include "controller/summary.h"
+#include "fmt/format.h"
+
+namespace stormark::controller {
+namespace {
+
+using nlohmann::json;
+
+std::string IsoTime(int64_t unix_nanos) {
+  const time_t seconds = static_cast<time_t>(unix_nanos / 1'000'000'000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  return fmt::format("{}.{:03d}Z", text, static_cast<int>((unix_nanos / 1'000'000) % 1000));
+}
+
+json LatencyJson(const common::LatencyHistogram& h) {
+  json out = {{"unit", "ns"},
+              {"count", h.count()},
+              {"min", h.min()},
+              {"mean", h.Mean()},
+              {"p50", h.Percentile(50)},
+              {"p90", h.Percentile(90)},
+              {"p99", h.Percentile(99)},
+              {"p99_9", h.Percentile(99.9)},
+              {"p99_99", h.Percentile(99.99)},
+              {"max", h.max()}};
+  stormark::v1::Histogram proto;
+  h.ToProto(&proto);
+  out["buckets"] = {{"sub_bucket_bits", proto.sub_bucket_bits()},
+                    {"index", proto.bucket_index()},
+                    {"count", proto.bucket_count()}};
+  return out;
+}
+
+json RowJson(const RowSummary& row) {
+  return {{"host", row.host},
+          {"target", row.target},
+          {"status", row.status},
+          {"error", row.error},
+          {"bytes", row.bytes},
+          {"ops", row.ops},
+          {"elapsed_seconds", row.elapsed_seconds},
+          {"bytes_per_second", row.bytes_per_second},
+          {"cpu_percent", row.cpu_percent},
+          {"latency", LatencyJson(row.latency)},
+          {"warnings", row.warnings},
+          {"hosts", row.hosts}};
+}
+
+json WorkloadJson(const PhasePlan& plan) {
+  const auto& s = plan.spec.stream();
+  return {{"type", "stream"},
+          {"rw", s.direction() == stormark::v1::StreamSpec::READ ? "read" : "write"},
+          {"size_bytes", s.size_bytes()},
+          {"block_size", s.block_size()},
+          {"direct", s.direct()},
+          {"fdatasync", s.fdatasync()}};
+}
+
+json PhaseJson(const PhaseOutcome& outcome, size_t index) {
+  const PhaseSummary summary = Summarize(outcome);
+  json phase = {{"index", index},
+                {"name", outcome.plan.name},
+                {"phase_id", outcome.phase_id},
+                {"description", outcome.plan.Describe()},
+                {"workload", WorkloadJson(outcome.plan)},
+                {"start_at_unix_nanos", outcome.start_at_unix_nanos},
+                {"start_skew_nanos", outcome.start_skew_nanos ? json(*outcome.start_skew_nanos)
+                                                              : json(nullptr)},
+                {"start_skew_uncertainty_nanos", outcome.start_skew_uncertainty_nanos}};
+  json results = json::array();
+  for (size_t i = 0; i < summary.rows.size(); ++i) {
+    json row = RowJson(summary.rows[i]);
+    const HostOutcome& host = outcome.hosts[i];
+    row["clock_offset_nanos"] = host.clock.offset_nanos;
+    if (host.result) {
+      const auto& r = *host.result;
+      row["start_unix_nanos"] = r.start_unix_nanos();
+      row["end_unix_nanos"] = r.end_unix_nanos();
+      row["start_late_nanos"] = r.start_late_nanos();
+      row["cpu_user_nanos"] = r.cpu_user_nanos();
+      row["cpu_system_nanos"] = r.cpu_system_nanos();
+      json series = json::array();
+      for (const auto& s : r.series()) {
+        series.push_back({{"host", host.host},
+                          {"offset_nanos", s.offset_nanos()},
+                          {"length_nanos", s.length_nanos()},
+                          {"bytes", s.bytes()},
+                          {"ops", s.ops()}});
+      }
+      row["series"] = std::move(series);
+    }
+    results.push_back(std::move(row));
+  }
+  phase["results"] = std::move(results);
+  phase["all_hosts"] = summary.all_hosts ? RowJson(*summary.all_hosts) : json(nullptr);
+  return phase;
+}
+
+}  // namespace
+
+json RunToJson(const RunRecord& run) {
+  json agents = json::array();
+  for (const AgentRecord& a : run.agents) {
+    json targets = json::array();
+    for (const auto& t : a.info.targets()) {
+      targets.push_back({{"host", a.host},
+                         {"name", t.name()},
+                         {"kind", t.kind()},
+                         {"path", t.path()},
+                         {"filesystem", t.filesystem()},
+                         {"mount_options", t.mount_options()},
+                         {"device", t.device()},
+                         {"free_bytes", t.free_bytes()},
+                         {"total_bytes", t.total_bytes()}});
+    }
+    agents.push_back({{"host", a.host},
+                      {"error", a.error},
+                      {"hostname", a.info.hostname()},
+                      {"agent_version", a.info.agent_version()},
+                      {"protocol", common::FormatVersion(a.info.protocol())},
+                      {"kernel", a.info.kernel()},
+                      {"cpu_model", a.info.cpu_model()},
+                      {"cpu_count", a.info.cpu_count()},
+                      {"ram_bytes", a.info.ram_bytes()},
+                      {"clock_offset_nanos", a.clock.offset_nanos},
+                      {"clock_rtt_nanos", a.clock.rtt_nanos},
+                      {"targets", std::move(targets)}});
+  }
+  json phases = json::array();
+  for (size_t i = 0; i < run.phases.size(); ++i) phases.push_back(PhaseJson(run.phases[i], i));
+  return {{"schema", kJsonSchema},
+          {"stormark_version", std::string(common::kSoftwareVersion)},
+          {"run_id", run.run_id},
+          {"started_at", IsoTime(run.started_unix_nanos)},
+          {"started_unix_nanos", run.started_unix_nanos},
+          {"finished_unix_nanos", run.finished_unix_nanos},
+          {"interrupted", run.interrupted},
+          {"agents", std::move(agents)},
+          {"phases", std::move(phases)}};
+}
+
+common::Status WriteJsonReport(const RunRecord& run, const std::string& path) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    if (!out) return common::ErrnoError(common::StrCat("cannot write ", temp), errno);
+    out << RunToJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    out.flush();
+    if (!out) return common::ErrnoError(common::StrCat("cannot write ", temp), errno);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    return common::ErrnoError(common::StrCat("cannot rename ", temp, " to ", path), errno);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace stormark::controller

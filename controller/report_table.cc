@@ -1,0 +1,102 @@
+#include "controller/report_table.h"
+
+#include <algorithm>
+
+#include "common/strings.h"
+#include "common/units.h"
+#include "controller/text_table.h"
+#include "fmt/format.h"
+
+namespace stormark::controller {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string Latency(const common::LatencyHistogram& h, double p) {
+  if (h.count() == 0) return "-";
+  return common::FormatDurationNanos(static_cast<double>(h.Percentile(p)));
+}
+
+std::vector<std::string> Cells(const RowSummary& row, bool aggregate) {
+  const bool ok = row.status == "succeeded";
+  std::string status = ok ? "ok" : row.status == "error" ? "ERROR" : common::StrCat(
+                                                                       row.status == "aborted"
+                                                                           ? "ABORTED"
+                                                                           : "FAILED");
+  if (aggregate) status = fmt::format("{} host{}", row.hosts, row.hosts == 1 ? "" : "s");
+  if (!ok && !aggregate) {
+    return {row.host, row.target, "-", "-", "-", "-", "-", "-", status};
+  }
+  // A figure qualified by a note is marked, so it is never read without it.
+  const std::string mark = row.warnings.empty() ? "" : " *";
+  return {row.host,
+          row.target,
+          fmt::format("{:.1f}{}", row.bytes_per_second / (1024.0 * 1024.0), mark),
+          fmt::format("{:.1f}", row.cpu_percent),
+          Latency(row.latency, 50),
+          Latency(row.latency, 99),
+          row.latency.count() ? common::FormatDurationNanos(static_cast<double>(row.latency.max()))
+                              : "-",
+          fmt::format("{:.2f} s", row.elapsed_seconds),
+          status};
+}
+
+// Agent errors name their host for standalone use; in a note the host is already named.
+std::string WithoutHost(const std::string& host, const std::string& error) {
+  const std::string prefix = common::StrCat("host ", host, ": ");
+  return error.starts_with(prefix) ? error.substr(prefix.size()) : error;
+}
+
+}  // namespace
+
+std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
+                             size_t index, size_t count) {
+  std::string out = fmt::format("Phase {}/{}  {}: {}\n", index + 1, count, outcome.plan.name,
+                                outcome.plan.Describe());
+  size_t started = 0;
+  int64_t late = 0;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (host.result && host.result->start_unix_nanos() != 0) {
+      ++started;
+      late = std::max(late, host.result->start_late_nanos());
+    }
+  }
+  if (started == 1) {
+    out += fmt::format("  started {} after the planned instant\n",
+                       common::FormatDurationNanos(static_cast<double>(late)));
+  } else if (outcome.start_skew_nanos) {
+    out += fmt::format("  start skew {} across hosts (clock estimate good to +-{})\n",
+                       common::FormatDurationNanos(static_cast<double>(*outcome.start_skew_nanos)),
+                       common::FormatDurationNanos(
+                           static_cast<double>(outcome.start_skew_uncertainty_nanos)));
+  }
+  out += "\n";
+
+  TextTable table;
+  table.AddColumn("host", Align::kLeft);
+  table.AddColumn("target", Align::kLeft);
+  table.AddColumn("MiB/s", Align::kRight);
+  table.AddColumn("CPU%", Align::kRight);
+  table.AddColumn("p50 lat", Align::kRight);
+  table.AddColumn("p99 lat", Align::kRight);
+  table.AddColumn("max lat", Align::kRight);
+  table.AddColumn("elapsed", Align::kRight);
+  table.AddColumn("status", Align::kLeft);
+  for (const RowSummary& row : summary.rows) table.AddRow(Cells(row, false));
+  if (summary.all_hosts && summary.rows.size() > 1) {
+    RowSummary all = *summary.all_hosts;
+    all.warnings.clear();  // Its notes are the hosts' notes, listed below.
+    table.AddRow(Cells(all, true));
+  }
+  out += table.Render("  ");
+
+  std::string notes;
+  for (const RowSummary& row : summary.rows) {
+    for (const auto& w : row.warnings) notes += fmt::format("  * {}: {}\n", row.host, w);
+    if (!row.error.empty()) notes += fmt::format("  x {}: {}\n", row.host, WithoutHost(row.host, row.error));
+  }
+  if (!notes.empty()) out += "\n" + notes;
+  return out;
+}
+
+}  // namespace stormark::controller

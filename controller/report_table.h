@@ -1,0 +1,19 @@
+// The side-by-side table of one phase: a row per host and target, then "all hosts", then
+// the notes that qualify the figures (cache, too fast, failures).
+#ifndef STORMARK_CONTROLLER_REPORT_TABLE_H_
+#define STORMARK_CONTROLLER_REPORT_TABLE_H_
+
+#include <string>
+
+#include "controller/fleet.h"
+#include "controller/summary.h"
+
+namespace stormark::controller {
+
+// `index` and `count` number the phase within the run ("Phase 1/2").
+std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
+                             size_t index, size_t count);
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_REPORT_TABLE_H_

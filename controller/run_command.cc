@@ -1,0 +1,226 @@
+#include "controller/run_command.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <memory>
+#include <random>
+
+#include "common/address.h"
+#include "common/clock.h"
+#include "common/strings.h"
+#include "common/units.h"
+#include "common/version.h"
+#include "controller/agent_client.h"
+#include "controller/fleet.h"
+#include "controller/live_progress.h"
+#include "controller/local_agent.h"
+#include "controller/plan.h"
+#include "controller/report_json.h"
+#include "controller/report_table.h"
+#include "controller/run_record.h"
+#include "controller/summary.h"
+#include "controller/text_table.h"
+#include "fmt/format.h"
+
+namespace stormark::controller {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using common::StrCat;
+
+// "r20261130-023612-3fa9": sortable, unique enough, and a valid phase-id prefix.
+std::string NewRunId(int64_t unix_nanos) {
+  const time_t seconds = static_cast<time_t>(unix_nanos / 1'000'000'000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char stamp[32];
+  strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &utc);
+  std::random_device random;
+  return fmt::format("r{}-{:04x}", stamp, random() & 0xffff);
+}
+
+// Applies the workload flags to the plan. Fails on a flag that cannot apply.
+Status ApplyFlags(const RunOptions& options, Plan* plan) {
+  std::vector<std::pair<std::string, std::string>> params;
+  if (options.size) params.emplace_back("size", *options.size);
+  if (options.bs) params.emplace_back("bs", *options.bs);
+  if (options.direct) params.emplace_back("direct", *options.direct ? "true" : "false");
+  if (options.fdatasync) params.emplace_back("fdatasync", *options.fdatasync ? "true" : "false");
+
+  if (options.plan_path.empty() && options.rw) {
+    // A single phase described by the flags alone.
+    PhasePlan phase = DefaultPlan().phases[0];
+    phase.name = *options.rw == "read" ? "seq-read" : "seq-write";
+    RETURN_IF_ERROR(SetStreamParameter("rw", *options.rw, phase.spec.mutable_stream()));
+    if (*options.rw == "write" && !options.fdatasync) phase.spec.mutable_stream()->set_fdatasync(true);
+    plan->phases = {phase};
+  } else if (options.rw) {
+    return absl::InvalidArgumentError(
+        "--rw cannot be combined with --plan: the plan's phases say rw themselves");
+  }
+  for (PhasePlan& phase : plan->phases) {
+    for (const auto& [key, value] : params) {
+      Status s = SetStreamParameter(key, value, phase.spec.mutable_stream());
+      if (!s.ok()) return absl::InvalidArgumentError(StrCat("--", key, ": ", s.message()));
+    }
+    if (options.target) phase.target = *options.target;
+    RETURN_IF_ERROR(common::Annotate(ValidatePhase(phase), StrCat("phase '", phase.name, "'")));
+  }
+  return absl::OkStatus();
+}
+
+std::string AgentLine(const AgentClient& client) {
+  const auto& info = client.info();
+  return fmt::format("{}, {}, {} x {}, {} RAM", info.hostname(), info.kernel(), info.cpu_count(),
+                     info.cpu_model().empty() ? "CPU" : info.cpu_model(),
+                     common::FormatBytes(info.ram_bytes()));
+}
+
+void PrintAgents(const Fleet& fleet, std::FILE* out) {
+  TextTable table;
+  table.AddColumn("host", TextTable::Align::kLeft);
+  table.AddColumn("machine", TextTable::Align::kLeft);
+  table.AddColumn("targets", TextTable::Align::kLeft);
+  table.AddColumn("clock offset", TextTable::Align::kRight);
+  for (size_t i = 0; i < fleet.size(); ++i) {
+    const AgentClient& c = fleet.client(i);
+    if (!fleet.host_error(i).empty()) {
+      table.AddRow({c.host(), "UNAVAILABLE", "", ""});
+      continue;
+    }
+    std::string targets;
+    for (const auto& t : c.info().targets()) {
+      targets += StrCat(targets.empty() ? "" : ", ", t.name(), " (",
+                        t.filesystem().empty() ? "?" : t.filesystem(), ", ",
+                        common::FormatBytes(t.free_bytes()), " free)");
+    }
+    const double offset_ms = static_cast<double>(c.clock().offset_nanos) / 1e6;
+    table.AddRow({c.host(), AgentLine(c), targets, fmt::format("{:+.3f} ms", offset_ms)});
+  }
+  std::fputs(table.Render("  ").c_str(), out);
+}
+
+}  // namespace
+
+int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out,
+               std::FILE* err) {
+  const common::Clock& clock = common::SystemClock();
+  auto fail_input = [&](const Status& s) {
+    std::fprintf(err, "stormark: %s\n", std::string(s.message()).c_str());
+    return kExitBadInput;
+  };
+
+  // 1. The plan, validated completely before anything starts.
+  Plan plan = DefaultPlan();
+  if (!options.plan_path.empty()) {
+    auto loaded = LoadPlan(options.plan_path);
+    if (!loaded.ok()) return fail_input(loaded.status());
+    plan = std::move(*loaded);
+  }
+  if (Status s = ApplyFlags(options, &plan); !s.ok()) return fail_input(s);
+  std::vector<std::string> addresses = options.agents.empty() ? plan.agents : options.agents;
+  for (auto& address : addresses) {
+    auto normalized = common::NormalizeAddress(address);
+    if (!normalized.ok()) return fail_input(normalized.status());
+  }
+  if (!addresses.empty() && !options.dir.empty()) {
+    return fail_input(absl::InvalidArgumentError(
+        "--dir is for the embedded local agent; with --agent, targets are named by the agents' "
+        "configs (use --target)"));
+  }
+
+  // 2. The agents: the given ones, or one we start ourselves.
+  std::unique_ptr<LocalAgent> local;
+  std::vector<std::unique_ptr<AgentClient>> clients;
+  if (addresses.empty()) {
+    auto started = LocalAgent::Start(options.agent_binary, options.dir);
+    if (!started.ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(started.status().message()).c_str());
+      return kExitSomeFailed;
+    }
+    local = std::move(*started);
+    clients.push_back(std::make_unique<AgentClient>(
+        "local", AgentClient::MakeChannel(local->address()), clock));
+  } else {
+    for (const auto& address : addresses) {
+      const std::string target = *common::NormalizeAddress(address);
+      clients.push_back(
+          std::make_unique<AgentClient>(address, AgentClient::MakeChannel(target), clock));
+    }
+  }
+
+  RunRecord run;
+  run.started_unix_nanos = clock.NowUnixNanos();
+  run.run_id = NewRunId(run.started_unix_nanos);
+  Fleet fleet(std::move(clients), clock);
+  interrupts.SetHandler([&fleet] { fleet.AbortAll(); });
+
+  std::fprintf(out, "stormark %s  run %s  %zu agent%s%s\n",
+               std::string(common::kSoftwareVersion).c_str(), run.run_id.c_str(), fleet.size(),
+               fleet.size() == 1 ? "" : "s",
+               local ? StrCat(" (embedded, on ", local->data_dir(), ")").c_str() : "");
+  const std::vector<Status> connected = fleet.ConnectAll();
+  size_t usable = 0;
+  for (size_t i = 0; i < fleet.size(); ++i) {
+    AgentRecord record;
+    record.host = fleet.client(i).host();
+    record.error = fleet.host_error(i);
+    record.info = fleet.client(i).info();
+    record.clock = fleet.client(i).clock();
+    run.agents.push_back(std::move(record));
+    if (connected[i].ok()) ++usable;
+  }
+  PrintAgents(fleet, out);
+  for (size_t i = 0; i < fleet.size(); ++i) {
+    if (!connected[i].ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(connected[i].message()).c_str());
+    }
+  }
+  std::fputs("\n", out);
+  std::fflush(out);
+
+  // 3. The phases, one after another, each on every usable host at once.
+  bool any_failed = usable < fleet.size();
+  const bool show_progress = options.progress.value_or(isatty(fileno(out)) == 1);
+  LiveProgress live(out, show_progress, fleet.size(), clock);
+  if (usable > 0) {
+    for (size_t p = 0; p < plan.phases.size() && !fleet.aborted(); ++p) {
+      const PhasePlan& phase = plan.phases[p];
+      const std::string phase_id = StrCat(run.run_id, "-", p + 1);
+      live.Begin(phase.name, phase.spec.stream().size_bytes() * usable);
+      PhaseOutcome outcome = fleet.RunPhase(
+          phase, phase_id,
+          [&live](size_t host, const stormark::v1::RunUpdate::Progress& progress) {
+            live.Update(host, progress);
+          });
+      live.End();
+      const PhaseSummary summary = Summarize(outcome);
+      std::fputs(FormatPhaseTable(outcome, summary, p, plan.phases.size()).c_str(), out);
+      std::fputs("\n", out);
+      std::fflush(out);
+      if (summary.failed > 0) any_failed = true;
+      run.phases.push_back(std::move(outcome));
+    }
+  }
+  interrupts.SetHandler(nullptr);
+  run.finished_unix_nanos = clock.NowUnixNanos();
+  run.interrupted = fleet.aborted();
+
+  // 4. The record, whatever happened: partial results are results.
+  int code = run.interrupted ? kExitInterrupted : any_failed ? kExitSomeFailed : kExitOk;
+  if (!options.json_path.empty()) {
+    Status written = WriteJsonReport(run, options.json_path);
+    if (!written.ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(written.message()).c_str());
+      if (code == kExitOk) code = kExitSomeFailed;
+    } else {
+      std::fprintf(out, "JSON report: %s\n", options.json_path.c_str());
+    }
+  }
+  if (usable == 0) std::fprintf(err, "stormark: no agent could be reached; nothing ran\n");
+  return code;
+}
+
+}  // namespace stormark::controller

@@ -1,0 +1,46 @@
+// `stormark run`: connect to the agents (or start a local one), run every phase of the plan
+// on all of them at one instant, print a table per phase, and write the JSON report.
+#ifndef STORMARK_CONTROLLER_RUN_COMMAND_H_
+#define STORMARK_CONTROLLER_RUN_COMMAND_H_
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/interrupts.h"
+
+namespace stormark::controller {
+
+struct RunOptions {
+  // --agent HOST:PORT, repeatable. Empty: the plan's agents, else an embedded local agent.
+  std::vector<std::string> agents;
+  // --plan FILE.
+  std::string plan_path;
+  // Workload flags. Without --plan they describe the single phase to run; with --plan,
+  // size/bs/direct/fdatasync/target override every phase, and rw is refused.
+  std::optional<std::string> rw, size, bs, target;
+  std::optional<bool> direct, fdatasync;
+  // --json FILE.
+  std::string json_path;
+  // --dir PATH: the directory the embedded agent benchmarks.
+  std::string dir;
+  // --progress / --no-progress; unset means "when stdout is a terminal".
+  std::optional<bool> progress;
+  // The agent binary the embedded default starts.
+  std::string agent_binary;
+};
+
+// Exit codes of `stormark run`.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitSomeFailed = 1;  // a host or phase failed; others were reported
+inline constexpr int kExitBadInput = 2;    // bad flags or plan; nothing ran
+inline constexpr int kExitInterrupted = 130;
+
+// Runs the command, printing tables on `out` and one-line errors on `err`.
+int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out,
+               std::FILE* err);
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_RUN_COMMAND_H_
