@@ -44,7 +44,16 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
   std::string message = status.error_message();
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
-      message = StrCat("unreachable (", message, ")");
+      // gRPC's text is long and technical; say what it means when we can tell.
+      if (message.find("Connection refused") != std::string::npos) {
+        message = "unreachable: connection refused (is stormark-agent running there?)";
+      } else if (message.find("DNS resolution failed") != std::string::npos) {
+        message = "unreachable: the host name does not resolve";
+      } else if (message.find("No such file") != std::string::npos) {
+        message = "unreachable: no such socket";
+      } else {
+        message = StrCat("unreachable (", message, ")");
+      }
       break;
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       message = StrCat(call, " timed out");
@@ -59,11 +68,9 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
 }
 
 Status AgentClient::Connect(int timeout_ms) {
-  if (!channel_->WaitForConnected(After(timeout_ms))) {
-    return absl::UnavailableError(StrCat("host ", host_, ": unreachable (no agent answered within ",
-                                         timeout_ms / 1000.0, " s)"));
-  }
+  // Fails at once on a refused connection or an unknown name; waits only for silence.
   grpc::ClientContext context;
+  context.set_wait_for_ready(false);
   context.set_deadline(After(timeout_ms));
   stormark::v1::GetInfoRequest request;
   *request.mutable_controller_protocol() = common::OurProtocol();

@@ -181,6 +181,21 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   std::fputs("\n", out);
   std::fflush(out);
 
+  // Every phase's target must exist on every reachable host before anything runs.
+  bool targets_ok = true;
+  for (size_t i = 0; i < fleet.size(); ++i) {
+    if (!connected[i].ok()) continue;
+    for (const PhasePlan& phase : plan.phases) {
+      auto resolved = fleet.client(i).ResolveTarget(phase.target);
+      if (!resolved.ok()) {
+        std::fprintf(err, "stormark: %s\n", std::string(resolved.status().message()).c_str());
+        targets_ok = false;
+        break;
+      }
+    }
+  }
+  if (!targets_ok) return kExitBadInput;
+
   // 3. The phases, one after another, each on every usable host at once.
   bool any_failed = usable < fleet.size();
   const bool show_progress = options.progress.value_or(isatty(fileno(out)) == 1);
