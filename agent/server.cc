@@ -52,11 +52,14 @@ std::shared_ptr<grpc::Channel> AgentServer::InProcessChannel() {
   return server_->InProcessChannel(grpc::ChannelArguments());
 }
 
+// server_ is null when Start failed to listen; the half-built server is destroyed then.
 void AgentServer::Shutdown() {
-  runner_->Shutdown();
-  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  if (runner_) runner_->Shutdown();
+  if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
 }
 
-void AgentServer::Wait() { server_->Wait(); }
+void AgentServer::Wait() {
+  if (server_) server_->Wait();
+}
 
 }  // namespace stormark::agent

@@ -97,12 +97,20 @@ StatusOr<LatencyHistogram> LatencyHistogram::FromProto(const stormark::v1::Histo
       return absl::InvalidArgumentError(
           common::StrCat("histogram bucket index ", in.bucket_index(i), " out of range"));
     }
+    if (in.bucket_count(i) > UINT64_MAX - total) {
+      return absl::InvalidArgumentError("histogram bucket counts overflow");
+    }
     h.buckets_[in.bucket_index(i)] += in.bucket_count(i);
     total += in.bucket_count(i);
   }
   if (total != in.count()) {
     return absl::InvalidArgumentError(common::StrCat(
         "histogram bucket counts add up to ", total, ", but its count is ", in.count()));
+  }
+  // Percentile clamps to [min, max], which needs min <= max.
+  if (in.count() != 0 && in.min() > in.max()) {
+    return absl::InvalidArgumentError(
+        common::StrCat("histogram min ", in.min(), " is above its max ", in.max()));
   }
   h.count_ = in.count();
   h.sum_ = in.sum();

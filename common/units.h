@@ -19,7 +19,8 @@ StatusOr<uint64_t> ParseSize(std::string_view text);
 // Parses a duration: "250ms", "10s", "5m", "1h", "2us", "100ns"; a bare number is seconds.
 StatusOr<int64_t> ParseDurationNanos(std::string_view text);
 
-// "1.00 GiB", "512 MiB", "4 KiB", "17 B": the largest binary unit with at least 1 of it.
+// "1 GiB", "1.50 MiB", "4 KiB", "17 B": the largest binary unit with at least 1 of it; exact
+// multiples print without decimals.
 std::string FormatBytes(uint64_t bytes);
 
 // A compact form that ParseSize reads back exactly when possible: "1G", "4k", "1536".

@@ -157,10 +157,16 @@ common::Status WriteJsonReport(const RunRecord& run, const std::string& path) {
     if (!out) return common::ErrnoError(common::StrCat("cannot write ", temp), errno);
     out << RunToJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     out.flush();
-    if (!out) return common::ErrnoError(common::StrCat("cannot write ", temp), errno);
+    if (!out) {
+      const int error = errno;
+      std::remove(temp.c_str());  // A failed report leaves nothing half-written behind.
+      return common::ErrnoError(common::StrCat("cannot write ", temp), error);
+    }
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    return common::ErrnoError(common::StrCat("cannot rename ", temp, " to ", path), errno);
+    const int error = errno;
+    std::remove(temp.c_str());
+    return common::ErrnoError(common::StrCat("cannot rename ", temp, " to ", path), error);
   }
   return absl::OkStatus();
 }

@@ -1,0 +1,217 @@
+#include "agent/config.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string>
+
+#include "common/strings.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/agent/test_dir.h"
+
+namespace stormark::agent {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class ParseAgentConfigTest : public TempDirTest {
+ protected:
+  // Parses `yaml` as "agent.yaml", with every "$DIR" replaced by the scratch directory.
+  common::StatusOr<AgentConfig> Parse(std::string yaml) {
+    for (size_t at = yaml.find("$DIR"); at != std::string::npos; at = yaml.find("$DIR")) {
+      yaml.replace(at, 4, dir());
+    }
+    return ParseAgentConfig(yaml, "agent.yaml");
+  }
+
+  // Expects an INVALID_ARGUMENT whose message starts "agent.yaml:<line>: " and contains `what`.
+  void ExpectErrorAt(const std::string& yaml, int line, const std::string& what) {
+    common::StatusOr<AgentConfig> config = Parse(yaml);
+    ASSERT_FALSE(config.ok()) << yaml;
+    EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(config.status().message()),
+                StartsWith(common::StrCat("agent.yaml:", line, ": ")))
+        << yaml;
+    EXPECT_THAT(config.status().message(), HasSubstr(what)) << yaml;
+  }
+};
+
+TEST_F(ParseAgentConfigTest, ParsesTargets) {
+  ASSERT_EQ(mkdir((dir() + "/fast").c_str(), 0700), 0);
+  common::StatusOr<AgentConfig> config = Parse(
+      "# comment\n"
+      "targets:\n"
+      "  scratch:\n"
+      "    dir: $DIR\n"
+      "  fast:\n"
+      "    dir: $DIR/fast\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->targets.size(), 2u);
+  EXPECT_EQ(config->targets[0].name, "scratch");
+  EXPECT_EQ(config->targets[0].kind, "dir");
+  EXPECT_EQ(config->targets[0].path, dir());
+  EXPECT_EQ(config->targets[1].name, "fast");
+  EXPECT_EQ(config->targets[1].path, dir() + "/fast");
+
+  ASSERT_NE(config->FindTarget("fast"), nullptr);
+  EXPECT_EQ(config->FindTarget("fast")->path, dir() + "/fast");
+  EXPECT_EQ(config->FindTarget("slow"), nullptr);
+  EXPECT_EQ(config->TargetNames(), "scratch, fast");
+}
+
+TEST_F(ParseAgentConfigTest, FlowStyleIsAccepted) {
+  common::StatusOr<AgentConfig> config = Parse("targets: {a: {dir: $DIR}}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->TargetNames(), "a");
+}
+
+TEST_F(ParseAgentConfigTest, UnknownTopLevelFieldNamesLine) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch:\n"
+      "    dir: $DIR\n"
+      "listen: 0.0.0.0\n",
+      4, "unknown field 'listen'");
+}
+
+TEST_F(ParseAgentConfigTest, UnknownTargetFieldNamesLine) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch:\n"
+      "    dir: $DIR\n"
+      "    size: 10G\n",
+      4, "target 'scratch': unknown field 'size'");
+}
+
+TEST_F(ParseAgentConfigTest, MissingDirectoryNamesLineAndPath) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch:\n"
+      "    dir: $DIR/nope\n",
+      3, common::StrCat("target 'scratch': directory ", dir(), "/nope does not exist"));
+}
+
+TEST_F(ParseAgentConfigTest, PathToAFileIsNotADirectory) {
+  std::ofstream(dir() + "/file") << "x";
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch:\n"
+      "    dir: $DIR/file\n",
+      3, "does not exist");
+}
+
+TEST_F(ParseAgentConfigTest, RelativePathIsRejected) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch:\n"
+      "    dir: srv/bench\n",
+      3, "dir 'srv/bench' must be an absolute path");
+}
+
+TEST_F(ParseAgentConfigTest, TargetWithoutDirIsRejected) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch: {}\n",
+      2, "target 'scratch' needs 'dir: PATH'");
+}
+
+TEST_F(ParseAgentConfigTest, TargetThatIsNotAMapIsRejected) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch: $DIR\n",
+      2, "must be a map");
+}
+
+TEST_F(ParseAgentConfigTest, DirThatIsNotAScalarIsRejected) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch:\n"
+      "    dir: [a, b]\n",
+      3, "'dir' must be a path");
+}
+
+TEST_F(ParseAgentConfigTest, BadTargetNamesAreRejected) {
+  for (const char* name : {"has space", "slash/name", "..", "dollar$", "ü"}) {
+    ExpectErrorAt(common::StrCat("targets:\n  \"", name, "\":\n    dir: $DIR\n"), 2,
+                  common::StrCat("target name '", name, "'"));
+  }
+  ExpectErrorAt(common::StrCat("targets:\n  ", std::string(65, 'a'), ":\n    dir: $DIR\n"), 2,
+                "1-64 characters");
+}
+
+TEST_F(ParseAgentConfigTest, DuplicateNamesAreRejected) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch:\n"
+      "    dir: $DIR\n"
+      "  scratch:\n"
+      "    dir: $DIR\n",
+      4, "target 'scratch' is defined twice");
+}
+
+TEST_F(ParseAgentConfigTest, EmptyOrMissingTargetsAreRejected) {
+  for (const char* yaml : {"", "# nothing\n", "targets:\n", "targets: {}\n", "targets: [a]\n",
+                           "other: 1\n", "- a\n"}) {
+    common::StatusOr<AgentConfig> config = Parse(yaml);
+    ASSERT_FALSE(config.ok()) << "'" << yaml << "'";
+    EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(config.status().message()), StartsWith("agent.yaml")) << yaml;
+  }
+}
+
+TEST_F(ParseAgentConfigTest, MalformedYamlIsAnErrorWithALine) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  scratch:\n"
+      "    dir: [unclosed\n",
+      4, "");
+  common::StatusOr<AgentConfig> config = Parse("targets: {a: {dir: \"x}}\n");
+  EXPECT_FALSE(config.ok());
+}
+
+TEST(IsValidName, AcceptsOnlyTheWireAlphabet) {
+  EXPECT_TRUE(IsValidName("scratch"));
+  EXPECT_TRUE(IsValidName("Fast_1.ssd-2"));
+  EXPECT_TRUE(IsValidName("a"));
+  EXPECT_TRUE(IsValidName(std::string(64, 'x')));
+  EXPECT_TRUE(IsValidName("..."));
+  EXPECT_FALSE(IsValidName(""));
+  EXPECT_FALSE(IsValidName("."));
+  EXPECT_FALSE(IsValidName(".."));
+  EXPECT_FALSE(IsValidName(std::string(65, 'x')));
+  EXPECT_FALSE(IsValidName("a/b"));
+  EXPECT_FALSE(IsValidName("a b"));
+  EXPECT_FALSE(IsValidName(std::string("a\0b", 3)));
+}
+
+TEST(AgentConfig, TargetNamesOfEmptyConfig) { EXPECT_EQ(AgentConfig().TargetNames(), "(none)"); }
+
+class LoadAgentConfigTest : public TempDirTest {};
+
+TEST_F(LoadAgentConfigTest, ErrorsNameTheFile) {
+  const std::string path = dir() + "/agent.yaml";
+  std::ofstream(path) << "targets:\n  scratch:\n    dir: relative\n";
+  common::StatusOr<AgentConfig> config = LoadAgentConfig(path);
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()), StartsWith(path + ":3: "));
+}
+
+TEST_F(LoadAgentConfigTest, ReadsAFile) {
+  const std::string path = dir() + "/agent.yaml";
+  std::ofstream(path) << "targets:\n  scratch:\n    dir: " << dir() << "\n";
+  common::StatusOr<AgentConfig> config = LoadAgentConfig(path);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->TargetNames(), "scratch");
+}
+
+TEST_F(LoadAgentConfigTest, MissingFileIsNotFound) {
+  common::StatusOr<AgentConfig> config = LoadAgentConfig(dir() + "/absent.yaml");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(config.status().message(), HasSubstr("absent.yaml"));
+}
+
+}  // namespace
+}  // namespace stormark::agent

@@ -1,0 +1,401 @@
+// AgentService tested through a real AgentServer, over its in-process channel.
+#include "agent/service.h"
+
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/server.h"
+#include "common/clock.h"
+#include "common/strings.h"
+#include "common/version.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "stormark/v1/agent.grpc.pb.h"
+#include "tests/agent/test_dir.h"
+
+namespace stormark::agent {
+namespace {
+
+using stormark::v1::PhaseResult;
+using stormark::v1::StreamSpec;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::MatchesRegex;
+
+constexpr uint64_t kMiB = 1 << 20;
+
+stormark::v1::Version MakeVersion(uint32_t major, uint32_t minor) {
+  stormark::v1::Version v;
+  v.set_major(major);
+  v.set_minor(minor);
+  return v;
+}
+
+stormark::v1::PrepareRequest PrepareWrite(const std::string& phase_id, uint64_t size = 2 * kMiB,
+                                          uint32_t bs = 64 * 1024) {
+  stormark::v1::PrepareRequest request;
+  *request.mutable_controller_protocol() = common::OurProtocol();
+  stormark::v1::PhaseSpec* spec = request.mutable_spec();
+  spec->set_phase_id(phase_id);
+  spec->set_target("scratch");
+  spec->set_progress_interval_ms(10);
+  StreamSpec* stream = spec->mutable_stream();
+  stream->set_direction(StreamSpec::WRITE);
+  stream->set_size_bytes(size);
+  stream->set_block_size(bs);
+  return request;
+}
+
+class AgentServiceTest : public TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    StartServer(common::OurProtocol());
+  }
+
+  void TearDown() override {
+    stub_.reset();
+    server_.reset();
+    TempDirTest::TearDown();
+  }
+
+  void StartServer(const stormark::v1::Version& protocol) {
+    stub_.reset();
+    server_.reset();
+    AgentServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.config = ConfigWithTarget();
+    options.protocol = protocol;
+    options.log = [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(log_mu_);
+      log_.push_back(line);
+    };
+    common::StatusOr<std::unique_ptr<AgentServer>> server =
+        AgentServer::Start(std::move(options), common::SystemClock());
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = std::move(*server);
+    stub_ = stormark::v1::Agent::NewStub(server_->InProcessChannel());
+  }
+
+  std::vector<std::string> Log() {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    return log_;
+  }
+
+  grpc::Status Prepare(const stormark::v1::PrepareRequest& request,
+                       stormark::v1::PrepareReply* reply = nullptr) {
+    grpc::ClientContext context;
+    stormark::v1::PrepareReply ignored;
+    return stub_->Prepare(&context, request, reply ? reply : &ignored);
+  }
+
+  // Runs `phase_id` now and returns every update the stream carried.
+  std::vector<stormark::v1::RunUpdate> Run(const std::string& phase_id, grpc::Status* status) {
+    grpc::ClientContext context;
+    stormark::v1::RunRequest request;
+    request.set_phase_id(phase_id);
+    request.set_start_at_unix_nanos(common::SystemClock().NowUnixNanos());
+    auto reader = stub_->Run(&context, request);
+    std::vector<stormark::v1::RunUpdate> updates;
+    stormark::v1::RunUpdate update;
+    while (reader->Read(&update)) updates.push_back(update);
+    *status = reader->Finish();
+    return updates;
+  }
+
+  stormark::v1::AgentInfo GetInfo() {
+    grpc::ClientContext context;
+    stormark::v1::GetInfoRequest request;
+    *request.mutable_controller_protocol() = common::OurProtocol();
+    stormark::v1::AgentInfo info;
+    grpc::Status status = stub_->GetInfo(&context, request, &info);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return info;
+  }
+
+  std::unique_ptr<AgentServer> server_;
+  std::unique_ptr<stormark::v1::Agent::Stub> stub_;
+  std::mutex log_mu_;
+  std::vector<std::string> log_;  // Guarded by log_mu_.
+};
+
+TEST_F(AgentServiceTest, ServerReportsTheBoundPort) {
+  EXPECT_THAT(server_->address(), MatchesRegex("127\\.0\\.0\\.1:[1-9][0-9]*"));
+}
+
+TEST_F(AgentServiceTest, GetInfoDescribesAgentHostAndTargets) {
+  const int64_t before = common::SystemClock().NowUnixNanos();
+  stormark::v1::AgentInfo info = GetInfo();
+  const int64_t after = common::SystemClock().NowUnixNanos();
+  EXPECT_EQ(info.agent_version(), common::kSoftwareVersion);
+  EXPECT_EQ(info.protocol().major(), common::kProtocolMajor);
+  EXPECT_EQ(info.protocol().minor(), common::kProtocolMinor);
+  EXPECT_FALSE(info.hostname().empty());
+  EXPECT_THAT(info.kernel(), HasSubstr("Linux"));
+  EXPECT_GT(info.cpu_count(), 0u);
+  EXPECT_GT(info.ram_bytes(), 0u);
+  EXPECT_GE(info.now_unix_nanos(), before);
+  EXPECT_LE(info.now_unix_nanos(), after);
+  EXPECT_EQ(info.busy_with_phase(), "");
+  ASSERT_EQ(info.targets_size(), 1);
+  const stormark::v1::TargetInfo& target = info.targets(0);
+  EXPECT_EQ(target.name(), "scratch");
+  EXPECT_EQ(target.kind(), "dir");
+  EXPECT_EQ(target.path(), dir());
+  EXPECT_FALSE(target.filesystem().empty());
+  EXPECT_GT(target.total_bytes(), 0u);
+  EXPECT_LE(target.free_bytes(), target.total_bytes());
+}
+
+TEST_F(AgentServiceTest, GetInfoShowsTheBusyPhase) {
+  ASSERT_TRUE(Prepare(PrepareWrite("p1")).ok());
+  EXPECT_EQ(GetInfo().busy_with_phase(), "p1");
+}
+
+TEST_F(AgentServiceTest, SyncClockEchoesAndTimestamps) {
+  grpc::ClientContext context;
+  stormark::v1::SyncClockRequest request;
+  const int64_t before = common::SystemClock().NowUnixNanos();
+  request.set_controller_send_unix_nanos(before);
+  stormark::v1::SyncClockReply reply;
+  ASSERT_TRUE(stub_->SyncClock(&context, request, &reply).ok());
+  const int64_t after = common::SystemClock().NowUnixNanos();
+  EXPECT_EQ(reply.controller_send_unix_nanos(), before);
+  EXPECT_GE(reply.agent_receive_unix_nanos(), before);
+  EXPECT_LE(reply.agent_receive_unix_nanos(), reply.agent_send_unix_nanos());
+  EXPECT_LE(reply.agent_send_unix_nanos(), after);
+}
+
+TEST_F(AgentServiceTest, PrepareRunCleanup) {
+  const uint64_t size = 4 * kMiB;
+  stormark::v1::PrepareReply prepared;
+  grpc::Status status = Prepare(PrepareWrite("p1", size), &prepared);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_GT(prepared.prepared_unix_nanos(), 0);
+  EXPECT_THAT(prepared.warnings(), Contains(HasSubstr("possibly cache-dominated")));
+  EXPECT_THAT(ListDir(dir()), ElementsAre(".stormark-p1"));
+
+  std::vector<stormark::v1::RunUpdate> updates = Run("p1", &status);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_FALSE(updates.empty());
+  // Progress first, then exactly one result, last.
+  for (size_t i = 0; i + 1 < updates.size(); ++i) EXPECT_TRUE(updates[i].has_progress()) << i;
+  ASSERT_TRUE(updates.back().has_result());
+  const PhaseResult& result = updates.back().result();
+  EXPECT_EQ(result.state(), PhaseResult::SUCCEEDED) << result.error();
+  EXPECT_EQ(result.bytes(), size);
+  EXPECT_EQ(result.ops(), size / (64 * 1024));
+  EXPECT_EQ(result.latency().count(), result.ops());
+  EXPECT_EQ(result.latency().sub_bucket_bits(), 7u);
+
+  grpc::ClientContext context;
+  stormark::v1::CleanupRequest cleanup;
+  cleanup.set_phase_id("p1");
+  stormark::v1::CleanupReply cleaned;
+  status = stub_->Cleanup(&context, cleanup, &cleaned);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cleaned.removed(), 2u);
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+  EXPECT_EQ(GetInfo().busy_with_phase(), "");
+
+  std::vector<std::string> log = Log();
+  EXPECT_THAT(log, Contains(HasSubstr("prepared phase 'p1' on target 'scratch'")));
+  EXPECT_THAT(log, Contains(HasSubstr("phase 'p1' SUCCEEDED")));
+}
+
+TEST_F(AgentServiceTest, CleanupIsIdempotentOverTheWire) {
+  for (int i = 0; i < 2; ++i) {
+    grpc::ClientContext context;
+    stormark::v1::CleanupRequest request;
+    request.set_phase_id("p1");
+    stormark::v1::CleanupReply reply;
+    grpc::Status status = stub_->Cleanup(&context, request, &reply);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(reply.removed(), 0u);
+  }
+}
+
+TEST_F(AgentServiceTest, SecondPrepareIsFailedPrecondition) {
+  ASSERT_TRUE(Prepare(PrepareWrite("first")).ok());
+  grpc::Status status = Prepare(PrepareWrite("second"));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("busy with phase 'first'"));
+  EXPECT_THAT(Log(), Contains(HasSubstr("refused prepare of phase 'second'")));
+}
+
+TEST_F(AgentServiceTest, UnknownTargetIsNotFound) {
+  stormark::v1::PrepareRequest request = PrepareWrite("p1");
+  request.mutable_spec()->set_target("nvme");
+  grpc::Status status = Prepare(request);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(status.error_message(), HasSubstr("configured: scratch"));
+}
+
+TEST_F(AgentServiceTest, RunOfAnUnpreparedPhaseIsFailedPrecondition) {
+  grpc::Status status;
+  std::vector<stormark::v1::RunUpdate> updates = Run("p1", &status);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("not prepared"));
+  EXPECT_THAT(updates, IsEmpty());
+}
+
+TEST_F(AgentServiceTest, IncompatibleProtocolIsRefusedNamingBothVersions) {
+  StartServer(MakeVersion(2, 0));
+  stormark::v1::AgentInfo info = GetInfo();
+  EXPECT_EQ(info.protocol().major(), 2u);
+
+  grpc::Status status = Prepare(PrepareWrite("p1"));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(),
+              HasSubstr(common::StrCat("speaks protocol ", common::kProtocolMajor, ".",
+                                       common::kProtocolMinor)));
+  EXPECT_THAT(status.error_message(), HasSubstr("2.0"));
+  EXPECT_THAT(status.error_message(), HasSubstr("major versions differ"));
+  EXPECT_EQ(GetInfo().busy_with_phase(), "");
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+  EXPECT_THAT(Log(), Contains(HasSubstr("refused prepare")));
+}
+
+TEST_F(AgentServiceTest, NewerMinorProtocolIsAccepted) {
+  stormark::v1::PrepareRequest request = PrepareWrite("p1");
+  *request.mutable_controller_protocol() = MakeVersion(common::kProtocolMajor, 99);
+  grpc::Status status = Prepare(request);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+TEST_F(AgentServiceTest, AbortReportsWhetherThereWasAPhase) {
+  ASSERT_TRUE(Prepare(PrepareWrite("p1")).ok());
+  for (bool expected : {true, false}) {
+    grpc::ClientContext context;
+    stormark::v1::AbortRequest request;
+    request.set_phase_id("p1");
+    stormark::v1::AbortReply reply;
+    ASSERT_TRUE(stub_->Abort(&context, request, &reply).ok());
+    EXPECT_EQ(reply.aborted(), expected);
+  }
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+}
+
+TEST_F(AgentServiceTest, CancelledRunCallFreesTheSlot) {
+  ASSERT_TRUE(Prepare(PrepareWrite("p1", uint64_t{1} << 30, 4096)).ok());
+  grpc::ClientContext context;
+  stormark::v1::RunRequest request;
+  request.set_phase_id("p1");
+  request.set_start_at_unix_nanos(common::SystemClock().NowUnixNanos());
+  auto reader = stub_->Run(&context, request);
+  stormark::v1::RunUpdate update;
+  ASSERT_TRUE(reader->Read(&update));
+  EXPECT_TRUE(update.has_progress());
+  context.TryCancel();
+  while (reader->Read(&update)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+
+  // The agent notices within a poll or two and frees the slot by itself.
+  std::string busy = "p1";
+  for (int i = 0; i < 250 && !busy.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    busy = GetInfo().busy_with_phase();
+  }
+  EXPECT_EQ(busy, "");
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+  EXPECT_TRUE(Prepare(PrepareWrite("p2")).ok());
+}
+
+TEST_F(AgentServiceTest, ShutdownRemovesTheHeldPhasesFiles) {
+  ASSERT_TRUE(Prepare(PrepareWrite("p1")).ok());
+  server_->Shutdown();
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+}
+
+TEST(ToGrpc, KeepsCodeAndMessage) {
+  EXPECT_TRUE(ToGrpc(absl::OkStatus()).ok());
+  grpc::Status status = ToGrpc(absl::NotFoundError("no such target"));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(status.error_message(), "no such target");
+  EXPECT_EQ(ToGrpc(absl::FailedPreconditionError("x")).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+class AgentServerTest : public TempDirTest {};
+
+TEST_F(AgentServerTest, RefusesANonLoopbackAddressWithoutInsecure) {
+  AgentServerOptions options;
+  options.listen = "0.0.0.0:0";
+  options.config = ConfigWithTarget();
+  options.protocol = common::OurProtocol();
+  common::StatusOr<std::unique_ptr<AgentServer>> server =
+      AgentServer::Start(std::move(options), common::SystemClock());
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(server.status().message(), HasSubstr("--insecure"));
+}
+
+TEST_F(AgentServerTest, RefusesABadAddress) {
+  AgentServerOptions options;
+  options.listen = "::1";
+  options.config = ConfigWithTarget();
+  common::StatusOr<std::unique_ptr<AgentServer>> server =
+      AgentServer::Start(std::move(options), common::SystemClock());
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(AgentServerTest, ListensOnAUnixSocket) {
+  AgentServerOptions options;
+  options.listen = common::StrCat("unix:", dir(), "/agent.sock");
+  options.config = ConfigWithTarget();
+  options.protocol = common::OurProtocol();
+  common::StatusOr<std::unique_ptr<AgentServer>> server =
+      AgentServer::Start(std::move(options), common::SystemClock());
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ((*server)->address(), common::StrCat("unix:", dir(), "/agent.sock"));
+
+  auto stub = stormark::v1::Agent::NewStub(
+      grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  stormark::v1::AgentInfo info;
+  grpc::Status status = stub->GetInfo(&context, stormark::v1::GetInfoRequest(), &info);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(info.targets_size(), 1);
+}
+
+TEST_F(AgentServerTest, PortInUseIsUnavailable) {
+  // A plain listening socket without SO_REUSEPORT, so gRPC cannot share the port.
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+
+  AgentServerOptions options;
+  options.listen = common::StrCat("127.0.0.1:", ntohs(addr.sin_port));
+  options.config = ConfigWithTarget();
+  options.protocol = common::OurProtocol();
+  common::StatusOr<std::unique_ptr<AgentServer>> server =
+      AgentServer::Start(std::move(options), common::SystemClock());
+  close(fd);
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(server.status().message(), HasSubstr("cannot listen"));
+}
+
+}  // namespace
+}  // namespace stormark::agent
