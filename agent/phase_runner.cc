@@ -24,8 +24,12 @@ constexpr int64_t kPollNanos = 20'000'000;
 
 }  // namespace
 
-PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock)
-    : config_(std::move(config)), host_(std::move(host)), clock_(clock) {}
+PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
+                         int64_t reclaim_after_nanos)
+    : config_(std::move(config)),
+      host_(std::move(host)),
+      clock_(clock),
+      reclaim_after_nanos_(reclaim_after_nanos) {}
 
 PhaseRunner::~PhaseRunner() { Shutdown(); }
 
@@ -62,9 +66,17 @@ int PhaseRunner::ResetLocked() {
 }
 
 StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec) {
+  std::vector<std::string> warnings;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (shut_down_) return absl::UnavailableError("agent is shutting down");
+    const int64_t idle = clock_.MonotonicNanos() - last_touched_mono_;
+    if ((state_ == State::kPrepared || state_ == State::kFinished) &&
+        idle >= reclaim_after_nanos_) {
+      warnings.push_back(fmt::format("removed abandoned phase '{}' (untouched for {:.0f} s)",
+                                     spec_.phase_id(), static_cast<double>(idle) / 1e9));
+      ResetLocked();
+    }
     if (state_ != State::kIdle) {
       return absl::FailedPreconditionError(common::StrCat(
           "agent is busy with phase '", spec_.phase_id(), "' (", StateName(state_),
@@ -75,10 +87,9 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     cancelled_ = false;
   }
 
-  std::vector<std::string> warnings;
   StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(spec, config_, host_);
   Status status = workload.status();
-  if (status.ok()) status = (*workload)->Prepare(&warnings);
+  if (status.ok()) status = (*workload)->Prepare(cancelled_, &warnings);
 
   std::lock_guard<std::mutex> lock(mu_);
   if (status.ok() && cancelled_) status = absl::CancelledError("phase aborted while preparing");
@@ -90,6 +101,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   workload_ = std::move(*workload);
   warnings_ = warnings;
   state_ = State::kPrepared;
+  last_touched_mono_ = clock_.MonotonicNanos();
   state_changed_.notify_all();
 
   stormark::v1::PrepareReply reply;
@@ -204,6 +216,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     ResetLocked();
   } else {
     state_ = State::kFinished;
+    last_touched_mono_ = clock_.MonotonicNanos();
     state_changed_.notify_all();
   }
   return result;

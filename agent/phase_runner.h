@@ -27,15 +27,20 @@ namespace stormark::agent {
 
 class PhaseRunner {
  public:
+  // A prepared or finished phase that nobody has touched for this long is abandoned (its
+  // controller died between calls): the next Prepare removes it instead of refusing.
+  static constexpr int64_t kDefaultReclaimAfterNanos = int64_t{600} * 1'000'000'000;
+
   // `clock` must outlive the runner.
-  PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock);
+  PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
+              int64_t reclaim_after_nanos = kDefaultReclaimAfterNanos);
   ~PhaseRunner();  // Aborts and cleans up whatever phase is held.
 
   PhaseRunner(const PhaseRunner&) = delete;
   PhaseRunner& operator=(const PhaseRunner&) = delete;
 
   // Validates the spec and runs the workload's untimed set-up. FAILED_PRECONDITION when a
-  // phase is already held; NOT_FOUND for an unknown target; INVALID_ARGUMENT for bad values.
+  // phase is already held (unless it was abandoned; see kDefaultReclaimAfterNanos); NOT_FOUND for an unknown target; INVALID_ARGUMENT for bad values.
   common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec);
 
   // Called with progress every interval; returns false when nobody listens any more, which
@@ -82,6 +87,7 @@ class PhaseRunner {
   const AgentConfig config_;
   const HostFacts host_;
   const common::Clock& clock_;
+  const int64_t reclaim_after_nanos_;
 
   mutable std::mutex mu_;
   std::condition_variable state_changed_;
@@ -90,6 +96,7 @@ class PhaseRunner {
   stormark::v1::PhaseSpec spec_;                 // Guarded by mu_.
   std::unique_ptr<Workload> workload_;           // Guarded by mu_ (used unlocked while running).
   std::vector<std::string> warnings_;            // Guarded by mu_.
+  int64_t last_touched_mono_ = 0;                // Guarded by mu_; end of the last call.
   std::atomic<bool> cancelled_{false};
 };
 

@@ -123,7 +123,8 @@ void StreamWorkload::StampBlock(uint64_t offset) {
   }
 }
 
-Status StreamWorkload::Prepare(std::vector<std::string>* warnings) {
+Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
+                               std::vector<std::string>* warnings) {
   RETURN_IF_ERROR(Validate(spec_));
   const TargetConfig& target = target_->config();
 
@@ -162,14 +163,18 @@ Status StreamWorkload::Prepare(std::vector<std::string>* warnings) {
     }
     return absl::OkStatus();
   }
-  return LayOutFile(warnings);
+  return LayOutFile(cancelled, warnings);
 }
 
 // Writes the file a READ phase will read, flushes it, and evicts it from the page cache.
-Status StreamWorkload::LayOutFile(std::vector<std::string>* warnings) {
+Status StreamWorkload::LayOutFile(const std::atomic<bool>& cancelled,
+                                  std::vector<std::string>* warnings) {
   ASSIGN_OR_RETURN(int fd, target_->CreateFile(kFileName, O_RDWR));
   Fd file(fd);
   for (uint64_t offset = 0; offset < spec_.size_bytes(); offset += spec_.block_size()) {
+    if (cancelled.load(std::memory_order_relaxed)) {
+      return absl::CancelledError("stream: aborted while laying out the file");
+    }
     StampBlock(offset);
     RETURN_IF_ERROR(WriteFull(file.get(), buf_, spec_.block_size(), offset));
   }

@@ -27,14 +27,16 @@ class StreamWorkload final : public Workload {
   // Checks the parameters (without touching the target) and returns the first problem.
   static common::Status Validate(const stormark::v1::StreamSpec& spec);
 
-  common::Status Prepare(std::vector<std::string>* warnings) override;
+  common::Status Prepare(const std::atomic<bool>& cancelled,
+                         std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
   int Cleanup() override;
 
  private:
   // Fills buf_ for the block at `offset`: random data with the offset stamped per 4 KiB.
   void StampBlock(uint64_t offset);
-  common::Status LayOutFile(std::vector<std::string>* warnings);
+  common::Status LayOutFile(const std::atomic<bool>& cancelled,
+                            std::vector<std::string>* warnings);
 
   const stormark::v1::StreamSpec spec_;
   std::unique_ptr<DirTarget> target_;

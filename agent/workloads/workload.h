@@ -26,9 +26,11 @@ class Workload {
  public:
   virtual ~Workload() = default;
 
-  // Validates parameters against the target and does the untimed set-up. Appends honest
+  // Validates parameters against the target and does the untimed set-up, which may be long
+  // (laying out files): it returns CANCELLED soon after `cancelled` is set. Appends honest
   // remarks about the coming measurement (cache, tmpfs, ...) to `warnings`.
-  virtual common::Status Prepare(std::vector<std::string>* warnings) = 0;
+  virtual common::Status Prepare(const std::atomic<bool>& cancelled,
+                                 std::vector<std::string>* warnings) = 0;
 
   // The timed region: returns when the work is done, fails, or `ctx.cancelled` is set.
   // Called at most once, after a successful Prepare, from one thread.

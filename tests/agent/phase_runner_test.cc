@@ -108,6 +108,26 @@ TEST_F(PhaseRunnerTest, SecondPrepareOfTheSamePhaseAlsoFails) {
   EXPECT_THAT(ListDir(dir() + "/.stormark-p1"), ElementsAre("stream.dat"));
 }
 
+TEST_F(PhaseRunnerTest, AbandonedPhaseIsReclaimedByTheNextPrepare) {
+  HostFacts host;
+  host.ram_bytes = uint64_t{64} << 30;
+  // Every held phase counts as abandoned at once.
+  runner_ = std::make_unique<PhaseRunner>(ConfigWithTarget(), host, common::SystemClock(), 0);
+  MustPrepare(WriteSpec("abandoned"));
+  common::StatusOr<stormark::v1::PrepareReply> next = runner_->Prepare(WriteSpec("next"));
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_THAT(next->warnings(), Contains(HasSubstr("removed abandoned phase 'abandoned'")));
+  EXPECT_EQ(runner_->BusyWith(), "next");
+  EXPECT_THAT(ListDir(dir()), ElementsAre(".stormark-next"));
+}
+
+TEST_F(PhaseRunnerTest, RecentlyPreparedPhaseIsNotReclaimed) {
+  // The default reclaim time is minutes; a phase prepared just now is held.
+  MustPrepare(WriteSpec("held"));
+  EXPECT_FALSE(runner_->Prepare(WriteSpec("other")).ok());
+  EXPECT_EQ(runner_->BusyWith(), "held");
+}
+
 TEST_F(PhaseRunnerTest, ConcurrentPreparesLetExactlyOneThrough) {
   constexpr int kThreads = 8;
   std::atomic<int> ok{0};

@@ -25,6 +25,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
+// Prepare is never cancelled in these tests, except where a test makes its own flag.
+const std::atomic<bool> kNotCancelled{false};
+
 constexpr uint64_t kMiB = 1 << 20;
 constexpr uint64_t kRam = uint64_t{64} << 30;
 
@@ -131,7 +134,7 @@ TEST_F(StreamWorkloadTest, WriteWritesExactlySizeBytes) {
   auto workload = Make(Spec(StreamSpec::WRITE, size, 64 * 1024));
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   EXPECT_EQ(FileSize(DataPath()), 0);
 
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
@@ -144,11 +147,21 @@ TEST_F(StreamWorkloadTest, WriteWritesExactlySizeBytes) {
   ExpectStamped(DataPath(), size);
 }
 
+TEST_F(StreamWorkloadTest, PrepareOfAReadStopsWhenCancelled) {
+  auto workload = Make(Spec(StreamSpec::READ, 64 * kMiB, 1 << 20));
+  ASSERT_NE(workload, nullptr);
+  const std::atomic<bool> cancelled{true};
+  std::vector<std::string> warnings;
+  common::Status status = workload->Prepare(cancelled, &warnings);
+  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
+  EXPECT_LT(FileSize(DataPath()), static_cast<int64_t>(64 * kMiB));
+}
+
 TEST_F(StreamWorkloadTest, WriteWithoutSyncWarnsOfTheCache) {
   auto workload = Make(Spec(StreamSpec::WRITE, kMiB, 4096));
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   EXPECT_THAT(warnings, Contains(HasSubstr("possibly cache-dominated")));
 }
 
@@ -159,7 +172,7 @@ TEST_F(StreamWorkloadTest, FdatasyncIsOneMoreOpWithNoBytes) {
   auto workload = Make(spec);
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   EXPECT_THAT(warnings, IsEmpty());
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   ASSERT_TRUE(RunIt(*workload, recorders).ok());
@@ -174,7 +187,7 @@ TEST_F(StreamWorkloadTest, OddBlockSizeWritesExactBytes) {
   auto workload = Make(Spec(StreamSpec::WRITE, size, bs));
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   ASSERT_TRUE(RunIt(*workload, recorders).ok());
   EXPECT_EQ(recorders.TotalBytes(), size);
@@ -186,7 +199,7 @@ TEST_F(StreamWorkloadTest, ReadPrepareLaysOutTheFileAndRunReadsIt) {
   auto workload = Make(Spec(StreamSpec::READ, size, 128 * 1024));
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  common::Status prepared = workload->Prepare(&warnings);
+  common::Status prepared = workload->Prepare(kNotCancelled, &warnings);
   ASSERT_TRUE(prepared.ok()) << prepared;
   EXPECT_EQ(FileSize(DataPath()), static_cast<int64_t>(size));
   ExpectStamped(DataPath(), size);
@@ -203,7 +216,7 @@ TEST_F(StreamWorkloadTest, ReadOfAFileCutShortIsDataLoss) {
   auto workload = Make(Spec(StreamSpec::READ, size, 65536));
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   ASSERT_EQ(truncate(DataPath().c_str(), kMiB + 100), 0);
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   common::Status status = RunIt(*workload, recorders);
@@ -216,7 +229,7 @@ TEST_F(StreamWorkloadTest, CancelledRunStopsWithCancelled) {
   auto workload = Make(Spec(StreamSpec::WRITE, 4 * kMiB, 4096));
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   cancelled_ = true;
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   common::Status status = RunIt(*workload, recorders);
@@ -228,7 +241,7 @@ TEST_F(StreamWorkloadTest, TmpfsIsWarnedAbout) {
   auto workload = Make(Spec(StreamSpec::WRITE, kMiB, 4096), "tmpfs");
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   EXPECT_THAT(warnings, Contains(HasSubstr("target 'scratch' is on tmpfs")));
 }
 
@@ -236,7 +249,7 @@ TEST_F(StreamWorkloadTest, PrepareRefusesMoreThanTheFreeSpace) {
   auto workload = Make(Spec(StreamSpec::WRITE, uint64_t{1} << 60, 1 << 20));
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  common::Status status = workload->Prepare(&warnings);
+  common::Status status = workload->Prepare(kNotCancelled, &warnings);
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
   EXPECT_THAT(status.message(), HasSubstr("free"));
   EXPECT_THAT(ListDir(phase_dir_), IsEmpty());
@@ -246,7 +259,7 @@ TEST_F(StreamWorkloadTest, PrepareRevalidatesTheSpec) {
   auto workload = Make(Spec(StreamSpec::WRITE, kMiB, 0));
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  EXPECT_EQ(workload->Prepare(&warnings).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(workload->Prepare(kNotCancelled, &warnings).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(StreamWorkloadTest, CleanupRemovesTheFileAndThePhaseDirectory) {
@@ -254,7 +267,7 @@ TEST_F(StreamWorkloadTest, CleanupRemovesTheFileAndThePhaseDirectory) {
   auto workload = Make(Spec(StreamSpec::READ, kMiB, 65536));
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   ASSERT_TRUE(RunIt(*workload, recorders).ok());
   EXPECT_EQ(workload->Cleanup(), 2);
@@ -267,7 +280,7 @@ TEST_F(StreamWorkloadTest, DestructorRemovesTheFiles) {
     auto workload = Make(Spec(StreamSpec::WRITE, kMiB, 65536));
     ASSERT_NE(workload, nullptr);
     std::vector<std::string> warnings;
-    ASSERT_TRUE(workload->Prepare(&warnings).ok());
+    ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
     EXPECT_THAT(ListDir(dir()), ElementsAre(".stormark-phase1"));
   }
   EXPECT_THAT(ListDir(dir()), IsEmpty());
@@ -280,7 +293,7 @@ TEST_F(StreamWorkloadTest, DirectWriteWritesExactBytes) {
   auto workload = Make(spec);
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   common::Status status = RunIt(*workload, recorders);
   if (absl::IsInvalidArgument(status) && status.message().find("O_DIRECT") != std::string::npos) {
@@ -299,7 +312,7 @@ TEST_F(StreamWorkloadTest, DirectReadReadsExactBytes) {
   auto workload = Make(spec);
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(&warnings).ok());
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   common::Status status = RunIt(*workload, recorders);
   if (absl::IsInvalidArgument(status) && status.message().find("O_DIRECT") != std::string::npos) {
