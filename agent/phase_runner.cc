@@ -61,6 +61,7 @@ int PhaseRunner::ResetLocked() {
   spec_.Clear();
   state_ = State::kIdle;
   cancelled_ = false;
+  abort_reason_.clear();
   state_changed_.notify_all();
   return removed;
 }
@@ -85,6 +86,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     state_ = State::kPreparing;
     spec_ = spec;
     cancelled_ = false;
+    abort_reason_.clear();
   }
 
   StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(spec, config_, host_);
@@ -202,8 +204,10 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     result.set_cpu_system_nanos(cpu_after.system_nanos - cpu_before.system_nanos);
     FillResult(status, recorders, start_mono, end_mono, &result);
   } else {
+    std::lock_guard<std::mutex> lock(mu_);
     result.set_state(PhaseResult::ABORTED);
-    result.set_error("phase aborted before it started");
+    result.set_error(abort_reason_.empty() ? "phase aborted before it started"
+                                           : abort_reason_ + ", before the start");
   }
   if (caller_gone && result.state() != PhaseResult::SUCCEEDED) {
     result.set_state(PhaseResult::ABORTED);
@@ -244,7 +248,8 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
     }
   } else if (absl::IsCancelled(status) || cancelled_) {
     result->set_state(PhaseResult::ABORTED);
-    result->set_error(std::string(status.message()));
+    std::lock_guard<std::mutex> lock(mu_);
+    result->set_error(abort_reason_.empty() ? std::string(status.message()) : abort_reason_);
   } else {
     result->set_state(PhaseResult::FAILED);
     result->set_error(std::string(status.message()));
@@ -255,6 +260,9 @@ bool PhaseRunner::Abort(const std::string& phase_id) {
   std::unique_lock<std::mutex> lock(mu_);
   if (state_ == State::kIdle) return false;
   if (!phase_id.empty() && phase_id != spec_.phase_id()) return false;
+  if (abort_reason_.empty()) {
+    abort_reason_ = shut_down_ ? "the agent is shutting down" : "aborted by the controller";
+  }
   cancelled_ = true;
   // A preparing or running phase notices the flag and leaves that state by itself; a
   // running phase whose caller went away resets to idle by itself too.

@@ -98,6 +98,7 @@ class PhaseRunner {
   std::vector<std::string> warnings_;            // Guarded by mu_.
   int64_t last_touched_mono_ = 0;                // Guarded by mu_; end of the last call.
   std::atomic<bool> cancelled_{false};
+  std::string abort_reason_;                     // Guarded by mu_; why cancelled_ was set.
 };
 
 }  // namespace stormark::agent

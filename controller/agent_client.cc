@@ -127,10 +127,6 @@ StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id
                                                      int64_t start_at_controller_nanos,
                                                      const ProgressFn& on_progress) {
   grpc::ClientContext context;
-  {
-    std::lock_guard<std::mutex> lock(run_mu_);
-    run_context_ = &context;
-  }
   stormark::v1::RunRequest request;
   request.set_phase_id(phase_id);
   request.set_start_at_unix_nanos(start_at_controller_nanos + estimate_.offset_nanos);
@@ -142,10 +138,6 @@ StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id
     if (update.has_result()) result = std::move(*update.mutable_result());
   }
   const grpc::Status status = reader->Finish();
-  {
-    std::lock_guard<std::mutex> lock(run_mu_);
-    run_context_ = nullptr;
-  }
   if (!status.ok()) {
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
         status.error_code() == grpc::StatusCode::INTERNAL) {
@@ -162,10 +154,8 @@ StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id
 }
 
 void AgentClient::Abort(const std::string& phase_id) {
-  {
-    std::lock_guard<std::mutex> lock(run_mu_);
-    if (run_context_ != nullptr) run_context_->TryCancel();
-  }
+  // The Run call is left open: the agent stops the workload and closes the stream with an
+  // ABORTED result, which says how far it got.
   grpc::ClientContext context;
   context.set_deadline(After(5000));
   stormark::v1::AbortRequest request;

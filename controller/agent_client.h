@@ -2,13 +2,12 @@
 // phase calls. Every error names the host ("host db1:7420: unreachable: ...").
 //
 // Thread-compatible: one thread drives one client at a time; different clients may be used
-// from different threads. Abort() may be called from any thread.
+// from different threads. Abort() may be called from any thread, also during Run().
 #ifndef STORMARK_CONTROLLER_AGENT_CLIENT_H_
 #define STORMARK_CONTROLLER_AGENT_CLIENT_H_
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include <grpcpp/grpcpp.h>
@@ -55,7 +54,8 @@ class AgentClient {
                                                   int64_t start_at_controller_nanos,
                                                   const ProgressFn& on_progress);
 
-  // Cancels a running Run call and asks the agent to abort `phase_id`. Thread-safe.
+  // Asks the agent to abort `phase_id`; a Run() in flight then returns the agent's ABORTED
+  // result. Best effort: an unreachable agent aborts by itself when its controller goes.
   void Abort(const std::string& phase_id);
 
   // Removes the phase's files on the agent.
@@ -72,8 +72,6 @@ class AgentClient {
   stormark::v1::AgentInfo info_;
   ClockEstimate estimate_;
 
-  std::mutex run_mu_;
-  grpc::ClientContext* run_context_ = nullptr;  // Guarded by run_mu_; the Run call in flight.
 };
 
 }  // namespace stormark::controller

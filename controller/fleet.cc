@@ -106,10 +106,10 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
       } else {
         host.result = std::move(*result);
         if (host.result->state() != stormark::v1::PhaseResult::SUCCEEDED) {
-          host.error = StrCat(
-              host.result->state() == stormark::v1::PhaseResult::ABORTED ? "aborted: "
-                                                                            : "failed: ",
-              host.result->error());
+          // An aborted phase's reason says "aborted" itself.
+          host.error = host.result->state() == stormark::v1::PhaseResult::ABORTED
+                           ? host.result->error()
+                           : StrCat("failed: ", host.result->error());
         }
       }
     }
