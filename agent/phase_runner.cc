@@ -207,7 +207,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     std::lock_guard<std::mutex> lock(mu_);
     result.set_state(PhaseResult::ABORTED);
     result.set_error(abort_reason_.empty() ? "phase aborted before it started"
-                                           : abort_reason_ + ", before the start");
+                                           : abort_reason_ + ", before it started");
   }
   if (caller_gone && result.state() != PhaseResult::SUCCEEDED) {
     result.set_state(PhaseResult::ABORTED);

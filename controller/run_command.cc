@@ -1,5 +1,6 @@
 #include "controller/run_command.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -129,6 +130,17 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     return fail_input(absl::InvalidArgumentError(
         "--dir is for the embedded local agent; with --agent, targets are named by the agents' "
         "configs (use --target)"));
+  }
+  // A --dir that is not a directory is bad input, found before anything starts.
+  if (!options.dir.empty()) {
+    struct stat st;
+    if (stat(options.dir.c_str(), &st) != 0) {
+      return fail_input(common::ErrnoError(StrCat("--dir ", options.dir), errno));
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      return fail_input(
+          absl::InvalidArgumentError(StrCat("--dir ", options.dir, ": not a directory")));
+    }
   }
 
   // 2. The agents: the given ones, or one we start ourselves.

@@ -328,6 +328,7 @@ TEST_F(PhaseRunnerTest, AbortBeforeTheStartInstant) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->state(), PhaseResult::ABORTED);
   EXPECT_THAT(r->error(), HasSubstr("before it started"));
+  EXPECT_THAT(r->error(), HasSubstr("aborted by the controller"));
   EXPECT_EQ(r->bytes(), 0u);
   EXPECT_EQ(runner_->BusyWith(), "");
   EXPECT_THAT(ListDir(dir()), IsEmpty());

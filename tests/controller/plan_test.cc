@@ -1,0 +1,304 @@
+#include "controller/plan.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stormark::controller {
+namespace {
+
+using stormark::v1::StreamSpec;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+
+// The error of parsing `yaml` as "plan.yaml"; fails the test if the plan parses.
+std::string ParseError(const std::string& yaml) {
+  auto plan = ParsePlan(yaml, "plan.yaml");
+  EXPECT_FALSE(plan.ok()) << "parsed:\n" << yaml;
+  if (plan.ok()) return "";
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(plan.status().message());
+}
+
+TEST(ParsePlan, ReadsAgentsAndTwoPhases) {
+  auto plan = ParsePlan(R"(agents: [ "db1:7420", "db2:7420" ]
+phases:
+  - name: seq-write
+    workload: stream
+    rw: write
+    size: 1G
+    bs: 1M
+    fdatasync: true
+  - name: seq-read
+    workload: stream
+    rw: read
+    size: 64M
+    bs: 4k
+    direct: yes
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->agents, (std::vector<std::string>{"db1:7420", "db2:7420"}));
+  ASSERT_EQ(plan->phases.size(), 2u);
+
+  const PhasePlan& write = plan->phases[0];
+  EXPECT_EQ(write.name, "seq-write");
+  EXPECT_EQ(write.target, "");
+  ASSERT_TRUE(write.spec.has_stream());
+  EXPECT_EQ(write.spec.stream().direction(), StreamSpec::WRITE);
+  EXPECT_EQ(write.spec.stream().size_bytes(), kGiB);
+  EXPECT_EQ(write.spec.stream().block_size(), kMiB);
+  EXPECT_TRUE(write.spec.stream().fdatasync());
+  EXPECT_FALSE(write.spec.stream().direct());
+
+  const PhasePlan& read = plan->phases[1];
+  EXPECT_EQ(read.name, "seq-read");
+  EXPECT_EQ(read.spec.stream().direction(), StreamSpec::READ);
+  EXPECT_EQ(read.spec.stream().size_bytes(), 64 * kMiB);
+  EXPECT_EQ(read.spec.stream().block_size(), 4096u);
+  EXPECT_TRUE(read.spec.stream().direct());
+  EXPECT_FALSE(read.spec.stream().fdatasync());
+}
+
+TEST(ParsePlan, UnnamedPhasesAreNumbered) {
+  auto plan = ParsePlan(
+      "phases:\n  - {workload: stream, rw: write}\n"
+      "  - {workload: stream, rw: read}\n",
+      "p");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->phases.size(), 2u);
+  EXPECT_EQ(plan->phases[0].name, "phase1");
+  EXPECT_EQ(plan->phases[1].name, "phase2");
+}
+
+TEST(ParsePlan, TopLevelTargetIsEveryPhasesDefault) {
+  auto plan = ParsePlan(R"(target: fast
+phases:
+  - name: a
+    workload: stream
+    rw: write
+  - name: b
+    workload: stream
+    rw: read
+    target: slow
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->phases.size(), 2u);
+  EXPECT_EQ(plan->phases[0].target, "fast");
+  EXPECT_EQ(plan->phases[1].target, "slow");
+}
+
+TEST(ParsePlan, UnknownTopLevelFieldNamesItsLine) {
+  const std::string error = ParseError(R"(phases:
+  - name: w
+    workload: stream
+    rw: write
+threads: 4
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:5: "));
+  EXPECT_THAT(error, HasSubstr("unknown field 'threads'"));
+}
+
+TEST(ParsePlan, UnknownWorkloadNamesItsLine) {
+  const std::string error = ParseError(R"(phases:
+  - name: w
+    workload: random
+    rw: write
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:3: "));
+  EXPECT_THAT(error, HasSubstr("unknown workload 'random'"));
+  EXPECT_THAT(error, HasSubstr("stream"));
+}
+
+TEST(ParsePlan, MissingRwNamesThePhaseLine) {
+  const std::string error = ParseError(R"(phases:
+  - name: first
+    workload: stream
+    rw: write
+  - name: second
+    workload: stream
+    size: 1M
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:5: "));
+  EXPECT_THAT(error, HasSubstr("phase 'second'"));
+  EXPECT_THAT(error, HasSubstr("missing 'rw'"));
+}
+
+TEST(ParsePlan, BadSizeNamesTheValueAndItsLine) {
+  const std::string error = ParseError(R"(phases:
+  - name: w
+    workload: stream
+    rw: write
+    size: 10X
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:5: "));
+  EXPECT_THAT(error, HasSubstr("phase 'w'"));
+  EXPECT_THAT(error, HasSubstr("'10X'"));
+}
+
+TEST(ParsePlan, SizeNotAMultipleOfBsNamesThePhaseLine) {
+  const std::string error = ParseError(R"(phases:
+  - name: w
+    workload: stream
+    rw: write
+    size: 10M
+    bs: 3k
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:2: "));
+  EXPECT_THAT(error, HasSubstr("not a multiple of bs"));
+}
+
+TEST(ParsePlan, DuplicatePhaseNameNamesTheSecondPhaseLine) {
+  const std::string error = ParseError(R"(phases:
+  - name: w
+    workload: stream
+    rw: write
+  - name: w
+    workload: stream
+    rw: read
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:5: "));
+  EXPECT_THAT(error, HasSubstr("'w' is used twice"));
+}
+
+TEST(ParsePlan, BadYamlSyntaxIsAnErrorWithALine) {
+  const std::string error = ParseError(R"(phases:
+  - name: w
+    workload: stream
+    rw: [write
+)");
+  EXPECT_THAT(error, ::testing::MatchesRegex("plan\\.yaml:[0-9]+: .+"));
+}
+
+TEST(ParsePlan, BadYamlSyntaxPointsAtTheBrokenLine) {
+  const std::string error = ParseError(R"(phases:
+  - name: w
+    rw: write
+   workload: stream
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:4: "));
+}
+
+TEST(ParsePlan, NonMapPhaseNamesItsLine) {
+  const std::string error = ParseError(R"(phases:
+  - name: w
+    workload: stream
+    rw: write
+  - just-a-word
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:5: "));
+  EXPECT_THAT(error, HasSubstr("phase 2 must be a map"));
+}
+
+TEST(ParsePlan, EmptyPlanIsRefused) {
+  auto plan = ParsePlan("", "plan.yaml");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(std::string(plan.status().message()), HasSubstr("phases"));
+}
+
+TEST(ParsePlan, EmptyPhaseListIsRefused) {
+  EXPECT_THAT(ParseError("phases: []\n"), HasSubstr("non-empty list"));
+}
+
+TEST(DefaultPlan, WritesWithFdatasyncThenReadsOneGiBInMiBBlocks) {
+  const Plan plan = DefaultPlan();
+  EXPECT_TRUE(plan.agents.empty());
+  ASSERT_EQ(plan.phases.size(), 2u);
+  const StreamSpec& write = plan.phases[0].spec.stream();
+  const StreamSpec& read = plan.phases[1].spec.stream();
+  EXPECT_EQ(write.direction(), StreamSpec::WRITE);
+  EXPECT_TRUE(write.fdatasync());
+  EXPECT_EQ(read.direction(), StreamSpec::READ);
+  EXPECT_FALSE(read.fdatasync());
+  for (const StreamSpec* s : {&write, &read}) {
+    EXPECT_EQ(s->size_bytes(), kGiB);
+    EXPECT_EQ(s->block_size(), kMiB);
+  }
+  EXPECT_NE(plan.phases[0].name, plan.phases[1].name);
+  for (const PhasePlan& phase : plan.phases) EXPECT_TRUE(ValidatePhase(phase).ok());
+}
+
+TEST(SetStreamParameter, SetsEachParameter) {
+  StreamSpec spec;
+  ASSERT_TRUE(SetStreamParameter("rw", "write", &spec).ok());
+  ASSERT_TRUE(SetStreamParameter("size", "8M", &spec).ok());
+  ASSERT_TRUE(SetStreamParameter("bs", "64k", &spec).ok());
+  ASSERT_TRUE(SetStreamParameter("direct", "on", &spec).ok());
+  ASSERT_TRUE(SetStreamParameter("fdatasync", "true", &spec).ok());
+  EXPECT_EQ(spec.direction(), StreamSpec::WRITE);
+  EXPECT_EQ(spec.size_bytes(), 8 * kMiB);
+  EXPECT_EQ(spec.block_size(), 64u * 1024);
+  EXPECT_TRUE(spec.direct());
+  EXPECT_TRUE(spec.fdatasync());
+}
+
+TEST(SetStreamParameter, ReadClearsFdatasync) {
+  StreamSpec spec;
+  spec.set_fdatasync(true);
+  ASSERT_TRUE(SetStreamParameter("rw", "read", &spec).ok());
+  EXPECT_EQ(spec.direction(), StreamSpec::READ);
+  EXPECT_FALSE(spec.fdatasync());
+}
+
+TEST(SetStreamParameter, ErrorsNameTheParameterAndValue) {
+  struct Case {
+    const char* key;
+    const char* value;
+    std::vector<std::string> mentions;
+  };
+  const Case cases[] = {
+      {"rw", "append", {"rw", "'append'"}},
+      {"size", "10X", {"size", "'10X'"}},
+      {"bs", "lots", {"bs", "'lots'"}},
+      {"bs", "8G", {"bs", "'8G'"}},
+      {"direct", "maybe", {"direct", "'maybe'"}},
+      {"fdatasync", "2", {"fdatasync", "'2'"}},
+      {"threads", "4", {"'threads'"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.key) + "=" + c.value);
+    StreamSpec spec;
+    const common::Status status = SetStreamParameter(c.key, c.value, &spec);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    for (const std::string& m : c.mentions) {
+      EXPECT_THAT(std::string(status.message()), HasSubstr(m));
+    }
+  }
+}
+
+TEST(SetStreamParameter, ErrorLeavesTheSpecUnchanged) {
+  StreamSpec spec;
+  spec.set_size_bytes(4096);
+  EXPECT_FALSE(SetStreamParameter("size", "-1", &spec).ok());
+  EXPECT_EQ(spec.size_bytes(), 4096u);
+}
+
+TEST(PhasePlan, DescribeNamesDirectionSizeBlockAndFlags) {
+  PhasePlan phase;
+  StreamSpec* s = phase.spec.mutable_stream();
+  s->set_direction(StreamSpec::WRITE);
+  s->set_size_bytes(kGiB);
+  s->set_block_size(kMiB);
+  s->set_fdatasync(true);
+  EXPECT_EQ(phase.Describe(), "stream write 1 GiB, bs 1 MiB, fdatasync");
+
+  s->set_direction(StreamSpec::READ);
+  s->set_fdatasync(false);
+  s->set_direct(true);
+  s->set_size_bytes(512 * kMiB);
+  s->set_block_size(4096);
+  EXPECT_EQ(phase.Describe(), "stream read 512 MiB, bs 4 KiB, direct");
+}
+
+TEST(PhasePlan, DescribeWithoutWorkloadSaysSo) {
+  EXPECT_EQ(PhasePlan().Describe(), "unknown workload");
+}
+
+}  // namespace
+}  // namespace stormark::controller

@@ -1,0 +1,137 @@
+#include "controller/report_table.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stormark::controller {
+namespace {
+
+using stormark::v1::PhaseResult;
+using stormark::v1::StreamSpec;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr int64_t kBase = 1'700'000'000 * kSecond;
+
+PhasePlan WritePlan() {
+  PhasePlan plan;
+  plan.name = "seq-write";
+  StreamSpec* s = plan.spec.mutable_stream();
+  s->set_direction(StreamSpec::WRITE);
+  s->set_size_bytes(uint64_t{1} << 30);
+  s->set_block_size(1 << 20);
+  return plan;
+}
+
+HostOutcome Succeeded(const std::string& host, uint64_t mib_per_second,
+                      std::vector<std::string> warnings = {}) {
+  HostOutcome h;
+  h.host = host;
+  h.target = "scratch";
+  PhaseResult r;
+  r.set_state(PhaseResult::SUCCEEDED);
+  r.set_bytes(mib_per_second << 20);
+  r.set_ops(mib_per_second);
+  r.set_start_unix_nanos(kBase);
+  r.set_end_unix_nanos(kBase + kSecond);
+  r.set_elapsed_nanos(kSecond);
+  common::LatencyHistogram latency;
+  for (uint64_t v : {1'000'000, 2'000'000}) latency.Record(v);
+  latency.ToProto(r.mutable_latency());
+  for (auto& w : warnings) r.add_warnings(w);
+  h.result = r;
+  return h;
+}
+
+HostOutcome Unreachable(const std::string& host) {
+  HostOutcome h;
+  h.host = host;
+  h.error = "host " + host + ": unreachable: connection refused";
+  return h;
+}
+
+std::string Table(const std::vector<HostOutcome>& hosts, size_t index = 0, size_t count = 1) {
+  PhaseOutcome outcome;
+  outcome.plan = WritePlan();
+  outcome.start_at_unix_nanos = kBase;
+  outcome.hosts = hosts;
+  if (hosts.size() > 1) outcome.start_skew_nanos = 0;
+  return FormatPhaseTable(outcome, Summarize(outcome), index, count);
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The line of the table whose first cell is `host`, or "".
+std::string RowOf(const std::string& text, const std::string& host) {
+  for (const std::string& line : Lines(text)) {
+    if (line.starts_with("  " + host + " ")) return line;
+  }
+  return "";
+}
+
+TEST(FormatPhaseTable, HeadingNamesThePhaseAndItsPlaceInTheRun) {
+  const std::string text = Table({Succeeded("db1", 100)}, 1, 3);
+  EXPECT_THAT(text, StartsWith("Phase 2/3  seq-write: stream write 1 GiB, bs 1 MiB\n"));
+}
+
+TEST(FormatPhaseTable, OneRowPerHost) {
+  const std::string text = Table({Succeeded("db1", 100), Succeeded("db2", 200)});
+  const std::string db1 = RowOf(text, "db1");
+  const std::string db2 = RowOf(text, "db2");
+  EXPECT_THAT(db1, HasSubstr("100.0"));
+  EXPECT_THAT(db1, HasSubstr("scratch"));
+  EXPECT_THAT(db1, HasSubstr("ok"));
+  EXPECT_THAT(db2, HasSubstr("200.0"));
+  EXPECT_THAT(Lines(text), Contains(HasSubstr("MiB/s")));
+}
+
+TEST(FormatPhaseTable, AllHostsRowOnlyWithSeveralHosts) {
+  const std::string one = Table({Succeeded("db1", 100)});
+  EXPECT_THAT(one, Not(HasSubstr("all hosts")));
+
+  const std::string two = Table({Succeeded("db1", 100), Succeeded("db2", 200)});
+  const std::string all = RowOf(two, "all hosts");
+  EXPECT_THAT(all, HasSubstr("300.0"));
+  EXPECT_THAT(all, HasSubstr("2 hosts"));
+}
+
+TEST(FormatPhaseTable, WarningMarksTheFigureAndIsListedAsANote) {
+  const std::string text =
+      Table({Succeeded("db1", 100, {"size is under 2x RAM"}), Succeeded("db2", 200)});
+  EXPECT_THAT(RowOf(text, "db1"), HasSubstr("100.0 *"));
+  EXPECT_THAT(RowOf(text, "db2"), Not(HasSubstr(" *")));
+  EXPECT_THAT(RowOf(text, "all hosts"), Not(HasSubstr(" *")));
+  EXPECT_THAT(Lines(text), Contains("  * db1: size is under 2x RAM"));
+}
+
+TEST(FormatPhaseTable, ErrorIsANoteWithoutRepeatingTheHost) {
+  const std::string text = Table({Succeeded("db1", 100), Unreachable("db2:7420")});
+  EXPECT_THAT(RowOf(text, "db2:7420"), HasSubstr("ERROR"));
+  EXPECT_THAT(Lines(text), Contains("  x db2:7420: unreachable: connection refused"));
+  EXPECT_THAT(text, Not(HasSubstr("host db2:7420:")));
+}
+
+TEST(FormatPhaseTable, NoNotesWithoutWarningsOrErrors) {
+  const std::string text = Table({Succeeded("db1", 100), Succeeded("db2", 200)});
+  for (const std::string& line : Lines(text)) {
+    EXPECT_THAT(line, Not(StartsWith("  * ")));
+    EXPECT_THAT(line, Not(StartsWith("  x ")));
+  }
+  EXPECT_THAT(Lines(text), Not(IsEmpty()));
+}
+
+}  // namespace
+}  // namespace stormark::controller
