@@ -35,7 +35,10 @@ int Main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    LogLine(e.what());
+    std::fprintf(stderr, "Run 'stormark-agent --help' for usage.\n");
+    return 2;
   }
 
   // SIGINT and SIGTERM are taken by one thread with sigwait, so the phase's files are removed

@@ -53,6 +53,11 @@ int Main(int argc, char** argv) {
   agents_cmd->add_option("--agent", inventory, "agent HOST:PORT or unix:/path, repeatable")
       ->required();
 
+  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" &&
+      std::string(argv[1]) != "agents") {
+    std::fprintf(stderr, "stormark: unknown command '%s' (commands: run, agents)\n", argv[1]);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
