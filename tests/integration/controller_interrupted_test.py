@@ -1,0 +1,94 @@
+"""The controller interrupted or killed mid-phase: the agents abort the phase and remove its
+files, and an interrupted run still writes its report and exits 130."""
+
+import os
+import re
+import signal
+import sys
+import time
+import unittest
+
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stormark_harness as h  # noqa: E402
+
+GIB = 1 << 30
+# Unsynced, so the workload notices an abort between blocks; see agent_sigterm_test.py.
+SIZES = (("1G", GIB), ("4G", 4 * GIB))
+SIGNAL_AFTER_RUN_SECONDS = 0.4
+
+
+class ControllerInterruptedTest(h.StormarkTestCase):
+
+    def start_long_phase(self, agents, json_path):
+        """Starts a write on `agents` and waits until it is under way on the first. Returns the
+        controller and the phase id."""
+        for size, size_bytes in SIZES:
+            args = ["run", "--rw", "write", "--size", size, "--direct", "--bs", "4k", "--no-fdatasync", "--no-progress",
+                    "--json", json_path]
+            for agent in agents:
+                args += ["--agent", agent.address]
+            ctl = self.start_stormark(args)
+            # The first phase id seen in this attempt's log lines.
+            start = len(agents[0].log())
+            deadline = time.monotonic() + 60
+            while not re.search(r"run phase '([^']+)'", agents[0].log()[start:]):
+                self.assertLess(time.monotonic(), deadline, agents[0].log())
+                if not ctl.running():
+                    self.fail(f"stormark ended early:\n{ctl.wait().describe()}")
+                time.sleep(0.02)
+            phase_id = re.search(r"run phase '([^']+)'", agents[0].log()[start:]).group(1)
+            time.sleep(SIGNAL_AFTER_RUN_SECONDS)
+            if not re.search(r"phase '%s' (SUCCEEDED|FAILED|ABORTED)" % re.escape(phase_id),
+                             agents[0].log()):
+                return ctl, phase_id, size_bytes
+            ctl.wait(timeout=240)  # Finished already; try a longer phase.
+        self.fail("every phase finished before the controller could be stopped")
+
+    def test_sigint_aborts_every_agent_and_exits_130(self):
+        a = self.start_agent("a")
+        b = self.start_agent("b")
+        json_path = os.path.join(self.make_dir(), "out.json")
+        ctl, phase_id, size_bytes = self.start_long_phase([a, b], json_path)
+        ctl.proc.send_signal(signal.SIGINT)
+        result = ctl.wait(timeout=60)
+        self.assertEqual(result.returncode, 130, result.describe())
+        self.assert_no_crash(result)
+        self.assertIn("stormark: interrupted", result.stderr)
+
+        report = self.load_json(json_path)
+        self.assertTrue(report["interrupted"])
+        phase = report["phases"][0]
+        self.assertEqual(phase["phase_id"], phase_id)
+        for agent in (a, b):
+            r = self.result_for(phase, agent.address)
+            self.assertEqual(r["status"], "aborted", r)
+            self.assertLess(r["bytes"], size_bytes)
+            agent.wait_for_log(r"phase '%s' ABORTED" % re.escape(phase_id), timeout=10)
+            self.assertEqual(os.listdir(agent.target_dir), [], agent.log())
+            self.assertIsNone(agent.proc.poll(), "the agent keeps serving")
+
+    def test_killed_controller_makes_the_agent_remove_its_files(self):
+        agent = self.start_agent()
+        ctl, phase_id, _ = self.start_long_phase([agent], os.path.join(self.make_dir(), "o.json"))
+        self.assertEqual(agent.phase_dirs(), [f".stormark-{phase_id}"])
+        ctl.proc.send_signal(signal.SIGKILL)
+        ctl.proc.wait(timeout=10)
+        agent.wait_for_log(r"phase '%s' ABORTED: .*went away" % re.escape(phase_id), timeout=30)
+        # The log line comes just before the files are removed; allow for that.
+        deadline = time.monotonic() + 10
+        while os.listdir(agent.target_dir) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(os.listdir(agent.target_dir), [], agent.log())
+
+        # The slot is free: a new run on the same agent succeeds.
+        json_path = os.path.join(self.make_dir(), "again.json")
+        result = self.run_stormark(["run", "--agent", agent.address, "--rw", "write",
+                                    "--size", "8M", "--json", json_path, "--no-progress"])
+        self.assertEqual(result.returncode, 0, result.describe())
+        phase = self.load_json(json_path)["phases"][0]
+        self.assert_succeeded_result(phase, phase["results"][0], 8 << 20)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,159 @@
+"""Bad input and unreachable hosts: the documented exit code, one `stormark:` line naming the
+problem, and no crash text."""
+
+import os
+import re
+import sys
+import unittest
+
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stormark_harness as h  # noqa: E402
+
+
+class ErrorsTest(h.StormarkTestCase):
+
+    def setUp(self):
+        # A private TMPDIR: a refused run must not leave an embedded agent's directory in it.
+        self.tmpdir = self.make_dir("stormark-itest-tmpdir-")
+        self.env = {"TMPDIR": self.tmpdir}
+
+    def run_refused(self, args, code):
+        result = self.run_stormark(args, timeout=60, env=self.env)
+        self.assertEqual(result.returncode, code, result.describe())
+        self.assert_no_crash(result)
+        return result
+
+    def error_lines(self, result, *needles):
+        """The stderr lines that start with 'stormark:' and contain every needle; there must be
+        exactly one. Every stderr line must be a 'stormark:' line."""
+        lines = result.stderr.splitlines()
+        for line in lines:
+            self.assertTrue(line.startswith("stormark: "), result.describe())
+        matching = [l for l in lines if all(n in l for n in needles)]
+        self.assertEqual(len(matching), 1, f"one line with {needles}:\n{result.describe()}")
+        return matching[0]
+
+    def test_bad_size_is_refused_before_anything_runs(self):
+        result = self.run_refused(["run", "--rw", "write", "--size", "10X"], 2)
+        self.error_lines(result, "'10X'", "size")
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.describe())
+        self.assertNotIn("Phase ", result.stdout)
+        self.assertEqual(os.listdir(self.tmpdir), [], "no embedded agent was started")
+
+    def test_bad_block_size_names_bs(self):
+        result = self.run_refused(["run", "--rw", "write", "--bs", "1Q"], 2)
+        self.error_lines(result, "'1Q'", "bs")
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.describe())
+
+    def test_unreachable_agent_exits_1_naming_it(self):
+        address = f"127.0.0.1:{h.closed_loopback_port()}"
+        result = self.run_refused(["run", "--agent", address, "--rw", "write", "--size", "8M",
+                                   "--no-progress"], 1)
+        self.error_lines(result, address, "unreachable")
+        self.assertNotIn("Phase ", result.stdout)
+
+    def test_unknown_target_is_refused_naming_it_and_the_host(self):
+        agent = self.start_agent()
+        result = self.run_refused(["run", "--agent", agent.address, "--target", "nope",
+                                   "--rw", "write", "--size", "8M", "--no-progress"], 2)
+        self.error_lines(result, "'nope'", agent.address)
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.describe())
+        self.assertNotIn("Phase ", result.stdout)
+        self.assertNotRegex(agent.log(), r"prepared phase")
+        self.assertEqual(os.listdir(agent.target_dir), [])
+
+    def test_plan_error_names_file_and_line(self):
+        agent = self.start_agent()
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), (
+            "phases:\n"                # 1
+            "  - name: first\n"        # 2
+            "    workload: stream\n"   # 3
+            "    rw: write\n"          # 4
+            "    size: 8M\n"           # 5
+            "  - name: second\n"       # 6
+            "    workload: stream\n"   # 7
+            "    rw: read\n"           # 8
+            "    bs: 12 apples\n"))    # 9
+        result = self.run_refused(["run", "--agent", agent.address, "--plan", plan,
+                                   "--no-progress"], 2)
+        line = self.error_lines(result, "plan.yaml:9")
+        self.assertIn("second", line)
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.describe())
+        self.assertNotRegex(agent.log(), r"prepared phase")
+
+    def test_plan_yaml_syntax_error_names_file_and_line(self):
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), (
+            "phases:\n"
+            "  - name: first\n"
+            "    workload: stream\n"
+            "    rw: [write\n"))
+        result = self.run_refused(["run", "--plan", plan, "--no-progress"], 2)
+        self.error_lines(result, "plan.yaml:")
+        self.assertEqual(os.listdir(self.tmpdir), [])
+
+    def test_agent_config_error_names_file_and_line(self):
+        work = self.make_dir()
+        config = self.write_file(os.path.join(work, "bad.yaml"), (
+            "targets:\n"                                     # 1
+            f"  good:\n    dir: {work}\n"                    # 2-3
+            f"  scratch:\n    dir: {work}/does-not-exist\n"  # 4-5
+        ))
+        result = self.run_agent_binary(["--listen", "127.0.0.1:0", "--config", config])
+        self.assertEqual(result.returncode, 2, result.describe())
+        self.assert_no_crash(result)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.describe())
+        self.assertIn("bad.yaml:5", lines[0])
+        self.assertIn("does-not-exist", lines[0])
+        self.assertNotIn("listening", result.stderr)
+
+    def test_agent_refuses_plain_text_on_a_non_loopback_address(self):
+        work = self.make_dir()
+        config = self.write_file(os.path.join(work, "agent.yaml"),
+                                 f"targets:\n  scratch:\n    dir: {work}\n")
+        result = self.run_agent_binary(["--listen", "0.0.0.0:0", "--config", config])
+        self.assertNotEqual(result.returncode, 0, result.describe())
+        self.assert_no_crash(result)
+        self.assertNotIn("listening on", result.stderr)
+        self.assertRegex(result.stderr, r"TLS")
+        self.assertRegex(result.stderr, r"--insecure")
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.describe())
+
+    def test_unreachable_and_good_agent_reports_the_good_one(self):
+        good = self.start_agent("good")
+        bad = f"127.0.0.1:{h.closed_loopback_port()}"
+        json_path = os.path.join(self.make_dir(), "out.json")
+        result = self.run_refused(["run", "--agent", good.address, "--agent", bad,
+                                   "--rw", "write", "--size", "16M", "--json", json_path,
+                                   "--no-progress"], 1)
+        self.error_lines(result, bad, "unreachable")
+        tables = h.phase_tables(result.stdout)
+        self.assertEqual(len(tables), 1, result.describe())
+        good_rows = h.rows_for(tables[0], good.address)
+        self.assertEqual(len(good_rows), 1, result.describe())
+        row = h.parse_row(good_rows[0], good.address)
+        self.assertEqual(row["status"], "ok", good_rows[0])
+        self.assertGreater(row["mibps"] or 0, 0, good_rows[0])
+        bad_rows = h.rows_for(tables[0], bad)
+        self.assertEqual(len(bad_rows), 1, result.describe())
+        self.assertEqual(h.parse_row(bad_rows[0], bad)["status"], "ERROR")
+        self.assertTrue([n for n in tables[0]["notes"]
+                         if n.startswith(f"  x {bad}: ") and "unreachable" in n],
+                        result.describe())
+
+        report = self.load_json(json_path)
+        agents = {a["host"]: a for a in report["agents"]}
+        self.assertEqual(agents[good.address]["error"], "")
+        self.assertIn("unreachable", agents[bad]["error"])
+        phase = report["phases"][0]
+        self.assert_succeeded_result(phase, self.result_for(phase, good.address), 16 << 20)
+        bad_result = self.result_for(phase, bad)
+        self.assertEqual(bad_result["status"], "error")
+        self.assertIn("unreachable", bad_result["error"])
+        self.assertEqual(phase["all_hosts"]["hosts"], 1)
+        self.assertEqual(os.listdir(good.target_dir), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

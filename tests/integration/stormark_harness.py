@@ -1,0 +1,367 @@
+"""Shared pieces of stormark's multi-process integration tests.
+
+The tests run the real binaries: `stormark-agent` processes listening on loopback ports, and
+`stormark` controllers talking to them. StormarkTestCase starts every process and temporary
+directory through addCleanup, so each is torn down even when a test fails: processes are
+stopped by the PID this harness started (SIGTERM, then SIGKILL), and directories are removed.
+
+The binaries come from $STORMARK_BIN_DIR (CTest sets it). Every wait is bounded.
+"""
+
+import ctypes
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+# Temporary directories go here, not /tmp: /tmp may be tmpfs, which measures memory.
+TEMP_ROOT = "/var/tmp"
+
+# Text that means a process crashed or leaked an exception instead of reporting an error.
+CRASH_TEXT = ("Traceback", "terminate called", "Aborted", "Segmentation fault", "core dumped",
+              "internal error", "AddressSanitizer", "runtime error:")
+
+_LISTENING = re.compile(r"stormark-agent: listening on (127\.0\.0\.1:(\d+)) ")
+_PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(None, use_errno=True)  # Loaded here: the child after fork only calls it.
+
+
+def bin_dir():
+    path = os.environ.get("STORMARK_BIN_DIR")
+    if not path:
+        raise RuntimeError("set STORMARK_BIN_DIR to the directory holding stormark and "
+                           "stormark-agent (e.g. build/bin)")
+    return path
+
+
+def binary(name):
+    path = os.path.join(bin_dir(), name)
+    if not os.access(path, os.X_OK):
+        raise RuntimeError(f"{path} is missing or not executable; build it first")
+    return path
+
+
+def _die_with_parent():
+    """Runs in the child before exec: if this test process dies (a CTest timeout kills it),
+    the child gets SIGTERM instead of living on as an orphan holding a port."""
+    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _stop_process(proc, grace_seconds=10):
+    """Stops a process this harness started: SIGTERM, then SIGKILL. Bounded."""
+    if proc.poll() is None:
+        try:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=grace_seconds)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+    # Reaped above, or earlier by the test.
+    proc.poll()
+
+
+def closed_loopback_port():
+    """A loopback port nothing listens on (just released by the kernel)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+class Agent:
+    """A stormark-agent process started by the harness, serving one target 'scratch'."""
+
+    def __init__(self, name, proc, address, target_dir, log_path, config_path):
+        self.name = name
+        self.proc = proc
+        self.address = address  # "127.0.0.1:PORT", the label the controller prints
+        self.target_dir = target_dir
+        self.log_path = log_path
+        self.config_path = config_path
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def log(self):
+        return read_text(self.log_path)
+
+    def wait_for_log(self, pattern, timeout=30):
+        """Waits until the agent's stderr matches `pattern`; returns the match."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            match = regex.search(self.log())
+            if match:
+                return match
+            if self.proc.poll() is not None:
+                raise AssertionError(f"agent {self.name} exited ({self.proc.returncode}) before "
+                                     f"logging /{pattern}/; its log:\n{self.log()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"agent {self.name} did not log /{pattern}/ within "
+                                     f"{timeout} s; its log:\n{self.log()}")
+            time.sleep(0.02)
+
+    def send_signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def wait(self, timeout=30):
+        """Waits for the agent to exit; returns its exit code."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"agent {self.name} still running after {timeout} s; its log:\n"
+                                 f"{self.log()}") from None
+
+    def stop(self):
+        _stop_process(self.proc)
+
+    def phase_dirs(self):
+        """The .stormark-* directories left in the target."""
+        return [n for n in os.listdir(self.target_dir) if n.startswith(".stormark-")]
+
+
+class Result:
+    """How a finished controller run ended."""
+
+    def __init__(self, args, returncode, stdout, stderr):
+        self.args = args
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def describe(self):
+        return (f"command: {' '.join(self.args)}\nexit code: {self.returncode}\n"
+                f"--- stdout\n{self.stdout}--- stderr\n{self.stderr}---")
+
+
+class Controller:
+    """A `stormark` process running in the background, its output going to files."""
+
+    def __init__(self, args, proc, stdout_path, stderr_path):
+        self.args = args
+        self.proc = proc
+        self.stdout_path = stdout_path
+        self.stderr_path = stderr_path
+
+    def stdout(self):
+        return read_text(self.stdout_path)
+
+    def stderr(self):
+        return read_text(self.stderr_path)
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def wait(self, timeout=120):
+        """Waits for the controller to exit; returns its Result."""
+        try:
+            code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _stop_process(self.proc)
+            raise AssertionError(f"stormark still running after {timeout} s:\n"
+                                 f"{Result(self.args, None, self.stdout(), self.stderr()).describe()}"
+                                 ) from None
+        return Result(self.args, code, self.stdout(), self.stderr())
+
+    def stop(self):
+        _stop_process(self.proc)
+
+
+def phase_tables(stdout):
+    """The per-phase tables of the controller's stdout: a list of
+    {"title": "Phase 1/2  seq-write: ...", "rows": [line, ...], "notes": [line, ...]}."""
+    phases = []
+    current = None
+    in_table = False
+    for line in stdout.splitlines():
+        if line.startswith("Phase "):
+            current = {"title": line, "rows": [], "notes": []}
+            phases.append(current)
+            in_table = False
+            continue
+        if current is None:
+            continue
+        if line.startswith("  host ") and "MiB/s" in line:
+            in_table = True
+            continue
+        if not line.strip():
+            in_table = False
+            continue
+        if in_table:
+            current["rows"].append(line)
+        elif line.startswith("  * ") or line.startswith("  x "):
+            current["notes"].append(line)
+        elif not line.startswith("  "):
+            current = None  # "JSON report: ..." and such end the phase's text.
+    return phases
+
+
+def rows_for(table, host):
+    """The table rows whose host column is `host`."""
+    return [r for r in table["rows"] if r.strip() == host or r.strip().startswith(host + " ")]
+
+
+def parse_row(row, host):
+    """Splits a table row into {"target", "mibps", "status"}. mibps is None for a row without
+    figures ("-"). The status is the last column ("ok", "ERROR", "2 hosts", ...)."""
+    rest = row.strip()[len(host):].split()
+    status = rest[-1]
+    if len(rest) >= 2 and rest[-1] in ("host", "hosts"):
+        status = " ".join(rest[-2:])
+    target = rest[0] if rest[0] != "-" and not _is_number(rest[0]) else ""
+    figures = rest[1:] if target else rest
+    mibps = float(figures[0]) if figures and _is_number(figures[0]) else None
+    return {"target": target, "mibps": mibps, "status": status}
+
+
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+class StormarkTestCase(unittest.TestCase):
+    """Base for the integration tests: starts processes and directories, always tears down."""
+
+    maxDiff = None
+
+    def make_dir(self, prefix="stormark-itest-"):
+        """A fresh directory under /var/tmp, removed after the test."""
+        path = tempfile.mkdtemp(prefix=prefix, dir=TEMP_ROOT)
+        self.addCleanup(shutil.rmtree, path, ignore_errors=True)
+        return path
+
+    def write_file(self, path, text):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def start_agent(self, name="agent", timeout=20):
+        """Starts stormark-agent on 127.0.0.1:0 with one target 'scratch' in a fresh directory,
+        and waits for its listening line."""
+        base = self.make_dir(f"stormark-itest-{name}-")
+        target_dir = os.path.join(base, "target")
+        os.mkdir(target_dir)
+        config = self.write_file(os.path.join(base, "agent.yaml"),
+                                 f"targets:\n  scratch:\n    dir: {target_dir}\n")
+        log_path = os.path.join(base, "agent.log")
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(
+                [binary("stormark-agent"), "--listen", "127.0.0.1:0", "--config", config],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=_die_with_parent)
+        # Registered after the directory's cleanup, so it runs first: stop, then remove.
+        self.addCleanup(_stop_process, proc)
+        agent = Agent(name, proc, None, target_dir, log_path, config)
+        match = agent.wait_for_log(_LISTENING.pattern, timeout=timeout)
+        agent.address = match.group(1)
+        return agent
+
+    def _controller_env(self, env):
+        full = dict(os.environ)
+        if env:
+            full.update(env)
+        return full
+
+    def run_stormark(self, args, timeout=120, env=None):
+        """Runs `stormark ARGS` to the end; returns its Result. Fails the test on a timeout."""
+        argv = [binary("stormark")] + list(args)
+        try:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                  errors="replace", timeout=timeout,
+                                  env=self._controller_env(env), preexec_fn=_die_with_parent)
+        except subprocess.TimeoutExpired as e:  # subprocess.run has killed it.
+            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout
+            err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr
+            self.fail(f"stormark did not finish within {timeout} s:\n"
+                      f"{Result(argv, None, out or '', err or '').describe()}")
+        return Result(argv, done.returncode, done.stdout, done.stderr)
+
+    def start_stormark(self, args, env=None):
+        """Starts `stormark ARGS` in the background; returns its Controller."""
+        base = self.make_dir("stormark-itest-ctl-")
+        argv = [binary("stormark")] + list(args)
+        out_path = os.path.join(base, "stdout")
+        err_path = os.path.join(base, "stderr")
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    env=self._controller_env(env), preexec_fn=_die_with_parent)
+        self.addCleanup(_stop_process, proc)
+        return Controller(argv, proc, out_path, err_path)
+
+    def run_agent_binary(self, args, timeout=20):
+        """Runs `stormark-agent ARGS`, expected to exit by itself (a refused start)."""
+        argv = [binary("stormark-agent")] + list(args)
+        try:
+            done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                  errors="replace", timeout=timeout, preexec_fn=_die_with_parent)
+        except subprocess.TimeoutExpired:  # subprocess.run has killed it.
+            self.fail(f"stormark-agent kept running for {timeout} s: {' '.join(argv)}")
+        return Result(argv, done.returncode, done.stdout, done.stderr)
+
+    def load_json(self, path):
+        self.assertTrue(os.path.exists(path), f"no JSON report at {path}")
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+        self.assertEqual(report.get("schema"), "stormark.run/1")
+        return report
+
+    def result_for(self, phase, host):
+        """The one result of `phase` whose host is `host`."""
+        matches = [r for r in phase["results"] if r["host"] == host]
+        self.assertEqual(len(matches), 1,
+                         f"expected one result for {host}, got hosts "
+                         f"{[r['host'] for r in phase['results']]}")
+        return matches[0]
+
+    def assert_no_crash(self, result):
+        for text in CRASH_TEXT:
+            self.assertNotIn(text, result.stdout + result.stderr, result.describe())
+        # A negative code is a death by signal, never a reported error.
+        self.assertIsNotNone(result.returncode)
+        self.assertGreaterEqual(result.returncode, 0, result.describe())
+
+    def assert_succeeded_result(self, phase, result, size_bytes):
+        """A host's result moved exactly `size_bytes` and its figures agree with each other."""
+        self.assertEqual(result["status"], "succeeded", result)
+        self.assertEqual(result["error"], "")
+        self.assertEqual(result["bytes"], size_bytes)
+        workload = phase["workload"]
+        self.assertEqual(workload["size_bytes"], size_bytes)
+        # One op per block, plus the timed fdatasync of a synced write.
+        ops = size_bytes // workload["block_size"] + (1 if workload["fdatasync"] else 0)
+        self.assertEqual(result["ops"], ops)
+        self.assertGreater(result["elapsed_seconds"], 0)
+        self.assertAlmostEqual(result["bytes_per_second"],
+                               result["bytes"] / result["elapsed_seconds"],
+                               delta=result["bytes_per_second"] * 1e-6)
+        latency = result["latency"]
+        self.assertEqual(latency["count"], result["ops"])
+        self.assertEqual(sum(latency["buckets"]["count"]), latency["count"])
+        self.assertLessEqual(latency["p50"], latency["p99"])
+        self.assertLessEqual(latency["p99"], latency["max"])
+        series = result["series"]
+        self.assertTrue(series, "a succeeded result has a time series")
+        self.assertEqual(sum(s["bytes"] for s in series), result["bytes"])
+        self.assertEqual(sum(s["ops"] for s in series), result["ops"])
+        for s in series:
+            self.assertEqual(s["host"], result["host"])
+        offsets = [s["offset_nanos"] for s in series]
+        self.assertEqual(offsets, sorted(offsets))
