@@ -54,30 +54,55 @@ std::string PhaseRunner::BusyWith() const {
   return state_ == State::kIdle ? "" : spec_.phase_id();
 }
 
-int PhaseRunner::ResetLocked() {
-  int removed = workload_ ? workload_->Cleanup() : 0;
-  workload_.reset();
+namespace {
+
+int CleanUp(std::unique_ptr<Workload> workload) { return workload ? workload->Cleanup() : 0; }
+
+}  // namespace
+
+std::unique_ptr<Workload> PhaseRunner::ReleaseLocked() {
+  std::unique_ptr<Workload> workload = std::move(workload_);
   warnings_.clear();
   spec_.Clear();
   state_ = State::kIdle;
   cancelled_ = false;
   abort_reason_.clear();
   state_changed_.notify_all();
-  return removed;
+  return workload;
 }
 
-StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec) {
+std::unique_ptr<Workload> PhaseRunner::ReleaseIfAbandonedLocked(std::string* note) {
+  if (state_ != State::kPrepared && state_ != State::kFinished) return nullptr;
+  const int64_t idle = clock_.MonotonicNanos() - last_touched_mono_;
+  if (idle < reclaim_after_nanos_) return nullptr;
+  *note = fmt::format("removed abandoned phase '{}' (untouched for {:.0f} s)", spec_.phase_id(),
+                      static_cast<double>(idle) / 1e9);
+  return ReleaseLocked();
+}
+
+std::string PhaseRunner::ReclaimAbandoned() {
+  std::string note, phase;
+  std::unique_ptr<Workload> abandoned;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    phase = spec_.phase_id();
+    abandoned = ReleaseIfAbandonedLocked(&note);
+  }
+  if (!abandoned) return "";
+  CleanUp(std::move(abandoned));
+  return phase;
+}
+
+StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
+                                                         const GoneFn& gone) {
   std::vector<std::string> warnings;
+  std::unique_ptr<Workload> abandoned;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (shut_down_) return absl::UnavailableError("agent is shutting down");
-    const int64_t idle = clock_.MonotonicNanos() - last_touched_mono_;
-    if ((state_ == State::kPrepared || state_ == State::kFinished) &&
-        idle >= reclaim_after_nanos_) {
-      warnings.push_back(fmt::format("removed abandoned phase '{}' (untouched for {:.0f} s)",
-                                     spec_.phase_id(), static_cast<double>(idle) / 1e9));
-      ResetLocked();
-    }
+    std::string note;
+    abandoned = ReleaseIfAbandonedLocked(&note);
+    if (abandoned) warnings.push_back(note);
     if (state_ != State::kIdle) {
       return absl::FailedPreconditionError(common::StrCat(
           "agent is busy with phase '", spec_.phase_id(), "' (", StateName(state_),
@@ -87,17 +112,45 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     spec_ = spec;
     cancelled_ = false;
     abort_reason_.clear();
+    ++generation_;
   }
+  CleanUp(std::move(abandoned));
 
+  // A caller that goes away during a long set-up cancels it.
+  std::mutex watch_mu;
+  std::condition_variable watch_cv;
+  bool prepared = false;  // Guarded by watch_mu.
+  std::thread watcher;
+  if (gone) {
+    watcher = std::thread([&] {
+      std::unique_lock<std::mutex> lock(watch_mu);
+      while (!watch_cv.wait_for(lock, std::chrono::nanoseconds(kPollNanos),
+                                [&] { return prepared; })) {
+        if (gone()) {
+          cancelled_ = true;
+          return;
+        }
+      }
+    });
+  }
   StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(spec, config_, host_);
   Status status = workload.status();
   if (status.ok()) status = (*workload)->Prepare(cancelled_, &warnings);
+  if (watcher.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(watch_mu);
+      prepared = true;
+    }
+    watch_cv.notify_all();
+    watcher.join();
+  }
 
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   if (status.ok() && cancelled_) status = absl::CancelledError("phase aborted while preparing");
   if (!status.ok()) {
-    if (workload.ok()) (*workload)->Cleanup();
-    ResetLocked();
+    ReleaseLocked();
+    lock.unlock();
+    if (workload.ok()) CleanUp(std::move(*workload));
     return status;
   }
   workload_ = std::move(*workload);
@@ -214,15 +267,19 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     result.set_error("the controller went away during the phase");
   }
 
-  std::lock_guard<std::mutex> lock(mu_);
-  if (caller_gone) {
-    // Nobody will call Cleanup: free the slot now.
-    ResetLocked();
-  } else {
-    state_ = State::kFinished;
-    last_touched_mono_ = clock_.MonotonicNanos();
-    state_changed_.notify_all();
+  std::unique_ptr<Workload> released;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (caller_gone) {
+      // Nobody will call Cleanup: free the slot now.
+      released = ReleaseLocked();
+    } else {
+      state_ = State::kFinished;
+      last_touched_mono_ = clock_.MonotonicNanos();
+      state_changed_.notify_all();
+    }
   }
+  CleanUp(std::move(released));
   return result;
 }
 
@@ -256,25 +313,38 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
   }
 }
 
-bool PhaseRunner::Abort(const std::string& phase_id) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (state_ == State::kIdle) return false;
-  if (!phase_id.empty() && phase_id != spec_.phase_id()) return false;
-  if (abort_reason_.empty()) {
-    abort_reason_ = shut_down_ ? "the agent is shutting down" : "aborted by the controller";
+bool PhaseRunner::Abort(const std::string& phase_id, int64_t max_wait_nanos) {
+  std::unique_ptr<Workload> released;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (state_ == State::kIdle) return false;
+    if (!phase_id.empty() && phase_id != spec_.phase_id()) return false;
+    if (abort_reason_.empty()) {
+      abort_reason_ = shut_down_ ? "the agent is shutting down" : "aborted by the controller";
+    }
+    cancelled_ = true;
+    // A preparing or running phase notices the flag and leaves that state by itself; a
+    // running phase whose caller went away resets to idle by itself too. Once the slot
+    // holds another phase (a new generation), this abort has nothing left to do.
+    const uint64_t generation = generation_;
+    auto settled = [&] {
+      return generation_ != generation ||
+             (state_ != State::kPreparing && state_ != State::kRunning);
+    };
+    if (max_wait_nanos < 0) {
+      state_changed_.wait(lock, settled);
+    } else if (!state_changed_.wait_for(lock, std::chrono::nanoseconds(max_wait_nanos),
+                                        settled)) {
+      return true;
+    }
+    if (generation_ == generation && state_ != State::kIdle) released = ReleaseLocked();
   }
-  cancelled_ = true;
-  // A preparing or running phase notices the flag and leaves that state by itself; a
-  // running phase whose caller went away resets to idle by itself too.
-  state_changed_.wait(lock, [&] {
-    return state_ != State::kPreparing && state_ != State::kRunning;
-  });
-  if (state_ != State::kIdle) ResetLocked();
+  CleanUp(std::move(released));
   return true;
 }
 
 StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   if (state_ == State::kIdle) return 0;
   if (phase_id != spec_.phase_id()) {
     return absl::FailedPreconditionError(common::StrCat(
@@ -284,7 +354,9 @@ StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id) {
     return absl::FailedPreconditionError(common::StrCat(
         "phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
   }
-  return ResetLocked();
+  std::unique_ptr<Workload> released = ReleaseLocked();
+  lock.unlock();
+  return CleanUp(std::move(released));
 }
 
 void PhaseRunner::Shutdown() {
@@ -292,7 +364,8 @@ void PhaseRunner::Shutdown() {
     std::lock_guard<std::mutex> lock(mu_);
     shut_down_ = true;
   }
-  Abort("");
+  constexpr int64_t kShutdownWaitNanos = 10'000'000'000;
+  Abort("", kShutdownWaitNanos);
 }
 
 }  // namespace stormark::agent

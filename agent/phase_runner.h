@@ -39,16 +39,19 @@ class PhaseRunner {
   PhaseRunner(const PhaseRunner&) = delete;
   PhaseRunner& operator=(const PhaseRunner&) = delete;
 
+  // Polled while waiting or working; returns true when the caller has gone.
+  using GoneFn = std::function<bool()>;
+
   // Validates the spec and runs the workload's untimed set-up. FAILED_PRECONDITION when a
-  // phase is already held (unless it was abandoned; see kDefaultReclaimAfterNanos); NOT_FOUND for an unknown target; INVALID_ARGUMENT for bad values.
-  common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec);
+  // phase is already held (unless it was abandoned; see kDefaultReclaimAfterNanos);
+  // NOT_FOUND for an unknown target; INVALID_ARGUMENT for bad values. If `gone` reports the
+  // caller gone, the set-up stops and its files are removed.
+  common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec,
+                                                       const GoneFn& gone = nullptr);
 
   // Called with progress every interval; returns false when nobody listens any more, which
   // aborts the phase.
   using ProgressFn = std::function<bool(const stormark::v1::RunUpdate::Progress&)>;
-  // Polled while waiting for the start instant; returns true when the caller has gone.
-  using GoneFn = std::function<bool()>;
-
   // Waits for the start instant, runs the prepared phase and returns its result, which
   // tells success, failure or abort. An error Status means the phase could not start (wrong
   // id, not prepared). Blocks for the whole phase.
@@ -57,8 +60,13 @@ class PhaseRunner {
                                                   const GoneFn& gone);
 
   // Cancels the phase `phase_id` (or any phase, if empty) and removes its files. Returns
-  // whether there was one. Waits until a running workload has stopped.
-  bool Abort(const std::string& phase_id);
+  // whether there was one. Waits until a running workload has stopped, or at most
+  // `max_wait_nanos` when that is not negative (the phase then goes on stopping by itself).
+  bool Abort(const std::string& phase_id, int64_t max_wait_nanos = -1);
+
+  // Frees the slot if its phase has been abandoned (prepared or finished, untouched for the
+  // reclaim time) and removes its files. Returns the phase id, or "" if nothing was done.
+  std::string ReclaimAbandoned();
 
   // Removes the files of a prepared or finished phase and frees the slot. OK with 0 when the
   // slot is already empty (Cleanup is idempotent); FAILED_PRECONDITION while running or when
@@ -68,7 +76,8 @@ class PhaseRunner {
   // The id of the phase held, or "" when idle.
   std::string BusyWith() const;
 
-  // Aborts the held phase and refuses every later Prepare. For SIGTERM/SIGINT.
+  // Aborts the held phase and refuses every later Prepare. For SIGTERM/SIGINT. Waits at
+  // most 10 s for a running workload (an I/O may hang on a dead network device).
   void Shutdown();
 
   const AgentConfig& config() const { return config_; }
@@ -78,8 +87,11 @@ class PhaseRunner {
   enum class State { kIdle, kPreparing, kPrepared, kRunning, kFinished };
   static const char* StateName(State state);
 
-  // Resets the slot to idle, removing the workload's files. Requires mu_ held.
-  int ResetLocked();
+  // Resets the slot to idle and hands back the workload, whose files the caller removes
+  // after releasing mu_ (removing a large file can take seconds). Requires mu_ held.
+  std::unique_ptr<Workload> ReleaseLocked();
+  // ReleaseLocked() if the held phase is abandoned, with a note saying so; else nullptr.
+  std::unique_ptr<Workload> ReleaseIfAbandonedLocked(std::string* note);
   // Fills the result from the recorders and timings of a finished run.
   void FillResult(const common::Status& status, const common::RecorderSet& recorders,
                   int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result);
@@ -97,6 +109,7 @@ class PhaseRunner {
   std::unique_ptr<Workload> workload_;           // Guarded by mu_ (used unlocked while running).
   std::vector<std::string> warnings_;            // Guarded by mu_.
   int64_t last_touched_mono_ = 0;                // Guarded by mu_; end of the last call.
+  uint64_t generation_ = 0;                      // Guarded by mu_; counts accepted Prepares.
   std::atomic<bool> cancelled_{false};
   std::string abort_reason_;                     // Guarded by mu_; why cancelled_ was set.
 };

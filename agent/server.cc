@@ -1,11 +1,37 @@
 #include "agent/server.h"
 
+#include <dirent.h>
+
 #include <chrono>
 
 #include "common/strings.h"
 #include "common/address.h"
 
 namespace stormark::agent {
+namespace {
+
+// Phase directories left by an agent that crashed or was killed cannot be told apart from
+// another agent's live ones, so they are reported, never removed.
+void WarnAboutLeftovers(const AgentConfig& config, const LogFn& log) {
+  if (!log) return;
+  for (const auto& target : config.targets) {
+    DIR* dir = opendir(target.path.c_str());
+    if (dir == nullptr) continue;
+    std::string found;
+    while (const dirent* entry = readdir(dir)) {
+      const std::string_view name = entry->d_name;
+      if (name.starts_with(".stormark-")) found += common::StrCat(found.empty() ? "" : ", ", name);
+    }
+    closedir(dir);
+    if (!found.empty()) {
+      log(common::StrCat("warning: target '", target.name, "' (", target.path,
+                         ") holds files of earlier phases that were not cleaned up: ", found,
+                         "; remove them by hand if no other agent uses this directory"));
+    }
+  }
+}
+
+}  // namespace
 
 common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOptions options,
                                                                   const common::Clock& clock) {
@@ -17,6 +43,8 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
         "loopback address or a unix socket, or pass --insecure on a network you trust"));
   }
   std::unique_ptr<AgentServer> server(new AgentServer());
+  server->log_ = options.log;
+  WarnAboutLeftovers(options.config, options.log);
   server->runner_ = std::make_unique<PhaseRunner>(options.config, ReadHostFacts(), clock);
   server->service_ =
       std::make_unique<AgentService>(*server->runner_, clock, options.log, options.protocol);
@@ -40,7 +68,21 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
   } else {
     server->address_ = common::StrCat(listen.substr(0, listen.rfind(':')), ":", port);
   }
+  server->reaper_ = std::thread([s = server.get()] { s->ReapAbandonedPhases(); });
   return server;
+}
+
+void AgentServer::ReapAbandonedPhases() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_.wait_for(lock, std::chrono::seconds(5), [this] { return stopping_; })) {
+    lock.unlock();
+    const std::string phase = runner_->ReclaimAbandoned();
+    if (!phase.empty() && log_) {
+      log_(common::StrCat("removed abandoned phase '", phase,
+                          "': its controller neither ran nor cleaned it up"));
+    }
+    lock.lock();
+  }
 }
 
 AgentServer::~AgentServer() {
@@ -54,6 +96,13 @@ std::shared_ptr<grpc::Channel> AgentServer::InProcessChannel() {
 
 // server_ is null when Start failed to listen; the half-built server is destroyed then.
 void AgentServer::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  if (reaper_.joinable()) reaper_.join();
   if (runner_) runner_->Shutdown();
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
 }

@@ -2,8 +2,11 @@
 #ifndef STORMARK_AGENT_SERVER_H_
 #define STORMARK_AGENT_SERVER_H_
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include <grpcpp/grpcpp.h>
 
@@ -38,18 +41,27 @@ class AgentServer {
   // A channel to this server that does not touch the network.
   std::shared_ptr<grpc::Channel> InProcessChannel();
 
-  // Aborts the held phase (removing its files), then stops serving. Thread-safe.
+  // Aborts the held phase (removing its files), then stops serving. Thread-safe; calls
+  // after the first do nothing.
   void Shutdown();
   // Blocks until the server has shut down.
   void Wait();
 
  private:
   AgentServer() = default;
+  // Every few seconds, frees the slot of a phase whose controller abandoned it.
+  void ReapAbandonedPhases();
 
   std::string address_;
+  LogFn log_;
   std::unique_ptr<PhaseRunner> runner_;
   std::unique_ptr<AgentService> service_;
   std::unique_ptr<grpc::Server> server_;
+
+  std::mutex mu_;
+  std::condition_variable stop_;
+  bool stopping_ = false;  // Guarded by mu_.
+  std::thread reaper_;
 };
 
 }  // namespace stormark::agent

@@ -63,7 +63,7 @@ grpc::Status AgentService::Prepare(grpc::ServerContext* context,
     return ToGrpc(compatible);
   }
   const auto& spec = request->spec();
-  auto prepared = runner_.Prepare(spec);
+  auto prepared = runner_.Prepare(spec, [context] { return context->IsCancelled(); });
   if (!prepared.ok()) {
     Log(context, common::StrCat("refused prepare of phase '", spec.phase_id(), "' on target '",
                               spec.target(), "': ", prepared.status().message()));

@@ -53,7 +53,10 @@ double LatencyHistogram::Mean() const {
 uint64_t LatencyHistogram::Percentile(double p) const {
   if (count_ == 0) return 0;
   p = std::clamp(p, 0.0, 100.0);
-  uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_)));
+  // The epsilon keeps float noise from moving the rank up: 99.9% of 1000 is rank 999, though
+  // 99.9 / 100.0 * 1000 computes as 999.0000000000001.
+  uint64_t rank =
+      static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_) - 1e-9));
   rank = std::clamp<uint64_t>(rank, 1, count_);
   uint64_t seen = 0;
   for (uint32_t i = 0; i < kBucketCount; ++i) {

@@ -1,6 +1,7 @@
 #include "controller/fleet.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 
 #include "common/strings.h"
@@ -11,11 +12,17 @@ namespace {
 using common::Status;
 using common::StrCat;
 
-// Runs fn(i) for i in [0, n) on n threads and waits for all.
+// Runs fn(i) for i in [0, n) on n threads and waits for all. If the system refuses a
+// thread, the remaining calls run on this one: slower, but every host is still served.
 void ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
   std::vector<std::thread> threads;
   threads.reserve(n);
-  for (size_t i = 0; i < n; ++i) threads.emplace_back(fn, i);
+  size_t i = 0;
+  try {
+    for (; i < n; ++i) threads.emplace_back(fn, i);
+  } catch (const std::system_error&) {
+    for (; i < n; ++i) fn(i);
+  }
   for (auto& t : threads) t.join();
 }
 
@@ -51,7 +58,8 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
   }
 
   // 1. Prepare everywhere; the barrier is the join.
-  std::vector<bool> prepared(clients_.size(), false);
+  // One byte per host: threads write their own element (a vector<bool> would share words).
+  std::vector<char> prepared(clients_.size(), 0);
   ParallelFor(clients_.size(), [&](size_t i) {
     HostOutcome& host = outcome.hosts[i];
     AgentClient& client = *clients_[i];
@@ -65,6 +73,12 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
       host.error = "interrupted before the phase";
       return;
     }
+    // Clocks drift over a long run: measure the offset again for every phase.
+    if (Status synced = client.SyncClock(); !synced.ok()) {
+      host.error = std::string(synced.message());
+      return;
+    }
+    host.clock = client.clock();
     auto target = client.ResolveTarget(plan.target);
     if (!target.ok()) {
       host.error = std::string(target.status().message());
@@ -80,7 +94,7 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
       host.error = StrCat("prepare failed: ", reply.status().message());
       return;
     }
-    prepared[i] = true;
+    prepared[i] = 1;
   });
 
   // 2. One start instant for all, a little ahead of the slowest round trip.

@@ -106,6 +106,9 @@ common::StatusOr<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::strin
     // The agent must not outlive the controller, even if the controller is killed.
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != parent) _exit(1);
+    // Out of the terminal's process group: Ctrl-C goes to the controller, which aborts the
+    // phase in order, rather than straight to the agent.
+    setpgid(0, 0);
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd >= 0) {
       dup2(fd, STDOUT_FILENO);

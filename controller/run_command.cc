@@ -167,7 +167,14 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   run.started_unix_nanos = clock.NowUnixNanos();
   run.run_id = NewRunId(run.started_unix_nanos);
   Fleet fleet(std::move(clients), clock);
+  // Ctrl-C aborts the phase on every agent. The guard removes the handler on every way out,
+  // before `fleet` is destroyed; an interrupt that came before this point counts too.
   interrupts.SetHandler([&fleet] { fleet.AbortAll(); });
+  struct HandlerGuard {
+    Interrupts& interrupts;
+    ~HandlerGuard() { interrupts.SetHandler(nullptr); }
+  } handler_guard{interrupts};
+  if (interrupts.interrupted()) fleet.AbortAll();
 
   std::fprintf(out, "stormark %s  run %s  %zu agent%s%s\n",
                std::string(common::kSoftwareVersion).c_str(), run.run_id.c_str(), fleet.size(),
@@ -231,7 +238,6 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
       run.phases.push_back(std::move(outcome));
     }
   }
-  interrupts.SetHandler(nullptr);
   run.finished_unix_nanos = clock.NowUnixNanos();
   run.interrupted = fleet.aborted();
 

@@ -25,7 +25,7 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
-          new StreamWorkload(spec.stream(), std::move(dir), host.ram_bytes, filesystem));
+          new StreamWorkload(spec.stream(), std::move(dir), filesystem));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

@@ -103,10 +103,9 @@ uint64_t NextRandom(uint64_t* state) {
 }  // namespace
 
 StreamWorkload::StreamWorkload(const StreamSpec& spec, std::unique_ptr<DirTarget> target,
-                               uint64_t ram_bytes, std::string filesystem)
+                               std::string filesystem)
     : spec_(spec),
       target_(std::move(target)),
-      ram_bytes_(ram_bytes),
       filesystem_(std::move(filesystem)) {}
 
 StreamWorkload::~StreamWorkload() {

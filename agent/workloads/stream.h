@@ -18,10 +18,11 @@ namespace stormark::agent {
 
 class StreamWorkload final : public Workload {
  public:
-  // `ram_bytes` is the host's memory, for the 2xRAM cache rule. `filesystem` is the target's
-  // filesystem type, for the tmpfs warning.
+  // `filesystem` is the target's filesystem type, for the tmpfs warning. The page cache is
+  // handled without the 2xRAM rule: writes are flushed inside the timed region (fdatasync or
+  // direct, else a warning), and reads start from a file evicted from the cache.
   StreamWorkload(const stormark::v1::StreamSpec& spec, std::unique_ptr<DirTarget> target,
-                 uint64_t ram_bytes, std::string filesystem);
+                 std::string filesystem);
   ~StreamWorkload() override;
 
   // Checks the parameters (without touching the target) and returns the first problem.
@@ -40,7 +41,6 @@ class StreamWorkload final : public Workload {
 
   const stormark::v1::StreamSpec spec_;
   std::unique_ptr<DirTarget> target_;
-  const uint64_t ram_bytes_;
   const std::string filesystem_;
   // Page-aligned, block_size bytes; owned.
   char* buf_ = nullptr;

@@ -29,7 +29,6 @@ using ::testing::IsEmpty;
 const std::atomic<bool> kNotCancelled{false};
 
 constexpr uint64_t kMiB = 1 << 20;
-constexpr uint64_t kRam = uint64_t{64} << 30;
 
 StreamSpec Spec(StreamSpec::Direction direction, uint64_t size, uint32_t bs) {
   StreamSpec spec;
@@ -95,7 +94,7 @@ class StreamWorkloadTest : public TempDirTest {
     EXPECT_TRUE(target.ok()) << target.status();
     if (!target.ok()) return nullptr;
     phase_dir_ = (*target)->phase_dir();
-    return std::make_unique<StreamWorkload>(spec, std::move(*target), kRam, filesystem);
+    return std::make_unique<StreamWorkload>(spec, std::move(*target), filesystem);
   }
 
   common::Status RunIt(StreamWorkload& workload, common::RecorderSet& recorders) {
