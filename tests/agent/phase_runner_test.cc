@@ -121,6 +121,33 @@ TEST_F(PhaseRunnerTest, AbandonedPhaseIsReclaimedByTheNextPrepare) {
   EXPECT_THAT(ListDir(dir()), ElementsAre(".stormark-next"));
 }
 
+TEST_F(PhaseRunnerTest, ReaperFreesAnAbandonedPhaseAndItsFiles) {
+  HostFacts host;
+  runner_ = std::make_unique<PhaseRunner>(ConfigWithTarget(), host, common::SystemClock(), 0);
+  MustPrepare(WriteSpec("abandoned"));
+  EXPECT_EQ(runner_->ReclaimAbandoned(), "abandoned");
+  EXPECT_EQ(runner_->BusyWith(), "");
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+  EXPECT_EQ(runner_->ReclaimAbandoned(), "");
+}
+
+TEST_F(PhaseRunnerTest, ReaperLeavesARecentPhaseAlone) {
+  MustPrepare(WriteSpec("recent"));
+  EXPECT_EQ(runner_->ReclaimAbandoned(), "");
+  EXPECT_EQ(runner_->BusyWith(), "recent");
+}
+
+TEST_F(PhaseRunnerTest, PrepareWhoseCallerIsGoneIsCancelledAndLeavesNothing) {
+  PhaseSpec spec = WriteSpec("gone", 256 * kMiB);
+  spec.mutable_stream()->set_direction(stormark::v1::StreamSpec::READ);
+  spec.mutable_stream()->set_fdatasync(false);
+  common::StatusOr<stormark::v1::PrepareReply> reply =
+      runner_->Prepare(spec, [] { return true; });
+  EXPECT_EQ(reply.status().code(), absl::StatusCode::kCancelled) << reply.status();
+  EXPECT_EQ(runner_->BusyWith(), "");
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+}
+
 TEST_F(PhaseRunnerTest, RecentlyPreparedPhaseIsNotReclaimed) {
   // The default reclaim time is minutes; a phase prepared just now is held.
   MustPrepare(WriteSpec("held"));
