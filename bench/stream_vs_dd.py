@@ -78,6 +78,7 @@ def main():
     parser.add_argument("--dir", default="/var/tmp")
     parser.add_argument("--size", default="1G")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--only", help="run only the case whose name starts with this")
     parser.add_argument("--settle", type=float, default=3.0,
                         help="seconds to pause before every measured run")
     args = parser.parse_args()
@@ -119,6 +120,8 @@ def main():
               f"median of {args.repeat} alternating runs")
         print(f"{'case':<18}{'dd MiB/s':>12}{'stormark MiB/s':>16}{'stormark/dd':>13}")
         for name, dd_case, flags in cases:
+            if args.only and not name.startswith(args.only):
+                continue
             dd_rates, sm_rates = [], []
             for _ in range(args.repeat):
                 time.sleep(args.settle)
