@@ -256,6 +256,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     result.set_cpu_user_nanos(cpu_after.user_nanos - cpu_before.user_nanos);
     result.set_cpu_system_nanos(cpu_after.system_nanos - cpu_before.system_nanos);
     FillResult(status, recorders, start_mono, end_mono, &result);
+    workload->AddToResult(&result);
   } else {
     std::lock_guard<std::mutex> lock(mu_);
     result.set_state(PhaseResult::ABORTED);

@@ -44,4 +44,34 @@ Status CheckStreamSpec(const StreamSpec& spec) {
   return absl::OkStatus();
 }
 
+Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec) {
+  const uint32_t chunk = spec.chunk_size() == 0 ? 8192 : spec.chunk_size();
+  if (chunk > kMaxStreamBlockSize) {
+    return absl::InvalidArgumentError(StrCat("bonnie: chunk ", FormatSizeShort(chunk),
+                                             " is over the limit of ",
+                                             FormatSizeShort(kMaxStreamBlockSize)));
+  }
+  if (spec.direct() && chunk % 4096 != 0) {
+    return absl::InvalidArgumentError(StrCat(
+        "bonnie: with direct, chunk must be a multiple of 4k (got ", FormatSizeShort(chunk), ")"));
+  }
+  if (!spec.skip_io() && spec.size_bytes() != 0 && spec.size_bytes() < chunk) {
+    return absl::InvalidArgumentError(StrCat("bonnie: size ", FormatSizeShort(spec.size_bytes()),
+                                             " is smaller than one chunk (",
+                                             FormatSizeShort(chunk), ")"));
+  }
+  if (spec.file_min_bytes() > spec.file_max_bytes()) {
+    return absl::InvalidArgumentError(StrCat("bonnie: files min size ", spec.file_min_bytes(),
+                                             " is above max size ", spec.file_max_bytes()));
+  }
+  if (spec.files_k() > 1024) {
+    return absl::InvalidArgumentError(StrCat("bonnie: files ", spec.files_k(),
+                                             " (x1024) is over the limit of 1024"));
+  }
+  if (spec.skip_io() && spec.files_k() == 0) {
+    return absl::InvalidArgumentError("bonnie: nothing to run (no I/O tests and no file tests)");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace stormark::common

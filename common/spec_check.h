@@ -21,6 +21,9 @@ inline constexpr uint32_t kMaxStreamBlockSize = 64u << 20;
 // bs 3k"), or OK.
 Status CheckStreamSpec(const stormark::v1::StreamSpec& spec);
 
+// The first problem with a bonnie spec, as one line naming the field, or OK.
+Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec);
+
 }  // namespace stormark::common
 
 #endif  // STORMARK_COMMON_SPEC_CHECK_H_

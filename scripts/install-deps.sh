@@ -13,8 +13,8 @@ packages=(
   libcli11-dev       # command-line parsing
   nlohmann-json3-dev # JSON output
   libfmt-dev         # formatting of tables and messages
-  # Tests.
-  python3 procps
+  # Tests: the reference tools stormark's figures are checked against.
+  python3 procps bonnie++
 )
 
 missing=()

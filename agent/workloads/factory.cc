@@ -3,6 +3,7 @@
 #include "common/strings.h"
 #include "agent/targets/dir_target.h"
 #include "agent/workloads/stream.h"
+#include "common/spec_check.h"
 
 namespace stormark::agent {
 
@@ -26,6 +27,10 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new StreamWorkload(spec.stream(), std::move(dir), filesystem));
+    }
+    case stormark::v1::PhaseSpec::kBonnie: {
+      RETURN_IF_ERROR(common::CheckBonnieSpec(spec.bonnie()));
+      return absl::UnimplementedError("the bonnie workload is not in this agent yet");
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

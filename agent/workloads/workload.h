@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/recorder.h"
 #include "common/status.h"
+#include "stormark/v1/agent.pb.h"
 
 namespace stormark::agent {
 
@@ -38,6 +39,10 @@ class Workload {
 
   // Removes every file Prepare and Run created. Returns the number removed. Idempotent.
   virtual int Cleanup() = 0;
+
+  // Adds what the recorders' totals do not hold (per-test measurements, parameters the
+  // workload resolved, its own warnings) to the result. Called once, after Run returned.
+  virtual void AddToResult(stormark::v1::PhaseResult* result) const {}
 };
 
 }  // namespace stormark::agent
