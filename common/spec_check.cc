@@ -60,6 +60,20 @@ Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec) {
                                              " is smaller than one chunk (",
                                              FormatSizeShort(chunk), ")"));
   }
+  if (!spec.skip_io() && spec.size_bytes() % chunk != 0) {
+    return absl::InvalidArgumentError(StrCat("bonnie: size ", FormatSizeShort(spec.size_bytes()),
+                                             " is not a multiple of chunk ",
+                                             FormatSizeShort(chunk)));
+  }
+  if (spec.seekers() > kMaxBonnieSeekers) {
+    return absl::InvalidArgumentError(StrCat("bonnie: seekers ", spec.seekers(),
+                                             " is over the limit of ", kMaxBonnieSeekers));
+  }
+  if (spec.file_dirs() > kMaxBonnieFileDirs) {
+    return absl::InvalidArgumentError(StrCat("bonnie: files directories ", spec.file_dirs(),
+                                             " is over bonnie++'s limit of ",
+                                             kMaxBonnieFileDirs));
+  }
   if (spec.file_min_bytes() > spec.file_max_bytes()) {
     return absl::InvalidArgumentError(StrCat("bonnie: files min size ", spec.file_min_bytes(),
                                              " is above max size ", spec.file_max_bytes()));

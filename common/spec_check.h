@@ -21,6 +21,10 @@ inline constexpr uint32_t kMaxStreamBlockSize = 64u << 20;
 // bs 3k"), or OK.
 Status CheckStreamSpec(const stormark::v1::StreamSpec& spec);
 
+// Limits of a bonnie spec: seeker threads, and bonnie++'s own limit on directories.
+inline constexpr uint32_t kMaxBonnieSeekers = 1024;
+inline constexpr uint32_t kMaxBonnieFileDirs = 99999;
+
 // The first problem with a bonnie spec, as one line naming the field, or OK.
 Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec);
 

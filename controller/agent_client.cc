@@ -59,7 +59,10 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
       message = StrCat(call, " timed out");
       break;
     case grpc::StatusCode::UNIMPLEMENTED:
-      message = StrCat("does not implement ", call, ": not a stormark agent, or too old");
+      // gRPC's own words for a missing method; an agent's refusal keeps its message.
+      if (message.empty() || message.starts_with("Method not found")) {
+        message = StrCat("does not implement ", call, ": not a stormark agent, or too old");
+      }
       break;
     default:
       break;

@@ -47,24 +47,47 @@ std::vector<Status> Fleet::ConnectAll() {
 }
 
 PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
-                             const ProgressFn& progress) {
+                             const ProgressFn& progress, RunMode mode) {
   PhaseOutcome outcome;
   outcome.plan = plan;
   outcome.phase_id = phase_id;
+  outcome.mode = mode;
   outcome.hosts.resize(clients_.size());
+  for (size_t i = 0; i < clients_.size(); ++i) {
+    outcome.hosts[i].host = clients_[i]->host();
+    outcome.hosts[i].clock = clients_[i]->clock();
+  }
   {
     std::lock_guard<std::mutex> lock(phase_mu_);
     current_phase_ = phase_id;
   }
+  if (mode == RunMode::kSequential) {
+    for (size_t i = 0; i < clients_.size(); ++i) RunGroup({i}, progress, &outcome);
+  } else {
+    std::vector<size_t> all(clients_.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    RunGroup(all, progress, &outcome);
+  }
+  {
+    std::lock_guard<std::mutex> lock(phase_mu_);
+    current_phase_.clear();
+  }
+  if (mode == RunMode::kConcurrent) MeasureStartSkew(&outcome);
+  return outcome;
+}
+
+void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
+                     PhaseOutcome* outcome) {
+  const PhasePlan& plan = outcome->plan;
+  const std::string& phase_id = outcome->phase_id;
 
   // 1. Prepare everywhere; the barrier is the join.
   // One byte per host: threads write their own element (a vector<bool> would share words).
   std::vector<char> prepared(clients_.size(), 0);
-  ParallelFor(clients_.size(), [&](size_t i) {
-    HostOutcome& host = outcome.hosts[i];
+  ParallelFor(group.size(), [&](size_t k) {
+    const size_t i = group[k];
+    HostOutcome& host = outcome->hosts[i];
     AgentClient& client = *clients_[i];
-    host.host = client.host();
-    host.clock = client.clock();
     if (!host_errors_[i].empty()) {
       host.error = host_errors_[i];
       return;
@@ -99,19 +122,21 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
 
   // 2. One start instant for all, a little ahead of the slowest round trip.
   int64_t max_rtt = 0;
-  for (size_t i = 0; i < clients_.size(); ++i) {
+  for (size_t i : group) {
     if (prepared[i]) max_rtt = std::max(max_rtt, clients_[i]->clock().rtt_nanos);
   }
-  outcome.start_at_unix_nanos = clock_.NowUnixNanos() + kMinStartLeadNanos + 4 * max_rtt;
+  const int64_t start_at = clock_.NowUnixNanos() + kMinStartLeadNanos + 4 * max_rtt;
+  if (outcome->start_at_unix_nanos == 0) outcome->start_at_unix_nanos = start_at;
 
   // 3. Run everywhere.
-  ParallelFor(clients_.size(), [&](size_t i) {
+  ParallelFor(group.size(), [&](size_t k) {
+    const size_t i = group[k];
     if (!prepared[i]) return;
-    HostOutcome& host = outcome.hosts[i];
+    HostOutcome& host = outcome->hosts[i];
     if (aborted_) {
       host.error = "interrupted before the phase started";
     } else {
-      auto result = clients_[i]->Run(phase_id, outcome.start_at_unix_nanos,
+      auto result = clients_[i]->Run(phase_id, start_at,
                                      [&](const stormark::v1::RunUpdate::Progress& p) {
                                        if (progress) progress(i, p);
                                      });
@@ -133,10 +158,12 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
       host.error = StrCat("cleanup failed: ", cleaned.message());
     }
   });
+}
 
+void Fleet::MeasureStartSkew(PhaseOutcome* outcome) {
   // Start skew on the controller's clock.
   int64_t first = INT64_MAX, last = INT64_MIN, u1 = 0, u2 = 0;
-  for (const HostOutcome& host : outcome.hosts) {
+  for (const HostOutcome& host : outcome->hosts) {
     if (!host.result || host.result->start_unix_nanos() == 0) continue;
     const int64_t start = host.result->start_unix_nanos() - host.clock.offset_nanos;
     first = std::min(first, start);
@@ -150,14 +177,9 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
     }
   }
   if (first != INT64_MAX) {
-    outcome.start_skew_nanos = last - first;
-    outcome.start_skew_uncertainty_nanos = u1 + u2;
+    outcome->start_skew_nanos = last - first;
+    outcome->start_skew_uncertainty_nanos = u1 + u2;
   }
-  {
-    std::lock_guard<std::mutex> lock(phase_mu_);
-    current_phase_.clear();
-  }
-  return outcome;
 }
 
 void Fleet::AbortAll() {

@@ -42,6 +42,7 @@ struct HostOutcome {
 struct PhaseOutcome {
   PhasePlan plan;
   std::string phase_id;
+  RunMode mode = RunMode::kConcurrent;
   // The common start instant on the controller's clock.
   int64_t start_at_unix_nanos = 0;
   std::vector<HostOutcome> hosts;
@@ -68,9 +69,10 @@ class Fleet {
   // Empty when host i is usable, else why not.
   const std::string& host_error(size_t i) const { return host_errors_[i]; }
 
-  // Runs one phase on every usable host and returns every host's outcome.
+  // Runs one phase on every usable host, all at one instant or one host after another, and
+  // returns every host's outcome. Start skew is measured for concurrent runs only.
   PhaseOutcome RunPhase(const PhasePlan& plan, const std::string& phase_id,
-                        const ProgressFn& progress);
+                        const ProgressFn& progress, RunMode mode = RunMode::kConcurrent);
 
   // Aborts the phase in flight on every host and makes later RunPhase calls return at once.
   // Thread-safe; meant for SIGINT.
@@ -78,6 +80,11 @@ class Fleet {
   bool aborted() const { return aborted_; }
 
  private:
+  // Prepare barrier, common start, run and cleanup for the hosts in `group`.
+  void RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
+                PhaseOutcome* outcome);
+  static void MeasureStartSkew(PhaseOutcome* outcome);
+
   std::vector<std::unique_ptr<AgentClient>> clients_;
   std::vector<std::string> host_errors_;
   const common::Clock& clock_;

@@ -40,7 +40,19 @@ int Main(int argc, char** argv) {
   auto* direct_opt = run_cmd->add_flag("--direct,!--no-direct", direct, "use O_DIRECT");
   auto* sync_opt = run_cmd->add_flag("--fdatasync,!--no-fdatasync", fdatasync,
                                      "fdatasync inside the timed region (writes)");
+  std::string workload, mode;
+  auto* workload_opt =
+      run_cmd->add_option("--workload", workload, "without --plan: stream (default) or bonnie")
+          ->check(CLI::IsMember({"stream", "bonnie"}));
+  run_cmd->add_option("--set", run.sets,
+                      "KEY=VALUE workload parameter for every phase, repeatable "
+                      "(e.g. --set files=16:0:0:1)");
+  auto* mode_opt =
+      run_cmd->add_option("--mode", mode, "concurrent (all hosts at once) or sequential")
+          ->check(CLI::IsMember({"concurrent", "sequential"}));
   run_cmd->add_option("--json", run.json_path, "write the full report as JSON to FILE");
+  run_cmd->add_option("--csv", run.csv_path,
+                      "write bonnie++ CSV lines (bonnie phases) to FILE, for bon_csv2html");
   run_cmd->add_option("--dir", run.dir,
                       "directory for the embedded local agent (default: a new one under "
                       "$TMPDIR or /var/tmp)");
@@ -73,6 +85,8 @@ int Main(int argc, char** argv) {
 
   // Flags given on the command line, and only those, override the plan.
   if (*rw_opt) run.rw = rw;
+  if (*workload_opt) run.workload = workload;
+  if (*mode_opt) run.mode = mode;
   if (*size_opt) run.size = size;
   if (*bs_opt) run.bs = bs;
   if (*target_opt) run.target = target;

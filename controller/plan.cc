@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "common/spec_check.h"
+#include "controller/bonnie_params.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "yaml-cpp/yaml.h"
@@ -44,13 +45,13 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
   const YAML::Node workload = node["workload"];
   if (!workload) {
     return ErrorAt(source, node.Mark(),
-                   StrCat("phase ", index + 1, ": missing 'workload' (known: stream)"));
+                   StrCat("phase ", index + 1, ": missing 'workload' (known: stream, bonnie)"));
   }
-  if (!workload.IsScalar() || ScalarText(workload) != "stream") {
+  const std::string kind = workload.IsScalar() ? ScalarText(workload) : "?";
+  if (kind != "stream" && kind != "bonnie") {
     return ErrorAt(source, workload.Mark(),
-                   StrCat("phase ", index + 1, ": unknown workload '",
-                          workload.IsScalar() ? ScalarText(workload) : "?",
-                          "' (known: stream)"));
+                   StrCat("phase ", index + 1, ": unknown workload '", kind,
+                          "' (known: stream, bonnie)"));
   }
   if (node["name"]) phase.name = ScalarText(node["name"]);
   const std::string label = StrCat("phase '", phase.name, "'");
@@ -59,10 +60,14 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
                    StrCat(label, ": name must be 1-64 characters of A-Z a-z 0-9 . _ -"));
   }
 
-  StreamSpec* stream = phase.spec.mutable_stream();
-  *stream = DefaultPlan().phases[0].spec.stream();
-  stream->set_fdatasync(false);
-  bool rw_given = false;
+  if (kind == "stream") {
+    StreamSpec* stream = phase.spec.mutable_stream();
+    *stream = DefaultPlan().phases[0].spec.stream();
+    stream->set_fdatasync(false);
+  } else {
+    phase.spec.mutable_bonnie();
+  }
+  bool rw_given = kind != "stream";
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
     const YAML::Mark mark = field.second.Mark();
@@ -79,7 +84,7 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
       continue;
     }
     if (key == "rw") rw_given = true;
-    Status status = SetStreamParameter(key, value, stream);
+    Status status = SetWorkloadParameter(key, value, &phase.spec);
     if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
   }
   if (!rw_given) {
@@ -96,10 +101,15 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   std::string target;
   for (const auto& field : root) {
     const std::string key = ScalarText(field.first);
-    if (key != "agents" && key != "target" && key != "phases") {
+    if (key != "agents" && key != "target" && key != "phases" && key != "mode") {
       return ErrorAt(source, field.first.Mark(),
-                     StrCat("unknown field '", key, "' (known: agents, target, phases)"));
+                     StrCat("unknown field '", key, "' (known: agents, target, mode, phases)"));
     }
+  }
+  if (const YAML::Node mode = root["mode"]) {
+    auto parsed = ParseRunMode(mode.IsScalar() ? ScalarText(mode) : "?");
+    if (!parsed.ok()) return ErrorAt(source, mode.Mark(), std::string(parsed.status().message()));
+    plan.mode = *parsed;
   }
   if (const YAML::Node agents = root["agents"]) {
     if (!agents.IsSequence()) {
@@ -136,7 +146,21 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
 
 }  // namespace
 
+StatusOr<RunMode> ParseRunMode(std::string_view text) {
+  if (text == "concurrent") return RunMode::kConcurrent;
+  if (text == "sequential") return RunMode::kSequential;
+  return absl::InvalidArgumentError(
+      StrCat("bad mode '", text, "': use concurrent (all hosts at once) or sequential"));
+}
+
+Status SetWorkloadParameter(std::string_view key, std::string_view value,
+                            stormark::v1::PhaseSpec* spec) {
+  if (spec->has_bonnie()) return SetBonnieParameter(key, value, spec->mutable_bonnie());
+  return SetStreamParameter(key, value, spec->mutable_stream());
+}
+
 std::string PhasePlan::Describe() const {
+  if (spec.has_bonnie()) return DescribeBonnie(spec.bonnie());
   if (!spec.has_stream()) return "unknown workload";
   const StreamSpec& s = spec.stream();
   std::string text = StrCat("stream ", s.direction() == StreamSpec::READ ? "read" : "write", " ",
@@ -212,6 +236,7 @@ Status ValidatePhase(const PhasePlan& phase) {
     return absl::InvalidArgumentError(
         StrCat("phase name '", phase.name, "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
   }
+  if (phase.spec.has_bonnie()) return common::CheckBonnieSpec(phase.spec.bonnie());
   if (!phase.spec.has_stream()) return absl::InvalidArgumentError("no workload");
   return common::CheckStreamSpec(phase.spec.stream());
 }

@@ -3,6 +3,7 @@
 //
 //   agents: [ "db1:7420", "db2:7420" ]   # optional; --agent replaces it
 //   target: scratch                      # optional default target for every phase
+//   mode: concurrent                     # or sequential: one host at a time
 //   phases:
 //     - name: seq-write
 //       workload: stream
@@ -10,6 +11,9 @@
 //       size: 1G
 //       bs: 1M
 //       fdatasync: true
+//     - name: bonnie
+//       workload: bonnie                 # parameters: controller/bonnie_params.h
+//       files: 16:0:0:1
 #ifndef STORMARK_CONTROLLER_PLAN_H_
 #define STORMARK_CONTROLLER_PLAN_H_
 
@@ -34,8 +38,21 @@ struct PhasePlan {
   std::string Describe() const;
 };
 
+// How the hosts take part in each phase.
+enum class RunMode {
+  // All hosts at one instant: the comparison under shared load, and the aggregate.
+  kConcurrent,
+  // One host after another, so hosts sharing an array or a network don't disturb each
+  // other's figures.
+  kSequential,
+};
+
+// "concurrent"/"sequential"; INVALID_ARGUMENT otherwise.
+common::StatusOr<RunMode> ParseRunMode(std::string_view text);
+
 struct Plan {
   std::vector<std::string> agents;
+  RunMode mode = RunMode::kConcurrent;
   std::vector<PhasePlan> phases;
 };
 
@@ -51,6 +68,10 @@ common::StatusOr<Plan> LoadPlan(const std::string& path);
 // rw, size, bs, direct, fdatasync. INVALID_ARGUMENT names the parameter and the value.
 common::Status SetStreamParameter(std::string_view key, std::string_view value,
                                   stormark::v1::StreamSpec* spec);
+
+// Sets one parameter of whichever workload the phase holds (stream or bonnie).
+common::Status SetWorkloadParameter(std::string_view key, std::string_view value,
+                                    stormark::v1::PhaseSpec* spec);
 
 // Checks a whole phase: workload-specific rules (size a multiple of bs, ...) and the name.
 common::Status ValidatePhase(const PhasePlan& phase);

@@ -44,7 +44,9 @@ std::vector<std::string> Cells(const RowSummary& row, bool aggregate) {
 // Agent errors name their host for standalone use; in a note the host is already named.
 std::string WithoutHost(const std::string& host, const std::string& error) {
   const std::string prefix = common::StrCat("host ", host, ": ");
-  return error.starts_with(prefix) ? error.substr(prefix.size()) : error;
+  const size_t at = error.find(prefix);
+  if (at == std::string::npos) return error;
+  return error.substr(0, at) + error.substr(at + prefix.size());
 }
 
 }  // namespace
@@ -61,7 +63,9 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
       late = std::max(late, host.result->start_late_nanos());
     }
   }
-  if (started == 1) {
+  if (outcome.mode == RunMode::kSequential) {
+    out += "  sequential: one host at a time; the last row is the mean of the hosts\n";
+  } else if (started == 1) {
     out += fmt::format("  started {} after the planned instant\n",
                        common::FormatDurationNanos(static_cast<double>(late)));
   } else if (outcome.start_skew_nanos) {

@@ -50,7 +50,25 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
   if (options.direct) params.emplace_back("direct", *options.direct ? "true" : "false");
   if (options.fdatasync) params.emplace_back("fdatasync", *options.fdatasync ? "true" : "false");
 
-  if (options.plan_path.empty() && options.rw) {
+  for (const std::string& assignment : options.sets) {
+    const size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(
+          StrCat("--set '", assignment, "': expected KEY=VALUE, such as --set files=16:0:0:1"));
+    }
+    params.emplace_back(assignment.substr(0, eq), assignment.substr(eq + 1));
+  }
+  if (!options.plan_path.empty() && options.workload) {
+    return absl::InvalidArgumentError(
+        "--workload cannot be combined with --plan: the plan's phases name their workloads");
+  }
+  if (options.workload && *options.workload == "bonnie") {
+    if (options.rw) return absl::InvalidArgumentError("--rw is for the stream workload");
+    PhasePlan phase;
+    phase.name = "bonnie";
+    phase.spec.mutable_bonnie();
+    plan->phases = {phase};
+  } else if (options.plan_path.empty() && options.rw) {
     // A single phase described by the flags alone.
     PhasePlan phase = DefaultPlan().phases[0];
     phase.name = *options.rw == "read" ? "seq-read" : "seq-write";
@@ -63,8 +81,11 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
   }
   for (PhasePlan& phase : plan->phases) {
     for (const auto& [key, value] : params) {
-      Status s = SetStreamParameter(key, value, phase.spec.mutable_stream());
-      if (!s.ok()) return absl::InvalidArgumentError(StrCat("--", key, ": ", s.message()));
+      Status s = SetWorkloadParameter(key, value, &phase.spec);
+      if (!s.ok()) {
+        return absl::InvalidArgumentError(
+            StrCat("phase '", phase.name, "': ", key, "=", value, ": ", s.message()));
+      }
     }
     if (options.target) phase.target = *options.target;
     RETURN_IF_ERROR(common::Annotate(ValidatePhase(phase), StrCat("phase '", phase.name, "'")));
@@ -121,6 +142,11 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     plan = std::move(*loaded);
   }
   if (Status s = ApplyFlags(options, &plan); !s.ok()) return fail_input(s);
+  if (options.mode) {
+    auto mode = ParseRunMode(*options.mode);
+    if (!mode.ok()) return fail_input(mode.status());
+    plan.mode = *mode;
+  }
   std::vector<std::string> addresses = options.agents.empty() ? plan.agents : options.agents;
   for (auto& address : addresses) {
     auto normalized = common::NormalizeAddress(address);
@@ -223,12 +249,16 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     for (size_t p = 0; p < plan.phases.size() && !fleet.aborted(); ++p) {
       const PhasePlan& phase = plan.phases[p];
       const std::string phase_id = StrCat(run.run_id, "-", p + 1);
-      live.Begin(phase.name, phase.spec.stream().size_bytes() * usable);
+      live.Begin(phase.name, phase.spec.has_stream()
+                                 ? phase.spec.stream().size_bytes() *
+                                       (plan.mode == RunMode::kSequential ? 1 : usable)
+                                 : 0);
       PhaseOutcome outcome = fleet.RunPhase(
           phase, phase_id,
           [&live](size_t host, const stormark::v1::RunUpdate::Progress& progress) {
             live.Update(host, progress);
-          });
+          },
+          plan.mode);
       live.End();
       const PhaseSummary summary = Summarize(outcome);
       std::fputs(FormatPhaseTable(outcome, summary, p, plan.phases.size()).c_str(), out);

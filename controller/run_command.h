@@ -21,6 +21,14 @@ struct RunOptions {
   // size/bs/direct/fdatasync/target override every phase, and rw is refused.
   std::optional<std::string> rw, size, bs, target;
   std::optional<bool> direct, fdatasync;
+  // --workload stream|bonnie: the single phase to run without --plan.
+  std::optional<std::string> workload;
+  // --set KEY=VALUE, repeatable: a workload parameter for every phase.
+  std::vector<std::string> sets;
+  // --mode concurrent|sequential; unset means the plan's (default concurrent).
+  std::optional<std::string> mode;
+  // --csv FILE: bonnie++ CSV lines of the bonnie phases.
+  std::string csv_path;
   // --json FILE.
   std::string json_path;
   // --dir PATH: the directory the embedded agent benchmarks.

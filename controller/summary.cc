@@ -68,7 +68,18 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
     }
     summary.rows.push_back(std::move(row));
   }
-  if (all.hosts > 0) {
+  if (all.hosts > 0 && outcome.mode == RunMode::kSequential) {
+    all.host = "mean of hosts";
+    double rate_sum = 0;
+    for (const RowSummary& row : summary.rows) {
+      if (row.status != "succeeded") continue;
+      all.elapsed_seconds += row.elapsed_seconds;
+      rate_sum += row.bytes_per_second;
+    }
+    all.bytes_per_second = rate_sum / all.hosts;
+    all.cpu_percent = cpu_sum / all.hosts;
+    summary.all_hosts = std::move(all);
+  } else if (all.hosts > 0) {
     all.elapsed_seconds = static_cast<double>(last_end - first_start) / 1e9;
     if (all.elapsed_seconds > 0) {
       all.bytes_per_second = static_cast<double>(all.bytes) / all.elapsed_seconds;

@@ -21,7 +21,10 @@ struct RowSummary {
   std::string error;
   uint64_t bytes = 0;
   uint64_t ops = 0;
-  // Per host: the timed region. All hosts: first start to last end, on the controller's clock.
+  // Per host: the timed region. All hosts, concurrent: first start to last end on the
+  // controller's clock, so bytes_per_second is the aggregate. All hosts, sequential: the sum
+  // of the hosts' timed regions, and bytes_per_second is the mean of the hosts' rates (they
+  // never ran together, so there is no aggregate).
   double elapsed_seconds = 0;
   double bytes_per_second = 0;
   // User+system CPU over wall time; 100 = one core. All hosts: the mean over hosts.

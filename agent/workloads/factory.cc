@@ -2,6 +2,7 @@
 
 #include "common/strings.h"
 #include "agent/targets/dir_target.h"
+#include "agent/workloads/bonnie.h"
 #include "agent/workloads/stream.h"
 #include "common/spec_check.h"
 
@@ -30,7 +31,10 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     }
     case stormark::v1::PhaseSpec::kBonnie: {
       RETURN_IF_ERROR(common::CheckBonnieSpec(spec.bonnie()));
-      return absl::UnimplementedError("the bonnie workload is not in this agent yet");
+      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      const std::string filesystem = ReadTargetFacts(*target).filesystem();
+      return std::unique_ptr<Workload>(
+          new BonnieWorkload(spec.bonnie(), std::move(dir), host, filesystem));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "agent/workloads/fd.h"
 #include "common/strings.h"
 #include "common/spec_check.h"
 #include "common/units.h"
@@ -24,28 +25,6 @@ using stormark::v1::StreamSpec;
 constexpr char kFileName[] = "stream.dat";
 constexpr uint64_t kDirectAlignment = 4096;
 constexpr uint64_t kStampEvery = 4096;
-
-// Closes a descriptor when it goes out of scope.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  // Closes now and reports the error, which for a write can be the first sign of a lost write.
-  Status Close(std::string_view what) {
-    const int fd = fd_;
-    fd_ = -1;
-    if (close(fd) != 0) return common::ErrnoError(what, errno);
-    return absl::OkStatus();
-  }
-
- private:
-  int fd_;
-};
 
 Status WriteFull(int fd, const char* buf, size_t n, uint64_t offset) {
   size_t done = 0;

@@ -182,5 +182,72 @@ TEST_F(DirTargetTest, TwoPhasesKeepSeparateDirectories) {
   EXPECT_THAT(ListDir(two->phase_dir()), ElementsAre("f"));
 }
 
+TEST_F(DirTargetTest, FilesGoInDirectoriesThePhaseCreated) {
+  auto target = MustCreate("p1");
+  ASSERT_NE(target, nullptr);
+  ASSERT_TRUE(target->CreateDirectory("d").ok());
+  ASSERT_TRUE(target->CreateDirectory("d/e").ok());
+  Touch(*target, "d/e/f");
+  EXPECT_THAT(ListDir(target->phase_dir() + "/d/e"), ElementsAre("f"));
+  common::StatusOr<int> fd = target->OpenFile("d/e/f", O_RDONLY);
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  close(*fd);
+  common::StatusOr<int> dir_fd = target->OpenDirectory("d/e");
+  ASSERT_TRUE(dir_fd.ok()) << dir_fd.status();
+  close(*dir_fd);
+}
+
+TEST_F(DirTargetTest, DirectoriesAndFilesNeedACreatedParent) {
+  auto target = MustCreate("p1");
+  ASSERT_NE(target, nullptr);
+  ASSERT_EQ(mkdir(target->PathOf("planted").c_str(), 0700), 0);
+  for (const char* name : {"planted/f", "nope/f", "d/../../x", "d//f"}) {
+    EXPECT_EQ(target->CreateFile(name, O_WRONLY).status().code(),
+              absl::StatusCode::kInvalidArgument)
+        << name;
+    EXPECT_EQ(target->CreateDirectory(name).code(), absl::StatusCode::kInvalidArgument) << name;
+  }
+  EXPECT_EQ(target->OpenDirectory("planted").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(ListDir(target->PathOf("planted")), IsEmpty());
+}
+
+TEST_F(DirTargetTest, RemoveFileRemovesOnlyFilesThisPhaseCreated) {
+  auto target = MustCreate("p1");
+  ASSERT_NE(target, nullptr);
+  Touch(*target, "mine");
+  std::ofstream(target->PathOf("theirs")) << "keep";
+  EXPECT_TRUE(target->RemoveFile("mine").ok());
+  EXPECT_EQ(target->RemoveFile("mine").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(target->RemoveFile("theirs").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(target->OpenFile("mine", O_RDONLY).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(ListDir(target->phase_dir()), ElementsAre("theirs"));
+  EXPECT_EQ(target->Cleanup(), 0);  // The phase directory is not empty.
+}
+
+TEST_F(DirTargetTest, RemoveDirectoryRemovesOnlyDirectoriesThisPhaseCreated) {
+  auto target = MustCreate("p1");
+  ASSERT_NE(target, nullptr);
+  ASSERT_TRUE(target->CreateDirectory("d").ok());
+  ASSERT_EQ(mkdir(target->PathOf("planted").c_str(), 0700), 0);
+  EXPECT_EQ(target->RemoveDirectory("planted").code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(target->RemoveDirectory("d").ok());
+  EXPECT_EQ(target->RemoveDirectory("d").code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(ListDir(target->phase_dir()), ElementsAre("planted"));
+}
+
+TEST_F(DirTargetTest, CleanupRemovesNestedDirectoriesAfterTheirFiles) {
+  std::ofstream(dir() + "/bystander") << "keep";
+  auto target = MustCreate("p1");
+  ASSERT_NE(target, nullptr);
+  ASSERT_TRUE(target->CreateDirectory("a").ok());
+  ASSERT_TRUE(target->CreateDirectory("a/00000").ok());
+  ASSERT_TRUE(target->CreateDirectory("a/00001").ok());
+  Touch(*target, "a/00000/x");
+  Touch(*target, "a/00001/y");
+  Touch(*target, "top");
+  EXPECT_EQ(target->Cleanup(), 7);
+  EXPECT_THAT(ListDir(dir()), ElementsAre("bystander"));
+}
+
 }  // namespace
 }  // namespace stormark::agent

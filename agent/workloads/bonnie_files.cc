@@ -1,0 +1,321 @@
+#include "agent/workloads/bonnie_files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+#include <utility>
+
+#include "common/strings.h"
+#include "fmt/format.h"
+
+namespace stormark::agent {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using stormark::v1::Measurement;
+
+constexpr uint64_t kFileDataSalt = 0xb0b0'0000'0000'0003ULL;
+// bonnie++'s RandExtraLen: up to this many random characters around each name.
+constexpr uint64_t kMaxRandomChars = 12;
+constexpr char kNameChars[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+// Closes a directory stream on every path.
+struct DirCloser {
+  void operator()(DIR* d) const {
+    if (d != nullptr) closedir(d);
+  }
+};
+using DirStream = std::unique_ptr<DIR, DirCloser>;
+
+Status WriteAll(int fd, const char* buf, size_t n, const char* test) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t r = write(fd, buf + done, n - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return common::ErrnoError(common::StrCat("bonnie ", test, ": write"), errno);
+    if (r == 0)
+      return absl::DataLossError(common::StrCat("bonnie ", test, ": write wrote 0 bytes"));
+    done += static_cast<size_t>(r);
+  }
+  return absl::OkStatus();
+}
+
+// Opens a directory this phase created as a stream for readdir.
+StatusOr<DirStream> OpenStream(DirTarget* target, const std::string& name) {
+  ASSIGN_OR_RETURN(int fd, target->OpenDirectory(name));
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    const int err = errno;
+    close(fd);
+    return common::ErrnoError(common::StrCat("bonnie: cannot list ", name), err);
+  }
+  return DirStream(d);
+}
+
+// The next entry that is one of ours (bonnie++'s names never start with a dot), or nullptr
+// at the end of the directory.
+StatusOr<const dirent*> NextEntry(DIR* d, const char* test) {
+  for (;;) {
+    errno = 0;
+    const dirent* entry = readdir(d);
+    if (entry == nullptr) {
+      if (errno != 0)
+        return common::ErrnoError(common::StrCat("bonnie ", test, ": readdir"), errno);
+      return nullptr;
+    }
+    if (entry->d_name[0] != '.') return entry;
+  }
+}
+
+Status CheckCount(uint64_t found, uint64_t expected, const char* test) {
+  if (found == expected) return absl::OkStatus();
+  return absl::DataLossError(
+      common::StrCat("bonnie ", test, ": expected ", expected, " files, found ", found));
+}
+
+}  // namespace
+
+BonnieFileTests::BonnieFileTests(const BonnieParams& params, DirTarget* target, RunContext& ctx,
+                                 common::Recorder* recorder, BonnieRandom* random)
+    : params_(params), target_(target), ctx_(ctx), recorder_(recorder), random_(random) {}
+
+Status BonnieFileTests::CheckCancelled(const char* test) const {
+  if (ctx_.cancelled.load(std::memory_order_relaxed)) {
+    return absl::CancelledError(common::StrCat("bonnie: aborted during ", test));
+  }
+  return absl::OkStatus();
+}
+
+std::string BonnieFileTests::DirName(uint32_t dir) const {
+  if (params_.file_dirs <= 1) return kBonnieFilesDir;
+  return fmt::format("{}/{:05d}", kBonnieFilesDir, dir);
+}
+
+void BonnieFileTests::MakeNames(bool random_names) {
+  const uint64_t n = params_.files;
+  const uint32_t dirs = std::max<uint32_t>(params_.file_dirs, 1);
+  // bonnie++'s split: each directory in turn takes n / dirs + 1 names.
+  const uint64_t per_dir = n / dirs;
+  names_.clear();
+  dir_of_.clear();
+  names_.reserve(n);
+  dir_of_.reserve(n);
+  uint64_t in_dir = 0;
+  uint32_t dir = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string extra(random_->Below(kMaxRandomChars + 1), ' ');
+    for (char& c : extra) c = kNameChars[random_->Below(sizeof(kNameChars) - 1)];
+    std::string name = dirs > 1 ? fmt::format("{:05d}/", dir) : std::string();
+    if (random_names) {
+      name += fmt::format("{}{:010x}", extra, i);
+    } else {
+      name += fmt::format("{:010x}{}", i, extra);
+    }
+    names_.push_back(std::move(name));
+    dir_of_.push_back(dir);
+    if (++in_dir > per_dir) {
+      in_dir = 0;
+      ++dir;
+    }
+  }
+}
+
+void BonnieFileTests::Shuffle() {
+  for (uint64_t i = names_.size(); i > 1; --i) {
+    const uint64_t j = random_->Below(i);
+    std::swap(names_[i - 1], names_[j]);
+    std::swap(dir_of_[i - 1], dir_of_[j]);
+  }
+}
+
+Status BonnieFileTests::SyncFilesystem(const char* test) {
+  if (syncfs(files_dir_.get()) != 0) {
+    return common::ErrnoError(common::StrCat("bonnie ", test, ": syncfs"), errno);
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<Measurement> BonnieFileTests::Create(bool random_names) {
+  const char* test = random_names ? "ran_create" : "seq_create";
+  if (buf_.data() == nullptr) {
+    RETURN_IF_ERROR(buf_.Allocate(params_.file_chunk_size, params_.seed ^ kFileDataSalt));
+  }
+  MakeNames(random_names);
+  RETURN_IF_ERROR(target_->CreateDirectory(kBonnieFilesDir));
+  if (params_.file_dirs > 1) {
+    for (uint32_t d = 0; d < params_.file_dirs; ++d) {
+      RETURN_IF_ERROR(CheckCancelled(test));
+      RETURN_IF_ERROR(target_->CreateDirectory(DirName(d)));
+    }
+  }
+  ASSIGN_OR_RETURN(int files_fd, target_->OpenDirectory(kBonnieFilesDir));
+  files_dir_ = Fd(files_fd);
+  dir_fds_.clear();
+  if (params_.fsync_every_write) {
+    for (uint32_t d = 0; d < std::max<uint32_t>(params_.file_dirs, 1); ++d) {
+      ASSIGN_OR_RETURN(int fd, target_->OpenDirectory(DirName(d)));
+      dir_fds_.emplace_back(fd);
+    }
+  }
+
+  const std::string prefix = common::StrCat(kBonnieFilesDir, "/");
+  const uint64_t range = params_.file_max_bytes - params_.file_min_bytes;
+  const uint32_t piece = params_.file_chunk_size;
+  TestMeter meter(test, ctx_.clock, recorder_);
+  meter.Start();
+  for (uint64_t i = 0; i < names_.size(); ++i) {
+    RETURN_IF_ERROR(CheckCancelled(test));
+    const uint64_t size =
+        range == 0 ? params_.file_max_bytes : params_.file_min_bytes + random_->Below(range + 1);
+    const int64_t start = meter.Now();
+    ASSIGN_OR_RETURN(int fd, target_->CreateFile(prefix + names_[i], O_WRONLY | O_EXCL));
+    Fd file(fd);
+    for (uint64_t done = 0; done < size; done += piece) {
+      RETURN_IF_ERROR(
+          WriteAll(file.get(), buf_.data(), std::min<uint64_t>(piece, size - done), test));
+    }
+    if (params_.fsync_every_write) {
+      if (fsync(file.get()) != 0)
+        return common::ErrnoError(common::StrCat("bonnie ", test, ": fsync"), errno);
+      if (fsync(dir_fds_[dir_of_[i]].get()) != 0) {
+        return common::ErrnoError(common::StrCat("bonnie ", test, ": fsync of a directory"), errno);
+      }
+    }
+    RETURN_IF_ERROR(file.Close(common::StrCat("bonnie ", test, ": close")));
+    meter.Op(start, size);
+  }
+  RETURN_IF_ERROR(SyncFilesystem(test));
+  return meter.Stop();
+}
+
+StatusOr<uint64_t> BonnieFileTests::StatAndRead(int dir_fd, const char* name) {
+  struct stat st;
+  if (fstatat(dir_fd, name, &st, 0) != 0) {
+    return common::ErrnoError(common::StrCat("bonnie: cannot stat ", name), errno);
+  }
+  if (st.st_size == 0) return 0;
+  Fd file(openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
+  if (file.get() < 0)
+    return common::ErrnoError(common::StrCat("bonnie: cannot open ", name), errno);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  for (uint64_t done = 0; done < size;) {
+    const size_t want = std::min<uint64_t>(params_.file_chunk_size, size - done);
+    const ssize_t r = read(file.get(), buf_.data(), want);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return common::ErrnoError(common::StrCat("bonnie: cannot read ", name), errno);
+    if (static_cast<size_t>(r) != want) {
+      return absl::DataLossError(common::StrCat("bonnie: ", name, " ended before its size"));
+    }
+    done += want;
+  }
+  RETURN_IF_ERROR(file.Close(common::StrCat("bonnie: close ", name)));
+  return size;
+}
+
+StatusOr<Measurement> BonnieFileTests::StatSequential() {
+  const char* test = "seq_stat";
+  uint64_t count = 0;
+  TestMeter meter(test, ctx_.clock, recorder_);
+  meter.Start();
+  for (uint32_t d = 0; d < std::max<uint32_t>(params_.file_dirs, 1); ++d) {
+    ASSIGN_OR_RETURN(DirStream dir, OpenStream(target_, DirName(d)));
+    for (;;) {
+      RETURN_IF_ERROR(CheckCancelled(test));
+      const int64_t start = meter.Now();
+      ASSIGN_OR_RETURN(const dirent* entry, NextEntry(dir.get(), test));
+      if (entry == nullptr) break;
+      ASSIGN_OR_RETURN(uint64_t bytes, StatAndRead(dirfd(dir.get()), entry->d_name));
+      meter.Op(start, bytes);
+      ++count;
+    }
+  }
+  RETURN_IF_ERROR(CheckCount(count, names_.size(), test));
+  return meter.Stop();
+}
+
+Status BonnieFileTests::RemoveDirectories() {
+  dir_fds_.clear();
+  if (params_.file_dirs > 1) {
+    for (uint32_t d = 0; d < params_.file_dirs; ++d) {
+      RETURN_IF_ERROR(target_->RemoveDirectory(DirName(d)));
+    }
+  }
+  return target_->RemoveDirectory(kBonnieFilesDir);
+}
+
+StatusOr<Measurement> BonnieFileTests::DeleteSequential() {
+  const char* test = "seq_del";
+  uint64_t count = 0;
+  TestMeter meter(test, ctx_.clock, recorder_);
+  meter.Start();
+  for (uint32_t d = 0; d < std::max<uint32_t>(params_.file_dirs, 1); ++d) {
+    const std::string dir_name = DirName(d);
+    ASSIGN_OR_RETURN(DirStream dir, OpenStream(target_, dir_name));
+    for (;;) {
+      RETURN_IF_ERROR(CheckCancelled(test));
+      const int64_t start = meter.Now();
+      ASSIGN_OR_RETURN(const dirent* entry, NextEntry(dir.get(), test));
+      if (entry == nullptr) break;
+      RETURN_IF_ERROR(target_->RemoveFile(common::StrCat(dir_name, "/", entry->d_name)));
+      if (params_.fsync_every_write && fsync(dirfd(dir.get())) != 0) {
+        return common::ErrnoError("bonnie seq_del: fsync of a directory", errno);
+      }
+      meter.Op(start, 0);
+      ++count;
+    }
+  }
+  RETURN_IF_ERROR(RemoveDirectories());
+  RETURN_IF_ERROR(CheckCount(count, names_.size(), test));
+  RETURN_IF_ERROR(SyncFilesystem(test));
+  Measurement m = meter.Stop();
+  files_dir_ = Fd();
+  return m;
+}
+
+StatusOr<Measurement> BonnieFileTests::StatRandom() {
+  const char* test = "ran_stat";
+  Shuffle();
+  TestMeter meter(test, ctx_.clock, recorder_);
+  meter.Start();
+  for (const std::string& name : names_) {
+    RETURN_IF_ERROR(CheckCancelled(test));
+    const int64_t start = meter.Now();
+    ASSIGN_OR_RETURN(uint64_t bytes, StatAndRead(files_dir_.get(), name.c_str()));
+    meter.Op(start, bytes);
+  }
+  return meter.Stop();
+}
+
+StatusOr<Measurement> BonnieFileTests::DeleteRandom() {
+  const char* test = "ran_del";
+  Shuffle();
+  const std::string prefix = common::StrCat(kBonnieFilesDir, "/");
+  TestMeter meter(test, ctx_.clock, recorder_);
+  meter.Start();
+  for (uint64_t i = 0; i < names_.size(); ++i) {
+    RETURN_IF_ERROR(CheckCancelled(test));
+    const int64_t start = meter.Now();
+    RETURN_IF_ERROR(target_->RemoveFile(prefix + names_[i]));
+    if (params_.fsync_every_write && fsync(dir_fds_[dir_of_[i]].get()) != 0) {
+      return common::ErrnoError("bonnie ran_del: fsync of a directory", errno);
+    }
+    meter.Op(start, 0);
+  }
+  RETURN_IF_ERROR(RemoveDirectories());
+  RETURN_IF_ERROR(SyncFilesystem(test));
+  Measurement m = meter.Stop();
+  files_dir_ = Fd();
+  names_.clear();
+  names_.shrink_to_fit();
+  dir_of_.clear();
+  dir_of_.shrink_to_fit();
+  return m;
+}
+
+}  // namespace stormark::agent
