@@ -57,7 +57,51 @@ json RowJson(const RowSummary& row) {
           {"hosts", row.hosts}};
 }
 
+json MeasurementsJson(const stormark::v1::PhaseResult& r, const std::string& host) {
+  json out = json::array();
+  for (const auto& m : r.measurements()) {
+    const double seconds = static_cast<double>(m.elapsed_nanos()) / 1e9;
+    const double cpu = static_cast<double>(m.cpu_user_nanos() + m.cpu_system_nanos()) / 1e9;
+    auto histogram = common::LatencyHistogram::FromProto(m.latency());
+    out.push_back(
+        {{"host", host},
+         {"name", m.name()},
+         {"skipped", m.skipped()},
+         {"too_fast", m.too_fast()},
+         {"bytes", m.bytes()},
+         {"ops", m.ops()},
+         {"elapsed_seconds", seconds},
+         // A rate of a too-fast test is not a figure; it is null, as bonnie++ prints +++++.
+         {"bytes_per_second", seconds > 0 && !m.too_fast() ? json(m.bytes() / seconds)
+                                                            : json(nullptr)},
+         {"ops_per_second", seconds > 0 && !m.too_fast() ? json(m.ops() / seconds)
+                                                          : json(nullptr)},
+         {"cpu_percent", seconds > 0 ? json(100.0 * cpu / seconds) : json(nullptr)},
+         {"latency", histogram.ok() ? LatencyJson(*histogram) : json(nullptr)}});
+  }
+  return out;
+}
+
 json WorkloadJson(const PhasePlan& plan) {
+  if (plan.spec.has_bonnie()) {
+    const auto& b = plan.spec.bonnie();
+    return {{"type", "bonnie"},
+            {"size_bytes", b.size_bytes()},
+            {"ram_bytes", b.ram_bytes()},
+            {"chunk_size", b.chunk_size()},
+            {"char_size_bytes", b.char_size_bytes()},
+            {"skip_char", b.skip_char()},
+            {"skip_io", b.skip_io()},
+            {"direct", b.direct()},
+            {"fsync_every_write", b.fsync_every_write()},
+            {"files_k", b.files_k()},
+            {"file_max_bytes", b.file_max_bytes()},
+            {"file_min_bytes", b.file_min_bytes()},
+            {"file_dirs", b.file_dirs()},
+            {"seeks", b.seeks()},
+            {"seekers", b.seekers()},
+            {"seed", b.seed()}};
+  }
   const auto& s = plan.spec.stream();
   return {{"type", "stream"},
           {"rw", s.direction() == stormark::v1::StreamSpec::READ ? "read" : "write"},
@@ -74,6 +118,7 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                 {"phase_id", outcome.phase_id},
                 {"description", outcome.plan.Describe()},
                 {"workload", WorkloadJson(outcome.plan)},
+                {"mode", outcome.mode == RunMode::kSequential ? "sequential" : "concurrent"},
                 {"start_at_unix_nanos", outcome.start_at_unix_nanos},
                 {"start_skew_nanos", outcome.start_skew_nanos ? json(*outcome.start_skew_nanos)
                                                               : json(nullptr)},
@@ -99,6 +144,12 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                           {"ops", s.ops()}});
       }
       row["series"] = std::move(series);
+      if (r.measurements_size() > 0) row["measurements"] = MeasurementsJson(r, host.host);
+      if (!r.resolved().empty()) {
+        json resolved = json::object();
+        for (const auto& [key, value] : r.resolved()) resolved[key] = value;
+        row["resolved"] = std::move(resolved);
+      }
     }
     results.push_back(std::move(row));
   }

@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/bonnie_report.h"
 #include "controller/text_table.h"
 #include "fmt/format.h"
 
@@ -49,6 +50,27 @@ std::string WithoutHost(const std::string& host, const std::string& error) {
   return error.substr(0, at) + error.substr(at + prefix.size());
 }
 
+// The generic table: throughput, CPU and latency per host, then the aggregate row.
+std::string StreamTable(const PhaseSummary& summary) {
+  TextTable table;
+  table.AddColumn("host", Align::kLeft);
+  table.AddColumn("target", Align::kLeft);
+  table.AddColumn("MiB/s", Align::kRight);
+  table.AddColumn("CPU%", Align::kRight);
+  table.AddColumn("p50 lat", Align::kRight);
+  table.AddColumn("p99 lat", Align::kRight);
+  table.AddColumn("max lat", Align::kRight);
+  table.AddColumn("elapsed", Align::kRight);
+  table.AddColumn("status", Align::kLeft);
+  for (const RowSummary& row : summary.rows) table.AddRow(Cells(row, false));
+  if (summary.all_hosts && summary.rows.size() > 1) {
+    RowSummary all = *summary.all_hosts;
+    all.warnings.clear();  // Its notes are the hosts' notes, listed below.
+    table.AddRow(Cells(all, true));
+  }
+  return table.Render("  ");
+}
+
 }  // namespace
 
 std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
@@ -76,23 +98,16 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
   }
   out += "\n";
 
-  TextTable table;
-  table.AddColumn("host", Align::kLeft);
-  table.AddColumn("target", Align::kLeft);
-  table.AddColumn("MiB/s", Align::kRight);
-  table.AddColumn("CPU%", Align::kRight);
-  table.AddColumn("p50 lat", Align::kRight);
-  table.AddColumn("p99 lat", Align::kRight);
-  table.AddColumn("max lat", Align::kRight);
-  table.AddColumn("elapsed", Align::kRight);
-  table.AddColumn("status", Align::kLeft);
-  for (const RowSummary& row : summary.rows) table.AddRow(Cells(row, false));
-  if (summary.all_hosts && summary.rows.size() > 1) {
-    RowSummary all = *summary.all_hosts;
-    all.warnings.clear();  // Its notes are the hosts' notes, listed below.
-    table.AddRow(Cells(all, true));
+  if (outcome.plan.spec.has_bonnie()) {
+    // bonnie++'s own layout, one row per host, so the figures read as bonnie++'s do.
+    std::vector<std::pair<std::string, stormark::v1::PhaseResult>> rows;
+    for (const HostOutcome& host : outcome.hosts) {
+      if (host.succeeded()) rows.emplace_back(host.host, *host.result);
+    }
+    out += BonnieTextTable(rows);
+  } else {
+    out += StreamTable(summary);
   }
-  out += table.Render("  ");
 
   std::string notes;
   for (const RowSummary& row : summary.rows) {

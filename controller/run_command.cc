@@ -13,6 +13,7 @@
 #include "common/units.h"
 #include "common/version.h"
 #include "controller/agent_client.h"
+#include "controller/bonnie_report.h"
 #include "controller/fleet.h"
 #include "controller/live_progress.h"
 #include "controller/local_agent.h"
@@ -90,6 +91,22 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
     if (options.target) phase.target = *options.target;
     RETURN_IF_ERROR(common::Annotate(ValidatePhase(phase), StrCat("phase '", phase.name, "'")));
   }
+  return absl::OkStatus();
+}
+
+// One bonnie++ CSV line per host that finished a bonnie phase, for bon_csv2html and friends.
+Status WriteBonnieCsv(const RunRecord& run, const std::string& path) {
+  std::string text;
+  for (const PhaseOutcome& phase : run.phases) {
+    if (!phase.plan.spec.has_bonnie()) continue;
+    for (const HostOutcome& host : phase.hosts) {
+      if (host.succeeded()) text += BonnieCsvLine(host.host, *host.result) + "\n";
+    }
+  }
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  if (file == nullptr) return common::ErrnoError(StrCat("--csv ", path), errno);
+  const bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (std::fclose(file) != 0 || !ok) return common::ErrnoError(StrCat("--csv ", path), errno);
   return absl::OkStatus();
 }
 
@@ -280,6 +297,15 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
       if (code == kExitOk) code = kExitSomeFailed;
     } else {
       std::fprintf(out, "JSON report: %s\n", options.json_path.c_str());
+    }
+  }
+  if (!options.csv_path.empty()) {
+    Status written = WriteBonnieCsv(run, options.csv_path);
+    if (!written.ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(written.message()).c_str());
+      if (code == kExitOk) code = kExitSomeFailed;
+    } else {
+      std::fprintf(out, "bonnie++ CSV: %s\n", options.csv_path.c_str());
     }
   }
   if (usable == 0) std::fprintf(err, "stormark: no agent could be reached; nothing ran\n");
