@@ -45,6 +45,8 @@ const char* PhaseRunner::StateName(State state) {
       return "running";
     case State::kFinished:
       return "finished, awaiting cleanup";
+    case State::kCleaning:
+      return "removing its files";
   }
   return "unknown";
 }
@@ -54,21 +56,23 @@ std::string PhaseRunner::BusyWith() const {
   return state_ == State::kIdle ? "" : spec_.phase_id();
 }
 
-namespace {
+std::unique_ptr<Workload> PhaseRunner::BeginCleanupLocked() {
+  state_ = State::kCleaning;
+  state_changed_.notify_all();
+  return std::move(workload_);
+}
 
-int CleanUp(std::unique_ptr<Workload> workload) { return workload ? workload->Cleanup() : 0; }
-
-}  // namespace
-
-std::unique_ptr<Workload> PhaseRunner::ReleaseLocked() {
-  std::unique_ptr<Workload> workload = std::move(workload_);
+int PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
+  const int removed = workload ? workload->Cleanup() : 0;
+  workload.reset();
+  std::lock_guard<std::mutex> lock(mu_);
   warnings_.clear();
   spec_.Clear();
   state_ = State::kIdle;
   cancelled_ = false;
   abort_reason_.clear();
   state_changed_.notify_all();
-  return workload;
+  return removed;
 }
 
 std::unique_ptr<Workload> PhaseRunner::ReleaseIfAbandonedLocked(std::string* note) {
@@ -77,7 +81,7 @@ std::unique_ptr<Workload> PhaseRunner::ReleaseIfAbandonedLocked(std::string* not
   if (idle < reclaim_after_nanos_) return nullptr;
   *note = fmt::format("removed abandoned phase '{}' (untouched for {:.0f} s)", spec_.phase_id(),
                       static_cast<double>(idle) / 1e9);
-  return ReleaseLocked();
+  return BeginCleanupLocked();
 }
 
 std::string PhaseRunner::ReclaimAbandoned() {
@@ -89,7 +93,7 @@ std::string PhaseRunner::ReclaimAbandoned() {
     abandoned = ReleaseIfAbandonedLocked(&note);
   }
   if (!abandoned) return "";
-  CleanUp(std::move(abandoned));
+  FinishCleanup(std::move(abandoned));
   return phase;
 }
 
@@ -97,12 +101,19 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
                                                          const GoneFn& gone) {
   std::vector<std::string> warnings;
   std::unique_ptr<Workload> abandoned;
+  std::string note;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (shut_down_) return absl::UnavailableError("agent is shutting down");
-    std::string note;
     abandoned = ReleaseIfAbandonedLocked(&note);
-    if (abandoned) warnings.push_back(note);
+  }
+  if (abandoned) {
+    FinishCleanup(std::move(abandoned));
+    warnings.push_back(note);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shut_down_) return absl::UnavailableError("agent is shutting down");
     if (state_ != State::kIdle) {
       return absl::FailedPreconditionError(common::StrCat(
           "agent is busy with phase '", spec_.phase_id(), "' (", StateName(state_),
@@ -114,7 +125,6 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     abort_reason_.clear();
     ++generation_;
   }
-  CleanUp(std::move(abandoned));
 
   // A caller that goes away during a long set-up cancels it.
   std::mutex watch_mu;
@@ -148,9 +158,9 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   std::unique_lock<std::mutex> lock(mu_);
   if (status.ok() && cancelled_) status = absl::CancelledError("phase aborted while preparing");
   if (!status.ok()) {
-    ReleaseLocked();
+    BeginCleanupLocked();
     lock.unlock();
-    if (workload.ok()) CleanUp(std::move(*workload));
+    FinishCleanup(workload.ok() ? std::move(*workload) : nullptr);
     return status;
   }
   workload_ = std::move(*workload);
@@ -273,14 +283,14 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     std::lock_guard<std::mutex> lock(mu_);
     if (caller_gone) {
       // Nobody will call Cleanup: free the slot now.
-      released = ReleaseLocked();
+      released = BeginCleanupLocked();
     } else {
       state_ = State::kFinished;
       last_touched_mono_ = clock_.MonotonicNanos();
       state_changed_.notify_all();
     }
   }
-  CleanUp(std::move(released));
+  if (caller_gone) FinishCleanup(std::move(released));
   return result;
 }
 
@@ -330,7 +340,8 @@ bool PhaseRunner::Abort(const std::string& phase_id, int64_t max_wait_nanos) {
     const uint64_t generation = generation_;
     auto settled = [&] {
       return generation_ != generation ||
-             (state_ != State::kPreparing && state_ != State::kRunning);
+             (state_ != State::kPreparing && state_ != State::kRunning &&
+              state_ != State::kCleaning);
     };
     if (max_wait_nanos < 0) {
       state_changed_.wait(lock, settled);
@@ -338,9 +349,10 @@ bool PhaseRunner::Abort(const std::string& phase_id, int64_t max_wait_nanos) {
                                         settled)) {
       return true;
     }
-    if (generation_ == generation && state_ != State::kIdle) released = ReleaseLocked();
+    if (generation_ != generation || state_ == State::kIdle) return true;
+    released = BeginCleanupLocked();
   }
-  CleanUp(std::move(released));
+  FinishCleanup(std::move(released));
   return true;
 }
 
@@ -355,9 +367,10 @@ StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id) {
     return absl::FailedPreconditionError(common::StrCat(
         "phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
   }
-  std::unique_ptr<Workload> released = ReleaseLocked();
+  if (state_ == State::kCleaning) return 0;  // Another call is removing the files already.
+  std::unique_ptr<Workload> released = BeginCleanupLocked();
   lock.unlock();
-  return CleanUp(std::move(released));
+  return FinishCleanup(std::move(released));
 }
 
 void PhaseRunner::Shutdown() {

@@ -1,7 +1,7 @@
 // The agent's single phase slot: Prepare, Run, Abort and Cleanup of at most one phase at a
 // time. This is the guard that makes a second Prepare fail while a phase is held.
 //
-// States: idle -> preparing -> prepared -> running -> finished -> (Cleanup) idle.
+// States: idle -> preparing -> prepared -> running -> finished -> (Cleanup) cleaning -> idle.
 // Abort from any state cancels, removes the phase's files and returns to idle.
 //
 // Thread-safe: every method may be called from any gRPC handler thread.
@@ -84,13 +84,16 @@ class PhaseRunner {
   const HostFacts& host() const { return host_; }
 
  private:
-  enum class State { kIdle, kPreparing, kPrepared, kRunning, kFinished };
+  enum class State { kIdle, kPreparing, kPrepared, kRunning, kFinished, kCleaning };
   static const char* StateName(State state);
 
-  // Resets the slot to idle and hands back the workload, whose files the caller removes
-  // after releasing mu_ (removing a large file can take seconds). Requires mu_ held.
-  std::unique_ptr<Workload> ReleaseLocked();
-  // ReleaseLocked() if the held phase is abandoned, with a note saying so; else nullptr.
+  // Marks the slot as cleaning (still busy, so no new phase starts on a disk that is busy
+  // deleting) and hands back the workload. Requires mu_ held. The caller then releases mu_
+  // and calls FinishCleanup, since removing a large file can take seconds.
+  std::unique_ptr<Workload> BeginCleanupLocked();
+  // Removes the workload's files, then frees the slot. Requires mu_ NOT held.
+  int FinishCleanup(std::unique_ptr<Workload> workload);
+  // BeginCleanupLocked() if the held phase is abandoned, with a note saying so; else nullptr.
   std::unique_ptr<Workload> ReleaseIfAbandonedLocked(std::string* note);
   // Fills the result from the recorders and timings of a finished run.
   void FillResult(const common::Status& status, const common::RecorderSet& recorders,
