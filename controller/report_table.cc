@@ -86,7 +86,9 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
     }
   }
   if (outcome.mode == RunMode::kSequential) {
-    out += "  sequential: one host at a time; the last row is the mean of the hosts\n";
+    out += outcome.plan.spec.has_bonnie()
+               ? "  sequential: one host at a time\n"
+               : "  sequential: one host at a time; the last row is the mean of the hosts\n";
   } else if (started == 1) {
     out += fmt::format("  started {} after the planned instant\n",
                        common::FormatDurationNanos(static_cast<double>(late)));
