@@ -239,19 +239,24 @@ std::string ShortSpeed(const std::string& rate) {
   return fmt::format("{:4.1f}g", mib / 1024.0);
 }
 
-// bon_csv2txt's first column: the name cut so that name, a space and the label fill 19
-// characters; a label of 18 or more characters stands alone.
-std::string RowLabel(const std::string& name, const std::string& label) {
-  if (label.size() >= 18) return fmt::format("{:>19}", label);
-  std::string padded = name + std::string(19, ' ');
-  return common::StrCat(padded.substr(0, 18 - label.size()), " ", label);
-}
-
 std::string DataRow(const std::string& label, const std::array<std::string, 12>& cells) {
   return fmt::format(
       "{:>19} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3}\n", label,
       cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], cells[7], cells[8],
       cells[9], cells[10], cells[11]);
+}
+
+// A host's row. The first column holds the name and the run's label in 19 characters, as in
+// bon_csv2txt; a name that does not fit goes on a line of its own above the row instead of
+// being cut (bon_csv2txt cuts it, which makes "node-01.example:7420" and
+// "node-02.example:7420" the same row).
+std::string HostRow(const std::string& name, const std::string& label,
+                    const std::array<std::string, 12>& cells) {
+  if (name.size() + 1 + label.size() <= 19) {
+    std::string padded = name + std::string(19, ' ');
+    return DataRow(common::StrCat(padded.substr(0, 18 - label.size()), " ", label), cells);
+  }
+  return common::StrCat(name, "\n", DataRow(label, cells));
 }
 
 // "Latency" and six latencies, or nothing when none was measured.
@@ -321,7 +326,7 @@ std::string BonnieTextTable(const std::vector<std::pair<std::string, PhaseResult
         cells[2 * i] = kib ? ShortSpeed(h.io[i].rate) : h.io[i].rate;
         cells[2 * i + 1] = h.io[i].cpu;
       }
-      io_block += DataRow(RowLabel(h.name, IoLabel(h)), cells);
+      io_block += HostRow(h.name, IoLabel(h), cells);
       io_block += LatencyRow(h.io);
     }
     if (h.files_ran) {
@@ -330,7 +335,7 @@ std::string BonnieTextTable(const std::vector<std::pair<std::string, PhaseResult
         cells[2 * i] = h.files[i].rate;
         cells[2 * i + 1] = h.files[i].cpu;
       }
-      files_block += DataRow(RowLabel(h.name, FilesLabel(h)), cells);
+      files_block += HostRow(h.name, FilesLabel(h), cells);
       files_block += LatencyRow(h.files);
     }
   }

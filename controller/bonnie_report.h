@@ -51,11 +51,12 @@ std::string BonnieCsvHeader();
 // then a block for the file tests (Sequential Create, Random Create) when any host ran them.
 // Each ends in a newline; no rows (or no tests run) give "".
 //
-// Columns and widths are bon_csv2txt's. Two cells differ from what bon_csv2txt prints for
+// Columns and widths are bon_csv2txt's. Three things differ from what bon_csv2txt prints for
 // BonnieCsvLine's output, because there it is wrong: a too-fast K/sec test shows "+++++"
-// (bon_csv2txt shows "0k"), and the first column labels the run as bonnie++'s own report
+// (bon_csv2txt shows "0k"); the first column labels the run as bonnie++'s own report
 // does ("4G", "4G:4k", "16:10000:10000/10") instead of bon_csv2txt's "4G::8192:5" and
-// "16:10000:10000:10".
+// "16:10000:10000:10"; and a host name too long for the first column is printed whole on
+// a line of its own above the host's row, where bon_csv2txt cuts it.
 std::string BonnieTextTable(
     const std::vector<std::pair<std::string, stormark::v1::PhaseResult>>& rows);
 

@@ -136,7 +136,7 @@ Status BonnieWorkload::Prepare(const std::atomic<bool>& cancelled,
       params_.size_bytes < 2 * params_.ram_bytes) {
     warnings->push_back(common::StrCat(
         "possibly cache-dominated: size ", common::FormatBytes(params_.size_bytes),
-        " is under 2x RAM (", common::FormatBytes(2 * params_.ram_bytes), ") and direct is off"));
+        " is under 2x RAM (RAM is ", common::FormatBytes(params_.ram_bytes), ") and direct is off"));
   }
 
   if (params_.run_io) {

@@ -358,7 +358,9 @@ TEST(BonnieTextTable, LaysOutBothBlocksLikeBonCsv2txt) {
   Find(&slow, "get_block")->set_too_fast(true);
   const std::string table = BonnieTextTable({{"alpha", FullResult()}, {"beta", slow}});
   const std::vector<std::string> lines = Lines(table);
-  ASSERT_THAT(lines, SizeIs(14));
+  // 14 lines as bon_csv2txt prints them, plus one line per host for the names that do not
+  // fit beside the long file-test label.
+  ASSERT_THAT(lines, SizeIs(16));
   EXPECT_EQ(lines[0],
             "Version     2.00a   ------Sequential Output------ --Sequential Input- --Random-");
   EXPECT_EQ(lines[3],
@@ -369,8 +371,17 @@ TEST(BonnieTextTable, LaysOutBothBlocksLikeBonCsv2txt) {
             "beta             1G 2048k  18 5000k  75  256m  25 4096k  80 +++++ +++ 409.6  10");
   EXPECT_EQ(lines[9],
             "      files:max:min  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP");
-  EXPECT_EQ(lines[10],
-            "al 16:10000:1000/10  8192 100  2048  12  4096  25  5461   0  1024   0   512   0");
+  EXPECT_EQ(lines[10], "alpha");
+  EXPECT_EQ(lines[11],
+            "   16:10000:1000/10  8192 100  2048  12  4096  25  5461   0  1024   0   512   0");
+  EXPECT_EQ(lines[13], "beta");
+}
+
+TEST(BonnieTextTable, NeverCutsAHostNameSoHostsStayApart) {
+  const std::string table = BonnieTextTable(
+      {{"node-01.example:7420", FullResult()}, {"node-02.example:7420", FullResult()}});
+  EXPECT_THAT(table, HasSubstr("node-01.example:7420\n"));
+  EXPECT_THAT(table, HasSubstr("node-02.example:7420\n"));
 }
 
 TEST(BonnieTextTable, IsEmptyWithoutTests) {
@@ -467,11 +478,17 @@ TEST_F(BonnieTools, TextTableMatchesBonCsv2txt) {
   const Output txt = Run("/usr/bin/bon_csv2txt", CsvOf(rows));
   ASSERT_EQ(txt.exit_code, 0);
   const std::vector<std::string> theirs = Lines(txt.out);
-  const std::vector<std::string> ours = Lines(BonnieTextTable(rows));
+  // Ours puts a name that does not fit the first column on a line of its own, where
+  // bon_csv2txt cuts it; drop those lines to compare the rest.
+  std::vector<std::string> ours;
+  for (const std::string& line : Lines(BonnieTextTable(rows))) {
+    if (line != "alpha" && line != "beta_rk") ours.push_back(line);
+  }
   ASSERT_EQ(ours.size(), theirs.size()) << txt.out << "\n" << BonnieTextTable(rows);
   ASSERT_THAT(theirs, SizeIs(14));
   for (size_t i = 0; i < ours.size(); ++i) {
-    const bool data_row = ours[i].starts_with("al") || ours[i].starts_with("be");
+    const bool data_row = ours[i].starts_with("al") || ours[i].starts_with("be") ||
+                          ours[i].starts_with("   16:");
     if (!data_row) {
       EXPECT_EQ(ours[i], theirs[i]) << "line " << i;
       continue;
@@ -481,11 +498,13 @@ TEST_F(BonnieTools, TextTableMatchesBonCsv2txt) {
       their_cells.replace(at, 9, "+++++ +++");
     }
     EXPECT_EQ(ours[i].substr(19), their_cells) << "line " << i;
-    EXPECT_EQ(ours[i].substr(0, 5), theirs[i].substr(0, 5)) << "line " << i;
+    if (!ours[i].starts_with("   16:")) {
+      EXPECT_EQ(ours[i].substr(0, 5), theirs[i].substr(0, 5)) << "line " << i;
+    }
   }
   EXPECT_EQ(ours[3].substr(0, 19), "alpha            1G");
   EXPECT_EQ(theirs[3].substr(0, 19), "alpha    1G::8192:5");
-  EXPECT_EQ(ours[10].substr(0, 19), "al 16:10000:1000/10");
+  EXPECT_EQ(ours[10].substr(0, 19), "   16:10000:1000/10");
   EXPECT_EQ(theirs[10].substr(0, 19), "al 16:10000:1000:10");
 }
 

@@ -365,7 +365,7 @@ TEST_F(BonnieWorkloadTest, WarnsWhenTheFileIsUnderTwiceRam) {
   std::vector<std::string> warnings;
   ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   EXPECT_THAT(warnings,
-              Contains(HasSubstr("possibly cache-dominated: size 8 MiB is under 2x RAM (2 GiB) and "
+              Contains(HasSubstr("possibly cache-dominated: size 8 MiB is under 2x RAM (RAM is 1 GiB) and "
                                  "direct is off")));
   EXPECT_THAT(warnings, Contains(HasSubstr("is on tmpfs")));
 }
