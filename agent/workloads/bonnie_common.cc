@@ -1,8 +1,13 @@
 #include "agent/workloads/bonnie_common.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include "common/strings.h"
 
 namespace stormark::agent {
 
@@ -70,6 +75,36 @@ stormark::v1::Measurement SkippedTest(std::string_view name) {
   m.set_name(std::string(name));
   m.set_skipped(true);
   return m;
+}
+
+// One write() call of exactly n bytes at the current offset; a short write is retried.
+common::Status WriteChunk(int fd, const char* buf, size_t n, const char* test) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t r = write(fd, buf + done, n - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return common::ErrnoError(common::StrCat("bonnie ", test, ": write"), errno);
+    if (r == 0)
+      return absl::DataLossError(common::StrCat("bonnie ", test, ": write wrote 0 bytes"));
+    done += static_cast<size_t>(r);
+  }
+  return absl::OkStatus();
+}
+
+// One read() call of exactly n bytes at the current offset; the end of the file is DATA_LOSS.
+common::Status ReadChunk(int fd, char* buf, size_t n, const char* test) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t r = read(fd, buf + done, n - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return common::ErrnoError(common::StrCat("bonnie ", test, ": read"), errno);
+    if (r == 0) {
+      return absl::DataLossError(
+          common::StrCat("bonnie ", test, ": the data file ended before the expected size"));
+    }
+    done += static_cast<size_t>(r);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace stormark::agent

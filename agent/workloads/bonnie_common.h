@@ -119,6 +119,12 @@ class TestMeter {
 // The Measurement of a test the spec skipped.
 stormark::v1::Measurement SkippedTest(std::string_view name);
 
+// write() of exactly n bytes at the current offset, retrying short writes. Errors name the
+// bonnie test.
+common::Status WriteChunk(int fd, const char* buf, size_t n, const char* test);
+// read() of exactly n bytes at the current offset; the end of the file is DATA_LOSS.
+common::Status ReadChunk(int fd, char* buf, size_t n, const char* test);
+
 }  // namespace stormark::agent
 
 #endif  // STORMARK_AGENT_WORKLOADS_BONNIE_COMMON_H_

@@ -33,19 +33,6 @@ struct DirCloser {
 };
 using DirStream = std::unique_ptr<DIR, DirCloser>;
 
-Status WriteAll(int fd, const char* buf, size_t n, const char* test) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t r = write(fd, buf + done, n - done);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return common::ErrnoError(common::StrCat("bonnie ", test, ": write"), errno);
-    if (r == 0)
-      return absl::DataLossError(common::StrCat("bonnie ", test, ": write wrote 0 bytes"));
-    done += static_cast<size_t>(r);
-  }
-  return absl::OkStatus();
-}
-
 // Opens a directory this phase created as a stream for readdir.
 StatusOr<DirStream> OpenStream(DirTarget* target, const std::string& name) {
   ASSIGN_OR_RETURN(int fd, target->OpenDirectory(name));
@@ -178,7 +165,7 @@ StatusOr<Measurement> BonnieFileTests::Create(bool random_names) {
     Fd file(fd);
     for (uint64_t done = 0; done < size; done += piece) {
       RETURN_IF_ERROR(
-          WriteAll(file.get(), buf_.data(), std::min<uint64_t>(piece, size - done), test));
+          WriteChunk(file.get(), buf_.data(), std::min<uint64_t>(piece, size - done), test));
     }
     if (params_.fsync_every_write) {
       if (fsync(file.get()) != 0)

@@ -25,36 +25,6 @@ using stormark::v1::Measurement;
 constexpr uint64_t kBufferSalt = 0xb0b0'0000'0000'0001ULL;
 constexpr uint64_t kSeekSalt = 0xb0b0'0000'0000'0002ULL;
 
-// One write() call of exactly n bytes at the current offset; a short write is retried.
-Status WriteChunk(int fd, const char* buf, size_t n, const char* test) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t r = write(fd, buf + done, n - done);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return common::ErrnoError(common::StrCat("bonnie ", test, ": write"), errno);
-    if (r == 0)
-      return absl::DataLossError(common::StrCat("bonnie ", test, ": write wrote 0 bytes"));
-    done += static_cast<size_t>(r);
-  }
-  return absl::OkStatus();
-}
-
-// One read() call of exactly n bytes at the current offset; the end of the file is DATA_LOSS.
-Status ReadChunk(int fd, char* buf, size_t n, const char* test) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t r = read(fd, buf + done, n - done);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return common::ErrnoError(common::StrCat("bonnie ", test, ": read"), errno);
-    if (r == 0) {
-      return absl::DataLossError(
-          common::StrCat("bonnie ", test, ": the data file ended before the expected size"));
-    }
-    done += static_cast<size_t>(r);
-  }
-  return absl::OkStatus();
-}
-
 Status SeekTo(int fd, off_t offset, int whence, const char* test) {
   if (lseek(fd, offset, whence) < 0) {
     return common::ErrnoError(common::StrCat("bonnie ", test, ": lseek"), errno);
