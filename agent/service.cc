@@ -1,6 +1,7 @@
 #include "agent/service.h"
 
 #include "common/strings.h"
+#include "agent/workloads/factory.h"
 #include "common/version.h"
 
 namespace stormark::agent {
@@ -36,6 +37,7 @@ grpc::Status AgentService::GetInfo(grpc::ServerContext* context,
   }
   reply->set_now_unix_nanos(clock_.NowUnixNanos());
   reply->set_busy_with_phase(runner_.BusyWith());
+  for (const std::string& workload : KnownWorkloads()) reply->add_workloads(workload);
   if (request->has_controller_protocol()) {
     common::Status compatible = common::CheckProtocolCompatible(
         protocol_, "this agent", request->controller_protocol(), "the controller");

@@ -116,6 +116,18 @@ StatusOr<std::string> AgentClient::ResolveTarget(const std::string& wanted) cons
                                     "' (the agent has: ", names.empty() ? "none" : names, ")"));
 }
 
+Status AgentClient::CheckWorkload(const std::string& workload) const {
+  if (info_.workloads().empty()) return absl::OkStatus();
+  std::string known;
+  for (const auto& w : info_.workloads()) {
+    if (w == workload) return absl::OkStatus();
+    known += (known.empty() ? "" : ", ") + w;
+  }
+  return absl::FailedPreconditionError(StrCat("host ", host_, ": agent ", info_.agent_version(),
+                                              " cannot run workload '", workload, "' (it runs: ",
+                                              known, "); upgrade it"));
+}
+
 StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::PhaseSpec& spec) {
   grpc::ClientContext context;
   stormark::v1::PrepareRequest request;

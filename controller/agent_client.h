@@ -44,6 +44,10 @@ class AgentClient {
   // `wanted` is empty. NOT_FOUND names the targets the agent has.
   common::StatusOr<std::string> ResolveTarget(const std::string& wanted) const;
 
+  // FAILED_PRECONDITION when the agent says it cannot run `workload` ("stream", "bonnie").
+  // An agent that does not list its workloads is given the benefit of the doubt.
+  common::Status CheckWorkload(const std::string& workload) const;
+
   common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec);
 
   // Runs a prepared phase, starting at `start_at_controller_nanos` on the controller's clock

@@ -243,14 +243,17 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   std::fputs("\n", out);
   std::fflush(out);
 
-  // Every phase's target must exist on every reachable host before anything runs.
+  // Every phase's target and workload must exist on every reachable host before anything runs.
   bool targets_ok = true;
   for (size_t i = 0; i < fleet.size(); ++i) {
     if (!connected[i].ok()) continue;
     for (const PhasePlan& phase : plan.phases) {
-      auto resolved = fleet.client(i).ResolveTarget(phase.target);
-      if (!resolved.ok()) {
-        std::fprintf(err, "stormark: %s\n", std::string(resolved.status().message()).c_str());
+      Status usable_here = fleet.client(i).ResolveTarget(phase.target).status();
+      if (usable_here.ok()) {
+        usable_here = fleet.client(i).CheckWorkload(phase.spec.has_bonnie() ? "bonnie" : "stream");
+      }
+      if (!usable_here.ok()) {
+        std::fprintf(err, "stormark: %s\n", std::string(usable_here.message()).c_str());
         targets_ok = false;
         break;
       }

@@ -8,6 +8,8 @@
 
 namespace stormark::agent {
 
+std::vector<std::string> KnownWorkloads() { return {"stream", "bonnie"}; }
+
 common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
                                                          const AgentConfig& config,
                                                          const HostFacts& host) {

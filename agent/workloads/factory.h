@@ -3,6 +3,8 @@
 #define STORMARK_AGENT_WORKLOADS_FACTORY_H_
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "agent/config.h"
 #include "agent/sysinfo.h"
@@ -11,6 +13,9 @@
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::agent {
+
+// The workloads MakeWorkload builds, by their plan names.
+std::vector<std::string> KnownWorkloads();
 
 // NOT_FOUND for a target the configuration does not name; INVALID_ARGUMENT for a bad spec.
 // Creates the phase's directory on the target.

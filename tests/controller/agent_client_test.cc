@@ -63,6 +63,19 @@ TEST_F(AgentClientTest, ResolveTargetWithoutANameTakesTheOnlyTarget) {
   EXPECT_EQ(*target, "fast");
 }
 
+TEST_F(AgentClientTest, CheckWorkloadRefusesWhatTheAgentCannotRun) {
+  agent::AgentServer* server = StartAgent({"fast"});
+  ASSERT_NE(server, nullptr);
+  auto client = ClientFor(*server);
+  ASSERT_TRUE(client->Connect().ok());
+  EXPECT_TRUE(client->CheckWorkload("stream").ok());
+  EXPECT_TRUE(client->CheckWorkload("bonnie").ok());
+  const common::Status status = client->CheckWorkload("postmark");
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("cannot run workload 'postmark'"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("it runs: stream, bonnie"));
+}
+
 TEST_F(AgentClientTest, ResolveTargetUnknownIsNotFoundListingTheTargets) {
   agent::AgentServer* server = StartAgent({"fast", "slow"});
   ASSERT_NE(server, nullptr);
