@@ -89,6 +89,13 @@ StatusOr<uint64_t> ParseSize(std::string_view raw) {
   return static_cast<uint64_t>(rounded);
 }
 
+StatusOr<bool> ParseBool(std::string_view key, std::string_view value) {
+  const std::string v = ToLower(Trim(value));
+  if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
+  if (v == "false" || v == "no" || v == "off" || v == "0") return false;
+  return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': expected true or false"));
+}
+
 StatusOr<int64_t> ParseDurationNanos(std::string_view raw) {
   std::string_view text = common::Trim(raw);
   auto bad = [&](std::string_view why) {

@@ -16,6 +16,10 @@ namespace stormark::common {
 // say what is accepted: "bad size '10X': unknown unit 'X' (use k, M, G, T, P)".
 StatusOr<uint64_t> ParseSize(std::string_view text);
 
+// Parses a yes/no parameter: true/yes/on/1 or false/no/off/0, in any case. The error names
+// `key` and the value: "bad direct 'maybe': expected true or false".
+StatusOr<bool> ParseBool(std::string_view key, std::string_view value);
+
 // Parses a duration: "250ms", "10s", "5m", "1h", "2us", "100ns"; a bare number is seconds.
 StatusOr<int64_t> ParseDurationNanos(std::string_view text);
 

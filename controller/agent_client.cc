@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 
+#include "common/address.h"
 #include "common/strings.h"
 #include "common/version.h"
 
@@ -36,6 +37,12 @@ std::shared_ptr<grpc::Channel> AgentClient::MakeChannel(const std::string& addre
   // Results carry histograms and time series; allow large ones.
   args.SetMaxReceiveMessageSize(64 << 20);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+StatusOr<std::unique_ptr<AgentClient>> AgentClient::ForAddress(const std::string& address,
+                                                               const common::Clock& clock) {
+  ASSIGN_OR_RETURN(std::string target, common::NormalizeAddress(address));
+  return std::make_unique<AgentClient>(address, MakeChannel(target), clock);
 }
 
 Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) const {

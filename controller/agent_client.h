@@ -28,6 +28,11 @@ class AgentClient {
   // A plain-text channel to HOST:PORT or unix:/path, with keepalive so a dead peer is noticed.
   static std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address);
 
+  // A client for an agent address as the user wrote it, which also becomes its label.
+  // INVALID_ARGUMENT for a malformed address; nothing touches the network yet.
+  static common::StatusOr<std::unique_ptr<AgentClient>> ForAddress(const std::string& address,
+                                                                    const common::Clock& clock);
+
   const std::string& host() const { return host_; }
 
   // Fetches the agent's facts and checks protocol compatibility. UNAVAILABLE when the agent

@@ -2,7 +2,6 @@
 
 #include <memory>
 
-#include "common/address.h"
 #include "common/clock.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -18,13 +17,12 @@ int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::F
   const common::Clock& clock = common::SystemClock();
   std::vector<std::unique_ptr<AgentClient>> clients;
   for (const auto& address : agents) {
-    auto target = common::NormalizeAddress(address);
-    if (!target.ok()) {
-      std::fprintf(err, "stormark: %s\n", std::string(target.status().message()).c_str());
+    auto client = AgentClient::ForAddress(address, clock);
+    if (!client.ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(client.status().message()).c_str());
       return 2;
     }
-    clients.push_back(
-        std::make_unique<AgentClient>(address, AgentClient::MakeChannel(*target), clock));
+    clients.push_back(std::move(*client));
   }
   Fleet fleet(std::move(clients), clock);
   const auto statuses = fleet.ConnectAll();

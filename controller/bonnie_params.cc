@@ -12,13 +12,6 @@ using common::Status;
 using common::StatusOr;
 using common::StrCat;
 
-StatusOr<bool> ParseFlag(std::string_view key, std::string_view value) {
-  const std::string v = common::ToLower(value);
-  if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
-  if (v == "false" || v == "no" || v == "off" || v == "0") return false;
-  return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': expected true or false"));
-}
-
 StatusOr<uint64_t> ParseCount(std::string_view key, std::string_view value) {
   uint64_t n = 0;
   auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
@@ -87,16 +80,16 @@ Status SetBonnieParameter(std::string_view key, std::string_view value,
     ASSIGN_OR_RETURN(uint64_t v, size());
     spec->set_char_size_bytes(v);
   } else if (key == "fast") {
-    ASSIGN_OR_RETURN(bool v, ParseFlag(key, value));
+    ASSIGN_OR_RETURN(bool v, common::ParseBool(key, value));
     spec->set_skip_char(v);
   } else if (key == "io") {
-    ASSIGN_OR_RETURN(bool v, ParseFlag(key, value));
+    ASSIGN_OR_RETURN(bool v, common::ParseBool(key, value));
     spec->set_skip_io(!v);
   } else if (key == "direct") {
-    ASSIGN_OR_RETURN(bool v, ParseFlag(key, value));
+    ASSIGN_OR_RETURN(bool v, common::ParseBool(key, value));
     spec->set_direct(v);
   } else if (key == "sync") {
-    ASSIGN_OR_RETURN(bool v, ParseFlag(key, value));
+    ASSIGN_OR_RETURN(bool v, common::ParseBool(key, value));
     spec->set_fsync_every_write(v);
   } else if (key == "files") {
     RETURN_IF_ERROR(ParseFiles(value, spec));

@@ -24,14 +24,6 @@ Status ErrorAt(std::string_view source, const YAML::Mark& mark, std::string_view
   return absl::InvalidArgumentError(StrCat(source, ":", mark.line + 1, ": ", what));
 }
 
-StatusOr<bool> ParseBool(std::string_view key, std::string_view value) {
-  const std::string v = common::ToLower(value);
-  if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
-  if (v == "false" || v == "no" || v == "off" || v == "0") return false;
-  return absl::InvalidArgumentError(
-      StrCat("bad ", key, " '", value, "': expected true or false"));
-}
-
 std::string ScalarText(const YAML::Node& node) { return node.as<std::string>(); }
 
 StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::string& target,
@@ -218,12 +210,12 @@ Status SetStreamParameter(std::string_view key, std::string_view value, StreamSp
     return absl::OkStatus();
   }
   if (key == "direct") {
-    ASSIGN_OR_RETURN(bool direct, ParseBool(key, value));
+    ASSIGN_OR_RETURN(bool direct, common::ParseBool(key, value));
     spec->set_direct(direct);
     return absl::OkStatus();
   }
   if (key == "fdatasync") {
-    ASSIGN_OR_RETURN(bool sync, ParseBool(key, value));
+    ASSIGN_OR_RETURN(bool sync, common::ParseBool(key, value));
     spec->set_fdatasync(sync);
     return absl::OkStatus();
   }

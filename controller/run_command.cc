@@ -7,7 +7,6 @@
 #include <memory>
 #include <random>
 
-#include "common/address.h"
 #include "common/clock.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -164,10 +163,12 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     if (!mode.ok()) return fail_input(mode.status());
     plan.mode = *mode;
   }
-  std::vector<std::string> addresses = options.agents.empty() ? plan.agents : options.agents;
-  for (auto& address : addresses) {
-    auto normalized = common::NormalizeAddress(address);
-    if (!normalized.ok()) return fail_input(normalized.status());
+  const std::vector<std::string>& addresses = options.agents.empty() ? plan.agents : options.agents;
+  std::vector<std::unique_ptr<AgentClient>> clients;
+  for (const auto& address : addresses) {
+    auto client = AgentClient::ForAddress(address, clock);
+    if (!client.ok()) return fail_input(client.status());
+    clients.push_back(std::move(*client));
   }
   if (!addresses.empty() && !options.dir.empty()) {
     return fail_input(absl::InvalidArgumentError(
@@ -188,7 +189,6 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
 
   // 2. The agents: the given ones, or one we start ourselves.
   std::unique_ptr<LocalAgent> local;
-  std::vector<std::unique_ptr<AgentClient>> clients;
   if (addresses.empty()) {
     auto started = LocalAgent::Start(options.agent_binary, options.dir);
     if (!started.ok()) {
@@ -198,12 +198,6 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     local = std::move(*started);
     clients.push_back(std::make_unique<AgentClient>(
         "local", AgentClient::MakeChannel(local->address()), clock));
-  } else {
-    for (const auto& address : addresses) {
-      const std::string target = *common::NormalizeAddress(address);
-      clients.push_back(
-          std::make_unique<AgentClient>(address, AgentClient::MakeChannel(target), clock));
-    }
   }
 
   RunRecord run;
