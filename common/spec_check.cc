@@ -7,6 +7,14 @@ namespace stormark::common {
 
 using stormark::v1::StreamSpec;
 
+std::string_view WorkloadName(const stormark::v1::PhaseSpec& spec) {
+  const google::protobuf::OneofDescriptor* oneof =
+      spec.GetDescriptor()->FindOneofByName("workload");
+  const google::protobuf::FieldDescriptor* field =
+      spec.GetReflection()->GetOneofFieldDescriptor(spec, oneof);
+  return field == nullptr ? std::string_view() : std::string_view(field->name());
+}
+
 bool IsValidName(std::string_view name) {
   if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
   for (char c : name) {

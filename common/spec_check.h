@@ -10,6 +10,10 @@
 
 namespace stormark::common {
 
+// The name of the workload a phase spec holds: the name of the set field of its `workload`
+// oneof ("stream", "bonnie"), or "" when none is set.
+std::string_view WorkloadName(const stormark::v1::PhaseSpec& spec);
+
 // True for names that may cross the wire (targets, phases, files): [A-Za-z0-9._-], 1 to 64
 // characters, not "." or "..". Such a name can never climb out of a directory.
 bool IsValidName(std::string_view name);

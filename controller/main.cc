@@ -9,6 +9,7 @@
 #include "controller/interrupts.h"
 #include "controller/local_agent.h"
 #include "controller/run_command.h"
+#include "controller/workloads/workload_kinds.h"
 
 namespace {
 
@@ -42,8 +43,9 @@ int Main(int argc, char** argv) {
                                      "fdatasync inside the timed region (writes)");
   std::string workload, mode;
   auto* workload_opt =
-      run_cmd->add_option("--workload", workload, "without --plan: stream (default) or bonnie")
-          ->check(CLI::IsMember({"stream", "bonnie"}));
+      run_cmd->add_option("--workload", workload,
+                          "without --plan: one phase of this workload (" +
+                              stormark::controller::WorkloadNames() + "; default stream)");
   run_cmd->add_option("--set", run.sets,
                       "KEY=VALUE workload parameter for every phase, repeatable "
                       "(e.g. --set files=16:0:0:1)");

@@ -4,9 +4,9 @@
 #include <sstream>
 
 #include "common/spec_check.h"
-#include "controller/bonnie_params.h"
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/workloads/workload_kinds.h"
 #include "yaml-cpp/yaml.h"
 
 namespace stormark::controller {
@@ -37,13 +37,15 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
   const YAML::Node workload = node["workload"];
   if (!workload) {
     return ErrorAt(source, node.Mark(),
-                   StrCat("phase ", index + 1, ": missing 'workload' (known: stream, bonnie)"));
+                   StrCat("phase ", index + 1, ": missing 'workload' (known: ", WorkloadNames(),
+                          ")"));
   }
-  const std::string kind = workload.IsScalar() ? ScalarText(workload) : "?";
-  if (kind != "stream" && kind != "bonnie") {
+  const WorkloadKind* kind = FindWorkloadKind(workload.IsScalar() ? ScalarText(workload) : "?");
+  if (kind == nullptr) {
     return ErrorAt(source, workload.Mark(),
-                   StrCat("phase ", index + 1, ": unknown workload '", kind,
-                          "' (known: stream, bonnie)"));
+                   StrCat("phase ", index + 1, ": unknown workload '",
+                          workload.IsScalar() ? ScalarText(workload) : "?", "' (known: ",
+                          WorkloadNames(), ")"));
   }
   if (node["name"]) phase.name = ScalarText(node["name"]);
   const std::string label = StrCat("phase '", phase.name, "'");
@@ -52,14 +54,7 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
                    StrCat(label, ": name must be 1-64 characters of A-Z a-z 0-9 . _ -"));
   }
 
-  if (kind == "stream") {
-    StreamSpec* stream = phase.spec.mutable_stream();
-    *stream = DefaultPlan().phases[0].spec.stream();
-    stream->set_fdatasync(false);
-  } else {
-    phase.spec.mutable_bonnie();
-  }
-  bool rw_given = kind != "stream";
+  kind->init(&phase.spec);
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
     const YAML::Mark mark = field.second.Mark();
@@ -75,12 +70,14 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
       phase.target = value;
       continue;
     }
-    if (key == "rw") rw_given = true;
     Status status = SetWorkloadParameter(key, value, &phase.spec);
     if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
   }
-  if (!rw_given) {
-    return ErrorAt(source, node.Mark(), StrCat(label, ": missing 'rw' (write or read)"));
+  for (std::string_view required : kind->required) {
+    if (!node[std::string(required)]) {
+      return ErrorAt(source, node.Mark(),
+                     StrCat(label, ": missing '", required, "' (", kind->name, " needs it)"));
+    }
   }
   Status valid = ValidatePhase(phase);
   if (!valid.ok()) return ErrorAt(source, node.Mark(), StrCat(label, ": ", valid.message()));
@@ -147,20 +144,14 @@ StatusOr<RunMode> ParseRunMode(std::string_view text) {
 
 Status SetWorkloadParameter(std::string_view key, std::string_view value,
                             stormark::v1::PhaseSpec* spec) {
-  if (spec->has_bonnie()) return SetBonnieParameter(key, value, spec->mutable_bonnie());
-  return SetStreamParameter(key, value, spec->mutable_stream());
+  const WorkloadKind* kind = KindOf(*spec);
+  if (kind == nullptr) return absl::InvalidArgumentError("the phase names no workload");
+  return kind->set(key, value, spec);
 }
 
 std::string PhasePlan::Describe() const {
-  if (spec.has_bonnie()) return DescribeBonnie(spec.bonnie());
-  if (!spec.has_stream()) return "unknown workload";
-  const StreamSpec& s = spec.stream();
-  std::string text = StrCat("stream ", s.direction() == StreamSpec::READ ? "read" : "write", " ",
-                            common::FormatBytes(s.size_bytes()), ", bs ",
-                            common::FormatBytes(s.block_size()));
-  if (s.direct()) text += ", direct";
-  if (s.fdatasync()) text += ", fdatasync";
-  return text;
+  const WorkloadKind* kind = KindOf(spec);
+  return kind == nullptr ? "unknown workload" : kind->describe(spec);
 }
 
 Plan DefaultPlan() {
@@ -178,59 +169,14 @@ Plan DefaultPlan() {
   return plan;
 }
 
-Status SetStreamParameter(std::string_view key, std::string_view value, StreamSpec* spec) {
-  if (key == "rw") {
-    if (value == "write") {
-      spec->set_direction(StreamSpec::WRITE);
-    } else if (value == "read") {
-      spec->set_direction(StreamSpec::READ);
-      spec->set_fdatasync(false);
-    } else {
-      return absl::InvalidArgumentError(StrCat("bad rw '", value, "': use write or read"));
-    }
-    return absl::OkStatus();
-  }
-  if (key == "size") {
-    ASSIGN_OR_RETURN(uint64_t size, common::ParseSize(value));
-    spec->set_size_bytes(size);
-    return absl::OkStatus();
-  }
-  if (key == "bs") {
-    StatusOr<uint64_t> parsed = common::ParseSize(value);
-    if (!parsed.ok()) {
-      // ParseSize says "bad size '...': why"; name the parameter this value was given for.
-      const std::string prefix = StrCat("bad size '", value, "'");
-      std::string message(parsed.status().message());
-      if (message.starts_with(prefix)) message.erase(0, prefix.size());
-      return absl::InvalidArgumentError(StrCat("bad bs '", value, "'", message));
-    }
-    const uint64_t bs = *parsed;
-    if (bs > UINT32_MAX) return absl::InvalidArgumentError(StrCat("bad bs '", value, "': too large"));
-    spec->set_block_size(static_cast<uint32_t>(bs));
-    return absl::OkStatus();
-  }
-  if (key == "direct") {
-    ASSIGN_OR_RETURN(bool direct, common::ParseBool(key, value));
-    spec->set_direct(direct);
-    return absl::OkStatus();
-  }
-  if (key == "fdatasync") {
-    ASSIGN_OR_RETURN(bool sync, common::ParseBool(key, value));
-    spec->set_fdatasync(sync);
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(
-      StrCat("unknown stream parameter '", key, "' (known: rw, size, bs, direct, fdatasync)"));
-}
-
 Status ValidatePhase(const PhasePlan& phase) {
   if (!common::IsValidName(phase.name)) {
     return absl::InvalidArgumentError(
         StrCat("phase name '", phase.name, "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
   }
-  if (phase.spec.has_bonnie()) return common::CheckBonnieSpec(phase.spec.bonnie());
-  if (!phase.spec.has_stream()) return absl::InvalidArgumentError("no workload");
-  return common::CheckStreamSpec(phase.spec.stream());
+  const WorkloadKind* kind = KindOf(phase.spec);
+  if (kind == nullptr) return absl::InvalidArgumentError("the phase names no workload");
+  return kind->validate(phase.spec);
 }
 
 StatusOr<Plan> ParsePlan(std::string_view yaml, std::string_view source) {

@@ -12,7 +12,7 @@
 //       bs: 1M
 //       fdatasync: true
 //     - name: bonnie
-//       workload: bonnie                 # parameters: controller/bonnie_params.h
+//       workload: bonnie                 # parameters: controller/workloads/bonnie_params.h
 //       files: 16:0:0:1
 #ifndef STORMARK_CONTROLLER_PLAN_H_
 #define STORMARK_CONTROLLER_PLAN_H_
@@ -64,12 +64,7 @@ Plan DefaultPlan();
 common::StatusOr<Plan> ParsePlan(std::string_view yaml, std::string_view source);
 common::StatusOr<Plan> LoadPlan(const std::string& path);
 
-// Sets one stream parameter from its text form (as in a plan file or on the command line):
-// rw, size, bs, direct, fdatasync. INVALID_ARGUMENT names the parameter and the value.
-common::Status SetStreamParameter(std::string_view key, std::string_view value,
-                                  stormark::v1::StreamSpec* spec);
-
-// Sets one parameter of whichever workload the phase holds (stream or bonnie).
+// Sets one parameter of whichever workload the phase holds (controller/workloads/).
 common::Status SetWorkloadParameter(std::string_view key, std::string_view value,
                                     stormark::v1::PhaseSpec* spec);
 

@@ -1,9 +1,12 @@
 #include "controller/report_json.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <cstdio>
 #include <ctime>
 #include <fstream>
 
+#include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/version.h"
 #include "controller/summary.h"
@@ -101,6 +104,24 @@ json WorkloadJson(const PhasePlan& plan) {
             {"seeks", b.seeks()},
             {"seekers", b.seekers()},
             {"seed", b.seed()}};
+  }
+  if (!plan.spec.has_stream()) {
+    // Other workloads: their spec's fields under their protobuf names.
+    const std::string_view name = common::WorkloadName(plan.spec);
+    const google::protobuf::FieldDescriptor* field =
+        plan.spec.GetDescriptor()->FindFieldByName(std::string(name));
+    json out = {{"type", name.empty() ? "unknown" : std::string(name)}};
+    if (field == nullptr) return out;
+    std::string text;
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    options.always_print_primitive_fields = true;
+    if (google::protobuf::util::MessageToJsonString(
+            plan.spec.GetReflection()->GetMessage(plan.spec, field), &text, options)
+            .ok()) {
+      out.update(json::parse(text, nullptr, /*allow_exceptions=*/false));
+    }
+    return out;
   }
   const auto& s = plan.spec.stream();
   return {{"type", "stream"},

@@ -4,7 +4,7 @@
 
 #include "common/strings.h"
 #include "common/units.h"
-#include "controller/bonnie_report.h"
+#include "controller/workloads/workload_kinds.h"
 #include "controller/text_table.h"
 #include "fmt/format.h"
 
@@ -77,6 +77,7 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
                              size_t index, size_t count) {
   std::string out = fmt::format("Phase {}/{}  {}: {}\n", index + 1, count, outcome.plan.name,
                                 outcome.plan.Describe());
+  const WorkloadKind* kind = KindOf(outcome.plan.spec);
   size_t started = 0;
   int64_t late = 0;
   for (const HostOutcome& host : outcome.hosts) {
@@ -86,7 +87,7 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
     }
   }
   if (outcome.mode == RunMode::kSequential) {
-    out += outcome.plan.spec.has_bonnie()
+    out += kind != nullptr && kind->table != nullptr
                ? "  sequential: one host at a time\n"
                : "  sequential: one host at a time; the last row is the mean of the hosts\n";
   } else if (started == 1) {
@@ -100,13 +101,8 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
   }
   out += "\n";
 
-  if (outcome.plan.spec.has_bonnie()) {
-    // bonnie++'s own layout, one row per host, so the figures read as bonnie++'s do.
-    std::vector<std::pair<std::string, stormark::v1::PhaseResult>> rows;
-    for (const HostOutcome& host : outcome.hosts) {
-      if (host.succeeded()) rows.emplace_back(host.host, *host.result);
-    }
-    out += BonnieTextTable(rows);
+  if (kind != nullptr && kind->table != nullptr) {
+    out += kind->table(outcome, summary);
   } else {
     out += StreamTable(summary);
   }

@@ -8,11 +8,14 @@
 #include <random>
 
 #include "common/clock.h"
+#include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "common/version.h"
 #include "controller/agent_client.h"
-#include "controller/bonnie_report.h"
+#include "controller/workloads/bonnie_report.h"
+#include "controller/workloads/stream_params.h"
+#include "controller/workloads/workload_kinds.h"
 #include "controller/fleet.h"
 #include "controller/live_progress.h"
 #include "controller/local_agent.h"
@@ -62,11 +65,16 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
     return absl::InvalidArgumentError(
         "--workload cannot be combined with --plan: the plan's phases name their workloads");
   }
-  if (options.workload && *options.workload == "bonnie") {
+  if (options.workload && *options.workload != "stream") {
+    const WorkloadKind* kind = FindWorkloadKind(*options.workload);
+    if (kind == nullptr) {
+      return absl::InvalidArgumentError(StrCat("unknown workload '", *options.workload,
+                                               "' (known: ", WorkloadNames(), ")"));
+    }
     if (options.rw) return absl::InvalidArgumentError("--rw is for the stream workload");
     PhasePlan phase;
-    phase.name = "bonnie";
-    phase.spec.mutable_bonnie();
+    phase.name = std::string(kind->name);
+    kind->init(&phase.spec);
     plan->phases = {phase};
   } else if (options.plan_path.empty() && options.rw) {
     // A single phase described by the flags alone.
@@ -244,7 +252,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     for (const PhasePlan& phase : plan.phases) {
       Status usable_here = fleet.client(i).ResolveTarget(phase.target).status();
       if (usable_here.ok()) {
-        usable_here = fleet.client(i).CheckWorkload(phase.spec.has_bonnie() ? "bonnie" : "stream");
+        usable_here = fleet.client(i).CheckWorkload(std::string(common::WorkloadName(phase.spec)));
       }
       if (!usable_here.ok()) {
         std::fprintf(err, "stormark: %s\n", std::string(usable_here.message()).c_str());
@@ -263,10 +271,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     for (size_t p = 0; p < plan.phases.size() && !fleet.aborted(); ++p) {
       const PhasePlan& phase = plan.phases[p];
       const std::string phase_id = StrCat(run.run_id, "-", p + 1);
-      live.Begin(phase.name, phase.spec.has_stream()
-                                 ? phase.spec.stream().size_bytes() *
-                                       (plan.mode == RunMode::kSequential ? 1 : usable)
-                                 : 0);
+      live.Begin(phase.name, KindOf(phase.spec)->expected_bytes(phase.spec) *
+                                 (plan.mode == RunMode::kSequential ? 1 : usable));
       PhaseOutcome outcome = fleet.RunPhase(
           phase, phase_id,
           [&live](size_t host, const stormark::v1::RunUpdate::Progress& progress) {

@@ -1,4 +1,4 @@
-#include "controller/bonnie_params.h"
+#include "controller/workloads/bonnie_params.h"
 
 #include <charconv>
 
@@ -104,9 +104,7 @@ Status SetBonnieParameter(std::string_view key, std::string_view value,
     spec->set_seed(v);
   } else {
     return absl::InvalidArgumentError(
-        StrCat("unknown bonnie parameter '", key,
-               "' (known: size, ram, chunk, char_size, fast, io, direct, sync, files, seeks, "
-               "seekers, seed)"));
+        StrCat("unknown bonnie parameter '", key, "' (known: ", kBonnieParameterNames, ")"));
   }
   return absl::OkStatus();
 }

@@ -8,8 +8,8 @@
 //   files: 16:10000:10000:10      -n 16:10000:10000:10   (0 skips the file tests)
 //   seeks: 8192, seekers: 5       bonnie++'s fixed seek count and seeker processes
 //   io: false        -s 0         (skip the I/O tests)
-#ifndef STORMARK_CONTROLLER_BONNIE_PARAMS_H_
-#define STORMARK_CONTROLLER_BONNIE_PARAMS_H_
+#ifndef STORMARK_CONTROLLER_WORKLOADS_BONNIE_PARAMS_H_
+#define STORMARK_CONTROLLER_WORKLOADS_BONNIE_PARAMS_H_
 
 #include <string>
 #include <string_view>
@@ -18,6 +18,9 @@
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
+
+inline constexpr char kBonnieParameterNames[] =
+    "size, ram, chunk, char_size, fast, io, direct, sync, files, seeks, seekers, seed";
 
 // Sets one parameter. INVALID_ARGUMENT names the parameter, the value and what is accepted.
 common::Status SetBonnieParameter(std::string_view key, std::string_view value,
@@ -28,4 +31,4 @@ std::string DescribeBonnie(const stormark::v1::BonnieSpec& spec);
 
 }  // namespace stormark::controller
 
-#endif  // STORMARK_CONTROLLER_BONNIE_PARAMS_H_
+#endif  // STORMARK_CONTROLLER_WORKLOADS_BONNIE_PARAMS_H_

@@ -14,8 +14,8 @@
 // field empty. A missing or unparsable `resolved` value takes bonnie++'s default.
 //
 // All functions are pure and thread-safe.
-#ifndef STORMARK_CONTROLLER_BONNIE_REPORT_H_
-#define STORMARK_CONTROLLER_BONNIE_REPORT_H_
+#ifndef STORMARK_CONTROLLER_WORKLOADS_BONNIE_REPORT_H_
+#define STORMARK_CONTROLLER_WORKLOADS_BONNIE_REPORT_H_
 
 #include <string>
 #include <utility>
@@ -62,4 +62,4 @@ std::string BonnieTextTable(
 
 }  // namespace stormark::controller
 
-#endif  // STORMARK_CONTROLLER_BONNIE_REPORT_H_
+#endif  // STORMARK_CONTROLLER_WORKLOADS_BONNIE_REPORT_H_

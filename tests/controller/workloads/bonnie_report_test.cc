@@ -1,4 +1,4 @@
-#include "controller/bonnie_report.h"
+#include "controller/workloads/bonnie_report.h"
 
 #include <sys/wait.h>
 

@@ -1,0 +1,89 @@
+#include "controller/workloads/workload_kinds.h"
+
+#include "common/spec_check.h"
+#include "common/strings.h"
+#include "controller/fleet.h"
+#include "controller/summary.h"
+#include "controller/workloads/bonnie_params.h"
+#include "controller/workloads/bonnie_report.h"
+#include "controller/workloads/stream_params.h"
+
+namespace stormark::controller {
+namespace {
+
+using common::Status;
+using stormark::v1::PhaseSpec;
+using stormark::v1::StreamSpec;
+
+WorkloadKind Stream() {
+  return {
+      .name = "stream",
+      .parameters = "rw, size, bs, direct, fdatasync",
+      .required = {"rw"},
+      .init =
+          [](PhaseSpec* spec) {
+            StreamSpec* s = spec->mutable_stream();
+            s->set_direction(StreamSpec::WRITE);
+            s->set_size_bytes(uint64_t{1} << 30);
+            s->set_block_size(1u << 20);
+          },
+      .set = [](std::string_view key, std::string_view value,
+                PhaseSpec* spec) { return SetStreamParameter(key, value, spec->mutable_stream()); },
+      .validate = [](const PhaseSpec& spec) { return common::CheckStreamSpec(spec.stream()); },
+      .describe = [](const PhaseSpec& spec) { return DescribeStream(spec.stream()); },
+      .expected_bytes = [](const PhaseSpec& spec) { return spec.stream().size_bytes(); },
+      .table = nullptr,
+  };
+}
+
+WorkloadKind Bonnie() {
+  return {
+      .name = "bonnie",
+      .parameters = kBonnieParameterNames,
+      .required = {},
+      .init = [](PhaseSpec* spec) { spec->mutable_bonnie(); },
+      .set = [](std::string_view key, std::string_view value,
+                PhaseSpec* spec) { return SetBonnieParameter(key, value, spec->mutable_bonnie()); },
+      .validate = [](const PhaseSpec& spec) { return common::CheckBonnieSpec(spec.bonnie()); },
+      .describe = [](const PhaseSpec& spec) { return DescribeBonnie(spec.bonnie()); },
+      .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
+      .table = [](const PhaseOutcome& outcome, const PhaseSummary&) {
+        // bonnie++'s own layout, one row per host, so the figures read as bonnie++'s do.
+        std::vector<std::pair<std::string, stormark::v1::PhaseResult>> rows;
+        for (const HostOutcome& host : outcome.hosts) {
+          if (host.succeeded()) rows.emplace_back(host.host, *host.result);
+        }
+        return BonnieTextTable(rows);
+      },
+  };
+}
+
+}  // namespace
+
+const std::vector<WorkloadKind>& WorkloadKinds() {
+  static const std::vector<WorkloadKind>* const kinds =
+      new std::vector<WorkloadKind>{Stream(), Bonnie()};
+  return *kinds;
+}
+
+const WorkloadKind* FindWorkloadKind(std::string_view name) {
+  for (const WorkloadKind& kind : WorkloadKinds()) {
+    if (kind.name == name) return &kind;
+  }
+  return nullptr;
+}
+
+const WorkloadKind* KindOf(const PhaseSpec& spec) {
+  const std::string_view name = common::WorkloadName(spec);
+  return name.empty() ? nullptr : FindWorkloadKind(name);
+}
+
+std::string WorkloadNames() {
+  std::string names;
+  for (const WorkloadKind& kind : WorkloadKinds()) {
+    names += common::StrCat(names.empty() ? "" : ", ", kind.name);
+  }
+  return names;
+}
+
+}  // namespace stormark::controller
