@@ -13,8 +13,10 @@ packages=(
   libcli11-dev       # command-line parsing
   nlohmann-json3-dev # JSON output
   libfmt-dev         # formatting of tables and messages
+  liburing-dev       # the io_uring engine of block devices
   # Tests: the reference tools stormark's figures are checked against.
-  python3 procps bonnie++
+  python3 procps bonnie++ fio
+  util-linux         # losetup: loop devices for the block-target tests
 )
 
 missing=()

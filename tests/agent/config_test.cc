@@ -81,8 +81,8 @@ TEST_F(ParseAgentConfigTest, UnknownTargetFieldNamesLine) {
       "targets:\n"
       "  scratch:\n"
       "    dir: $DIR\n"
-      "    size: 10G\n",
-      4, "target 'scratch': unknown field 'size'");
+      "    speed: 10G\n",
+      4, "target 'scratch': unknown field 'speed'");
 }
 
 TEST_F(ParseAgentConfigTest, MissingDirectoryNamesLineAndPath) {
@@ -114,7 +114,7 @@ TEST_F(ParseAgentConfigTest, TargetWithoutDirIsRejected) {
   ExpectErrorAt(
       "targets:\n"
       "  scratch: {}\n",
-      2, "target 'scratch' needs 'dir: PATH'");
+      2, "target 'scratch' needs one of 'dir: PATH', 'block: PATH' or 'null: true'");
 }
 
 TEST_F(ParseAgentConfigTest, TargetThatIsNotAMapIsRejected) {
