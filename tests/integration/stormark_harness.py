@@ -254,14 +254,16 @@ class StormarkTestCase(unittest.TestCase):
             f.write(text)
         return path
 
-    def start_agent(self, name="agent", timeout=20):
-        """Starts stormark-agent on 127.0.0.1:0 with one target 'scratch' in a fresh directory,
-        and waits for its listening line."""
+    def start_agent(self, name="agent", timeout=20, extra_targets=""):
+        """Starts stormark-agent on 127.0.0.1:0 with one target 'scratch' in a fresh directory
+        (plus `extra_targets`, YAML lines indented under 'targets:', where "$BASE" stands for
+        the agent's own temporary directory), and waits for its listening line."""
         base = self.make_dir(f"stormark-itest-{name}-")
         target_dir = os.path.join(base, "target")
         os.mkdir(target_dir)
         config = self.write_file(os.path.join(base, "agent.yaml"),
-                                 f"targets:\n  scratch:\n    dir: {target_dir}\n")
+                                 f"targets:\n  scratch:\n    dir: {target_dir}\n" +
+                                 extra_targets.replace("$BASE", base))
         log_path = os.path.join(base, "agent.log")
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
