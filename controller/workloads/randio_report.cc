@@ -64,6 +64,22 @@ std::map<std::string, OpFigures> Figures(const PhaseResult& result) {
   return out;
 }
 
+// The verification outcome of one host: a summary line and the first mismatches.
+std::string VerifyLines(const std::string& host, const stormark::v1::VerifyReport& v) {
+  std::string out = fmt::format("  verify {}: {} units of {} checked, {} mismatch{}\n", host,
+                                v.units_checked(), common::FormatBytes(v.unit_bytes()),
+                                v.mismatches(), v.mismatches() == 1 ? "" : "es");
+  for (const auto& m : v.first_mismatches()) {
+    out += fmt::format("    offset {} ({}): {}, {}: expected {}, found {}\n", m.offset(),
+                       m.during(), m.kind(), m.field(), m.expected(), m.actual());
+  }
+  if (static_cast<uint64_t>(v.first_mismatches_size()) < v.mismatches()) {
+    out += fmt::format("    ... and {} more\n",
+                       v.mismatches() - static_cast<uint64_t>(v.first_mismatches_size()));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatIops(double iops) {
@@ -98,6 +114,10 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
   for (size_t i = 0; i < outcome.hosts.size() && i < summary.rows.size(); ++i) {
     const HostOutcome& host = outcome.hosts[i];
     const RowSummary& row = summary.rows[i];
+    // Also for a failed host: a verification failure is what its mismatches explain.
+    if (host.result && host.result->has_verify()) {
+      verify += VerifyLines(row.host, host.result->verify());
+    }
     if (!host.succeeded() || row.status != "succeeded") {
       const std::string status = row.status == "aborted" ? "ABORTED"
                                  : row.status == "failed" ? "FAILED"
@@ -139,21 +159,6 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
       phase_start = std::min(phase_start, start);
       first_done = std::min(first_done, start + first);
       last_done = std::max(last_done, start + last);
-      if (r.has_verify()) {
-        const auto& v = r.verify();
-        verify += fmt::format("  verify {}: {} units of {} checked, {} mismatch{}\n", row.host,
-                              v.units_checked(), common::FormatBytes(v.unit_bytes()),
-                              v.mismatches(), v.mismatches() == 1 ? "" : "es");
-        for (const auto& m : v.first_mismatches()) {
-          verify += fmt::format("    offset {} ({}): {}, {}: expected {}, found {}\n",
-                                m.offset(), m.during(), m.kind(), m.field(), m.expected(),
-                                m.actual());
-        }
-        if (static_cast<uint64_t>(v.first_mismatches_size()) < v.mismatches()) {
-          verify += fmt::format("    ... and {} more\n",
-                                v.mismatches() - static_cast<uint64_t>(v.first_mismatches_size()));
-        }
-      }
     }
   }
   if (summary.all_hosts && summary.rows.size() > 1) {

@@ -105,6 +105,22 @@ TEST(RandioTable, VerifyOutcomeIsListed) {
                                "7, found generation 1"));
 }
 
+TEST(RandioTable, FailedVerificationStillListsItsMismatches) {
+  HostOutcome a = Host("a", 0);
+  a.result->set_state(PhaseResult::FAILED);
+  a.result->set_error("verify: 1 of 256 units differ");
+  auto* v = a.result->mutable_verify();
+  v->set_unit_bytes(4096);
+  v->set_units_checked(256);
+  v->set_mismatches(1);
+  auto* m = v->add_first_mismatches();
+  m->set_offset(4096);
+  m->set_kind("corrupt");
+  const std::string table = Table({a});
+  EXPECT_THAT(table, HasSubstr("FAILED"));
+  EXPECT_THAT(table, HasSubstr("offset 4096 (): corrupt"));
+}
+
 TEST(FormatIops, ThreeSignificantDigits) {
   EXPECT_EQ(FormatIops(41234), "41.2k");
   EXPECT_EQ(FormatIops(1234567), "1.23M");
