@@ -83,8 +83,10 @@ std::string VerifyLines(const std::string& host, const stormark::v1::VerifyRepor
 }  // namespace
 
 std::string FormatIops(double iops) {
-  if (iops >= 1e6) return fmt::format("{:.3g}M", iops / 1e6);
-  if (iops >= 1e4) return fmt::format("{:.3g}k", iops / 1e3);
+  if (iops >= 1e7) return fmt::format("{:.1f}M", iops / 1e6);
+  if (iops >= 1e6) return fmt::format("{:.2f}M", iops / 1e6);
+  if (iops >= 1e5) return fmt::format("{:.0f}k", iops / 1e3);
+  if (iops >= 1e4) return fmt::format("{:.1f}k", iops / 1e3);
   if (iops >= 100) return fmt::format("{:.0f}", iops);
   return fmt::format("{:.3g}", iops);
 }

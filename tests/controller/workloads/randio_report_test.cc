@@ -123,6 +123,8 @@ TEST(RandioTable, FailedVerificationStillListsItsMismatches) {
 
 TEST(FormatIops, ThreeSignificantDigits) {
   EXPECT_EQ(FormatIops(41234), "41.2k");
+  EXPECT_EQ(FormatIops(33000), "33.0k");
+  EXPECT_EQ(FormatIops(412345), "412k");
   EXPECT_EQ(FormatIops(1234567), "1.23M");
   EXPECT_EQ(FormatIops(812.4), "812");
   EXPECT_EQ(FormatIops(12.34), "12.3");
