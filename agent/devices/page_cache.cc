@@ -9,7 +9,10 @@
 namespace stormark::agent {
 
 double ResidentFraction(int fd, uint64_t size) {
+  // mincore needs a byte per page: above 64 GiB (16 MiB of vector), the answer is "unknown".
+  constexpr uint64_t kMaxBytes = uint64_t{64} << 30;
   if (size == 0) return 0;
+  if (size > kMaxBytes) return -1;
   void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) return -1;
   const long page = sysconf(_SC_PAGESIZE);

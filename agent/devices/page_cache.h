@@ -8,7 +8,7 @@
 namespace stormark::agent {
 
 // The fraction of the first `size` bytes of `fd` that are in the page cache (mincore), or -1
-// when it cannot be told.
+// when it cannot be told (also above 64 GiB, where the page map would cost too much memory).
 double ResidentFraction(int fd, uint64_t size);
 
 // Flushes and drops the first `size` bytes of `fd` from the page cache (fdatasync, then

@@ -68,6 +68,7 @@ Status SetDistribution(std::string_view value, RandioSpec* spec) {
 void InitRandio(RandioSpec* spec) {
   spec->set_rw(RandioSpec::RANDREAD);
   spec->set_bs_min(4096);
+  spec->set_runtime_nanos(kDefaultRandioRuntimeNanos);
 }
 
 Status SetRandioParameter(std::string_view key, std::string_view value, RandioSpec* spec) {

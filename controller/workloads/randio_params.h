@@ -6,7 +6,7 @@
 //   bs: 4k               or a range, bs: 4k-64k (each I/O a multiple of the smaller size)
 //   iodepth: 32          numjobs: 4
 //   size: 1G             offset: 0     offset_increment: 1G
-//   runtime: 60s         time_based: true     ramp_time: 5s
+//   runtime: 60s         time_based: true     ramp_time: 5s    (runtime defaults to a 60 s cap)
 //   engine: io_uring     psync (default) | io_uring; `ioengine` is accepted too
 //   direct: true         fsync: 32 / fdatasync: 32   (every N writes)
 //   rate_iops: 1000      rate: 100M   (bytes per second, per job)
@@ -29,7 +29,12 @@ inline constexpr char kRandioParameterNames[] =
     "ramp_time, engine, direct, fsync, fdatasync, rate_iops, rate, random_distribution, verify, "
     "seed";
 
-// The defaults a plan starts from: rw=randread, bs=4k, as fio's.
+// The runtime a phase gets unless it says otherwise: a cap, so that the default 4 KiB random
+// reads over a whole disk end in a minute rather than hours (fio has no cap; runtime=0 removes
+// it here too).
+inline constexpr int64_t kDefaultRandioRuntimeNanos = int64_t{60} * 1'000'000'000;
+
+// The defaults a plan starts from: rw=randread and bs=4k, as fio's, and a 60 s runtime cap.
 void InitRandio(stormark::v1::RandioSpec* spec);
 
 // Sets one parameter. INVALID_ARGUMENT names the parameter, the value and what is accepted.

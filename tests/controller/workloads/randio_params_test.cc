@@ -35,6 +35,7 @@ TEST(RandioParams, DefaultsAreFios) {
   InitRandio(&spec);
   EXPECT_EQ(spec.rw(), RandioSpec::RANDREAD);
   EXPECT_EQ(spec.bs_min(), 4096u);
+  EXPECT_EQ(spec.runtime_nanos(), kDefaultRandioRuntimeNanos);
   EXPECT_TRUE(common::CheckRandioSpec(spec).ok());
 }
 
@@ -105,7 +106,8 @@ TEST(CheckRandioSpec, RefusesWhatCannotRun) {
   EXPECT_THAT(Check({{"bs", "4k-6k"}}), HasSubstr("must be a multiple of the smallest"));
   EXPECT_THAT(Check({{"bs", "64k-4k"}}), HasSubstr("ends below its start"));
   EXPECT_THAT(Check({{"size", "10000"}}), HasSubstr("size 10000 is not a multiple of bs 4k"));
-  EXPECT_THAT(Check({{"time_based", "true"}}), HasSubstr("time_based needs a runtime"));
+  EXPECT_THAT(Check({{"time_based", "true"}, {"runtime", "0"}}),
+              HasSubstr("time_based needs a runtime"));
   EXPECT_THAT(Check({{"rw", "randwrite"}, {"fsync", "1"}, {"fdatasync", "1"}}),
               HasSubstr("fsync or fdatasync, not both"));
   EXPECT_THAT(Check({{"fsync", "4"}}), HasSubstr("apply to patterns that write"));
