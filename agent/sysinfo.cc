@@ -5,6 +5,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -61,6 +62,44 @@ bool IsUnder(const std::string& path, const std::string& mount_point) {
          (path.starts_with(mount_point) && path[mount_point.size()] == '/');
 }
 
+std::string ReadLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return std::string(common::Trim(line));
+}
+
+// Fills info.device_queue from /sys/dev/block/MAJ:MIN; a partition's queue is its disk's.
+void ReadDeviceQueue(dev_t dev, stormark::v1::TargetInfo* info) {
+  if (dev == 0) return;
+  char resolved[PATH_MAX];
+  const std::string link = common::StrCat("/sys/dev/block/", major(dev), ":", minor(dev));
+  if (realpath(link.c_str(), resolved) == nullptr) return;
+  std::string sys = resolved;
+  struct stat st;
+  if (stat((sys + "/partition").c_str(), &st) == 0) sys = sys.substr(0, sys.rfind('/'));
+  if (stat((sys + "/queue").c_str(), &st) != 0) return;
+  auto& queue = *info->mutable_device_queue();
+  queue["name"] = sys.substr(sys.rfind('/') + 1);
+  for (const char* key : {"rotational", "nr_requests", "read_ahead_kb", "max_sectors_kb",
+                          "write_cache", "logical_block_size", "physical_block_size"}) {
+    const std::string value = ReadLine(common::StrCat(sys, "/queue/", key));
+    if (!value.empty()) queue[key] = value;
+  }
+  // "none [mq-deadline] kyber": the one in brackets is in use.
+  const std::string schedulers = ReadLine(sys + "/queue/scheduler");
+  const size_t open = schedulers.find('['), close = schedulers.find(']');
+  if (open != std::string::npos && close > open) {
+    queue["scheduler"] = schedulers.substr(open + 1, close - open - 1);
+  } else if (!schedulers.empty()) {
+    queue["scheduler"] = schedulers;
+  }
+  for (const char* key : {"model", "vendor"}) {
+    const std::string value = ReadLine(common::StrCat(sys, "/device/", key));
+    if (!value.empty()) queue[key] = value;
+  }
+}
+
 }  // namespace
 
 HostFacts ReadHostFacts() {
@@ -100,6 +139,7 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
       // A raw device: its own size and sector size; it is not on a filesystem.
       info.set_block_kind("device");
       info.set_device(target.path);
+      ReadDeviceQueue(st.st_rdev, &info);
       const int fd = open(target.path.c_str(), O_RDONLY | O_CLOEXEC);
       uint64_t size = 0;
       int logical = 0;
@@ -138,6 +178,11 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
     const std::string source = UnescapeMountField(fields[dash + 2]);
     info.set_device(std::string_view(source).starts_with("/dev/") ? source : "");
     info.set_mount_options(std::string(fields[5]));
+  }
+
+  struct stat on{};
+  if (stat(path.c_str(), &on) == 0 || stat(path.substr(0, path.rfind('/') + 1).c_str(), &on) == 0) {
+    ReadDeviceQueue(on.st_dev, &info);
   }
 
   struct statvfs vfs{};

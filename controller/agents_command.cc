@@ -61,9 +61,19 @@ int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::F
     targets.AddColumn("size", TextTable::Align::kRight);
     targets.AddColumn("mount options", TextTable::Align::kLeft);
     for (const auto& t : info.targets()) {
-      targets.AddRow({t.name(), t.kind(), t.path(), t.filesystem(), t.device(),
-                      common::FormatBytes(t.free_bytes()), common::FormatBytes(t.total_bytes()),
-                      t.mount_options()});
+      if (t.kind() == "dir") {
+        targets.AddRow({t.name(), t.kind(), t.path(), t.filesystem(), t.device(),
+                        common::FormatBytes(t.free_bytes()), common::FormatBytes(t.total_bytes()),
+                        t.mount_options()});
+        continue;
+      }
+      // Block and null targets are used in place: their size is what workloads address.
+      const std::string kind =
+          t.kind() == "null" ? "null"
+                             : common::StrCat(t.kind(), " ", t.block_kind(),
+                                              t.disposable() ? ", disposable" : ", read-only");
+      targets.AddRow({t.name(), kind, t.path(), t.filesystem(), t.device(), "-",
+                      common::FormatBytes(t.size_bytes()), t.mount_options()});
     }
     std::fputs("\n", out);
     std::fputs(targets.Render("  ").c_str(), out);

@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <cstdio>
+#include <map>
 #include <ctime>
 #include <fstream>
 
@@ -220,7 +221,9 @@ json RunToJson(const RunRecord& run) {
                          {"size_bytes", t.size_bytes()},
                          {"logical_block_size", t.logical_block_size()},
                          {"disposable", t.disposable()},
-                         {"block_kind", t.block_kind()}});
+                         {"block_kind", t.block_kind()},
+                         {"device_queue", json(std::map<std::string, std::string>(
+                                              t.device_queue().begin(), t.device_queue().end()))}});
     }
     agents.push_back({{"host", a.host},
                       {"error", a.error},

@@ -1,0 +1,59 @@
+#include "agent/sysinfo.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <fstream>
+#include <string>
+
+#include "common/strings.h"
+#include "gtest/gtest.h"
+#include "tests/agent/test_dir.h"
+
+namespace stormark::agent {
+namespace {
+
+using ReadTargetFactsTest = TempDirTest;
+
+TEST_F(ReadTargetFactsTest, DirTargetNamesTheDiskAndItsQueueSettings) {
+  const stormark::v1::TargetInfo info = ReadTargetFacts(ConfigWithTarget().targets[0]);
+  EXPECT_EQ(info.kind(), "dir");
+  EXPECT_FALSE(info.filesystem().empty());
+  struct stat st;
+  ASSERT_EQ(stat(dir().c_str(), &st), 0);
+  const std::string sys = common::StrCat("/sys/dev/block/", major(st.st_dev), ":", minor(st.st_dev));
+  if (stat(sys.c_str(), &st) != 0) GTEST_SKIP() << "no block device under " << dir();
+  const auto& queue = info.device_queue();
+  ASSERT_TRUE(queue.contains("name"));
+  EXPECT_FALSE(queue.at("name").empty());
+  ASSERT_TRUE(queue.contains("rotational"));
+  EXPECT_TRUE(queue.at("rotational") == "0" || queue.at("rotational") == "1");
+  ASSERT_TRUE(queue.contains("scheduler"));
+  EXPECT_EQ(queue.at("scheduler").find('['), std::string::npos);  // Only the one in use.
+  EXPECT_TRUE(queue.contains("logical_block_size"));
+}
+
+TEST_F(ReadTargetFactsTest, BlockFileAndNullTargetsReportTheirSize) {
+  std::ofstream(dir() + "/disk.img") << std::string(65536, 'x');
+  TargetConfig file{.name = "img", .kind = "block", .path = dir() + "/disk.img", .size = 0,
+                    .disposable = true};
+  stormark::v1::TargetInfo info = ReadTargetFacts(file);
+  EXPECT_EQ(info.block_kind(), "file");
+  EXPECT_EQ(info.size_bytes(), 65536u);
+  EXPECT_TRUE(info.disposable());
+
+  TargetConfig missing{.name = "new", .kind = "block", .path = dir() + "/new.img",
+                       .size = uint64_t{1} << 30, .disposable = false};
+  info = ReadTargetFacts(missing);
+  EXPECT_EQ(info.size_bytes(), uint64_t{1} << 30);
+  EXPECT_FALSE(info.disposable());
+
+  TargetConfig null{.name = "sink", .kind = "null", .path = "", .size = 4096, .disposable = false};
+  info = ReadTargetFacts(null);
+  EXPECT_EQ(info.kind(), "null");
+  EXPECT_EQ(info.size_bytes(), 4096u);
+  EXPECT_TRUE(info.device_queue().empty());
+}
+
+}  // namespace
+}  // namespace stormark::agent
