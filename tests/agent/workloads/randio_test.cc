@@ -299,6 +299,16 @@ TEST_F(RandioVerifyTest, TornWriteAcrossUnitsIsTorn) {
   }
 }
 
+TEST_F(RandioVerifyTest, SmallBlocksAreCheckedIn512ByteUnits) {
+  faulty_.ArmWrite(1 + 100, Fault::kDrop);
+  const Outcome out = RunOn(VerifySpec(RandioSpec::RANDWRITE, 512), faulty_);
+  EXPECT_EQ(out.result.verify().unit_bytes(), 512u);
+  EXPECT_EQ(out.result.verify().units_checked(), (1u << 20) / 512);
+  ASSERT_EQ(out.result.verify().mismatches(), 1u);
+  EXPECT_EQ(out.result.verify().first_mismatches(0).offset(), faulty_.fired()[0]);
+  EXPECT_EQ(out.result.verify().first_mismatches(0).kind(), "stale");
+}
+
 TEST_F(RandioVerifyTest, ReadsInTheRunCheckTooAndFailTheRun) {
   // Corrupt the device behind the workload's back after the layout: a random read finds it.
   RandioSpec spec = VerifySpec(RandioSpec::RANDREAD);
