@@ -5,6 +5,11 @@
 //   targets:
 //     scratch:            # the name controllers use
 //       dir: /srv/bench   # an existing directory; phases create and remove files in it
+//   commands:             # the `command` workload: off unless enabled here
+//     enabled: true
+//     allow: [tar, /usr/bin/unrar]   # optional: only these executables (no shell then,
+//                                    # unless sh is listed)
+//   allow_drop_caches: true          # default; false refuses `cache: drop` (it warns)
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
@@ -26,8 +31,23 @@ struct TargetConfig {
   std::string path;
 };
 
+// Whether and which commands the `command` workload may run.
+struct CommandPolicy {
+  bool enabled = false;
+  // Real paths of the allowed executables; empty means any (when enabled).
+  std::vector<std::string> allow;
+
+  // OK when `executable` (a real path) may run; PERMISSION_DENIED naming the setting
+  // otherwise.
+  common::Status Check(const std::string& executable) const;
+};
+
 struct AgentConfig {
   std::vector<TargetConfig> targets;
+  CommandPolicy commands;
+  // Whether a phase may drop the host's page cache (it slows every other user of the host
+  // for a while).
+  bool allow_drop_caches = true;
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

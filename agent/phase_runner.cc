@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "common/cache_report.h"
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
 #include "common/cpu_times.h"
@@ -25,11 +26,12 @@ constexpr int64_t kPollNanos = 20'000'000;
 }  // namespace
 
 PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
-                         int64_t reclaim_after_nanos)
+                         int64_t reclaim_after_nanos, std::string drop_caches_path)
     : config_(std::move(config)),
       host_(std::move(host)),
       clock_(clock),
-      reclaim_after_nanos_(reclaim_after_nanos) {}
+      reclaim_after_nanos_(reclaim_after_nanos),
+      page_cache_(clock, std::move(drop_caches_path)) {}
 
 PhaseRunner::~PhaseRunner() { Shutdown(); }
 
@@ -67,6 +69,7 @@ int PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   workload.reset();
   std::lock_guard<std::mutex> lock(mu_);
   warnings_.clear();
+  cache_report_.Clear();
   spec_.Clear();
   state_ = State::kIdle;
   cancelled_ = false;
@@ -146,6 +149,14 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(spec, config_, host_);
   Status status = workload.status();
   if (status.ok()) status = (*workload)->Prepare(cancelled_, &warnings);
+  // The cache is settled last, so that nothing the set-up wrote or read is left in it.
+  stormark::v1::CacheReport cache_report;
+  if (status.ok() && !cancelled_) {
+    cache_report = page_cache_.Apply(spec.cache(), config_.allow_drop_caches);
+    if (!cache_report.not_done().empty()) {
+      warnings.push_back(common::DescribeCacheReport(cache_report));
+    }
+  }
   if (watcher.joinable()) {
     {
       std::lock_guard<std::mutex> lock(watch_mu);
@@ -165,6 +176,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   }
   workload_ = std::move(*workload);
   warnings_ = warnings;
+  cache_report_ = cache_report;
   state_ = State::kPrepared;
   last_touched_mono_ = clock_.MonotonicNanos();
   state_changed_.notify_all();
@@ -306,6 +318,7 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& w : warnings_) result->add_warnings(w);
+    *result->mutable_cache() = cache_report_;
   }
   if (status.ok()) {
     result->set_state(PhaseResult::SUCCEEDED);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "agent/config.h"
+#include "agent/page_cache.h"
 #include "agent/sysinfo.h"
 #include "agent/workloads/workload.h"
 #include "common/clock.h"
@@ -31,9 +32,10 @@ class PhaseRunner {
   // controller died between calls): the next Prepare removes it instead of refusing.
   static constexpr int64_t kDefaultReclaimAfterNanos = int64_t{600} * 1'000'000'000;
 
-  // `clock` must outlive the runner.
+  // `clock` must outlive the runner. `drop_caches_path` is for tests.
   PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
-              int64_t reclaim_after_nanos = kDefaultReclaimAfterNanos);
+              int64_t reclaim_after_nanos = kDefaultReclaimAfterNanos,
+              std::string drop_caches_path = "/proc/sys/vm/drop_caches");
   ~PhaseRunner();  // Aborts and cleans up whatever phase is held.
 
   PhaseRunner(const PhaseRunner&) = delete;
@@ -103,6 +105,7 @@ class PhaseRunner {
   const HostFacts host_;
   const common::Clock& clock_;
   const int64_t reclaim_after_nanos_;
+  const PageCache page_cache_;
 
   mutable std::mutex mu_;
   std::condition_variable state_changed_;
@@ -111,6 +114,7 @@ class PhaseRunner {
   stormark::v1::PhaseSpec spec_;                 // Guarded by mu_.
   std::unique_ptr<Workload> workload_;           // Guarded by mu_ (used unlocked while running).
   std::vector<std::string> warnings_;            // Guarded by mu_.
+  stormark::v1::CacheReport cache_report_;       // Guarded by mu_; from Prepare.
   int64_t last_touched_mono_ = 0;                // Guarded by mu_; end of the last call.
   uint64_t generation_ = 0;                      // Guarded by mu_; counts accepted Prepares.
   std::atomic<bool> cancelled_{false};

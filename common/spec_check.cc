@@ -96,4 +96,35 @@ Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec) {
   return absl::OkStatus();
 }
 
+Status CheckCommandSpec(const stormark::v1::CommandSpec& spec) {
+  const bool shell = !spec.shell().empty();
+  if (shell == (spec.argv_size() > 0)) {
+    return absl::InvalidArgumentError(
+        "command: give either a shell command line ('command') or a program with its "
+        "arguments ('exec'), not both and not neither");
+  }
+  if (spec.argv_size() > 0 && spec.argv(0).empty()) {
+    return absl::InvalidArgumentError("command: the program name is empty");
+  }
+  if (spec.argv_size() > kMaxCommandArgs) {
+    return absl::InvalidArgumentError(
+        StrCat("command: ", spec.argv_size(), " arguments (limit ", kMaxCommandArgs, ")"));
+  }
+  size_t bytes = spec.shell().size();
+  for (const std::string& arg : spec.argv()) bytes += arg.size() + 1;
+  if (bytes > kMaxCommandBytes) {
+    return absl::InvalidArgumentError(
+        StrCat("command: ", bytes, " bytes of command line (limit ", kMaxCommandBytes, ")"));
+  }
+  for (const std::string& arg : spec.argv()) {
+    if (arg.find('\0') != std::string::npos) {
+      return absl::InvalidArgumentError("command: an argument holds a NUL byte");
+    }
+  }
+  if (spec.shell().find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError("command: the command line holds a NUL byte");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace stormark::common

@@ -32,6 +32,13 @@ inline constexpr uint32_t kMaxBonnieFileDirs = 99999;
 // The first problem with a bonnie spec, as one line naming the field, or OK.
 Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec);
 
+// Limits of a command spec: arguments and their total size.
+inline constexpr int kMaxCommandArgs = 4096;
+inline constexpr size_t kMaxCommandBytes = 128 * 1024;
+
+// The first problem with a command spec (neither or both of argv and shell, too long), or OK.
+Status CheckCommandSpec(const stormark::v1::CommandSpec& spec);
+
 }  // namespace stormark::common
 
 #endif  // STORMARK_COMMON_SPEC_CHECK_H_

@@ -52,6 +52,13 @@ int Main(int argc, char** argv) {
   auto* mode_opt =
       run_cmd->add_option("--mode", mode, "concurrent (all hosts at once) or sequential")
           ->check(CLI::IsMember({"concurrent", "sequential"}));
+  std::string cache;
+  auto* cache_opt =
+      run_cmd
+          ->add_option("--cache", cache,
+                       "before each timed region: keep, sync, or drop (sync, then drop the "
+                       "page cache; needs root on the agent)")
+          ->check(CLI::IsMember({"keep", "sync", "drop"}));
   run_cmd->add_option("--json", run.json_path, "write the full report as JSON to FILE");
   run_cmd->add_option("--csv", run.csv_path,
                       "write bonnie++ CSV lines (bonnie phases) to FILE, for bon_csv2html");
@@ -89,6 +96,7 @@ int Main(int argc, char** argv) {
   if (*rw_opt) run.rw = rw;
   if (*workload_opt) run.workload = workload;
   if (*mode_opt) run.mode = mode;
+  if (*cache_opt) run.cache = cache;
   if (*size_opt) run.size = size;
   if (*bs_opt) run.bs = bs;
   if (*target_opt) run.target = target;

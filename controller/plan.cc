@@ -27,7 +27,7 @@ Status ErrorAt(std::string_view source, const YAML::Mark& mark, std::string_view
 std::string ScalarText(const YAML::Node& node) { return node.as<std::string>(); }
 
 StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::string& target,
-                               std::string_view source) {
+                               stormark::v1::CacheMode cache, std::string_view source) {
   if (!node.IsMap()) {
     return ErrorAt(source, node.Mark(), StrCat("phase ", index + 1, " must be a map"));
   }
@@ -55,6 +55,7 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
   }
 
   kind->init(&phase.spec);
+  phase.spec.set_cache(cache);
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
     const YAML::Mark mark = field.second.Mark();
@@ -68,6 +69,12 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
         return ErrorAt(source, mark, StrCat(label, ": bad target name '", value, "'"));
       }
       phase.target = value;
+      continue;
+    }
+    if (key == "cache") {
+      auto mode = ParseCacheMode(value);
+      if (!mode.ok()) return ErrorAt(source, mark, StrCat(label, ": ", mode.status().message()));
+      phase.spec.set_cache(*mode);
       continue;
     }
     Status status = SetWorkloadParameter(key, value, &phase.spec);
@@ -88,17 +95,25 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   if (!root.IsMap()) return ErrorAt(source, root.Mark(), "a plan must be a map with 'phases:'");
   Plan plan;
   std::string target;
+  stormark::v1::CacheMode cache = stormark::v1::CACHE_KEEP;
   for (const auto& field : root) {
     const std::string key = ScalarText(field.first);
-    if (key != "agents" && key != "target" && key != "phases" && key != "mode") {
+    if (key != "agents" && key != "target" && key != "phases" && key != "mode" &&
+        key != "cache") {
       return ErrorAt(source, field.first.Mark(),
-                     StrCat("unknown field '", key, "' (known: agents, target, mode, phases)"));
+                     StrCat("unknown field '", key,
+                            "' (known: agents, target, mode, cache, phases)"));
     }
   }
   if (const YAML::Node mode = root["mode"]) {
     auto parsed = ParseRunMode(mode.IsScalar() ? ScalarText(mode) : "?");
     if (!parsed.ok()) return ErrorAt(source, mode.Mark(), std::string(parsed.status().message()));
     plan.mode = *parsed;
+  }
+  if (const YAML::Node node = root["cache"]) {
+    auto mode = ParseCacheMode(node.IsScalar() ? ScalarText(node) : "?");
+    if (!mode.ok()) return ErrorAt(source, node.Mark(), std::string(mode.status().message()));
+    cache = *mode;
   }
   if (const YAML::Node agents = root["agents"]) {
     if (!agents.IsSequence()) {
@@ -121,7 +136,7 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
                    "'phases' must be a non-empty list");
   }
   for (size_t i = 0; i < phases.size(); ++i) {
-    ASSIGN_OR_RETURN(PhasePlan phase, ParsePhase(phases[i], i, target, source));
+    ASSIGN_OR_RETURN(PhasePlan phase, ParsePhase(phases[i], i, target, cache, source));
     for (const auto& earlier : plan.phases) {
       if (earlier.name == phase.name) {
         return ErrorAt(source, phases[i].Mark(),
@@ -140,6 +155,15 @@ StatusOr<RunMode> ParseRunMode(std::string_view text) {
   if (text == "sequential") return RunMode::kSequential;
   return absl::InvalidArgumentError(
       StrCat("bad mode '", text, "': use concurrent (all hosts at once) or sequential"));
+}
+
+StatusOr<stormark::v1::CacheMode> ParseCacheMode(std::string_view text) {
+  if (text == "keep") return stormark::v1::CACHE_KEEP;
+  if (text == "sync") return stormark::v1::CACHE_SYNC;
+  if (text == "drop") return stormark::v1::CACHE_DROP;
+  return absl::InvalidArgumentError(
+      StrCat("bad cache '", text, "': use keep, sync (write back dirty pages first) or drop "
+             "(sync, then drop the page cache)"));
 }
 
 Status SetWorkloadParameter(std::string_view key, std::string_view value,

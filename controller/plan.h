@@ -4,6 +4,8 @@
 //   agents: [ "db1:7420", "db2:7420" ]   # optional; --agent replaces it
 //   target: scratch                      # optional default target for every phase
 //   mode: concurrent                     # or sequential: one host at a time
+//   cache: drop                          # before each timed region: keep (default), sync,
+//                                        # or drop (sync, then drop the page cache)
 //   phases:
 //     - name: seq-write
 //       workload: stream
@@ -11,6 +13,7 @@
 //       size: 1G
 //       bs: 1M
 //       fdatasync: true
+//       cache: keep                      # a phase may set its own
 //     - name: bonnie
 //       workload: bonnie                 # parameters: controller/workloads/bonnie_params.h
 //       files: 16:0:0:1
@@ -46,6 +49,9 @@ enum class RunMode {
   // other's figures.
   kSequential,
 };
+
+// "keep"/"sync"/"drop"; INVALID_ARGUMENT otherwise.
+common::StatusOr<stormark::v1::CacheMode> ParseCacheMode(std::string_view text);
 
 // "concurrent"/"sequential"; INVALID_ARGUMENT otherwise.
 common::StatusOr<RunMode> ParseRunMode(std::string_view text);

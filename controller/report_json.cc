@@ -6,6 +6,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "common/cache_report.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/version.h"
@@ -140,6 +141,7 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                 {"description", outcome.plan.Describe()},
                 {"workload", WorkloadJson(outcome.plan)},
                 {"mode", outcome.mode == RunMode::kSequential ? "sequential" : "concurrent"},
+                {"cache", common::CacheModeName(outcome.plan.spec.cache())},
                 {"start_at_unix_nanos", outcome.start_at_unix_nanos},
                 {"start_skew_nanos", outcome.start_skew_nanos ? json(*outcome.start_skew_nanos)
                                                               : json(nullptr)},
@@ -165,6 +167,13 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                           {"ops", s.ops()}});
       }
       row["series"] = std::move(series);
+      const auto& c = r.cache();
+      row["cache"] = {{"requested", common::CacheModeName(c.requested())},
+                      {"synced", c.synced()},
+                      {"sync_nanos", c.sync_nanos()},
+                      {"dropped", c.dropped()},
+                      {"drop_nanos", c.drop_nanos()},
+                      {"not_done", c.not_done()}};
       if (r.measurements_size() > 0) row["measurements"] = MeasurementsJson(r, host.host);
       if (!r.resolved().empty()) {
         json resolved = json::object();

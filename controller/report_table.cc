@@ -71,6 +71,34 @@ std::string StreamTable(const PhaseSummary& summary) {
   return table.Render("  ");
 }
 
+// What was done to the page cache on the hosts that started, when the phase asked for
+// something. A host where it was not done has its own note (the agent's warning).
+std::string CacheLine(const PhaseOutcome& outcome) {
+  const stormark::v1::CacheMode mode = outcome.plan.spec.cache();
+  if (mode == stormark::v1::CACHE_KEEP) return "";
+  size_t done = 0, hosts = 0;
+  int64_t sync_max = 0, drop_max = 0;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (!host.result || host.result->start_unix_nanos() == 0) continue;
+    const auto& c = host.result->cache();
+    ++hosts;
+    if (mode == stormark::v1::CACHE_SYNC ? c.synced() : c.dropped()) ++done;
+    sync_max = std::max(sync_max, c.sync_nanos());
+    drop_max = std::max(drop_max, c.drop_nanos());
+  }
+  if (hosts == 0) return "";
+  const std::string where =
+      done == hosts ? (hosts == 1 ? "" : " on every host")
+                    : fmt::format(" on {} of {} hosts (see the notes)", done, hosts);
+  const std::string sync = common::FormatDurationNanos(static_cast<double>(sync_max));
+  if (mode == stormark::v1::CACHE_SYNC) {
+    return fmt::format("  synced before the timed region{} (sync took up to {})\n", where, sync);
+  }
+  return fmt::format("  page cache dropped before the timed region{} (sync up to {}, drop up to {})\n",
+                     done == 0 ? " on no host (see the notes)" : where, sync,
+                     common::FormatDurationNanos(static_cast<double>(drop_max)));
+}
+
 }  // namespace
 
 std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
@@ -99,6 +127,7 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
                        common::FormatDurationNanos(
                            static_cast<double>(outcome.start_skew_uncertainty_nanos)));
   }
+  out += CacheLine(outcome);
   out += "\n";
 
   if (kind != nullptr && kind->table != nullptr) {

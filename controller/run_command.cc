@@ -96,6 +96,10 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
       }
     }
     if (options.target) phase.target = *options.target;
+    if (options.cache) {
+      ASSIGN_OR_RETURN(stormark::v1::CacheMode mode, ParseCacheMode(*options.cache));
+      phase.spec.set_cache(mode);
+    }
     RETURN_IF_ERROR(common::Annotate(ValidatePhase(phase), StrCat("phase '", phase.name, "'")));
   }
   return absl::OkStatus();

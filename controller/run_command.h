@@ -27,6 +27,8 @@ struct RunOptions {
   std::vector<std::string> sets;
   // --mode concurrent|sequential; unset means the plan's (default concurrent).
   std::optional<std::string> mode;
+  // --cache keep|sync|drop, for every phase.
+  std::optional<std::string> cache;
   // --csv FILE: bonnie++ CSV lines of the bonnie phases.
   std::string csv_path;
   // --json FILE.

@@ -6,6 +6,8 @@
 #include "controller/summary.h"
 #include "controller/workloads/bonnie_params.h"
 #include "controller/workloads/bonnie_report.h"
+#include "controller/workloads/command_params.h"
+#include "controller/workloads/command_report.h"
 #include "controller/workloads/stream_params.h"
 
 namespace stormark::controller {
@@ -58,11 +60,26 @@ WorkloadKind Bonnie() {
   };
 }
 
+WorkloadKind Command() {
+  return {
+      .name = "command",
+      .parameters = kCommandParameterNames,
+      .required = {},
+      .init = [](PhaseSpec* spec) { spec->mutable_command(); },
+      .set = [](std::string_view key, std::string_view value,
+                PhaseSpec* spec) { return SetCommandParameter(key, value, spec->mutable_command()); },
+      .validate = [](const PhaseSpec& spec) { return common::CheckCommandSpec(spec.command()); },
+      .describe = [](const PhaseSpec& spec) { return DescribeCommand(spec.command()); },
+      .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
+      .table = CommandTable,
+  };
+}
+
 }  // namespace
 
 const std::vector<WorkloadKind>& WorkloadKinds() {
   static const std::vector<WorkloadKind>* const kinds =
-      new std::vector<WorkloadKind>{Stream(), Bonnie()};
+      new std::vector<WorkloadKind>{Stream(), Bonnie(), Command()};
   return *kinds;
 }
 

@@ -93,6 +93,51 @@ phases:
   EXPECT_EQ(plan->phases[1].target, "slow");
 }
 
+TEST(ParsePlan, CacheIsAPlanDefaultThatAPhaseOverrides) {
+  auto plan = ParsePlan(R"(cache: drop
+phases:
+  - name: a
+    workload: stream
+    rw: read
+  - name: b
+    workload: command
+    command: tar xf /srv/a.tar
+    sync: true
+    cache: keep
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->phases[0].spec.cache(), stormark::v1::CACHE_DROP);
+  EXPECT_EQ(plan->phases[1].spec.cache(), stormark::v1::CACHE_KEEP);
+  EXPECT_EQ(plan->phases[1].spec.command().shell(), "tar xf /srv/a.tar");
+  EXPECT_TRUE(plan->phases[1].spec.command().sync());
+}
+
+TEST(ParsePlan, BadCacheNamesItsLine) {
+  std::string error = ParseError(R"(cache: flush
+phases: [{workload: stream, rw: write}]
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:1: "));
+  EXPECT_THAT(error, HasSubstr("bad cache 'flush'"));
+  error = ParseError(R"(phases:
+  - workload: stream
+    rw: write
+    cache: all
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:4: "));
+}
+
+TEST(ParsePlan, CommandPhaseNeedsACommand) {
+  const std::string error = ParseError(R"(phases:
+  - name: untar
+    workload: command
+    sync: true
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:2: "));
+  EXPECT_THAT(error, HasSubstr("phase 'untar'"));
+  EXPECT_THAT(error, HasSubstr("'command'"));
+}
+
 TEST(ParsePlan, UnknownTopLevelFieldNamesItsLine) {
   const std::string error = ParseError(R"(phases:
   - name: w

@@ -254,14 +254,14 @@ class StormarkTestCase(unittest.TestCase):
             f.write(text)
         return path
 
-    def start_agent(self, name="agent", timeout=20):
+    def start_agent(self, name="agent", timeout=20, extra_config=""):
         """Starts stormark-agent on 127.0.0.1:0 with one target 'scratch' in a fresh directory,
-        and waits for its listening line."""
+        and waits for its listening line. `extra_config` is appended to its agent.yaml."""
         base = self.make_dir(f"stormark-itest-{name}-")
         target_dir = os.path.join(base, "target")
         os.mkdir(target_dir)
         config = self.write_file(os.path.join(base, "agent.yaml"),
-                                 f"targets:\n  scratch:\n    dir: {target_dir}\n")
+                                 f"targets:\n  scratch:\n    dir: {target_dir}\n" + extra_config)
         log_path = os.path.join(base, "agent.log")
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
