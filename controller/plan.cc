@@ -173,6 +173,12 @@ Status SetWorkloadParameter(std::string_view key, std::string_view value,
   return kind->set(key, value, spec);
 }
 
+std::string DescribeSweepPoint(const SweepPoint& point) {
+  std::string text;
+  for (const auto& [key, value] : point) text += StrCat(text.empty() ? "" : " ", key, "=", value);
+  return text;
+}
+
 std::string PhasePlan::Describe() const {
   const WorkloadKind* kind = KindOf(spec);
   return kind == nullptr ? "unknown workload" : kind->describe(spec);

@@ -29,9 +29,20 @@
 
 namespace stormark::controller {
 
+// One value of each swept parameter, in the order the sweep names them:
+// {{"chunk", "64k"}, {"read_ahead_kb", "4096"}}. Empty outside a sweep.
+using SweepPoint = std::vector<std::pair<std::string, std::string>>;
+
+// "chunk=64k read_ahead_kb=4096", or "" for no sweep.
+std::string DescribeSweepPoint(const SweepPoint& point);
+
 struct PhasePlan {
   // Shown in tables; [A-Za-z0-9._-].
   std::string name;
+  // Which run of the phase this is, 0-based (`repeat: N` runs each phase N times).
+  int repetition = 0;
+  // The sweep point this run of the phase belongs to.
+  SweepPoint sweep_point;
   // An agent target name; empty means "the agent's only target".
   std::string target;
   // The workload; phase_id and target are filled in per run and host.
