@@ -97,20 +97,24 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
   if (!root.IsMap()) return ErrorAt(source, root.Mark(), "expected a map with 'targets:'");
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>();
-    if (key != "targets" && key != "commands" && key != "allow_drop_caches") {
+    if (key != "targets" && key != "commands" && key != "allow_drop_caches" &&
+        key != "allow_tuning") {
       return ErrorAt(source, entry.first.Mark(),
                      common::StrCat("unknown field '", key,
-                                    "' (known: targets, commands, allow_drop_caches)"));
+                                    "' (known: targets, commands, allow_drop_caches, "
+                                    "allow_tuning)"));
     }
   }
   if (const YAML::Node commands = root["commands"]) {
     ASSIGN_OR_RETURN(config.commands, ParseCommandPolicy(commands, source));
   }
-  if (const YAML::Node drop = root["allow_drop_caches"]) {
-    auto allowed = common::ParseBool("allow_drop_caches",
-                                     drop.IsScalar() ? drop.as<std::string>() : "?");
-    if (!allowed.ok()) return ErrorAt(source, drop.Mark(), std::string(allowed.status().message()));
-    config.allow_drop_caches = *allowed;
+  for (auto [key, field] : {std::pair{"allow_drop_caches", &config.allow_drop_caches},
+                             std::pair{"allow_tuning", &config.allow_tuning}}) {
+    const YAML::Node node = root[key];
+    if (!node) continue;
+    auto allowed = common::ParseBool(key, node.IsScalar() ? node.as<std::string>() : "?");
+    if (!allowed.ok()) return ErrorAt(source, node.Mark(), std::string(allowed.status().message()));
+    *field = *allowed;
   }
   const YAML::Node targets = root["targets"];
   if (!targets || !targets.IsMap() || targets.size() == 0) {

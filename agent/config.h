@@ -10,6 +10,9 @@
 //     allow: [tar, /usr/bin/unrar]   # optional: only these executables (no shell then,
 //                                    # unless sh is listed)
 //   allow_drop_caches: true          # default; false refuses `cache: drop` (it warns)
+//   allow_tuning: false              # default; true lets plans set the scheduler,
+//                                    # read_ahead_kb, nr_requests and queue_depth of a
+//                                    # target's device (restored after each phase)
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
@@ -48,6 +51,8 @@ struct AgentConfig {
   // Whether a phase may drop the host's page cache (it slows every other user of the host
   // for a while).
   bool allow_drop_caches = true;
+  // Whether a phase may change the block-queue settings of a target's device.
+  bool allow_tuning = false;
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

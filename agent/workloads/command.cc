@@ -28,9 +28,13 @@ std::string LastLine(const std::string& text) {
 }  // namespace
 
 CommandWorkload::CommandWorkload(const stormark::v1::CommandSpec& spec,
-                                 std::unique_ptr<DirTarget> target, CommandPolicy policy)
-    : spec_(spec), target_(std::move(target)), policy_(std::move(policy)) {
-  target_->AdoptContents();
+                                 std::unique_ptr<DirTarget> target, std::string target_dir,
+                                 CommandPolicy policy)
+    : spec_(spec),
+      target_(std::move(target)),
+      target_dir_(std::move(target_dir)),
+      policy_(std::move(policy)) {
+  if (target_) target_->AdoptContents();
 }
 
 common::Status CommandWorkload::Prepare(const std::atomic<bool>&, std::vector<std::string>*) {
@@ -54,9 +58,9 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   ChildOptions options;
   options.program = program_;
   options.argv = argv_;
-  options.cwd = target_->phase_dir();
-  options.extra_env = {common::StrCat("STORMARK_PHASE_DIR=", target_->phase_dir()),
-                       common::StrCat("STORMARK_TARGET_DIR=", target_->config().path)};
+  options.cwd = target_ ? target_->phase_dir() : "/";
+  options.extra_env = {common::StrCat("STORMARK_TARGET_DIR=", target_dir_)};
+  if (target_) options.extra_env.push_back(common::StrCat("STORMARK_PHASE_DIR=", target_->phase_dir()));
   const int64_t start = ctx.clock.MonotonicNanos();
   ASSIGN_OR_RETURN(std::unique_ptr<ChildProcess> child, ChildProcess::Start(options, ctx.clock));
   const int64_t deadline =
@@ -76,8 +80,9 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
     return absl::AbortedError(why);
   }
   if (spec_.sync()) {
-    const int fd = open(target_->phase_dir().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return common::ErrnoError(common::StrCat("open ", target_->phase_dir()), errno);
+    const std::string dir = target_ ? target_->phase_dir() : target_dir_;
+    const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return common::ErrnoError(common::StrCat("open ", dir), errno);
     const int64_t sync_start = ctx.clock.MonotonicNanos();
     const int rc = syncfs(fd);
     const int err = errno;
@@ -92,7 +97,7 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   return absl::OkStatus();
 }
 
-int CommandWorkload::Cleanup() { return target_->Cleanup(); }
+int CommandWorkload::Cleanup() { return target_ ? target_->Cleanup() : 0; }
 
 void CommandWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   auto& resolved = *result->mutable_resolved();

@@ -13,6 +13,9 @@
 // 4 KiB of each). A program that fails (non-zero exit, a signal, a timeout) fails the phase
 // with its exit status and the tail of its stderr: a failed run is never a timing.
 //
+// A hook (a plan's setup or teardown: mkfs, mount, mdadm) runs the same way, but in "/" and
+// without a phase directory, so that it can unmount and remount the target.
+//
 // Commands run only where the agent's config allows them (CommandPolicy); Prepare refuses
 // otherwise, naming the setting.
 #ifndef STORMARK_AGENT_WORKLOADS_COMMAND_H_
@@ -32,8 +35,10 @@ namespace stormark::agent {
 
 class CommandWorkload final : public Workload {
  public:
+  // `target` is null for a hook (spec.hook()), which runs in "/" and makes no phase
+  // directory; `target_dir` is the target's configured directory either way.
   CommandWorkload(const stormark::v1::CommandSpec& spec, std::unique_ptr<DirTarget> target,
-                  CommandPolicy policy);
+                  std::string target_dir, CommandPolicy policy);
 
   // Finds the program and checks it against the policy. Nothing is run.
   common::Status Prepare(const std::atomic<bool>& cancelled,
@@ -45,6 +50,7 @@ class CommandWorkload final : public Workload {
  private:
   const stormark::v1::CommandSpec spec_;
   std::unique_ptr<DirTarget> target_;
+  const std::string target_dir_;
   const CommandPolicy policy_;
   // From Prepare: the real path of the program, and its argv.
   std::string program_;

@@ -41,9 +41,12 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     }
     case stormark::v1::PhaseSpec::kCommand: {
       RETURN_IF_ERROR(common::CheckCommandSpec(spec.command()));
-      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      std::unique_ptr<DirTarget> dir;
+      if (!spec.command().hook()) {
+        ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
+      }
       return std::unique_ptr<Workload>(
-          new CommandWorkload(spec.command(), std::move(dir), config.commands));
+          new CommandWorkload(spec.command(), std::move(dir), target->path, config.commands));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

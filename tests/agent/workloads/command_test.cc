@@ -36,7 +36,7 @@ class CommandWorkloadTest : public TempDirTest {
     EXPECT_TRUE(target.ok()) << target.status();
     if (!target.ok()) return nullptr;
     phase_dir_ = (*target)->phase_dir();
-    return std::make_unique<CommandWorkload>(spec, std::move(*target), std::move(policy));
+    return std::make_unique<CommandWorkload>(spec, std::move(*target), dir(), std::move(policy));
   }
 
   // Prepare, Run and AddToResult; the Run status.
@@ -148,6 +148,17 @@ TEST_F(CommandWorkloadTest, CleanupRemovesWhatTheCommandLeftButNotWhatALinkPoint
   struct stat st;
   EXPECT_NE(stat(phase_dir_.c_str(), &st), 0);
   EXPECT_EQ(stat((outside + "/keep").c_str(), &st), 0);
+}
+
+TEST_F(CommandWorkloadTest, AHookRunsInTheRootWithoutAPhaseDirectory) {
+  CommandSpec spec = Shell("pwd; echo $STORMARK_TARGET_DIR");
+  spec.set_hook(true);
+  CommandWorkload hook(spec, nullptr, dir(), Enabled());
+  stormark::v1::PhaseResult result;
+  ASSERT_TRUE(PrepareAndRun(hook, &result).ok());
+  EXPECT_EQ(result.resolved().at("stdout_tail"), "/\n" + dir() + "\n");
+  EXPECT_EQ(hook.Cleanup(), 0);
+  EXPECT_TRUE(ListDir(dir()).empty());
 }
 
 }  // namespace
