@@ -77,11 +77,6 @@ common::StatusOr<std::string> DiskDirectory(const std::string& device, const std
 
 }  // namespace
 
-bool IsTuningKnob(const std::string& name) {
-  return name == "scheduler" || name == "read_ahead_kb" || name == "nr_requests" ||
-         name == "queue_depth";
-}
-
 common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::Apply(
     const std::string& device, const std::map<std::string, std::string>& settings,
     const std::string& sys_class_block) {
@@ -95,7 +90,7 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::Apply(
     if (entry.first != "scheduler") ordered.push_back(entry);
   }
   for (const auto& [knob, value] : ordered) {
-    if (!IsTuningKnob(knob)) {
+    if (!common::IsTuningKnob(knob)) {
       return absl::InvalidArgumentError(StrCat(
           "unknown tuning knob '", knob, "' (known: scheduler, read_ahead_kb, nr_requests, queue_depth)"));
     }

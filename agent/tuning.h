@@ -14,12 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/spec_check.h"
 #include "common/status.h"
 
 namespace stormark::agent {
-
-// The knob names a plan may use.
-bool IsTuningKnob(const std::string& name);
 
 class DeviceTuning {
  public:

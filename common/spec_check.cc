@@ -96,6 +96,11 @@ Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec) {
   return absl::OkStatus();
 }
 
+bool IsTuningKnob(std::string_view name) {
+  return name == "scheduler" || name == "read_ahead_kb" || name == "nr_requests" ||
+         name == "queue_depth";
+}
+
 Status CheckCommandSpec(const stormark::v1::CommandSpec& spec) {
   const bool shell = !spec.shell().empty();
   if (shell == (spec.argv_size() > 0)) {

@@ -32,6 +32,11 @@ inline constexpr uint32_t kMaxBonnieFileDirs = 99999;
 // The first problem with a bonnie spec, as one line naming the field, or OK.
 Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec);
 
+// True for the block-queue settings a phase may tune (PhaseSpec.tuning): scheduler,
+// read_ahead_kb, nr_requests, queue_depth.
+bool IsTuningKnob(std::string_view name);
+inline constexpr char kTuningKnobNames[] = "scheduler, read_ahead_kb, nr_requests, queue_depth";
+
 // Limits of a command spec: arguments and their total size.
 inline constexpr int kMaxCommandArgs = 4096;
 inline constexpr size_t kMaxCommandBytes = 128 * 1024;

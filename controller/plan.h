@@ -2,8 +2,17 @@
 // file or from command-line flags, and is validated completely before anything runs.
 //
 //   agents: [ "db1:7420", "db2:7420" ]   # optional; --agent replaces it
+//   hosts:                               # or, with names, labels and targets:
+//     - {name: local, address: "db1:7420", target: nvme, labels: {transport: local}}
+//     - {name: aoe, address: "db2:7420", target: etherd, labels: {transport: aoe}}
 //   target: scratch                      # optional default target for every phase
 //   mode: concurrent                     # or sequential: one host at a time
+//   repeat: 3                            # each phase 3 times per sweep point
+//   sweep:                               # every combination, last axis fastest
+//     read_ahead_kb: [128, 1024, 4096]   # a tuning knob, applied and restored by the agent
+//     bs: [64k, 1M]                      # a workload parameter
+//   setup: ["mkfs.xfs -f -d agcount={agcount} /dev/md0", "mount /dev/md0 /srv/bench"]
+//   teardown: ["umount /srv/bench"]      # hooks, per sweep point, on every agent
 //   cache: drop                          # before each timed region: keep (default), sync,
 //                                        # or drop (sync, then drop the page cache)
 //   phases:
@@ -67,11 +76,54 @@ common::StatusOr<stormark::v1::CacheMode> ParseCacheMode(std::string_view text);
 // "concurrent"/"sequential"; INVALID_ARGUMENT otherwise.
 common::StatusOr<RunMode> ParseRunMode(std::string_view text);
 
+// One agent the plan drives.
+struct HostPlan {
+  // The row label in tables; the address when the plan gives no name.
+  std::string name;
+  // HOST:PORT or unix:/path.
+  std::string address;
+  // Free-form facts shown with the host's results: {transport: aoe, rack: b2}.
+  std::vector<std::pair<std::string, std::string>> labels;
+  // The agent target phases use on this host unless a phase names its own.
+  std::string target;
+};
+
+// One swept parameter and its values, in order.
+struct SweepAxis {
+  std::string name;
+  std::vector<std::string> values;
+};
+
 struct Plan {
-  std::vector<std::string> agents;
+  std::vector<HostPlan> hosts;
   RunMode mode = RunMode::kConcurrent;
+  // Every phase runs `repeat` times at each sweep point, for medians and spreads.
+  int repeat = 1;
+  // The sweep: every combination of the axes' values (the last axis changes fastest). A
+  // value goes to a workload parameter of that name, a tuning knob, or {name} in the hooks.
+  std::vector<SweepAxis> sweep;
+  // Shell lines run on every agent before and after each sweep point (or once, without a
+  // sweep), with {name} replaced by the point's values. Agents need commands enabled.
+  std::vector<std::string> setup;
+  std::vector<std::string> teardown;
   std::vector<PhasePlan> phases;
 };
+
+// The sweep's points, in run order; one empty point when there is no sweep.
+std::vector<SweepPoint> SweepPoints(const Plan& plan);
+
+// The phases to run at `point` in repetition `repetition`, with the point's values applied.
+common::StatusOr<std::vector<PhasePlan>> PhasesAt(const Plan& plan, const SweepPoint& point,
+                                                  int repetition);
+
+// A hook line with every {name} replaced by the point's value. INVALID_ARGUMENT names a
+// placeholder the sweep does not define.
+common::StatusOr<std::string> ExpandHook(std::string_view line, const SweepPoint& point);
+
+// Sets `key` on `spec`: a tuning knob, or a parameter of the phase's workload. NOT_FOUND
+// when neither takes the key (the caller decides whether that is an error).
+common::Status SetPhaseParameter(std::string_view key, std::string_view value,
+                                 stormark::v1::PhaseSpec* spec);
 
 // The plan `stormark run` uses when given none: write 1 GiB with fdatasync, then read it
 // back from outside the page cache, in 1 MiB blocks.

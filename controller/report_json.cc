@@ -86,6 +86,12 @@ json MeasurementsJson(const stormark::v1::PhaseResult& r, const std::string& hos
   return out;
 }
 
+json SweepPointJson(const SweepPoint& point) {
+  json out = json::object();
+  for (const auto& [key, value] : point) out[key] = value;
+  return out;
+}
+
 json WorkloadJson(const PhasePlan& plan) {
   if (plan.spec.has_bonnie()) {
     const auto& b = plan.spec.bonnie();
@@ -139,6 +145,8 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                 {"name", outcome.plan.name},
                 {"phase_id", outcome.phase_id},
                 {"description", outcome.plan.Describe()},
+                {"repetition", outcome.plan.repetition},
+                {"sweep_point", SweepPointJson(outcome.plan.sweep_point)},
                 {"workload", WorkloadJson(outcome.plan)},
                 {"mode", outcome.mode == RunMode::kSequential ? "sequential" : "concurrent"},
                 {"cache", common::CacheModeName(outcome.plan.spec.cache())},
@@ -174,6 +182,11 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                       {"dropped", c.dropped()},
                       {"drop_nanos", c.drop_nanos()},
                       {"not_done", c.not_done()}};
+      if (!r.tuning().empty()) {
+        json tuning = json::object();
+        for (const auto& [key, value] : r.tuning()) tuning[key] = value;
+        row["tuning"] = std::move(tuning);
+      }
       if (r.measurements_size() > 0) row["measurements"] = MeasurementsJson(r, host.host);
       if (!r.resolved().empty()) {
         json resolved = json::object();
@@ -205,7 +218,10 @@ json RunToJson(const RunRecord& run) {
                          {"free_bytes", t.free_bytes()},
                          {"total_bytes", t.total_bytes()}});
     }
+    json labels = json::object();
+    for (const auto& [key, value] : a.labels) labels[key] = value;
     agents.push_back({{"host", a.host},
+                      {"labels", std::move(labels)},
                       {"error", a.error},
                       {"hostname", a.info.hostname()},
                       {"agent_version", a.info.agent_version()},

@@ -99,12 +99,45 @@ std::string CacheLine(const PhaseOutcome& outcome) {
                      common::FormatDurationNanos(static_cast<double>(drop_max)));
 }
 
+// The device settings in force, when the phase asked for any: "read_ahead_kb 4096 (was
+// 128)", per host when the hosts differ.
+std::string TuningLine(const PhaseOutcome& outcome) {
+  if (outcome.plan.spec.tuning().empty()) return "";
+  std::string out;
+  std::string first;
+  bool same = true;
+  std::string lines;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (!host.result || host.result->tuning().empty()) continue;
+    std::string text;
+    for (const auto& [knob, value] : outcome.plan.spec.tuning()) {
+      const auto& t = host.result->tuning();
+      auto now = t.find(knob);
+      auto before = t.find(knob + ".before");
+      if (now == t.end()) continue;
+      text += fmt::format("{}{} {}{}", text.empty() ? "" : ", ", knob, now->second,
+                          before != t.end() && before->second != now->second
+                              ? fmt::format(" (was {})", before->second)
+                              : "");
+    }
+    if (first.empty()) first = text;
+    same = same && text == first;
+    lines += fmt::format("  tuning on {}: {}\n", host.host, text);
+  }
+  if (first.empty()) return "";
+  return same ? fmt::format("  tuning: {}; restored afterwards\n", first) : lines;
+}
+
 }  // namespace
 
 std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
-                             size_t index, size_t count) {
-  std::string out = fmt::format("Phase {}/{}  {}: {}\n", index + 1, count, outcome.plan.name,
-                                outcome.plan.Describe());
+                             size_t index, size_t count, int repeat) {
+  std::string where = DescribeSweepPoint(outcome.plan.sweep_point);
+  if (repeat > 1) {
+    where += fmt::format("{}run {}/{}", where.empty() ? "" : ", ", outcome.plan.repetition + 1, repeat);
+  }
+  std::string out = fmt::format("Phase {}/{}  {}{}: {}\n", index + 1, count, outcome.plan.name,
+                                where.empty() ? "" : " [" + where + "]", outcome.plan.Describe());
   const WorkloadKind* kind = KindOf(outcome.plan.spec);
   size_t started = 0;
   int64_t late = 0;
@@ -128,6 +161,7 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
                            static_cast<double>(outcome.start_skew_uncertainty_nanos)));
   }
   out += CacheLine(outcome);
+  out += TuningLine(outcome);
   out += "\n";
 
   if (kind != nullptr && kind->table != nullptr) {

@@ -15,6 +15,8 @@ packages=(
   libfmt-dev         # formatting of tables and messages
   # Tests: the reference tools stormark's figures are checked against.
   python3 procps bonnie++
+  # Tests that build real filesystems on loop devices they create (sweep hooks).
+  util-linux mount e2fsprogs
 )
 
 missing=()

@@ -95,6 +95,14 @@ const WorkloadKind* KindOf(const PhaseSpec& spec) {
   return name.empty() ? nullptr : FindWorkloadKind(name);
 }
 
+bool AcceptsParameter(const WorkloadKind& kind, std::string_view key) {
+  for (std::string_view name : common::Split(kind.parameters, ',')) {
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    if (name == key) return true;
+  }
+  return false;
+}
+
 std::string WorkloadNames() {
   std::string names;
   for (const WorkloadKind& kind : WorkloadKinds()) {

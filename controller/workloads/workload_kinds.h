@@ -49,6 +49,9 @@ const WorkloadKind* FindWorkloadKind(std::string_view name);
 // The kind `spec` holds, or nullptr when it holds none the controller knows.
 const WorkloadKind* KindOf(const stormark::v1::PhaseSpec& spec);
 
+// Whether `key` is one of the kind's parameters.
+bool AcceptsParameter(const WorkloadKind& kind, std::string_view key);
+
 // "stream, bonnie, ...", for error messages.
 std::string WorkloadNames();
 

@@ -9,6 +9,7 @@ namespace stormark::controller {
 namespace {
 
 using stormark::v1::StreamSpec;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -42,7 +43,9 @@ phases:
 )",
                         "plan.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(plan->agents, (std::vector<std::string>{"db1:7420", "db2:7420"}));
+  ASSERT_EQ(plan->hosts.size(), 2u);
+  EXPECT_EQ(plan->hosts[0].name, "db1:7420");
+  EXPECT_EQ(plan->hosts[1].address, "db2:7420");
   ASSERT_EQ(plan->phases.size(), 2u);
 
   const PhasePlan& write = plan->phases[0];
@@ -136,6 +139,90 @@ TEST(ParsePlan, CommandPhaseNeedsACommand) {
   EXPECT_THAT(error, StartsWith("plan.yaml:2: "));
   EXPECT_THAT(error, HasSubstr("phase 'untar'"));
   EXPECT_THAT(error, HasSubstr("'command'"));
+}
+
+TEST(ParsePlan, HostsHaveNamesLabelsAndTargets) {
+  auto plan = ParsePlan(R"(hosts:
+  - {name: local, address: "db1:7420", target: nvme, labels: {transport: local}}
+  - address: "db2:7420"
+    labels: {transport: aoe, shelf: "3"}
+phases: [{workload: stream, rw: write}]
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->hosts.size(), 2u);
+  EXPECT_EQ(plan->hosts[0].name, "local");
+  EXPECT_EQ(plan->hosts[0].target, "nvme");
+  EXPECT_EQ(plan->hosts[0].labels,
+            (std::vector<std::pair<std::string, std::string>>{{"transport", "local"}}));
+  EXPECT_EQ(plan->hosts[1].name, "db2:7420");
+  EXPECT_EQ(plan->hosts[1].labels.size(), 2u);
+
+  EXPECT_THAT(ParseError("hosts: [{name: a}]\nphases: [{workload: stream, rw: write}]\n"),
+              HasSubstr("needs 'address"));
+  EXPECT_THAT(ParseError("hosts: [{address: a:1, name: x}, {address: b:1, name: x}]\n"
+                         "phases: [{workload: stream, rw: write}]\n"),
+              HasSubstr("host name 'x' is used twice"));
+  EXPECT_THAT(ParseError("hosts: [{address: a:1, port: 2}]\nphases: [{workload: stream, rw: write}]\n"),
+              HasSubstr("unknown host field 'port'"));
+}
+
+TEST(ParsePlan, SweepIsEveryCombinationWithRepeats) {
+  auto plan = ParsePlan(R"(repeat: 3
+sweep:
+  read_ahead_kb: [128, 4096]
+  bs: [64k, 1M]
+  agcount: [4, 32]
+setup: ["mkfs.xfs -f -d agcount={agcount} /dev/loop7", "echo ${HOME} {a,b}"]
+teardown: umount /mnt/x
+phases:
+  - {name: w, workload: stream, rw: write, size: 4M}
+  - {name: b, workload: bonnie, size: 4M}
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->repeat, 3);
+  EXPECT_EQ(plan->teardown, std::vector<std::string>{"umount /mnt/x"});
+  const std::vector<SweepPoint> points = SweepPoints(*plan);
+  ASSERT_EQ(points.size(), 8u);
+  EXPECT_EQ(DescribeSweepPoint(points[0]), "read_ahead_kb=128 bs=64k agcount=4");
+  EXPECT_EQ(DescribeSweepPoint(points[1]), "read_ahead_kb=128 bs=64k agcount=32");
+  EXPECT_EQ(DescribeSweepPoint(points[7]), "read_ahead_kb=4096 bs=1M agcount=32");
+
+  auto phases = PhasesAt(*plan, points[7], 2);
+  ASSERT_TRUE(phases.ok()) << phases.status();
+  const PhasePlan& w = (*phases)[0];
+  EXPECT_EQ(w.repetition, 2);
+  EXPECT_EQ(w.spec.stream().block_size(), 1u << 20);
+  EXPECT_EQ(w.spec.tuning().at("read_ahead_kb"), "4096");
+  // bonnie has no bs: the value is for the stream phase only; the knob is for both.
+  EXPECT_EQ((*phases)[1].spec.tuning().at("read_ahead_kb"), "4096");
+
+  EXPECT_EQ(*ExpandHook(plan->setup[0], points[1]), "mkfs.xfs -f -d agcount=32 /dev/loop7");
+  // Shell syntax that names no sweep axis is left alone.
+  EXPECT_EQ(*ExpandHook(plan->setup[1], points[1]), "echo ${HOME} {a,b}");
+}
+
+TEST(ParsePlan, SweepErrorsNameTheLine) {
+  EXPECT_THAT(ParseError("sweep: {colour: [red]}\nphases: [{workload: stream, rw: write}]\n"),
+              AllOf(StartsWith("plan.yaml:1: "), HasSubstr("sweep 'colour' changes nothing")));
+  EXPECT_THAT(ParseError("sweep: {bs: [4k, 3x]}\nphases: [{workload: stream, rw: write, size: 4M}]\n"),
+              AllOf(StartsWith("plan.yaml:1: "), HasSubstr("bs=3x"), HasSubstr("bad bs '3x'")));
+  EXPECT_THAT(ParseError("sweep: {bs: [4k]}\nsetup: [\"mkfs {agcount}\"]\n"
+                         "phases: [{workload: stream, rw: write, size: 4M}]\n"),
+              AllOf(StartsWith("plan.yaml:2: "), HasSubstr("{agcount}")));
+  EXPECT_THAT(ParseError("repeat: 0\nphases: [{workload: stream, rw: write}]\n"),
+              AllOf(StartsWith("plan.yaml:1: "), HasSubstr("bad repeat '0'")));
+  EXPECT_THAT(ParseError("sweep: {bs: 4k}\nphases: [{workload: stream, rw: write}]\n"),
+              HasSubstr("non-empty list"));
+}
+
+TEST(ParsePlan, KnobsAreAcceptedAsPhaseParameters) {
+  auto plan = ParsePlan("phases: [{workload: stream, rw: read, scheduler: none}]\n", "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->phases[0].spec.tuning().at("scheduler"), "none");
+  EXPECT_THAT(ParseError("phases: [{workload: stream, rw: read, threads: 4}]\n"),
+              AllOf(HasSubstr("unknown stream parameter 'threads'"), HasSubstr("read_ahead_kb")));
 }
 
 TEST(ParsePlan, UnknownTopLevelFieldNamesItsLine) {
@@ -252,7 +339,9 @@ TEST(ParsePlan, EmptyPhaseListIsRefused) {
 
 TEST(DefaultPlan, WritesWithFdatasyncThenReadsOneGiBInMiBBlocks) {
   const Plan plan = DefaultPlan();
-  EXPECT_TRUE(plan.agents.empty());
+  EXPECT_TRUE(plan.hosts.empty());
+  EXPECT_EQ(plan.repeat, 1);
+  EXPECT_EQ(SweepPoints(plan).size(), 1u);
   ASSERT_EQ(plan.phases.size(), 2u);
   const StreamSpec& write = plan.phases[0].spec.stream();
   const StreamSpec& read = plan.phases[1].spec.stream();
