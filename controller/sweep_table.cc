@@ -59,11 +59,13 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
       columns.push_back(outcome.plan.name);
     }
   }
-  if (!swept && repeat <= 1) return "";
+  if (phases.empty() || (!swept && repeat <= 1)) return "";
 
   std::vector<RowKey> rows;
   // values[row][column]: the metric of each repetition that succeeded.
   std::vector<std::vector<std::vector<double>>> values;
+  // flagged[row][column]: a run of the cell carries a note (too fast, cache, ...).
+  std::vector<std::vector<bool>> flagged;
   std::vector<bool> is_seconds(columns.size(), false);
   for (const PhaseOutcome& outcome : phases) {
     const size_t column =
@@ -75,10 +77,14 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
       if (it == rows.end()) {
         rows.push_back(key);
         values.emplace_back(columns.size());
+        flagged.emplace_back(columns.size(), false);
         it = rows.end() - 1;
       }
       const size_t row = it - rows.begin();
-      if (auto metric = CellMetric(outcome.plan, host)) values[row][column].push_back(*metric);
+      if (auto metric = CellMetric(outcome.plan, host)) {
+        values[row][column].push_back(*metric);
+        if (host.result->warnings_size() > 0) flagged[row][column] = true;
+      }
     }
   }
 
@@ -90,18 +96,24 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
   for (size_t c = 0; c < columns.size(); ++c) {
     table.AddColumn(columns[c] + (is_seconds[c] ? " (wall)" : " MiB/s"), TextTable::Align::kRight);
   }
+  bool any_flagged = false;
   for (size_t r = 0; r < rows.size(); ++r) {
     std::vector<std::string> cells = {rows[r].host, rows[r].target};
     for (const auto& [axis, value] : rows[r].point) cells.push_back(value);
     for (size_t c = 0; c < columns.size(); ++c) {
-      cells.push_back(Cell(values[r][c], repeat, is_seconds[c]));
+      cells.push_back(Cell(values[r][c], repeat, is_seconds[c]) + (flagged[r][c] ? " *" : ""));
+      any_flagged = any_flagged || flagged[r][c];
     }
     table.AddRow(cells);
   }
   std::string out = repeat > 1
                         ? fmt::format("Summary: median of {} runs, [min-max] beside it\n\n", repeat)
                         : "Summary\n\n";
-  return out + table.Render("  ");
+  out += table.Render("  ");
+  if (any_flagged) {
+    out += "\n  * a run in this cell carries a note (too fast to time, cache, ...): see its phase table\n";
+  }
+  return out;
 }
 
 }  // namespace stormark::controller

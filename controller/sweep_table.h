@@ -15,7 +15,8 @@ namespace stormark::controller {
 // data, seconds of wall time for commands; nullopt when the host did not succeed.
 std::optional<double> CellMetric(const PhasePlan& plan, const HostOutcome& host);
 
-// "" when every phase ran once and there is no sweep (the phase tables say it all). Pure.
+// "" when no phase ran, or every phase ran once and there is no sweep (the phase tables say
+// it all then). Pure.
 std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repeat);
 
 }  // namespace stormark::controller

@@ -92,6 +92,8 @@ phases:
         self.assert_no_crash(result)
         self.assertIn("Summary: median of 3 runs", result.stdout)
         summary = result.stdout.split("Summary: median of 3 runs")[1]
+        if os.environ.get("STORMARK_SHOW_OUTPUT"):
+            print(result.stdout[-1500:])
         self.assertRegex(summary, r"left\s+scratch\s+1024\s+64\s")
         self.assertRegex(summary, r"right\s+scratch\s+4096\s+512\s")
 
