@@ -26,8 +26,17 @@ Status ErrorAt(std::string_view source, const YAML::Mark& mark, std::string_view
 
 std::string ScalarText(const YAML::Node& node) { return node.as<std::string>(); }
 
-StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::string& target,
-                               std::string_view source) {
+// `path` as a plan names it: relative to the plan's directory.
+std::string RelativeToPlan(std::string_view source, const std::string& path) {
+  const size_t slash = source.rfind('/');
+  if (path.empty() || path[0] == '/' || slash == std::string_view::npos) return path;
+  return StrCat(source.substr(0, slash + 1), path);
+}
+
+// One phase of the plan; several when its `config` asks for several runs.
+StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index,
+                                            const std::string& target, std::string_view source,
+                                            std::vector<std::string>* notes) {
   if (!node.IsMap()) {
     return ErrorAt(source, node.Mark(), StrCat("phase ", index + 1, " must be a map"));
   }
@@ -55,10 +64,27 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
   }
 
   kind->init(&phase.spec);
+  // The configuration file first, whatever its place in the map: the phase's own parameters
+  // override it.
+  std::vector<PhasePlan> phases = {phase};
+  if (const YAML::Node config = node["config"]) {
+    if (kind->load_config == nullptr || !config.IsScalar()) {
+      return ErrorAt(source, config.Mark(),
+                     StrCat(label, ": 'config' ", kind->load_config == nullptr
+                                                      ? StrCat("is not a ", kind->name,
+                                                               " parameter (postmark has it)")
+                                                      : "must be a file name"));
+    }
+    auto loaded = PhasesFromConfig(phase, RelativeToPlan(source, ScalarText(config)), notes);
+    if (!loaded.ok()) {
+      return ErrorAt(source, config.Mark(), StrCat(label, ": ", loaded.status().message()));
+    }
+    phases = std::move(*loaded);
+  }
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
     const YAML::Mark mark = field.second.Mark();
-    if (key == "name" || key == "workload") continue;
+    if (key == "name" || key == "workload" || key == "config") continue;
     if (!field.second.IsScalar()) {
       return ErrorAt(source, mark, StrCat(label, ": '", key, "' must be a single value"));
     }
@@ -67,11 +93,13 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
       if (!common::IsValidName(value)) {
         return ErrorAt(source, mark, StrCat(label, ": bad target name '", value, "'"));
       }
-      phase.target = value;
+      for (PhasePlan& p : phases) p.target = value;
       continue;
     }
-    Status status = SetWorkloadParameter(key, value, &phase.spec);
-    if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
+    for (PhasePlan& p : phases) {
+      Status status = SetWorkloadParameter(key, value, &p.spec);
+      if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
+    }
   }
   for (std::string_view required : kind->required) {
     if (!node[std::string(required)]) {
@@ -79,9 +107,13 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
                      StrCat(label, ": missing '", required, "' (", kind->name, " needs it)"));
     }
   }
-  Status valid = ValidatePhase(phase);
-  if (!valid.ok()) return ErrorAt(source, node.Mark(), StrCat(label, ": ", valid.message()));
-  return phase;
+  for (const PhasePlan& p : phases) {
+    Status valid = ValidatePhase(p);
+    if (!valid.ok()) {
+      return ErrorAt(source, node.Mark(), StrCat("phase '", p.name, "': ", valid.message()));
+    }
+  }
+  return phases;
 }
 
 StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
@@ -121,14 +153,17 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
                    "'phases' must be a non-empty list");
   }
   for (size_t i = 0; i < phases.size(); ++i) {
-    ASSIGN_OR_RETURN(PhasePlan phase, ParsePhase(phases[i], i, target, source));
-    for (const auto& earlier : plan.phases) {
-      if (earlier.name == phase.name) {
-        return ErrorAt(source, phases[i].Mark(),
-                       StrCat("phase name '", phase.name, "' is used twice"));
+    ASSIGN_OR_RETURN(std::vector<PhasePlan> made,
+                     ParsePhase(phases[i], i, target, source, &plan.notes));
+    for (PhasePlan& phase : made) {
+      for (const auto& earlier : plan.phases) {
+        if (earlier.name == phase.name) {
+          return ErrorAt(source, phases[i].Mark(),
+                         StrCat("phase name '", phase.name, "' is used twice"));
+        }
       }
+      plan.phases.push_back(std::move(phase));
     }
-    plan.phases.push_back(std::move(phase));
   }
   return plan;
 }
@@ -140,6 +175,27 @@ StatusOr<RunMode> ParseRunMode(std::string_view text) {
   if (text == "sequential") return RunMode::kSequential;
   return absl::InvalidArgumentError(
       StrCat("bad mode '", text, "': use concurrent (all hosts at once) or sequential"));
+}
+
+StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase,
+                                                  const std::string& path,
+                                                  std::vector<std::string>* notes) {
+  const WorkloadKind* kind = KindOf(phase.spec);
+  if (kind == nullptr || kind->load_config == nullptr) {
+    return absl::InvalidArgumentError(
+        StrCat("a configuration file is for postmark phases, not ",
+               kind == nullptr ? "this one" : std::string(kind->name)));
+  }
+  ASSIGN_OR_RETURN(std::vector<stormark::v1::PhaseSpec> specs,
+                   kind->load_config(path, phase.spec, notes));
+  std::vector<PhasePlan> phases;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    PhasePlan one = phase;
+    if (specs.size() > 1) one.name = StrCat(phase.name, "-", i + 1);
+    one.spec = std::move(specs[i]);
+    phases.push_back(std::move(one));
+  }
+  return phases;
 }
 
 Status SetWorkloadParameter(std::string_view key, std::string_view value,

@@ -3,12 +3,13 @@
 #include "common/strings.h"
 #include "agent/targets/dir_target.h"
 #include "agent/workloads/bonnie.h"
+#include "agent/workloads/postmark.h"
 #include "agent/workloads/stream.h"
 #include "common/spec_check.h"
 
 namespace stormark::agent {
 
-std::vector<std::string> KnownWorkloads() { return {"stream", "bonnie"}; }
+std::vector<std::string> KnownWorkloads() { return {"stream", "bonnie", "postmark"}; }
 
 common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
                                                          const AgentConfig& config,
@@ -37,6 +38,13 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new BonnieWorkload(spec.bonnie(), std::move(dir), host, filesystem));
+    }
+    case stormark::v1::PhaseSpec::kPostmark: {
+      RETURN_IF_ERROR(common::CheckPostmarkSpec(spec.postmark()));
+      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      const std::string filesystem = ReadTargetFacts(*target).filesystem();
+      return std::unique_ptr<Workload>(
+          new PostmarkWorkload(spec.postmark(), std::move(dir), host, filesystem));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

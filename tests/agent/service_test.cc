@@ -148,7 +148,7 @@ TEST_F(AgentServiceTest, GetInfoDescribesAgentHostAndTargets) {
   EXPECT_GE(info.now_unix_nanos(), before);
   EXPECT_LE(info.now_unix_nanos(), after);
   EXPECT_EQ(info.busy_with_phase(), "");
-  EXPECT_THAT(info.workloads(), ElementsAre("stream", "bonnie"));
+  EXPECT_THAT(info.workloads(), ElementsAre("stream", "bonnie", "postmark"));
   ASSERT_EQ(info.targets_size(), 1);
   const stormark::v1::TargetInfo& target = info.targets(0);
   EXPECT_EQ(target.name(), "scratch");
