@@ -111,6 +111,9 @@ stormark::v1::PostmarkSpec WithPostmarkDefaults(stormark::v1::PostmarkSpec spec)
   if (!spec.has_bias_read()) spec.set_bias_read(kPostmarkBias);
   if (!spec.has_bias_create()) spec.set_bias_create(kPostmarkBias);
   if (spec.seed() == 0) spec.set_seed(kPostmarkSeed);
+  if (spec.report() == stormark::v1::PostmarkSpec::REPORT_UNSPECIFIED) {
+    spec.set_report(stormark::v1::PostmarkSpec::VERBOSE);
+  }
   return spec;
 }
 
@@ -128,18 +131,17 @@ Status CheckPostmarkSpec(const stormark::v1::PostmarkSpec& spec) {
           StrCat("postmark: size low bound ", low, " is above the high bound ", high));
     }
     if (high > kMaxPostmarkFileSize) {
-      return absl::InvalidArgumentError(StrCat("postmark: size high bound ",
-                                               FormatSizeShort(high), " is over the limit of ",
+      return absl::InvalidArgumentError(StrCat("postmark: size high bound ", FormatSizeShort(high),
+                                               " is over the limit of ",
                                                FormatSizeShort(kMaxPostmarkFileSize)));
     }
   }
   if (spec.subdirectories() > kMaxPostmarkSubdirectories) {
     return absl::InvalidArgumentError(StrCat("postmark: subdirectories ", spec.subdirectories(),
-                                             " is over the limit of ",
-                                             kMaxPostmarkSubdirectories));
+                                             " is over the limit of ", kMaxPostmarkSubdirectories));
   }
-  for (const auto& [name, value] : {std::pair{"read", spec.read_block_size()},
-                                    std::pair{"write", spec.write_block_size()}}) {
+  for (const auto& [name, value] :
+       {std::pair{"read", spec.read_block_size()}, std::pair{"write", spec.write_block_size()}}) {
     if (value > kMaxStreamBlockSize) {
       return absl::InvalidArgumentError(StrCat("postmark: ", name, " block size ",
                                                FormatSizeShort(value), " is over the limit of ",
@@ -150,8 +152,8 @@ Status CheckPostmarkSpec(const stormark::v1::PostmarkSpec& spec) {
        {std::tuple{"read", spec.has_bias_read(), spec.bias_read()},
         std::tuple{"create", spec.has_bias_create(), spec.bias_create()}}) {
     if (has && (value < -1 || value > 10)) {
-      return absl::InvalidArgumentError(StrCat("postmark: bias ", name, " ", value,
-                                               " is out of range (0-10, or -1 to disable)"));
+      return absl::InvalidArgumentError(
+          StrCat("postmark: bias ", name, " ", value, " is out of range (0-10, or -1 to disable)"));
     }
   }
   if (spec.seed() > kMaxPostmarkSeed) {

@@ -48,8 +48,8 @@ inline constexpr uint32_t kPostmarkBlockSize = 512;
 inline constexpr int32_t kPostmarkBias = 5;
 inline constexpr uint32_t kPostmarkSeed = 42;
 
-// `spec` with every field left at 0 (or unset) set to PostMark's default. The report stays
-// unspecified (verbose).
+// `spec` with every field left at 0 (or unset) set to PostMark's default (the report
+// VERBOSE).
 stormark::v1::PostmarkSpec WithPostmarkDefaults(stormark::v1::PostmarkSpec spec);
 
 // The first problem with a postmark spec, as one line naming PostMark's setting, or OK.

@@ -70,10 +70,10 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
   if (const YAML::Node config = node["config"]) {
     if (kind->load_config == nullptr || !config.IsScalar()) {
       return ErrorAt(source, config.Mark(),
-                     StrCat(label, ": 'config' ", kind->load_config == nullptr
-                                                      ? StrCat("is not a ", kind->name,
-                                                               " parameter (postmark has it)")
-                                                      : "must be a file name"));
+                     StrCat(label, ": 'config' ",
+                            kind->load_config == nullptr
+                                ? StrCat("is not a ", kind->name, " parameter (postmark has it)")
+                                : "must be a file name"));
     }
     auto loaded = PhasesFromConfig(phase, RelativeToPlan(source, ScalarText(config)), notes);
     if (!loaded.ok()) {
@@ -177,8 +177,7 @@ StatusOr<RunMode> ParseRunMode(std::string_view text) {
       StrCat("bad mode '", text, "': use concurrent (all hosts at once) or sequential"));
 }
 
-StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase,
-                                                  const std::string& path,
+StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase, const std::string& path,
                                                   std::vector<std::string>* notes) {
   const WorkloadKind* kind = KindOf(phase.spec);
   if (kind == nullptr || kind->load_config == nullptr) {

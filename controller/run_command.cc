@@ -181,7 +181,9 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     plan = std::move(*loaded);
   }
   if (Status s = ApplyFlags(options, &plan); !s.ok()) return fail_input(s);
-  for (const std::string& note : plan.notes) std::fprintf(err, "stormark: note: %s\n", note.c_str());
+  for (const std::string& note : plan.notes) {
+    std::fprintf(err, "stormark: note: %s\n", note.c_str());
+  }
   if (options.mode) {
     auto mode = ParseRunMode(*options.mode);
     if (!mode.ok()) return fail_input(mode.status());

@@ -19,9 +19,8 @@ using common::StatusOr;
 using common::StrCat;
 using stormark::v1::Measurement;
 
-Measurement MakeMeasurement(const char* name, const common::LatencyHistogram* latency,
-                            uint64_t ops, uint64_t bytes, int64_t elapsed,
-                            const common::CpuTimes* cpu_before,
+Measurement MakeMeasurement(const char* name, const common::LatencyHistogram* latency, uint64_t ops,
+                            uint64_t bytes, int64_t elapsed, const common::CpuTimes* cpu_before,
                             const common::CpuTimes* cpu_after) {
   Measurement m;
   m.set_name(name);
@@ -62,18 +61,17 @@ Status PostmarkWorkload::Prepare(const std::atomic<bool>& cancelled,
   // bound; that only earns a warning, since appends and creates rarely get there.
   const uint64_t pool_bytes = uint64_t{params_.number} * (params_.min_size + params_.max_size) / 2;
   const uint64_t worst_bytes = 2 * uint64_t{params_.number} * params_.max_size;
-  struct statvfs vfs{};
+  struct statvfs vfs {};
   if (statvfs(target.path.c_str(), &vfs) == 0) {
     const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
     if (pool_bytes > free_bytes) {
-      return absl::ResourceExhaustedError(StrCat(
-          "target '", target.name, "' has ", common::FormatBytes(free_bytes),
-          " free; the postmark pool of ", params_.number, " files needs about ",
-          common::FormatBytes(pool_bytes)));
+      return absl::ResourceExhaustedError(
+          StrCat("target '", target.name, "' has ", common::FormatBytes(free_bytes),
+                 " free; the postmark pool of ", params_.number, " files needs about ",
+                 common::FormatBytes(pool_bytes)));
     }
     if (worst_bytes > free_bytes) {
-      warnings->push_back(StrCat("target '", target.name, "' has ",
-                                 common::FormatBytes(free_bytes),
+      warnings->push_back(StrCat("target '", target.name, "' has ", common::FormatBytes(free_bytes),
                                  " free; the files could grow to ",
                                  common::FormatBytes(worst_bytes), " at worst"));
     }
@@ -84,9 +82,8 @@ Status PostmarkWorkload::Prepare(const std::atomic<bool>& cancelled,
   }
   if (host_ram_bytes_ > 0 && worst_bytes < host_ram_bytes_) {
     warnings->push_back(StrCat(
-        "fits in the page cache: the files never hold more than ",
-        common::FormatBytes(worst_bytes), " (2 x number x max size), against ",
-        common::FormatBytes(host_ram_bytes_),
+        "fits in the page cache: the files never hold more than ", common::FormatBytes(worst_bytes),
+        " (2 x number x max size), against ", common::FormatBytes(host_ram_bytes_),
         " of RAM. As in PostMark nothing is synced, so the figures measure the filesystem's "
         "metadata work and the page cache more than the disk"));
     cache_warned_ = true;
@@ -234,9 +231,9 @@ void PostmarkWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   add(MakeMeasurement("transactions", &transactions_.latency, transactions_.ops,
                       transactions_.bytes, mixed, &cpu_transactions_, &cpu_teardown_));
   const std::pair<const char*, const OpStats*> mixed_ops[] = {{"create_mixed", &create_mixed_},
-                                                               {"read", &read_},
-                                                               {"append", &append_},
-                                                               {"delete_mixed", &delete_mixed_}};
+                                                              {"read", &read_},
+                                                              {"append", &append_},
+                                                              {"delete_mixed", &delete_mixed_}};
   for (const auto& [name, s] : mixed_ops) {
     add(MakeMeasurement(name, &s->latency, s->ops, s->bytes, mixed, nullptr, nullptr));
   }

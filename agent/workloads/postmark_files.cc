@@ -48,34 +48,16 @@ class PostmarkFile {
 
   // Writes `n` bytes: one fwrite, or write() until all are written.
   Status Write(const char* data, size_t n) {
-    if (stream_ != nullptr) {
-      if (n != 0 && std::fwrite(data, n, 1, stream_) != 1) return Error("write");
-      return absl::OkStatus();
-    }
-    while (n > 0) {
-      const ssize_t r = write(fd_, data, n);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return r < 0 ? Error("write") : ShortError("write");
-      data += r;
-      n -= static_cast<size_t>(r);
-    }
+    if (stream_ == nullptr) return Fully(::write, data, n, "write");
+    if (n != 0 && std::fwrite(data, n, 1, stream_) != 1) return Error("write");
     return absl::OkStatus();
   }
 
   // Reads exactly `n` bytes: one fread, or read() until all are read.
   Status Read(char* data, size_t n) {
-    if (stream_ != nullptr) {
-      if (n == 0 || std::fread(data, n, 1, stream_) == 1) return absl::OkStatus();
-      return std::ferror(stream_) ? Error("read") : ShortError("read");
-    }
-    while (n > 0) {
-      const ssize_t r = read(fd_, data, n);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return r < 0 ? Error("read") : ShortError("read");
-      data += r;
-      n -= static_cast<size_t>(r);
-    }
-    return absl::OkStatus();
+    if (stream_ == nullptr) return Fully(::read, data, n, "read");
+    if (n == 0 || std::fread(data, n, 1, stream_) == 1) return absl::OkStatus();
+    return std::ferror(stream_) ? Error("read") : ShortError("read");
   }
 
   // fclose (which flushes) or close. Idempotent.
@@ -94,12 +76,25 @@ class PostmarkFile {
  private:
   explicit PostmarkFile(std::string name) : name_(std::move(name)) {}
 
+  // Calls read() or write() until `n` bytes are done; 0 bytes done is a short file.
+  template <typename Call, typename Pointer>
+  Status Fully(Call call, Pointer data, size_t n, const char* what) {
+    while (n > 0) {
+      const ssize_t r = call(fd_, data, n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return r < 0 ? Error(what) : ShortError(what);
+      data += r;
+      n -= static_cast<size_t>(r);
+    }
+    return absl::OkStatus();
+  }
+
   Status Error(const char* call) const {
     return common::ErrnoError(StrCat("postmark: ", call, " ", name_), errno);
   }
   Status ShortError(const char* call) const {
-    return absl::DataLossError(
-        StrCat("postmark: ", call, " ", name_, " ended early: the file is not the size it was given"));
+    return absl::DataLossError(StrCat("postmark: ", call, " ", name_,
+                                      " ended early: the file is not the size it was given"));
   }
 
   std::string name_;
@@ -167,8 +162,8 @@ Status PostmarkFiles::Read(const std::string& name, uint64_t size) {
 
 Status PostmarkFiles::Append(const std::string& name, uint64_t bytes) {
   const bool buffered = !params_.unbuffered;
-  ASSIGN_OR_RETURN(int fd, target_->OpenFile(name, buffered ? O_WRONLY | O_APPEND
-                                                            : O_RDWR | O_APPEND));
+  ASSIGN_OR_RETURN(int fd,
+                   target_->OpenFile(name, buffered ? O_WRONLY | O_APPEND : O_RDWR | O_APPEND));
   ASSIGN_OR_RETURN(PostmarkFile file, PostmarkFile::Wrap(fd, buffered, "a", name));
   RETURN_IF_ERROR(WriteBlocks(file, text_, bytes, params_.write_block_size));
   return file.Close();

@@ -102,8 +102,8 @@ PostmarkOp PostmarkModel::Create() {
                  ? static_cast<uint32_t>(random_.Below(params_.subdirectories))
                  : 0;
   slot.file = ++files_created_;
-  slot.size = static_cast<uint32_t>(params_.min_size +
-                                    random_.Below(params_.max_size - params_.min_size));
+  slot.size =
+      static_cast<uint32_t>(params_.min_size + random_.Below(params_.max_size - params_.min_size));
   ++live_files_;
   live_bytes_ += slot.size;
   counts_.bytes_written += slot.size;

@@ -142,8 +142,8 @@ class PostmarkModel {
   PostmarkRandom random_;
   std::string text_;
   std::vector<Slot> slots_;
-  uint64_t next_slot_ = 0;       // PostMark's file_allocated
-  uint64_t files_created_ = 0;   // PostMark's files_created: the next file's name - 1
+  uint64_t next_slot_ = 0;      // PostMark's file_allocated
+  uint64_t files_created_ = 0;  // PostMark's files_created: the next file's name - 1
   uint64_t teardown_slot_ = 0;
   uint64_t live_files_ = 0;
   uint64_t live_bytes_ = 0;

@@ -174,9 +174,10 @@ class ScriptParser {
         }
       }
     }
-    const std::string value = values.size() == 2 ? StrCat(values[0], ":", values[1])
-                                                 : std::string(values[0]);
-    if (Status s = SetPostmarkParameter(key, value, &spec_); !s.ok()) return line.Bad(std::string(s.message()));
+    const std::string value =
+        values.size() == 2 ? StrCat(values[0], ":", values[1]) : std::string(values[0]);
+    if (Status s = SetPostmarkParameter(key, value, &spec_); !s.ok())
+      return line.Bad(std::string(s.message()));
     if (unused_since_.empty()) unused_since_ = line.where;
     return absl::OkStatus();
   }
@@ -186,8 +187,8 @@ class ScriptParser {
               std::string_view base_dir, int depth) {
     if (words.size() != 2) return line.Bad("'load' takes one file name");
     if (depth >= kMaxLoadDepth) {
-      return line.Bad(StrCat("scripts load each other more than ", kMaxLoadDepth,
-                             " deep (a loop?)"));
+      return line.Bad(
+          StrCat("scripts load each other more than ", kMaxLoadDepth, " deep (a loop?)"));
     }
     std::string path(words[1]);
     if (path[0] != '/') path = StrCat(base_dir, path);
@@ -205,8 +206,7 @@ class ScriptParser {
 }  // namespace
 
 StatusOr<PostmarkConfig> ParsePostmarkConfig(std::string_view text, std::string_view source,
-                                             std::string_view base_dir,
-                                             const PostmarkSpec& start) {
+                                             std::string_view base_dir, const PostmarkSpec& start) {
   ScriptParser parser(start);
   RETURN_IF_ERROR(parser.Parse(text, source, base_dir, 0));
   return std::move(parser).Finish();

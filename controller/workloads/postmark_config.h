@@ -50,8 +50,7 @@ struct PostmarkConfig {
 // Parses the script `text`. `source` names it in messages; `base_dir` is where `load` looks
 // for relative names ("" for the working directory). `start` holds the settings before the
 // first line.
-common::StatusOr<PostmarkConfig> ParsePostmarkConfig(std::string_view text,
-                                                     std::string_view source,
+common::StatusOr<PostmarkConfig> ParsePostmarkConfig(std::string_view text, std::string_view source,
                                                      std::string_view base_dir,
                                                      const stormark::v1::PostmarkSpec& start);
 

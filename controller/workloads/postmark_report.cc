@@ -44,9 +44,7 @@ struct Figures {
 
   uint64_t created() const { return create_alone.files + create_mixed.files; }
   uint64_t deleted() const { return delete_alone.files + delete_mixed.files; }
-  uint64_t bytes_written() const {
-    return create_alone.bytes + create_mixed.bytes + append.bytes;
-  }
+  uint64_t bytes_written() const { return create_alone.bytes + create_mixed.bytes + append.bytes; }
 };
 
 const Measurement* Find(const PhaseResult& result, std::string_view name) {
@@ -105,9 +103,7 @@ std::string RateNumber(double amount, const Span& span) {
 const char* Mark(const Span& span) { return span.too_fast ? kTooFastMark : ""; }
 
 // A rate with its too-fast mark, for a table cell.
-std::string Rate(double amount, const Span& span) {
-  return RateNumber(amount, span) + Mark(span);
-}
+std::string Rate(double amount, const Span& span) { return RateNumber(amount, span) + Mark(span); }
 
 // A line of the verbose report: "\t<text> (<rate> per second)" and the mark at its end.
 std::string RateLine(std::string_view text, double amount, const Span& span) {
@@ -124,8 +120,7 @@ std::string Scaled(double bytes) {
 std::string Seconds(const Span& span) { return fmt::format("{:.2f}", span.seconds); }
 
 bool AnyTooFast(const Figures& f) {
-  return f.total.too_fast || f.pool.too_fast || f.transactions_span.too_fast ||
-         f.teardown.too_fast;
+  return f.total.too_fast || f.pool.too_fast || f.transactions_span.too_fast || f.teardown.too_fast;
 }
 
 std::string LatencyCell(const common::LatencyHistogram& h, double percentile) {
@@ -152,6 +147,43 @@ std::string LatencyBlock(const Figures& f) {
                   h->count() ? common::FormatDurationNanos(static_cast<double>(h->max())) : "-"});
   }
   return "Latency per file operation:\n" + table.Render("\t");
+}
+
+// One host's column of the comparison table: (label, cell) in row order.
+std::vector<std::pair<std::string, std::string>> ComparisonCells(const Figures& f) {
+  const Span& t = f.transactions_span;
+  const auto n = [](uint64_t count) { return static_cast<double>(count); };
+  const auto megabytes = [](double bytes) { return fmt::format("{:.2f}", bytes / kMegabyte); };
+  const auto latency = [](const common::LatencyHistogram& h) {
+    return common::StrCat(LatencyCell(h, 50), " / ", LatencyCell(h, 99));
+  };
+  const double read = n(f.read.bytes);
+  const double written = n(f.bytes_written());
+  return {
+      {"seconds total", Seconds(f.total) + Mark(f.total)},
+      {"seconds of transactions", Seconds(t) + Mark(t)},
+      {"transactions per second", Rate(n(f.transactions), t)},
+      {"files created", common::StrCat(f.created())},
+      {"  per second", Rate(n(f.created()), f.total)},
+      {"  creation alone per second", Rate(n(f.create_alone.files), f.pool)},
+      {"  mixed with transactions per second", Rate(n(f.create_mixed.files), t)},
+      {"files read", common::StrCat(f.read.files)},
+      {"  per second", Rate(n(f.read.files), t)},
+      {"files appended", common::StrCat(f.append.files)},
+      {"  per second", Rate(n(f.append.files), t)},
+      {"files deleted", common::StrCat(f.deleted())},
+      {"  per second", Rate(n(f.deleted()), f.total)},
+      {"  deletion alone per second", Rate(n(f.delete_alone.files), f.teardown)},
+      {"  mixed with transactions per second", Rate(n(f.delete_mixed.files), t)},
+      {"megabytes read", megabytes(read)},
+      {"  per second", megabytes(PerSecond(read, f.total)) + Mark(f.total)},
+      {"megabytes written", megabytes(written)},
+      {"  per second", megabytes(PerSecond(written, f.total)) + Mark(f.total)},
+      {"create latency p50 / p99", latency(f.create_latency)},
+      {"read latency p50 / p99", latency(f.read_latency)},
+      {"append latency p50 / p99", latency(f.append_latency)},
+      {"delete latency p50 / p99", latency(f.delete_latency)},
+  };
 }
 
 }  // namespace
@@ -220,78 +252,24 @@ std::string PostmarkTerseLine(const PhaseResult& result) {
 
 std::string PostmarkComparisonTable(
     const std::vector<std::pair<std::string, PhaseResult>>& hosts) {
-  std::vector<std::pair<std::string, Figures>> columns;
+  std::vector<std::string> names;
+  std::vector<std::vector<std::pair<std::string, std::string>>> columns;
+  bool too_fast = false;
   for (const auto& [name, result] : hosts) {
-    if (std::optional<Figures> f = Extract(result)) columns.emplace_back(name, *f);
+    if (std::optional<Figures> f = Extract(result)) {
+      names.push_back(name);
+      columns.push_back(ComparisonCells(*f));
+      too_fast = too_fast || AnyTooFast(*f);
+    }
   }
   if (columns.empty()) return "";
   TextTable table;
   table.AddColumn("PostMark", TextTable::Align::kLeft);
-  for (const auto& column : columns) table.AddColumn(column.first, TextTable::Align::kRight);
-  bool too_fast = false;
-  auto row = [&](std::string label, auto cell) {
-    std::vector<std::string> cells = {std::move(label)};
-    for (const auto& column : columns) cells.push_back(cell(column.second));
+  for (const std::string& name : names) table.AddColumn(name, TextTable::Align::kRight);
+  for (size_t row = 0; row < columns[0].size(); ++row) {
+    std::vector<std::string> cells = {columns[0][row].first};
+    for (const auto& column : columns) cells.push_back(column[row].second);
     table.AddRow(std::move(cells));
-  };
-  auto count = [](uint64_t n) { return common::StrCat(n); };
-  auto megabytes = [](double bytes) { return fmt::format("{:.2f}", bytes / kMegabyte); };
-  for (const auto& column : columns) too_fast = too_fast || AnyTooFast(column.second);
-
-  row("seconds total", [](const Figures& f) { return Seconds(f.total) + Mark(f.total); });
-  row("seconds of transactions", [](const Figures& f) {
-    return Seconds(f.transactions_span) + Mark(f.transactions_span);
-  });
-  row("transactions per second", [](const Figures& f) {
-    return Rate(static_cast<double>(f.transactions), f.transactions_span);
-  });
-  row("files created", [&](const Figures& f) { return count(f.created()); });
-  row("  per second",
-      [](const Figures& f) { return Rate(static_cast<double>(f.created()), f.total); });
-  row("  creation alone per second", [](const Figures& f) {
-    return Rate(static_cast<double>(f.create_alone.files), f.pool);
-  });
-  row("  mixed with transactions per second", [](const Figures& f) {
-    return Rate(static_cast<double>(f.create_mixed.files), f.transactions_span);
-  });
-  row("files read", [&](const Figures& f) { return count(f.read.files); });
-  row("  per second", [](const Figures& f) {
-    return Rate(static_cast<double>(f.read.files), f.transactions_span);
-  });
-  row("files appended", [&](const Figures& f) { return count(f.append.files); });
-  row("  per second", [](const Figures& f) {
-    return Rate(static_cast<double>(f.append.files), f.transactions_span);
-  });
-  row("files deleted", [&](const Figures& f) { return count(f.deleted()); });
-  row("  per second",
-      [](const Figures& f) { return Rate(static_cast<double>(f.deleted()), f.total); });
-  row("  deletion alone per second", [](const Figures& f) {
-    return Rate(static_cast<double>(f.delete_alone.files), f.teardown);
-  });
-  row("  mixed with transactions per second", [](const Figures& f) {
-    return Rate(static_cast<double>(f.delete_mixed.files), f.transactions_span);
-  });
-  row("megabytes read",
-      [&](const Figures& f) { return megabytes(static_cast<double>(f.read.bytes)); });
-  row("  per second", [&](const Figures& f) {
-    return megabytes(PerSecond(static_cast<double>(f.read.bytes), f.total)) + Mark(f.total);
-  });
-  row("megabytes written",
-      [&](const Figures& f) { return megabytes(static_cast<double>(f.bytes_written())); });
-  row("  per second", [&](const Figures& f) {
-    return megabytes(PerSecond(static_cast<double>(f.bytes_written()), f.total)) +
-           Mark(f.total);
-  });
-  const std::pair<const char*, common::LatencyHistogram Figures::*> latencies[] = {
-      {"create", &Figures::create_latency},
-      {"read", &Figures::read_latency},
-      {"append", &Figures::append_latency},
-      {"delete", &Figures::delete_latency}};
-  for (const auto& [name, member] : latencies) {
-    row(common::StrCat(name, " latency p50 / p99"), [&](const Figures& f) {
-      const common::LatencyHistogram& h = f.*member;
-      return common::StrCat(LatencyCell(h, 50), " / ", LatencyCell(h, 99));
-    });
   }
   std::string out = table.Render("  ");
   if (too_fast) out += common::StrCat("\n  ", kTooFastNote, "\n");

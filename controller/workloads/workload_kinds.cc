@@ -60,10 +60,11 @@ WorkloadKind Bonnie() {
       .validate = [](const PhaseSpec& spec) { return common::CheckBonnieSpec(spec.bonnie()); },
       .describe = [](const PhaseSpec& spec) { return DescribeBonnie(spec.bonnie()); },
       .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
-      .table = [](const PhaseOutcome& outcome, const PhaseSummary&) {
-        // bonnie++'s own layout, one row per host, so the figures read as bonnie++'s do.
-        return BonnieTextTable(SucceededHosts(outcome));
-      },
+      .table =
+          [](const PhaseOutcome& outcome, const PhaseSummary&) {
+            // bonnie++'s own layout, one row per host, so the figures read as bonnie++'s do.
+            return BonnieTextTable(SucceededHosts(outcome));
+          },
   };
 }
 
@@ -73,23 +74,27 @@ WorkloadKind Postmark() {
       .parameters = kPostmarkParameterNames,
       .required = {},
       // PostMark's defaults, written out so that plans and reports show them.
-      .init = [](PhaseSpec* spec) {
-        *spec->mutable_postmark() = common::WithPostmarkDefaults(stormark::v1::PostmarkSpec());
-      },
-      .set = [](std::string_view key, std::string_view value,
-                PhaseSpec* spec) { return SetPostmarkParameter(key, value, spec->mutable_postmark()); },
+      .init =
+          [](PhaseSpec* spec) {
+            *spec->mutable_postmark() = common::WithPostmarkDefaults(stormark::v1::PostmarkSpec());
+          },
+      .set =
+          [](std::string_view key, std::string_view value, PhaseSpec* spec) {
+            return SetPostmarkParameter(key, value, spec->mutable_postmark());
+          },
       .validate = [](const PhaseSpec& spec) { return common::CheckPostmarkSpec(spec.postmark()); },
       .describe = [](const PhaseSpec& spec) { return DescribePostmark(spec.postmark()); },
       // What a run moves depends on its choices; the progress line shows bytes without a bar.
       .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
-      .table = [](const PhaseOutcome& outcome, const PhaseSummary&) {
-        return PostmarkPhaseReport(
-            SucceededHosts(outcome),
-            outcome.plan.spec.postmark().report() == stormark::v1::PostmarkSpec::TERSE);
-      },
-      .load_config = [](const std::string& path, const PhaseSpec& spec,
-                        std::vector<std::string>* notes)
-          -> common::StatusOr<std::vector<PhaseSpec>> {
+      .table =
+          [](const PhaseOutcome& outcome, const PhaseSummary&) {
+            return PostmarkPhaseReport(
+                SucceededHosts(outcome),
+                outcome.plan.spec.postmark().report() == stormark::v1::PostmarkSpec::TERSE);
+          },
+      .load_config =
+          [](const std::string& path, const PhaseSpec& spec,
+             std::vector<std::string>* notes) -> common::StatusOr<std::vector<PhaseSpec>> {
         ASSIGN_OR_RETURN(PostmarkConfig config, LoadPostmarkConfig(path, spec.postmark()));
         notes->insert(notes->end(), config.notes.begin(), config.notes.end());
         std::vector<PhaseSpec> specs;

@@ -1,13 +1,11 @@
 #include "controller/plan.h"
 
-#include <stdlib.h>
-
-#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/agent/test_dir.h"
 
 namespace stormark::controller {
 namespace {
@@ -245,14 +243,12 @@ TEST(PhasePlan, DescribeNamesDirectionSizeBlockAndFlags) {
 }
 
 // A plan file and PostMark scripts beside it, in a fresh directory.
-class PlanWithScriptTest : public ::testing::Test {
+class PlanWithScriptTest : public agent::TempDirTest {
  protected:
   void SetUp() override {
-    std::string pattern = "/var/tmp/stormark-plan-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    agent::TempDirTest::SetUp();
+    dir_ = dir();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   void Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ + "/" + name) << text;
   }
@@ -300,9 +296,9 @@ TEST_F(PlanWithScriptTest, ScriptErrorsNameThePlanLineAndTheScriptLine) {
   Write("pm.cfg", "set number 10\nset location /mnt\n");
   auto plan = Parse("phases:\n  - name: pm\n    workload: postmark\n    config: pm.cfg\n");
   ASSERT_FALSE(plan.ok());
-  EXPECT_THAT(std::string(plan.status().message()), StartsWith(dir_ + "/plan.yaml:4: phase 'pm': " + dir_ +
-                                                  "/pm.cfg:2: 'set location /mnt': stormark "
-                                                  "does not take directories"));
+  EXPECT_THAT(std::string(plan.status().message()),
+              StartsWith(dir_ + "/plan.yaml:4: phase 'pm': " + dir_ +
+                         "/pm.cfg:2: 'set location /mnt': stormark does not take directories"));
   plan = Parse("phases:\n  - {workload: stream, rw: write, config: pm.cfg}\n");
   ASSERT_FALSE(plan.ok());
   EXPECT_THAT(plan.status().message(), HasSubstr("'config' is not a stream parameter"));

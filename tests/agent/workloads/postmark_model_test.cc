@@ -44,8 +44,8 @@ PostmarkParams Params(uint32_t number, uint64_t low, uint64_t high, uint32_t tra
 std::string PostmarkMegabytes(const std::vector<PostmarkOp>& ops, bool read) {
   float total = 0;
   for (const PostmarkOp& op : ops) {
-    const bool counts = read ? op.kind == Kind::kRead
-                             : op.kind == Kind::kCreate || op.kind == Kind::kAppend;
+    const bool counts =
+        read ? op.kind == Kind::kRead : op.kind == Kind::kCreate || op.kind == Kind::kAppend;
     if (counts) total += static_cast<float>(op.bytes);
   }
   char text[32];

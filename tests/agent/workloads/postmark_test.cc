@@ -28,9 +28,9 @@ using ::testing::IsEmpty;
 const std::atomic<bool> kNotCancelled{false};
 constexpr uint64_t kGiB = uint64_t{1} << 30;
 
-const std::vector<std::string> kMeasurements = {
-    "total", "create_alone", "transactions", "create_mixed", "read",
-    "append", "delete_mixed", "delete_alone"};
+const std::vector<std::string> kMeasurements = {"total",        "create_alone", "transactions",
+                                                "create_mixed", "read",         "append",
+                                                "delete_mixed", "delete_alone"};
 
 PostmarkSpec SmallSpec() {
   PostmarkSpec spec;
@@ -65,6 +65,20 @@ class PostmarkWorkloadTest : public TempDirTest {
   common::Status RunIt(PostmarkWorkload& workload) {
     RunContext ctx{common::SystemClock(), cancelled_, recorders_};
     return workload.Run(ctx);
+  }
+
+  // Prepares and runs `workload`, cancelling it once it has done `ops` file operations.
+  common::Status RunAndCancelAfter(PostmarkWorkload& workload, uint64_t ops) {
+    std::vector<std::string> warnings;
+    common::Status prepared = workload.Prepare(kNotCancelled, &warnings);
+    if (!prepared.ok()) return prepared;
+    std::thread canceller([&] {
+      while (recorders_.TotalOps() < ops) std::this_thread::yield();
+      cancelled_ = true;
+    });
+    const common::Status status = RunIt(workload);
+    canceller.join();
+    return status;
   }
 
   std::atomic<bool> cancelled_{false};
@@ -162,14 +176,7 @@ TEST_F(PostmarkWorkloadTest, CancelStopsTheRunAndCleanupRemovesEverything) {
   spec.set_transactions(2'000'000'000);  // Far longer than the test waits.
   auto workload = Make(spec);
   ASSERT_NE(workload, nullptr);
-  std::vector<std::string> warnings;
-  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
-  std::thread canceller([&] {
-    while (recorders_.TotalOps() < 500) std::this_thread::yield();
-    cancelled_ = true;
-  });
-  const common::Status status = RunIt(*workload);
-  canceller.join();
+  const common::Status status = RunAndCancelAfter(*workload, 500);
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
   EXPECT_THAT(status.message(), HasSubstr("transactions"));
   PhaseResult result;
@@ -187,14 +194,8 @@ TEST_F(PostmarkWorkloadTest, DestructorRemovesWhatACancelledPoolLeft) {
     spec.set_number(100000);
     auto workload = Make(spec);
     ASSERT_NE(workload, nullptr);
-    std::vector<std::string> warnings;
-    ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
-    std::thread canceller([&] {
-      while (recorders_.TotalOps() < 200) std::this_thread::yield();
-      cancelled_ = true;
-    });
-    const common::Status status = RunIt(*workload);
-    canceller.join();
+    const common::Status status = RunAndCancelAfter(*workload, 200);
+    EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
     EXPECT_THAT(status.message(), HasSubstr("creation of the pool"));
     EXPECT_GE(CountEntries(phase_dir_), 200);
   }
@@ -221,7 +222,8 @@ TEST_F(PostmarkWorkloadTest, ResultWarnsWithThePeakWhenTheBoundExceedsRam) {
   ASSERT_TRUE(RunIt(*workload).ok());
   PhaseResult result;
   workload->AddToResult(&result);
-  EXPECT_THAT(result.warnings(), Contains(HasSubstr("fits in the page cache: the files held at most")));
+  EXPECT_THAT(result.warnings(),
+              Contains(HasSubstr("fits in the page cache: the files held at most")));
 }
 
 TEST_F(PostmarkWorkloadTest, OutOfFilesStopsEarlyWithAWarning) {

@@ -1,7 +1,5 @@
 #include "controller/workloads/postmark_config.h"
 
-#include <stdlib.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -9,6 +7,7 @@
 #include "common/spec_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/agent/test_dir.h"
 
 namespace stormark::controller {
 namespace {
@@ -140,15 +139,13 @@ TEST(ParsePostmarkConfig, LocationIsRefusedWithTheWayToPickADirectory) {
                         "--target; --dir for the local agent)"));
 }
 
-class PostmarkConfigFilesTest : public ::testing::Test {
+class PostmarkConfigFilesTest : public agent::TempDirTest {
  protected:
   void SetUp() override {
-    std::string pattern = "/var/tmp/stormark-pmcfg-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    agent::TempDirTest::SetUp();
+    dir_ = dir();
     std::filesystem::create_directory(dir_ + "/sub");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string Write(const std::string& name, const std::string& text) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path) << text;

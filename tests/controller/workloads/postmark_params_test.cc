@@ -21,10 +21,17 @@ std::string SetError(const std::string& key, const std::string& value) {
 
 TEST(SetPostmarkParameter, SetsEverySetting) {
   PostmarkSpec spec;
-  for (const auto& [key, value] :
-       {std::pair{"number", "2000"}, {"size", "1k:9000"}, {"transactions", "50000"},
-        {"subdirectories", "10"}, {"read", "4k"}, {"write", "1000"}, {"buffering", "false"},
-        {"bias_read", "-1"}, {"bias_create", "0"}, {"seed", "7"}, {"report", "terse"}}) {
+  for (const auto& [key, value] : {std::pair{"number", "2000"},
+                                   {"size", "1k:9000"},
+                                   {"transactions", "50000"},
+                                   {"subdirectories", "10"},
+                                   {"read", "4k"},
+                                   {"write", "1000"},
+                                   {"buffering", "false"},
+                                   {"bias_read", "-1"},
+                                   {"bias_create", "0"},
+                                   {"seed", "7"},
+                                   {"report", "terse"}}) {
     ASSERT_TRUE(SetPostmarkParameter(key, value, &spec).ok()) << key;
   }
   EXPECT_EQ(spec.number(), 2000u);

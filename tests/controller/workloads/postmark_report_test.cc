@@ -40,8 +40,8 @@ PhaseResult ReferenceRun(double scale = 1.0) {
   PhaseResult r;
   const uint64_t read_bytes = 156791000;  // 149.53 MiB
   const uint64_t alone_bytes = 10000000, mixed_bytes = 125000000, append_bytes = 34711000;
-  Add(&r, "total", 27170 + 24986 + 24697 + 27170, read_bytes + alone_bytes + mixed_bytes +
-                                                      append_bytes, ns(21.5));
+  Add(&r, "total", 27170 + 24986 + 24697 + 27170,
+      read_bytes + alone_bytes + mixed_bytes + append_bytes, ns(21.5));
   Add(&r, "create_alone", 2000, alone_bytes, ns(0.8), 40000);
   Add(&r, "transactions", 50000, read_bytes + mixed_bytes + append_bytes, ns(20.0));
   Add(&r, "create_mixed", 25170, mixed_bytes, ns(20.0), 100000);
