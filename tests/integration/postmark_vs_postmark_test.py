@@ -1,19 +1,19 @@
 """Our `postmark` workload against Debian's real PostMark (postmark 1.53), with one PostMark
-script, in one directory, alternately: PostMark, ours, PostMark, ours. PostMark runs in that
-directory as its working directory (the script has no `set location`); ours through the real
-`stormark` binary with its embedded agent on `--dir` that directory.
+script, in one directory, alternately: PostMark, ours, ours, PostMark, and again. PostMark
+runs in that directory as its working directory (the script has no `set location`); ours
+through the real `stormark` binary with its embedded agent on `--dir` that directory.
 
 Counts: TOLERANCE 0. Ours draws PostMark's random numbers (MT19937 seeded as PostMark's
 sgenrand() seeds it) and makes PostMark's choices in PostMark's order, so with the same seed
 every count in PostMark's report (created, creation alone, created mixed, read, appended,
 deleted, deletion alone, deleted mixed) must be equal, not close. Had we drawn our own random
-numbers, the counts would be binomial: reads ~ Bin(T, bias_read / 10), so with T = 8000 and
-bias 4 a standard deviation of sqrt(T p (1 - p)) = 44 files, and 4 sd = 175 files (2.2%)
+numbers, the counts would be binomial: reads ~ Bin(T, bias_read / 10), so with T = 6000 and
+bias 4 a standard deviation of sqrt(T p (1 - p)) = 38 files, and 4 sd = 152 files (6% of the 2400 reads)
 would be the tolerance. That bound is still checked, for both tools, as a sanity check of
 the script's meaning (BINOMIAL_SDS below). The data totals may differ by MEGABYTE_TOLERANCE =
-0.05 MiB: PostMark adds bytes up in C floats (24-bit mantissa); 9000 or so additions to
-totals under 64 MiB round by at most 2 bytes each, at most 0.02 MiB and in practice far less (the model's unit test reproduces PostMark's float totals exactly); ours are
-exact.
+0.05 MiB: PostMark adds bytes up in C floats (24-bit mantissa); 7000 or so additions to
+totals under 64 MiB round by at most 2 bytes each, at most 0.02 MiB and in practice far less
+(the model's unit test reproduces PostMark's float totals exactly); ours are exact.
 
 Rates: PostMark's report counts whole seconds (time()), so its own figures carry up to a
 second of error; its process's wall-clock time (measured here, sub-second) is the fair figure
@@ -21,7 +21,8 @@ to set against our "seconds total", since the counts are equal and a rate is cou
 PostMark's process time adds only its start-up, five mkdir/rmdir and printing (milliseconds).
 WALL_FACTOR: the median of our totals and the median of PostMark's wall times must be within
 2.5x of each other. CPU_FACTOR: the same for CPU time (user + system; PostMark's from
-getrusage of the child, ours from the agent's "total" measurement), within 2x.
+getrusage of the child, ours from the agent's "total" measurement), within 3x: a looser
+check, since the CPU time moves with ext4's history too (below).
 
 Why so wide, and why CPU too. Measured on this VM (2 vCPUs shared with other engineers'
 compiles, load average 5-8; ext4 on virtio): the same PostMark script took 1.7 s to 5.6 s in
@@ -29,9 +30,18 @@ PostMark from one run to the next, and ours 6.8 s to 25 s during one compile bur
 move the figures: CPU contention (wall time only), and ext4's inode allocator, which skips
 inodes deleted in the last dirty_expire_centisecs (30 s) with a scan (recently_deleted() was
 16% of PostMark's profile, and most of both tools' time in find_inode_bit), so each run pays
-for the deletions of the run before it, whichever tool made them. Alternating the tools gives
-each the same history; CPU time is immune to the contention. See MEASURED below for the
-figures this test was calibrated with.
+for the deletions of the runs before it, whichever tool made them, and back-to-back runs get
+slower (PostMark alone, four in a row: 0.77, 1.22, 1.48, 2.91 s with ours in between). The
+order PostMark-ours-ours-PostMark gives both tools the same history on average; CPU time is
+immune to the contention, though not to the history.
+
+Measured: ten runs of this test (2 to 4 rounds of 8000 or 12000 transactions), medians ours /
+PostMark: wall time 1.03x to 1.44x, CPU time 0.72x to 1.53x, once 2.81x (two PostMark runs
+took 0.57 and 0.67 s of CPU against 1.81 s for the third). On tmpfs, where ext4's allocator is out of the picture, ours
+took 0.23-0.28 s of CPU against PostMark's 0.21-0.23 s: the difference is the agent's bookkeeping
+(two clock reads, a histogram and a set of names per operation), about 3 us per operation. So a
+real 3x slowdown of ours shows as 3 x 1.03 = 3.1x or more, against 2.5x. Four rounds of 8000 took 33 s
+on a quiet hour and 64 s on a busy one, hence 6000 transactions. It runs alone (RUN_SERIAL), as bonnie_vs_bonnie does.
 
 Fails (not skips) when postmark is not installed: scripts/install-deps.sh installs it.
 """
@@ -53,7 +63,7 @@ import stormark_harness as h  # noqa: E402
 POSTMARK = shutil.which("postmark") or ("/usr/bin/postmark"
                                         if os.access("/usr/bin/postmark", os.X_OK) else None)
 
-TRANSACTIONS = 8000
+TRANSACTIONS = 6000
 BIAS_READ = 4
 SCRIPT = f"""# PostMark's own script format; the same file drives both tools.
 set size 500 12000
@@ -68,12 +78,12 @@ run
 quit
 """
 
-ROUNDS = int(os.environ.get("POSTMARK_VS_ROUNDS", "3"))
+ROUNDS = int(os.environ.get("POSTMARK_VS_ROUNDS", "4"))
 TOLERANCE = 0
 BINOMIAL_SDS = 4
 MEGABYTE_TOLERANCE = 0.05
 WALL_FACTOR = 2.5
-CPU_FACTOR = 2.0
+CPU_FACTOR = 3.0
 RUN_TIMEOUT = 120  # seconds for one run of either tool
 
 COUNTS = ("created", "created_alone", "created_mixed", "read", "appended", "deleted",
@@ -179,9 +189,15 @@ class PostmarkVsPostmarkTest(h.StormarkTestCase):
     def test_counts_equal_and_rates_agree_with_postmark(self):
         theirs, ours = [], []
         started = time.monotonic()
-        for _ in range(ROUNDS):
-            theirs.append(self.run_theirs())
-            ours.append(self.run_ours())
+        for i in range(ROUNDS):
+            # PostMark first in even rounds, ours first in odd ones: a run that follows more
+            # deletions is slower (see above), and back-to-back runs pile them up.
+            if i % 2 == 0:
+                theirs.append(self.run_theirs())
+                ours.append(self.run_ours())
+            else:
+                ours.append(self.run_ours())
+                theirs.append(self.run_theirs())
         elapsed = time.monotonic() - started
 
         lines = [f"postmark vs PostMark 1.53, {TRANSACTIONS} transactions, {ROUNDS} rounds, "

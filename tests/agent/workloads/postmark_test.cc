@@ -128,6 +128,13 @@ TEST_F(PostmarkWorkloadTest, RunsPoolTransactionsAndTeardownWithMatchingCounts) 
                                             m["transactions"].elapsed_nanos() +
                                             m["delete_alone"].elapsed_nanos());
   EXPECT_EQ(m["total"].too_fast(), m["total"].elapsed_nanos() < kPostmarkMinTimeNanos);
+  const bool short_transactions = m["transactions"].elapsed_nanos() < kPostmarkMinTimeNanos;
+  EXPECT_EQ(m["transactions"].too_fast(), short_transactions);
+  bool warned = false;
+  for (const std::string& w : result.warnings()) {
+    warned = warned || w.find("too short for a stable rate; raise transactions") != w.npos;
+  }
+  EXPECT_EQ(warned, short_transactions);
 
   EXPECT_EQ(result.resolved().at("number"), "100");
   EXPECT_EQ(result.resolved().at("max_size_bytes"), "3000");
