@@ -46,6 +46,10 @@ int Main(int argc, char** argv) {
       run_cmd->add_option("--workload", workload,
                           "without --plan: one phase of this workload (" +
                               stormark::controller::WorkloadNames() + "; default stream)");
+  run_cmd
+      ->add_option("--postmark-config", run.postmark_config,
+                   "a PostMark script (set number 2000, run, ...): its runs are the phases")
+      ->check(CLI::ExistingFile);
   run_cmd->add_option("--set", run.sets,
                       "KEY=VALUE workload parameter for every phase, repeatable "
                       "(e.g. --set files=16:0:0:1)");

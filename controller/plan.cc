@@ -28,8 +28,18 @@ Status ErrorAt(std::string_view source, const YAML::Mark& mark, std::string_view
 
 std::string ScalarText(const YAML::Node& node) { return node.as<std::string>(); }
 
-StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::string& target,
-                               stormark::v1::CacheMode cache, std::string_view source) {
+// `path` as a plan names it: relative to the plan's directory.
+std::string RelativeToPlan(std::string_view source, const std::string& path) {
+  const size_t slash = source.rfind('/');
+  if (path.empty() || path[0] == '/' || slash == std::string_view::npos) return path;
+  return StrCat(source.substr(0, slash + 1), path);
+}
+
+// One phase of the plan; several when its `config` asks for several runs.
+StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index,
+                                            const std::string& target,
+                                            stormark::v1::CacheMode cache, std::string_view source,
+                                            std::vector<std::string>* notes) {
   if (!node.IsMap()) {
     return ErrorAt(source, node.Mark(), StrCat("phase ", index + 1, " must be a map"));
   }
@@ -58,10 +68,27 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
 
   kind->init(&phase.spec);
   phase.spec.set_cache(cache);
+  // The configuration file first, whatever its place in the map: the phase's own parameters
+  // override it.
+  std::vector<PhasePlan> phases = {phase};
+  if (const YAML::Node config = node["config"]) {
+    if (kind->load_config == nullptr || !config.IsScalar()) {
+      return ErrorAt(source, config.Mark(),
+                     StrCat(label, ": 'config' ",
+                            kind->load_config == nullptr
+                                ? StrCat("is not a ", kind->name, " parameter (postmark has it)")
+                                : "must be a file name"));
+    }
+    auto loaded = PhasesFromConfig(phase, RelativeToPlan(source, ScalarText(config)), notes);
+    if (!loaded.ok()) {
+      return ErrorAt(source, config.Mark(), StrCat(label, ": ", loaded.status().message()));
+    }
+    phases = std::move(*loaded);
+  }
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
     const YAML::Mark mark = field.second.Mark();
-    if (key == "name" || key == "workload") continue;
+    if (key == "name" || key == "workload" || key == "config") continue;
     if (!field.second.IsScalar()) {
       return ErrorAt(source, mark, StrCat(label, ": '", key, "' must be a single value"));
     }
@@ -70,22 +97,24 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
       if (!common::IsValidName(value)) {
         return ErrorAt(source, mark, StrCat(label, ": bad target name '", value, "'"));
       }
-      phase.target = value;
+      for (PhasePlan& p : phases) p.target = value;
       continue;
     }
     if (key == "cache") {
       auto mode = ParseCacheMode(value);
       if (!mode.ok()) return ErrorAt(source, mark, StrCat(label, ": ", mode.status().message()));
-      phase.spec.set_cache(*mode);
+      for (PhasePlan& p : phases) p.spec.set_cache(*mode);
       continue;
     }
-    Status status = SetPhaseParameter(key, value, &phase.spec);
-    if (absl::IsNotFound(status)) {
-      status = absl::InvalidArgumentError(StrCat("unknown ", kind->name, " parameter '", key,
-                                                 "' (known: ", kind->parameters, "; knobs: ",
-                                                 common::kTuningKnobNames, ")"));
+    for (PhasePlan& p : phases) {
+      Status status = SetPhaseParameter(key, value, &p.spec);
+      if (absl::IsNotFound(status)) {
+        status = absl::InvalidArgumentError(StrCat("unknown ", kind->name, " parameter '", key,
+                                                   "' (known: ", kind->parameters, "; knobs: ",
+                                                   common::kTuningKnobNames, ")"));
+      }
+      if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
     }
-    if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
   }
   for (std::string_view required : kind->required) {
     if (!node[std::string(required)]) {
@@ -93,9 +122,13 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
                      StrCat(label, ": missing '", required, "' (", kind->name, " needs it)"));
     }
   }
-  Status valid = ValidatePhase(phase);
-  if (!valid.ok()) return ErrorAt(source, node.Mark(), StrCat(label, ": ", valid.message()));
-  return phase;
+  for (const PhasePlan& p : phases) {
+    Status valid = ValidatePhase(p);
+    if (!valid.ok()) {
+      return ErrorAt(source, node.Mark(), StrCat("phase '", p.name, "': ", valid.message()));
+    }
+  }
+  return phases;
 }
 
 StatusOr<std::vector<std::pair<std::string, std::string>>> ParseLabels(const YAML::Node& node,
@@ -313,14 +346,17 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
                    "'phases' must be a non-empty list");
   }
   for (size_t i = 0; i < phases.size(); ++i) {
-    ASSIGN_OR_RETURN(PhasePlan phase, ParsePhase(phases[i], i, target, cache, source));
-    for (const auto& earlier : plan.phases) {
-      if (earlier.name == phase.name) {
-        return ErrorAt(source, phases[i].Mark(),
-                       StrCat("phase name '", phase.name, "' is used twice"));
+    ASSIGN_OR_RETURN(std::vector<PhasePlan> made,
+                     ParsePhase(phases[i], i, target, cache, source, &plan.notes));
+    for (PhasePlan& phase : made) {
+      for (const auto& earlier : plan.phases) {
+        if (earlier.name == phase.name) {
+          return ErrorAt(source, phases[i].Mark(),
+                         StrCat("phase name '", phase.name, "' is used twice"));
+        }
       }
+      plan.phases.push_back(std::move(phase));
     }
-    plan.phases.push_back(std::move(phase));
   }
   RETURN_IF_ERROR(CheckSweep(plan, root, source));
   return plan;
@@ -387,6 +423,26 @@ StatusOr<std::vector<PhasePlan>> PhasesAt(const Plan& plan, const SweepPoint& po
       if (!s.ok()) return common::Annotate(s, StrCat("phase '", phase.name, "'"));
     }
     RETURN_IF_ERROR(common::Annotate(ValidatePhase(phase), StrCat("phase '", phase.name, "'")));
+  }
+  return phases;
+}
+
+StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase, const std::string& path,
+                                                  std::vector<std::string>* notes) {
+  const WorkloadKind* kind = KindOf(phase.spec);
+  if (kind == nullptr || kind->load_config == nullptr) {
+    return absl::InvalidArgumentError(
+        StrCat("a configuration file is for postmark phases, not ",
+               kind == nullptr ? "this one" : std::string(kind->name)));
+  }
+  ASSIGN_OR_RETURN(std::vector<stormark::v1::PhaseSpec> specs,
+                   kind->load_config(path, phase.spec, notes));
+  std::vector<PhasePlan> phases;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    PhasePlan one = phase;
+    if (specs.size() > 1) one.name = StrCat(phase.name, "-", i + 1);
+    one.spec = std::move(specs[i]);
+    phases.push_back(std::move(one));
   }
   return phases;
 }

@@ -26,6 +26,11 @@
 //     - name: bonnie
 //       workload: bonnie                 # parameters: controller/workloads/bonnie_params.h
 //       files: 16:0:0:1
+//     - name: pm
+//       workload: postmark               # parameters: controller/workloads/postmark_params.h
+//       config: pm.cfg                   # a PostMark script, relative to this plan; one
+//       transactions: 1000               # phase per `run` in it (pm-1, pm-2, ...); the
+//                                        # phase's own parameters override the script's
 #ifndef STORMARK_CONTROLLER_PLAN_H_
 #define STORMARK_CONTROLLER_PLAN_H_
 
@@ -107,6 +112,9 @@ struct Plan {
   std::vector<std::string> setup;
   std::vector<std::string> teardown;
   std::vector<PhasePlan> phases;
+  // Remarks about input that was accepted but not acted on (a PostMark script's `show`), for
+  // the user to read before the run: "pm.cfg:7: 'show' ignored: ...".
+  std::vector<std::string> notes;
 };
 
 // The sweep's points, in run order; one empty point when there is no sweep.
@@ -132,6 +140,14 @@ Plan DefaultPlan();
 // Parses and validates a plan. Errors read "plan.yaml:7: phase 'w': bad size '10X': ...".
 common::StatusOr<Plan> ParsePlan(std::string_view yaml, std::string_view source);
 common::StatusOr<Plan> LoadPlan(const std::string& path);
+
+// The phases a workload's own configuration file makes of `phase` (`config: FILE` in a plan,
+// --postmark-config): one per run the file asks for, named like `phase` when there is one run
+// and "<name>-1", "<name>-2", ... when there are several. `path` is taken as given (the caller
+// resolves it); notes on lines the file's parser did not act on go to `notes`.
+common::StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase,
+                                                          const std::string& path,
+                                                          std::vector<std::string>* notes);
 
 // Sets one parameter of whichever workload the phase holds (controller/workloads/).
 common::Status SetWorkloadParameter(std::string_view key, std::string_view value,

@@ -123,7 +123,22 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
     return absl::InvalidArgumentError(
         "--workload cannot be combined with --plan: the plan's phases name their workloads");
   }
-  if (options.workload && *options.workload != "stream") {
+  if (!options.postmark_config.empty()) {
+    if (!options.plan_path.empty()) {
+      return absl::InvalidArgumentError(
+          "--postmark-config cannot be combined with --plan: give the script to a postmark "
+          "phase as `config: FILE`");
+    }
+    if (options.workload && *options.workload != "postmark") {
+      return absl::InvalidArgumentError(
+          StrCat("--postmark-config runs the postmark workload, not ", *options.workload));
+    }
+    if (options.rw) return absl::InvalidArgumentError("--rw is for the stream workload");
+    PhasePlan phase;
+    phase.name = "postmark";
+    FindWorkloadKind("postmark")->init(&phase.spec);
+    ASSIGN_OR_RETURN(plan->phases, PhasesFromConfig(phase, options.postmark_config, &plan->notes));
+  } else if (options.workload && *options.workload != "stream") {
     const WorkloadKind* kind = FindWorkloadKind(*options.workload);
     if (kind == nullptr) {
       return absl::InvalidArgumentError(StrCat("unknown workload '", *options.workload,
@@ -266,6 +281,9 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     plan = std::move(*loaded);
   }
   if (Status s = ApplyFlags(options, &plan); !s.ok()) return fail_input(s);
+  for (const std::string& note : plan.notes) {
+    std::fprintf(err, "stormark: note: %s\n", note.c_str());
+  }
   if (options.mode) {
     auto mode = ParseRunMode(*options.mode);
     if (!mode.ok()) return fail_input(mode.status());

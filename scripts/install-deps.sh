@@ -14,7 +14,7 @@ packages=(
   nlohmann-json3-dev # JSON output
   libfmt-dev         # formatting of tables and messages
   # Tests: the reference tools stormark's figures are checked against.
-  python3 procps bonnie++
+  python3 procps bonnie++ postmark
   # Tests that build real filesystems on loop devices they create (sweep hooks).
   util-linux mount e2fsprogs
 )

@@ -4,12 +4,13 @@
 #include "agent/targets/dir_target.h"
 #include "agent/workloads/bonnie.h"
 #include "agent/workloads/command.h"
+#include "agent/workloads/postmark.h"
 #include "agent/workloads/stream.h"
 #include "common/spec_check.h"
 
 namespace stormark::agent {
 
-std::vector<std::string> KnownWorkloads() { return {"stream", "bonnie", "command"}; }
+std::vector<std::string> KnownWorkloads() { return {"stream", "bonnie", "command", "postmark"}; }
 
 common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
                                                          const AgentConfig& config,
@@ -47,6 +48,13 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       }
       return std::unique_ptr<Workload>(
           new CommandWorkload(spec.command(), std::move(dir), target->path, config.commands));
+    }
+    case stormark::v1::PhaseSpec::kPostmark: {
+      RETURN_IF_ERROR(common::CheckPostmarkSpec(spec.postmark()));
+      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      const std::string filesystem = ReadTargetFacts(*target).filesystem();
+      return std::unique_ptr<Workload>(
+          new PostmarkWorkload(spec.postmark(), std::move(dir), host, filesystem));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

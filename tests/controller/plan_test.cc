@@ -1,9 +1,11 @@
 #include "controller/plan.h"
 
+#include <fstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/agent/test_dir.h"
 
 namespace stormark::controller {
 namespace {
@@ -372,6 +374,71 @@ TEST(PhasePlan, DescribeNamesDirectionSizeBlockAndFlags) {
   s->set_size_bytes(512 * kMiB);
   s->set_block_size(4096);
   EXPECT_EQ(phase.Describe(), "stream read 512 MiB, bs 4 KiB, direct");
+}
+
+// A plan file and PostMark scripts beside it, in a fresh directory.
+class PlanWithScriptTest : public agent::TempDirTest {
+ protected:
+  void SetUp() override {
+    agent::TempDirTest::SetUp();
+    dir_ = dir();
+  }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ + "/" + name) << text;
+  }
+  // Parses `yaml` as if it were the file plan.yaml in the directory.
+  common::StatusOr<Plan> Parse(const std::string& yaml) {
+    return ParsePlan(yaml, dir_ + "/plan.yaml");
+  }
+  std::string dir_;
+};
+
+TEST_F(PlanWithScriptTest, ConfigIsRelativeToThePlanAndThePhaseOverridesIt) {
+  Write("pm.cfg", "set number 2000\nset transactions 50000\nrun\n");
+  auto plan = Parse(R"(phases:
+  - name: pm
+    transactions: 100
+    workload: postmark
+    config: pm.cfg
+)");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->phases.size(), 1u);
+  EXPECT_EQ(plan->phases[0].name, "pm");
+  EXPECT_EQ(plan->phases[0].spec.postmark().number(), 2000u);
+  EXPECT_EQ(plan->phases[0].spec.postmark().transactions(), 100u);  // Written before, still wins.
+  EXPECT_EQ(plan->phases[0].spec.postmark().seed(), 42u);  // PostMark's default.
+  EXPECT_TRUE(plan->notes.empty());
+}
+
+TEST_F(PlanWithScriptTest, EachRunOfTheScriptIsAPhase) {
+  Write("pm.cfg", "set number 10\nrun\nset number 20\nrun\nshow\n");
+  auto plan = Parse("target: t\nphases:\n  - {name: pm, workload: postmark, config: pm.cfg}\n"
+                    "  - {name: w, workload: stream, rw: write}\n");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->phases.size(), 3u);
+  EXPECT_EQ(plan->phases[0].name, "pm-1");
+  EXPECT_EQ(plan->phases[0].spec.postmark().number(), 10u);
+  EXPECT_EQ(plan->phases[1].name, "pm-2");
+  EXPECT_EQ(plan->phases[1].spec.postmark().number(), 20u);
+  EXPECT_EQ(plan->phases[1].target, "t");
+  EXPECT_EQ(plan->phases[2].name, "w");
+  ASSERT_EQ(plan->notes.size(), 1u);
+  EXPECT_THAT(plan->notes[0], HasSubstr("pm.cfg:5: 'show' ignored"));
+}
+
+TEST_F(PlanWithScriptTest, ScriptErrorsNameThePlanLineAndTheScriptLine) {
+  Write("pm.cfg", "set number 10\nset location /mnt\n");
+  auto plan = Parse("phases:\n  - name: pm\n    workload: postmark\n    config: pm.cfg\n");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(std::string(plan.status().message()),
+              StartsWith(dir_ + "/plan.yaml:4: phase 'pm': " + dir_ +
+                         "/pm.cfg:2: 'set location /mnt': stormark does not take directories"));
+  plan = Parse("phases:\n  - {workload: stream, rw: write, config: pm.cfg}\n");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(plan.status().message(), HasSubstr("'config' is not a stream parameter"));
+  plan = Parse("phases:\n  - {workload: postmark, config: missing.cfg}\n");
+  EXPECT_THAT(plan.status().message(), HasSubstr("cannot read PostMark script " + dir_ +
+                                                 "/missing.cfg"));
 }
 
 TEST(PhasePlan, DescribeWithoutWorkloadSaysSo) {
