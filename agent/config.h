@@ -12,6 +12,14 @@
 //     ceiling:
 //       null: true        # the null device: measures stormark's own cost
 //       size: 1T          # its addressable size (default 1 TiB)
+//   commands:             # the `command` workload: off unless enabled here
+//     enabled: true
+//     allow: [tar, /usr/bin/unrar]   # optional: only these executables (no shell then,
+//                                    # unless sh is listed)
+//   allow_drop_caches: true          # default; false refuses `cache: drop` (it warns)
+//   allow_tuning: false              # default; true lets plans set the scheduler,
+//                                    # read_ahead_kb, nr_requests and queue_depth of a
+//                                    # target's device (restored after each phase)
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
@@ -41,8 +49,25 @@ struct TargetConfig {
 // The size of a null target that gives none.
 inline constexpr uint64_t kDefaultNullSize = uint64_t{1} << 40;
 
+// Whether and which commands the `command` workload may run.
+struct CommandPolicy {
+  bool enabled = false;
+  // Real paths of the allowed executables; empty means any (when enabled).
+  std::vector<std::string> allow;
+
+  // OK when `executable` (a real path) may run; PERMISSION_DENIED naming the setting
+  // otherwise.
+  common::Status Check(const std::string& executable) const;
+};
+
 struct AgentConfig {
   std::vector<TargetConfig> targets;
+  CommandPolicy commands;
+  // Whether a phase may drop the host's page cache (it slows every other user of the host
+  // for a while).
+  bool allow_drop_caches = true;
+  // Whether a phase may change the block-queue settings of a target's device.
+  bool allow_tuning = false;
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

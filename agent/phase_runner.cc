@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "common/cache_report.h"
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
 #include "common/cpu_times.h"
@@ -25,11 +26,13 @@ constexpr int64_t kPollNanos = 20'000'000;
 }  // namespace
 
 PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
-                         int64_t reclaim_after_nanos)
+                         int64_t reclaim_after_nanos, SystemPaths paths)
     : config_(std::move(config)),
       host_(std::move(host)),
       clock_(clock),
-      reclaim_after_nanos_(reclaim_after_nanos) {}
+      reclaim_after_nanos_(reclaim_after_nanos),
+      paths_(std::move(paths)),
+      page_cache_(clock, paths_.drop_caches) {}
 
 PhaseRunner::~PhaseRunner() { Shutdown(); }
 
@@ -65,8 +68,15 @@ std::unique_ptr<Workload> PhaseRunner::BeginCleanupLocked() {
 int PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   const int removed = workload ? workload->Cleanup() : 0;
   workload.reset();
+  std::unique_ptr<DeviceTuning> tuning;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tuning = std::move(tuning_);
+  }
+  tuning.reset();  // Restores the device's settings, outside the lock (sysfs writes).
   std::lock_guard<std::mutex> lock(mu_);
   warnings_.clear();
+  cache_report_.Clear();
   spec_.Clear();
   state_ = State::kIdle;
   cancelled_ = false;
@@ -95,6 +105,25 @@ std::string PhaseRunner::ReclaimAbandoned() {
   if (!abandoned) return "";
   FinishCleanup(std::move(abandoned));
   return phase;
+}
+
+StatusOr<std::unique_ptr<DeviceTuning>> PhaseRunner::ApplyTuning(
+    const stormark::v1::PhaseSpec& spec) const {
+  std::string knobs;
+  for (const auto& [knob, value] : spec.tuning()) knobs += (knobs.empty() ? "" : ", ") + knob;
+  if (!config_.allow_tuning) {
+    return absl::PermissionDeniedError(common::StrCat(
+        "tuning (", knobs, ") is not allowed on this agent: its config must set allow_tuning: true"));
+  }
+  const TargetConfig* target = config_.FindTarget(spec.target());
+  if (target == nullptr) return absl::NotFoundError(common::StrCat("no target '", spec.target(), "'"));
+  const std::string device = ReadTargetFacts(*target).device();
+  std::map<std::string, std::string> settings(spec.tuning().begin(), spec.tuning().end());
+  auto applied = DeviceTuning::Apply(device, settings, paths_.sys_class_block);
+  if (!applied.ok()) {
+    return common::Annotate(applied.status(), common::StrCat("target '", target->name, "'"));
+  }
+  return applied;
 }
 
 StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
@@ -145,7 +174,21 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   }
   StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(spec, config_, host_);
   Status status = workload.status();
+  std::unique_ptr<DeviceTuning> tuning;
+  if (status.ok() && !spec.tuning().empty()) {
+    auto applied = ApplyTuning(spec);
+    status = applied.status();
+    if (applied.ok()) tuning = std::move(*applied);
+  }
   if (status.ok()) status = (*workload)->Prepare(cancelled_, &warnings);
+  // The cache is settled last, so that nothing the set-up wrote or read is left in it.
+  stormark::v1::CacheReport cache_report;
+  if (status.ok() && !cancelled_) {
+    cache_report = page_cache_.Apply(spec.cache(), config_.allow_drop_caches);
+    if (!cache_report.not_done().empty()) {
+      warnings.push_back(common::DescribeCacheReport(cache_report));
+    }
+  }
   if (watcher.joinable()) {
     {
       std::lock_guard<std::mutex> lock(watch_mu);
@@ -161,10 +204,13 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     BeginCleanupLocked();
     lock.unlock();
     FinishCleanup(workload.ok() ? std::move(*workload) : nullptr);
+    tuning.reset();  // Restores the device's settings.
     return status;
   }
   workload_ = std::move(*workload);
+  tuning_ = std::move(tuning);
   warnings_ = warnings;
+  cache_report_ = cache_report;
   state_ = State::kPrepared;
   last_touched_mono_ = clock_.MonotonicNanos();
   state_changed_.notify_all();
@@ -306,6 +352,8 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& w : warnings_) result->add_warnings(w);
+    *result->mutable_cache() = cache_report_;
+    if (tuning_) result->mutable_tuning()->insert(tuning_->report().begin(), tuning_->report().end());
   }
   if (status.ok()) {
     result->set_state(PhaseResult::SUCCEEDED);

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "agent/config.h"
+#include "agent/page_cache.h"
+#include "agent/tuning.h"
 #include "agent/sysinfo.h"
 #include "agent/workloads/workload.h"
 #include "common/clock.h"
@@ -24,6 +26,12 @@
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::agent {
+
+// Where the agent changes the system's settings; other places in tests.
+struct SystemPaths {
+  std::string drop_caches = "/proc/sys/vm/drop_caches";
+  std::string sys_class_block = "/sys/class/block";
+};
 
 class PhaseRunner {
  public:
@@ -33,7 +41,8 @@ class PhaseRunner {
 
   // `clock` must outlive the runner.
   PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
-              int64_t reclaim_after_nanos = kDefaultReclaimAfterNanos);
+              int64_t reclaim_after_nanos = kDefaultReclaimAfterNanos,
+              SystemPaths paths = SystemPaths());
   ~PhaseRunner();  // Aborts and cleans up whatever phase is held.
 
   PhaseRunner(const PhaseRunner&) = delete;
@@ -95,6 +104,9 @@ class PhaseRunner {
   int FinishCleanup(std::unique_ptr<Workload> workload);
   // BeginCleanupLocked() if the held phase is abandoned, with a note saying so; else nullptr.
   std::unique_ptr<Workload> ReleaseIfAbandonedLocked(std::string* note);
+  // Applies spec.tuning to the target's device, if the config allows it.
+  common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(
+      const stormark::v1::PhaseSpec& spec) const;
   // Fills the result from the recorders and timings of a finished run.
   void FillResult(const common::Status& status, const common::RecorderSet& recorders,
                   int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result);
@@ -103,6 +115,8 @@ class PhaseRunner {
   const HostFacts host_;
   const common::Clock& clock_;
   const int64_t reclaim_after_nanos_;
+  const SystemPaths paths_;
+  const PageCache page_cache_;
 
   mutable std::mutex mu_;
   std::condition_variable state_changed_;
@@ -111,6 +125,8 @@ class PhaseRunner {
   stormark::v1::PhaseSpec spec_;                 // Guarded by mu_.
   std::unique_ptr<Workload> workload_;           // Guarded by mu_ (used unlocked while running).
   std::vector<std::string> warnings_;            // Guarded by mu_.
+  stormark::v1::CacheReport cache_report_;       // Guarded by mu_; from Prepare.
+  std::unique_ptr<DeviceTuning> tuning_;         // Guarded by mu_; restored by cleanup.
   int64_t last_touched_mono_ = 0;                // Guarded by mu_; end of the last call.
   uint64_t generation_ = 0;                      // Guarded by mu_; counts accepted Prepares.
   std::atomic<bool> cancelled_{false};

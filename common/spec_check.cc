@@ -1,5 +1,8 @@
 #include "common/spec_check.h"
 
+#include <tuple>
+#include <utility>
+
 #include "common/strings.h"
 #include "common/units.h"
 
@@ -184,6 +187,106 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
       return bad("verify with writes and numjobs ", jobs,
                  " needs a region per job: set size, and offset_increment to at least size");
     }
+  }
+  return absl::OkStatus();
+}
+
+bool IsTuningKnob(std::string_view name) {
+  return name == "scheduler" || name == "read_ahead_kb" || name == "nr_requests" ||
+         name == "queue_depth";
+}
+
+Status CheckCommandSpec(const stormark::v1::CommandSpec& spec) {
+  const bool shell = !spec.shell().empty();
+  if (shell == (spec.argv_size() > 0)) {
+    return absl::InvalidArgumentError(
+        "command: give either a shell command line ('command') or a program with its "
+        "arguments ('exec'), not both and not neither");
+  }
+  if (spec.argv_size() > 0 && spec.argv(0).empty()) {
+    return absl::InvalidArgumentError("command: the program name is empty");
+  }
+  if (spec.argv_size() > kMaxCommandArgs) {
+    return absl::InvalidArgumentError(
+        StrCat("command: ", spec.argv_size(), " arguments (limit ", kMaxCommandArgs, ")"));
+  }
+  size_t bytes = spec.shell().size();
+  for (const std::string& arg : spec.argv()) bytes += arg.size() + 1;
+  if (bytes > kMaxCommandBytes) {
+    return absl::InvalidArgumentError(
+        StrCat("command: ", bytes, " bytes of command line (limit ", kMaxCommandBytes, ")"));
+  }
+  for (const std::string& arg : spec.argv()) {
+    if (arg.find('\0') != std::string::npos) {
+      return absl::InvalidArgumentError("command: an argument holds a NUL byte");
+    }
+  }
+  if (spec.shell().find('\0') != std::string::npos) {
+    return absl::InvalidArgumentError("command: the command line holds a NUL byte");
+  }
+  return absl::OkStatus();
+}
+
+stormark::v1::PostmarkSpec WithPostmarkDefaults(stormark::v1::PostmarkSpec spec) {
+  if (spec.number() == 0) spec.set_number(kPostmarkNumber);
+  if (spec.min_size_bytes() == 0 && spec.max_size_bytes() == 0) {
+    spec.set_min_size_bytes(kPostmarkMinSize);
+    spec.set_max_size_bytes(kPostmarkMaxSize);
+  }
+  if (spec.transactions() == 0) spec.set_transactions(kPostmarkTransactions);
+  if (spec.read_block_size() == 0) spec.set_read_block_size(kPostmarkBlockSize);
+  if (spec.write_block_size() == 0) spec.set_write_block_size(kPostmarkBlockSize);
+  if (!spec.has_bias_read()) spec.set_bias_read(kPostmarkBias);
+  if (!spec.has_bias_create()) spec.set_bias_create(kPostmarkBias);
+  if (spec.seed() == 0) spec.set_seed(kPostmarkSeed);
+  if (spec.report() == stormark::v1::PostmarkSpec::REPORT_UNSPECIFIED) {
+    spec.set_report(stormark::v1::PostmarkSpec::VERBOSE);
+  }
+  return spec;
+}
+
+Status CheckPostmarkSpec(const stormark::v1::PostmarkSpec& spec) {
+  if (spec.number() > kMaxPostmarkFiles) {
+    return absl::InvalidArgumentError(
+        StrCat("postmark: number ", spec.number(), " is over the limit of ", kMaxPostmarkFiles));
+  }
+  const uint64_t low = spec.min_size_bytes();
+  const uint64_t high = spec.max_size_bytes();
+  if (low != 0 || high != 0) {
+    if (low == 0) return absl::InvalidArgumentError("postmark: size low bound must be at least 1");
+    if (low > high) {
+      return absl::InvalidArgumentError(
+          StrCat("postmark: size low bound ", low, " is above the high bound ", high));
+    }
+    if (high > kMaxPostmarkFileSize) {
+      return absl::InvalidArgumentError(StrCat("postmark: size high bound ", FormatSizeShort(high),
+                                               " is over the limit of ",
+                                               FormatSizeShort(kMaxPostmarkFileSize)));
+    }
+  }
+  if (spec.subdirectories() > kMaxPostmarkSubdirectories) {
+    return absl::InvalidArgumentError(StrCat("postmark: subdirectories ", spec.subdirectories(),
+                                             " is over the limit of ", kMaxPostmarkSubdirectories));
+  }
+  for (const auto& [name, value] :
+       {std::pair{"read", spec.read_block_size()}, std::pair{"write", spec.write_block_size()}}) {
+    if (value > kMaxStreamBlockSize) {
+      return absl::InvalidArgumentError(StrCat("postmark: ", name, " block size ",
+                                               FormatSizeShort(value), " is over the limit of ",
+                                               FormatSizeShort(kMaxStreamBlockSize)));
+    }
+  }
+  for (const auto& [name, has, value] :
+       {std::tuple{"read", spec.has_bias_read(), spec.bias_read()},
+        std::tuple{"create", spec.has_bias_create(), spec.bias_create()}}) {
+    if (has && (value < -1 || value > 10)) {
+      return absl::InvalidArgumentError(
+          StrCat("postmark: bias ", name, " ", value, " is out of range (0-10, or -1 to disable)"));
+    }
+  }
+  if (spec.seed() > kMaxPostmarkSeed) {
+    return absl::InvalidArgumentError(
+        StrCat("postmark: seed ", spec.seed(), " is over PostMark's limit of ", kMaxPostmarkSeed));
   }
   return absl::OkStatus();
 }

@@ -40,9 +40,10 @@ std::shared_ptr<grpc::Channel> AgentClient::MakeChannel(const std::string& addre
 }
 
 StatusOr<std::unique_ptr<AgentClient>> AgentClient::ForAddress(const std::string& address,
-                                                               const common::Clock& clock) {
+                                                               const common::Clock& clock,
+                                                               const std::string& name) {
   ASSIGN_OR_RETURN(std::string target, common::NormalizeAddress(address));
-  return std::make_unique<AgentClient>(address, MakeChannel(target), clock);
+  return std::make_unique<AgentClient>(name.empty() ? address : name, MakeChannel(target), clock);
 }
 
 Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) const {
@@ -108,7 +109,8 @@ Status AgentClient::SyncClock(int rounds) {
   return absl::OkStatus();
 }
 
-StatusOr<std::string> AgentClient::ResolveTarget(const std::string& wanted) const {
+StatusOr<std::string> AgentClient::ResolveTarget(const std::string& requested) const {
+  const std::string& wanted = requested.empty() ? default_target_ : requested;
   std::string names;
   for (const auto& t : info_.targets()) {
     if (!wanted.empty() && t.name() == wanted) return wanted;

@@ -28,10 +28,15 @@ class AgentClient {
   // A plain-text channel to HOST:PORT or unix:/path, with keepalive so a dead peer is noticed.
   static std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address);
 
-  // A client for an agent address as the user wrote it, which also becomes its label.
-  // INVALID_ARGUMENT for a malformed address; nothing touches the network yet.
+  // A client for an agent address as the user wrote it, labelled `name` (or the address
+  // when `name` is empty). INVALID_ARGUMENT for a malformed address; nothing touches the
+  // network yet.
   static common::StatusOr<std::unique_ptr<AgentClient>> ForAddress(const std::string& address,
-                                                                    const common::Clock& clock);
+                                                                    const common::Clock& clock,
+                                                                    const std::string& name = "");
+
+  // The target phases use on this agent when they name none (a plan host's `target`).
+  void set_default_target(std::string target) { default_target_ = std::move(target); }
 
   const std::string& host() const { return host_; }
 
@@ -45,8 +50,8 @@ class AgentClient {
   common::Status SyncClock(int rounds = 8);
   const ClockEstimate& clock() const { return estimate_; }
 
-  // The target a phase should use on this agent: `wanted`, or the agent's only target when
-  // `wanted` is empty. NOT_FOUND names the targets the agent has.
+  // The target a phase should use on this agent: `wanted`, else the default target, else
+  // the agent's only target. NOT_FOUND names the targets the agent has.
   common::StatusOr<std::string> ResolveTarget(const std::string& wanted) const;
 
   // FAILED_PRECONDITION when the agent says it cannot run `workload` ("stream", "bonnie").
@@ -80,6 +85,7 @@ class AgentClient {
   const common::Clock& clock_;
   stormark::v1::AgentInfo info_;
   ClockEstimate estimate_;
+  std::string default_target_;
 
 };
 

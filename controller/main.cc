@@ -46,12 +46,23 @@ int Main(int argc, char** argv) {
       run_cmd->add_option("--workload", workload,
                           "without --plan: one phase of this workload (" +
                               stormark::controller::WorkloadNames() + "; default stream)");
+  run_cmd
+      ->add_option("--postmark-config", run.postmark_config,
+                   "a PostMark script (set number 2000, run, ...): its runs are the phases")
+      ->check(CLI::ExistingFile);
   run_cmd->add_option("--set", run.sets,
                       "KEY=VALUE workload parameter for every phase, repeatable "
                       "(e.g. --set files=16:0:0:1)");
   auto* mode_opt =
       run_cmd->add_option("--mode", mode, "concurrent (all hosts at once) or sequential")
           ->check(CLI::IsMember({"concurrent", "sequential"}));
+  std::string cache;
+  auto* cache_opt =
+      run_cmd
+          ->add_option("--cache", cache,
+                       "before each timed region: keep, sync, or drop (sync, then drop the "
+                       "page cache; needs root on the agent)")
+          ->check(CLI::IsMember({"keep", "sync", "drop"}));
   run_cmd->add_option("--json", run.json_path, "write the full report as JSON to FILE");
   run_cmd->add_option("--csv", run.csv_path,
                       "write bonnie++ CSV lines (bonnie phases) to FILE, for bon_csv2html");
@@ -89,6 +100,7 @@ int Main(int argc, char** argv) {
   if (*rw_opt) run.rw = rw;
   if (*workload_opt) run.workload = workload;
   if (*mode_opt) run.mode = mode;
+  if (*cache_opt) run.cache = cache;
   if (*size_opt) run.size = size;
   if (*bs_opt) run.bs = bs;
   if (*target_opt) run.target = target;

@@ -1,5 +1,7 @@
 #include "controller/plan.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -26,8 +28,18 @@ Status ErrorAt(std::string_view source, const YAML::Mark& mark, std::string_view
 
 std::string ScalarText(const YAML::Node& node) { return node.as<std::string>(); }
 
-StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::string& target,
-                               std::string_view source) {
+// `path` as a plan names it: relative to the plan's directory.
+std::string RelativeToPlan(std::string_view source, const std::string& path) {
+  const size_t slash = source.rfind('/');
+  if (path.empty() || path[0] == '/' || slash == std::string_view::npos) return path;
+  return StrCat(source.substr(0, slash + 1), path);
+}
+
+// One phase of the plan; several when its `config` asks for several runs.
+StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index,
+                                            const std::string& target,
+                                            stormark::v1::CacheMode cache, std::string_view source,
+                                            std::vector<std::string>* notes) {
   if (!node.IsMap()) {
     return ErrorAt(source, node.Mark(), StrCat("phase ", index + 1, " must be a map"));
   }
@@ -55,10 +67,28 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
   }
 
   kind->init(&phase.spec);
+  phase.spec.set_cache(cache);
+  // The configuration file first, whatever its place in the map: the phase's own parameters
+  // override it.
+  std::vector<PhasePlan> phases = {phase};
+  if (const YAML::Node config = node["config"]) {
+    if (kind->load_config == nullptr || !config.IsScalar()) {
+      return ErrorAt(source, config.Mark(),
+                     StrCat(label, ": 'config' ",
+                            kind->load_config == nullptr
+                                ? StrCat("is not a ", kind->name, " parameter (postmark has it)")
+                                : "must be a file name"));
+    }
+    auto loaded = PhasesFromConfig(phase, RelativeToPlan(source, ScalarText(config)), notes);
+    if (!loaded.ok()) {
+      return ErrorAt(source, config.Mark(), StrCat(label, ": ", loaded.status().message()));
+    }
+    phases = std::move(*loaded);
+  }
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
     const YAML::Mark mark = field.second.Mark();
-    if (key == "name" || key == "workload") continue;
+    if (key == "name" || key == "workload" || key == "config") continue;
     if (!field.second.IsScalar()) {
       return ErrorAt(source, mark, StrCat(label, ": '", key, "' must be a single value"));
     }
@@ -67,11 +97,24 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
       if (!common::IsValidName(value)) {
         return ErrorAt(source, mark, StrCat(label, ": bad target name '", value, "'"));
       }
-      phase.target = value;
+      for (PhasePlan& p : phases) p.target = value;
       continue;
     }
-    Status status = SetWorkloadParameter(key, value, &phase.spec);
-    if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
+    if (key == "cache") {
+      auto mode = ParseCacheMode(value);
+      if (!mode.ok()) return ErrorAt(source, mark, StrCat(label, ": ", mode.status().message()));
+      for (PhasePlan& p : phases) p.spec.set_cache(*mode);
+      continue;
+    }
+    for (PhasePlan& p : phases) {
+      Status status = SetPhaseParameter(key, value, &p.spec);
+      if (absl::IsNotFound(status)) {
+        status = absl::InvalidArgumentError(StrCat("unknown ", kind->name, " parameter '", key,
+                                                   "' (known: ", kind->parameters, "; knobs: ",
+                                                   common::kTuningKnobNames, ")"));
+      }
+      if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
+    }
   }
   for (std::string_view required : kind->required) {
     if (!node[std::string(required)]) {
@@ -79,20 +122,169 @@ StatusOr<PhasePlan> ParsePhase(const YAML::Node& node, size_t index, const std::
                      StrCat(label, ": missing '", required, "' (", kind->name, " needs it)"));
     }
   }
-  Status valid = ValidatePhase(phase);
-  if (!valid.ok()) return ErrorAt(source, node.Mark(), StrCat(label, ": ", valid.message()));
-  return phase;
+  for (const PhasePlan& p : phases) {
+    Status valid = ValidatePhase(p);
+    if (!valid.ok()) {
+      return ErrorAt(source, node.Mark(), StrCat("phase '", p.name, "': ", valid.message()));
+    }
+  }
+  return phases;
+}
+
+StatusOr<std::vector<std::pair<std::string, std::string>>> ParseLabels(const YAML::Node& node,
+                                                                      std::string_view source,
+                                                                      std::string_view host) {
+  std::vector<std::pair<std::string, std::string>> labels;
+  if (!node.IsMap()) {
+    return ErrorAt(source, node.Mark(),
+                   StrCat("host '", host, "': 'labels' must be a map such as {transport: aoe}"));
+  }
+  for (const auto& label : node) {
+    if (!label.second.IsScalar()) {
+      return ErrorAt(source, label.second.Mark(),
+                     StrCat("host '", host, "': label '", ScalarText(label.first),
+                            "' must be a single value"));
+    }
+    labels.emplace_back(ScalarText(label.first), ScalarText(label.second));
+  }
+  return labels;
+}
+
+StatusOr<HostPlan> ParseHost(const YAML::Node& node, std::string_view source) {
+  HostPlan host;
+  if (node.IsScalar()) {
+    host.name = host.address = ScalarText(node);
+    return host;
+  }
+  if (!node.IsMap()) {
+    return ErrorAt(source, node.Mark(), "each host must be a map such as {name: db1, address: db1:7420}");
+  }
+  for (const auto& field : node) {
+    const std::string key = ScalarText(field.first);
+    if (key != "name" && key != "address" && key != "labels" && key != "target") {
+      return ErrorAt(source, field.first.Mark(),
+                     StrCat("unknown host field '", key, "' (known: name, address, target, labels)"));
+    }
+    if (key != "labels" && !field.second.IsScalar()) {
+      return ErrorAt(source, field.second.Mark(), StrCat("host '", key, "' must be a single value"));
+    }
+  }
+  if (!node["address"]) return ErrorAt(source, node.Mark(), "a host needs 'address: HOST:PORT'");
+  host.address = ScalarText(node["address"]);
+  host.name = node["name"] ? ScalarText(node["name"]) : host.address;
+  if (host.name.empty() || host.name.size() > 64) {
+    return ErrorAt(source, node["name"].Mark(), "a host name must be 1-64 characters");
+  }
+  if (const YAML::Node target = node["target"]) {
+    host.target = ScalarText(target);
+    if (!common::IsValidName(host.target)) {
+      return ErrorAt(source, target.Mark(),
+                     StrCat("host '", host.name, "': bad target name '", host.target, "'"));
+    }
+  }
+  if (const YAML::Node labels = node["labels"]) {
+    ASSIGN_OR_RETURN(host.labels, ParseLabels(labels, source, host.name));
+  }
+  return host;
+}
+
+StatusOr<std::vector<std::string>> ParseHooks(const YAML::Node& node, std::string_view source,
+                                              std::string_view what) {
+  std::vector<std::string> lines;
+  if (node.IsScalar()) return std::vector<std::string>{ScalarText(node)};
+  if (!node.IsSequence()) {
+    return ErrorAt(source, node.Mark(), StrCat("'", what, "' must be a list of command lines"));
+  }
+  for (const auto& line : node) {
+    if (!line.IsScalar() || ScalarText(line).empty()) {
+      return ErrorAt(source, line.Mark(), StrCat("each '", what, "' entry must be a command line"));
+    }
+    lines.push_back(ScalarText(line));
+  }
+  return lines;
+}
+
+StatusOr<std::vector<SweepAxis>> ParseSweep(const YAML::Node& node, std::string_view source) {
+  std::vector<SweepAxis> axes;
+  if (!node.IsMap() || node.size() == 0) {
+    return ErrorAt(source, node.Mark(),
+                   "'sweep' must map parameter names to lists of values, such as "
+                   "{read_ahead_kb: [128, 4096]}");
+  }
+  for (const auto& field : node) {
+    SweepAxis axis;
+    axis.name = ScalarText(field.first);
+    if (!field.second.IsSequence() || field.second.size() == 0) {
+      return ErrorAt(source, field.second.Mark(),
+                     StrCat("sweep '", axis.name, "' must be a non-empty list of values"));
+    }
+    for (const auto& value : field.second) {
+      if (!value.IsScalar()) {
+        return ErrorAt(source, value.Mark(), StrCat("sweep '", axis.name, "': values must be single values"));
+      }
+      axis.values.push_back(ScalarText(value));
+    }
+    axes.push_back(std::move(axis));
+  }
+  return axes;
+}
+
+// Every sweep axis must change something, and every point must give valid phases.
+Status CheckSweep(const Plan& plan, const YAML::Node& root, std::string_view source) {
+  for (const SweepAxis& axis : plan.sweep) {
+    const YAML::Mark mark = root["sweep"][axis.name].Mark();
+    bool used = common::IsTuningKnob(axis.name);
+    for (const PhasePlan& phase : plan.phases) {
+      const WorkloadKind* kind = KindOf(phase.spec);
+      if (kind != nullptr && AcceptsParameter(*kind, axis.name)) used = true;
+    }
+    const std::string placeholder = StrCat("{", axis.name, "}");
+    for (const auto* hooks : {&plan.setup, &plan.teardown}) {
+      for (const std::string& line : *hooks) {
+        if (line.find(placeholder) != std::string::npos) used = true;
+      }
+    }
+    if (!used) {
+      return ErrorAt(source, mark,
+                     StrCat("sweep '", axis.name, "' changes nothing: it is no parameter of the "
+                            "plan's workloads, no tuning knob (", common::kTuningKnobNames,
+                            "), and no hook uses {", axis.name, "}"));
+    }
+  }
+  for (const SweepPoint& point : SweepPoints(plan)) {
+    auto phases = PhasesAt(plan, point, 0);
+    if (!phases.ok()) {
+      return ErrorAt(source, root["sweep"].Mark(),
+                     StrCat("at ", DescribeSweepPoint(point), ": ", phases.status().message()));
+    }
+    for (const auto* hooks : {&plan.setup, &plan.teardown}) {
+      for (const std::string& line : *hooks) {
+        auto expanded = ExpandHook(line, point);
+        if (!expanded.ok()) {
+          return ErrorAt(source, root[hooks == &plan.setup ? "setup" : "teardown"].Mark(),
+                         std::string(expanded.status().message()));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   if (!root.IsMap()) return ErrorAt(source, root.Mark(), "a plan must be a map with 'phases:'");
   Plan plan;
   std::string target;
+  stormark::v1::CacheMode cache = stormark::v1::CACHE_KEEP;
+  static constexpr std::string_view kKnown[] = {"agents", "hosts",    "target", "mode",
+                                                "cache",  "repeat",   "sweep",  "setup",
+                                                "teardown", "phases"};
   for (const auto& field : root) {
     const std::string key = ScalarText(field.first);
-    if (key != "agents" && key != "target" && key != "phases" && key != "mode") {
+    if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
       return ErrorAt(source, field.first.Mark(),
-                     StrCat("unknown field '", key, "' (known: agents, target, mode, phases)"));
+                     StrCat("unknown field '", key,
+                            "' (known: agents, hosts, target, mode, cache, repeat, sweep, setup, "
+                            "teardown, phases)"));
     }
   }
   if (const YAML::Node mode = root["mode"]) {
@@ -100,13 +292,37 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
     if (!parsed.ok()) return ErrorAt(source, mode.Mark(), std::string(parsed.status().message()));
     plan.mode = *parsed;
   }
-  if (const YAML::Node agents = root["agents"]) {
-    if (!agents.IsSequence()) {
-      return ErrorAt(source, agents.Mark(), "'agents' must be a list of HOST:PORT");
+  if (const YAML::Node node = root["cache"]) {
+    auto mode = ParseCacheMode(node.IsScalar() ? ScalarText(node) : "?");
+    if (!mode.ok()) return ErrorAt(source, node.Mark(), std::string(mode.status().message()));
+    cache = *mode;
+  }
+  if (const YAML::Node node = root["repeat"]) {
+    const std::string text = node.IsScalar() ? ScalarText(node) : "?";
+    char* end = nullptr;
+    const long n = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || n < 1 || n > 1000) {
+      return ErrorAt(source, node.Mark(), StrCat("bad repeat '", text, "': expected 1 to 1000"));
     }
-    for (const auto& a : agents) {
-      if (!a.IsScalar()) return ErrorAt(source, a.Mark(), "each agent must be HOST:PORT");
-      plan.agents.push_back(ScalarText(a));
+    plan.repeat = static_cast<int>(n);
+  }
+  if (root["agents"] && root["hosts"]) {
+    return ErrorAt(source, root["hosts"].Mark(), "give 'hosts' or 'agents', not both");
+  }
+  for (const char* key : {"agents", "hosts"}) {
+    const YAML::Node list = root[key];
+    if (!list) continue;
+    if (!list.IsSequence()) {
+      return ErrorAt(source, list.Mark(), StrCat("'", key, "' must be a list of hosts"));
+    }
+    for (const auto& entry : list) {
+      ASSIGN_OR_RETURN(HostPlan host, ParseHost(entry, source));
+      for (const HostPlan& earlier : plan.hosts) {
+        if (earlier.name == host.name) {
+          return ErrorAt(source, entry.Mark(), StrCat("host name '", host.name, "' is used twice"));
+        }
+      }
+      plan.hosts.push_back(std::move(host));
     }
   }
   if (const YAML::Node t = root["target"]) {
@@ -115,21 +331,34 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
     }
     target = ScalarText(t);
   }
+  for (const char* key : {"setup", "teardown"}) {
+    if (const YAML::Node node = root[key]) {
+      ASSIGN_OR_RETURN(auto lines, ParseHooks(node, source, key));
+      (std::string_view(key) == "setup" ? plan.setup : plan.teardown) = std::move(lines);
+    }
+  }
+  if (const YAML::Node node = root["sweep"]) {
+    ASSIGN_OR_RETURN(plan.sweep, ParseSweep(node, source));
+  }
   const YAML::Node phases = root["phases"];
   if (!phases || !phases.IsSequence() || phases.size() == 0) {
     return ErrorAt(source, phases ? phases.Mark() : root.Mark(),
                    "'phases' must be a non-empty list");
   }
   for (size_t i = 0; i < phases.size(); ++i) {
-    ASSIGN_OR_RETURN(PhasePlan phase, ParsePhase(phases[i], i, target, source));
-    for (const auto& earlier : plan.phases) {
-      if (earlier.name == phase.name) {
-        return ErrorAt(source, phases[i].Mark(),
-                       StrCat("phase name '", phase.name, "' is used twice"));
+    ASSIGN_OR_RETURN(std::vector<PhasePlan> made,
+                     ParsePhase(phases[i], i, target, cache, source, &plan.notes));
+    for (PhasePlan& phase : made) {
+      for (const auto& earlier : plan.phases) {
+        if (earlier.name == phase.name) {
+          return ErrorAt(source, phases[i].Mark(),
+                         StrCat("phase name '", phase.name, "' is used twice"));
+        }
       }
+      plan.phases.push_back(std::move(phase));
     }
-    plan.phases.push_back(std::move(phase));
   }
+  RETURN_IF_ERROR(CheckSweep(plan, root, source));
   return plan;
 }
 
@@ -142,11 +371,123 @@ StatusOr<RunMode> ParseRunMode(std::string_view text) {
       StrCat("bad mode '", text, "': use concurrent (all hosts at once) or sequential"));
 }
 
+StatusOr<stormark::v1::CacheMode> ParseCacheMode(std::string_view text) {
+  if (text == "keep") return stormark::v1::CACHE_KEEP;
+  if (text == "sync") return stormark::v1::CACHE_SYNC;
+  if (text == "drop") return stormark::v1::CACHE_DROP;
+  return absl::InvalidArgumentError(
+      StrCat("bad cache '", text, "': use keep, sync (write back dirty pages first) or drop "
+             "(sync, then drop the page cache)"));
+}
+
+Status SetPhaseParameter(std::string_view key, std::string_view value,
+                         stormark::v1::PhaseSpec* spec) {
+  if (common::IsTuningKnob(key)) {
+    if (value.empty()) return absl::InvalidArgumentError(StrCat("bad ", key, " '': give a value"));
+    (*spec->mutable_tuning())[std::string(key)] = std::string(value);
+    return absl::OkStatus();
+  }
+  const WorkloadKind* kind = KindOf(*spec);
+  if (kind == nullptr) return absl::InvalidArgumentError("the phase names no workload");
+  if (!AcceptsParameter(*kind, key)) {
+    return absl::NotFoundError(StrCat("no ", kind->name, " parameter or tuning knob '", key, "'"));
+  }
+  return kind->set(key, value, spec);
+}
+
+std::vector<SweepPoint> SweepPoints(const Plan& plan) {
+  std::vector<SweepPoint> points = {{}};
+  for (const SweepAxis& axis : plan.sweep) {
+    std::vector<SweepPoint> next;
+    for (const SweepPoint& point : points) {
+      for (const std::string& value : axis.values) {
+        SweepPoint p = point;
+        p.emplace_back(axis.name, value);
+        next.push_back(std::move(p));
+      }
+    }
+    points = std::move(next);
+  }
+  return points;
+}
+
+StatusOr<std::vector<PhasePlan>> PhasesAt(const Plan& plan, const SweepPoint& point,
+                                          int repetition) {
+  std::vector<PhasePlan> phases = plan.phases;
+  for (PhasePlan& phase : phases) {
+    phase.repetition = repetition;
+    phase.sweep_point = point;
+    for (const auto& [key, value] : point) {
+      Status s = SetPhaseParameter(key, value, &phase.spec);
+      if (absl::IsNotFound(s)) continue;  // A value for other phases, or for the hooks.
+      if (!s.ok()) return common::Annotate(s, StrCat("phase '", phase.name, "'"));
+    }
+    RETURN_IF_ERROR(common::Annotate(ValidatePhase(phase), StrCat("phase '", phase.name, "'")));
+  }
+  return phases;
+}
+
+StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase, const std::string& path,
+                                                  std::vector<std::string>* notes) {
+  const WorkloadKind* kind = KindOf(phase.spec);
+  if (kind == nullptr || kind->load_config == nullptr) {
+    return absl::InvalidArgumentError(
+        StrCat("a configuration file is for postmark phases, not ",
+               kind == nullptr ? "this one" : std::string(kind->name)));
+  }
+  ASSIGN_OR_RETURN(std::vector<stormark::v1::PhaseSpec> specs,
+                   kind->load_config(path, phase.spec, notes));
+  std::vector<PhasePlan> phases;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    PhasePlan one = phase;
+    if (specs.size() > 1) one.name = StrCat(phase.name, "-", i + 1);
+    one.spec = std::move(specs[i]);
+    phases.push_back(std::move(one));
+  }
+  return phases;
+}
+
+StatusOr<std::string> ExpandHook(std::string_view line, const SweepPoint& point) {
+  std::string out;
+  size_t at = 0;
+  while (at < line.size()) {
+    const size_t open = line.find('{', at);
+    if (open == std::string_view::npos) break;
+    const size_t close = line.find('}', open);
+    if (close == std::string_view::npos) break;
+    const std::string_view name = line.substr(open + 1, close - open - 1);
+    out.append(line.substr(at, open - at));
+    auto it = std::find_if(point.begin(), point.end(),
+                           [&](const auto& kv) { return kv.first == name; });
+    // Shell syntax such as ${VAR} or {a,b} is left alone unless it names a sweep axis.
+    const bool identifier = !name.empty() && name.find_first_not_of(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string_view::npos;
+    const bool shell_variable = open > 0 && line[open - 1] == '$';
+    if (it != point.end() && !shell_variable) {
+      out += it->second;
+    } else if (identifier && !shell_variable) {
+      return absl::InvalidArgumentError(StrCat("hook '", line, "' uses {", name,
+                                               "}, which the sweep does not define"));
+    } else {
+      out.append(line.substr(open, close - open + 1));
+    }
+    at = close + 1;
+  }
+  out.append(line.substr(std::min(at, line.size())));
+  return out;
+}
+
 Status SetWorkloadParameter(std::string_view key, std::string_view value,
                             stormark::v1::PhaseSpec* spec) {
   const WorkloadKind* kind = KindOf(*spec);
   if (kind == nullptr) return absl::InvalidArgumentError("the phase names no workload");
   return kind->set(key, value, spec);
+}
+
+std::string DescribeSweepPoint(const SweepPoint& point) {
+  std::string text;
+  for (const auto& [key, value] : point) text += StrCat(text.empty() ? "" : " ", key, "=", value);
+  return text;
 }
 
 std::string PhasePlan::Describe() const {

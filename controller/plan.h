@@ -2,8 +2,19 @@
 // file or from command-line flags, and is validated completely before anything runs.
 //
 //   agents: [ "db1:7420", "db2:7420" ]   # optional; --agent replaces it
+//   hosts:                               # or, with names, labels and targets:
+//     - {name: local, address: "db1:7420", target: nvme, labels: {transport: local}}
+//     - {name: aoe, address: "db2:7420", target: etherd, labels: {transport: aoe}}
 //   target: scratch                      # optional default target for every phase
 //   mode: concurrent                     # or sequential: one host at a time
+//   repeat: 3                            # each phase 3 times per sweep point
+//   sweep:                               # every combination, last axis fastest
+//     read_ahead_kb: [128, 1024, 4096]   # a tuning knob, applied and restored by the agent
+//     bs: [64k, 1M]                      # a workload parameter
+//   setup: ["mkfs.xfs -f -d agcount={agcount} /dev/md0", "mount /dev/md0 /srv/bench"]
+//   teardown: ["umount /srv/bench"]      # hooks, per sweep point, on every agent
+//   cache: drop                          # before each timed region: keep (default), sync,
+//                                        # or drop (sync, then drop the page cache)
 //   phases:
 //     - name: seq-write
 //       workload: stream
@@ -11,9 +22,15 @@
 //       size: 1G
 //       bs: 1M
 //       fdatasync: true
+//       cache: keep                      # a phase may set its own
 //     - name: bonnie
 //       workload: bonnie                 # parameters: controller/workloads/bonnie_params.h
 //       files: 16:0:0:1
+//     - name: pm
+//       workload: postmark               # parameters: controller/workloads/postmark_params.h
+//       config: pm.cfg                   # a PostMark script, relative to this plan; one
+//       transactions: 1000               # phase per `run` in it (pm-1, pm-2, ...); the
+//                                        # phase's own parameters override the script's
 #ifndef STORMARK_CONTROLLER_PLAN_H_
 #define STORMARK_CONTROLLER_PLAN_H_
 
@@ -26,9 +43,20 @@
 
 namespace stormark::controller {
 
+// One value of each swept parameter, in the order the sweep names them:
+// {{"chunk", "64k"}, {"read_ahead_kb", "4096"}}. Empty outside a sweep.
+using SweepPoint = std::vector<std::pair<std::string, std::string>>;
+
+// "chunk=64k read_ahead_kb=4096", or "" for no sweep.
+std::string DescribeSweepPoint(const SweepPoint& point);
+
 struct PhasePlan {
   // Shown in tables; [A-Za-z0-9._-].
   std::string name;
+  // Which run of the phase this is, 0-based (`repeat: N` runs each phase N times).
+  int repetition = 0;
+  // The sweep point this run of the phase belongs to.
+  SweepPoint sweep_point;
   // An agent target name; empty means "the agent's only target".
   std::string target;
   // The workload; phase_id and target are filled in per run and host.
@@ -47,14 +75,63 @@ enum class RunMode {
   kSequential,
 };
 
+// "keep"/"sync"/"drop"; INVALID_ARGUMENT otherwise.
+common::StatusOr<stormark::v1::CacheMode> ParseCacheMode(std::string_view text);
+
 // "concurrent"/"sequential"; INVALID_ARGUMENT otherwise.
 common::StatusOr<RunMode> ParseRunMode(std::string_view text);
 
-struct Plan {
-  std::vector<std::string> agents;
-  RunMode mode = RunMode::kConcurrent;
-  std::vector<PhasePlan> phases;
+// One agent the plan drives.
+struct HostPlan {
+  // The row label in tables; the address when the plan gives no name.
+  std::string name;
+  // HOST:PORT or unix:/path.
+  std::string address;
+  // Free-form facts shown with the host's results: {transport: aoe, rack: b2}.
+  std::vector<std::pair<std::string, std::string>> labels;
+  // The agent target phases use on this host unless a phase names its own.
+  std::string target;
 };
+
+// One swept parameter and its values, in order.
+struct SweepAxis {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+struct Plan {
+  std::vector<HostPlan> hosts;
+  RunMode mode = RunMode::kConcurrent;
+  // Every phase runs `repeat` times at each sweep point, for medians and spreads.
+  int repeat = 1;
+  // The sweep: every combination of the axes' values (the last axis changes fastest). A
+  // value goes to a workload parameter of that name, a tuning knob, or {name} in the hooks.
+  std::vector<SweepAxis> sweep;
+  // Shell lines run on every agent before and after each sweep point (or once, without a
+  // sweep), with {name} replaced by the point's values. Agents need commands enabled.
+  std::vector<std::string> setup;
+  std::vector<std::string> teardown;
+  std::vector<PhasePlan> phases;
+  // Remarks about input that was accepted but not acted on (a PostMark script's `show`), for
+  // the user to read before the run: "pm.cfg:7: 'show' ignored: ...".
+  std::vector<std::string> notes;
+};
+
+// The sweep's points, in run order; one empty point when there is no sweep.
+std::vector<SweepPoint> SweepPoints(const Plan& plan);
+
+// The phases to run at `point` in repetition `repetition`, with the point's values applied.
+common::StatusOr<std::vector<PhasePlan>> PhasesAt(const Plan& plan, const SweepPoint& point,
+                                                  int repetition);
+
+// A hook line with every {name} replaced by the point's value. INVALID_ARGUMENT names a
+// placeholder the sweep does not define.
+common::StatusOr<std::string> ExpandHook(std::string_view line, const SweepPoint& point);
+
+// Sets `key` on `spec`: a tuning knob, or a parameter of the phase's workload. NOT_FOUND
+// when neither takes the key (the caller decides whether that is an error).
+common::Status SetPhaseParameter(std::string_view key, std::string_view value,
+                                 stormark::v1::PhaseSpec* spec);
 
 // The plan `stormark run` uses when given none: write 1 GiB with fdatasync, then read it
 // back from outside the page cache, in 1 MiB blocks.
@@ -63,6 +140,14 @@ Plan DefaultPlan();
 // Parses and validates a plan. Errors read "plan.yaml:7: phase 'w': bad size '10X': ...".
 common::StatusOr<Plan> ParsePlan(std::string_view yaml, std::string_view source);
 common::StatusOr<Plan> LoadPlan(const std::string& path);
+
+// The phases a workload's own configuration file makes of `phase` (`config: FILE` in a plan,
+// --postmark-config): one per run the file asks for, named like `phase` when there is one run
+// and "<name>-1", "<name>-2", ... when there are several. `path` is taken as given (the caller
+// resolves it); notes on lines the file's parser did not act on go to `notes`.
+common::StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase,
+                                                          const std::string& path,
+                                                          std::vector<std::string>* notes);
 
 // Sets one parameter of whichever workload the phase holds (controller/workloads/).
 common::Status SetWorkloadParameter(std::string_view key, std::string_view value,

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "common/cache_report.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/version.h"
@@ -86,6 +87,12 @@ json MeasurementsJson(const stormark::v1::PhaseResult& r, const std::string& hos
   return out;
 }
 
+json SweepPointJson(const SweepPoint& point) {
+  json out = json::object();
+  for (const auto& [key, value] : point) out[key] = value;
+  return out;
+}
+
 json WorkloadJson(const PhasePlan& plan) {
   if (plan.spec.has_bonnie()) {
     const auto& b = plan.spec.bonnie();
@@ -139,8 +146,11 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                 {"name", outcome.plan.name},
                 {"phase_id", outcome.phase_id},
                 {"description", outcome.plan.Describe()},
+                {"repetition", outcome.plan.repetition},
+                {"sweep_point", SweepPointJson(outcome.plan.sweep_point)},
                 {"workload", WorkloadJson(outcome.plan)},
                 {"mode", outcome.mode == RunMode::kSequential ? "sequential" : "concurrent"},
+                {"cache", common::CacheModeName(outcome.plan.spec.cache())},
                 {"start_at_unix_nanos", outcome.start_at_unix_nanos},
                 {"start_skew_nanos", outcome.start_skew_nanos ? json(*outcome.start_skew_nanos)
                                                               : json(nullptr)},
@@ -166,6 +176,18 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                           {"ops", s.ops()}});
       }
       row["series"] = std::move(series);
+      const auto& c = r.cache();
+      row["cache"] = {{"requested", common::CacheModeName(c.requested())},
+                      {"synced", c.synced()},
+                      {"sync_nanos", c.sync_nanos()},
+                      {"dropped", c.dropped()},
+                      {"drop_nanos", c.drop_nanos()},
+                      {"not_done", c.not_done()}};
+      if (!r.tuning().empty()) {
+        json tuning = json::object();
+        for (const auto& [key, value] : r.tuning()) tuning[key] = value;
+        row["tuning"] = std::move(tuning);
+      }
       if (r.measurements_size() > 0) row["measurements"] = MeasurementsJson(r, host.host);
       if (r.last_done_nanos() > 0) {
         row["stonewall"] = {{"first_done_nanos", r.first_done_nanos()},
@@ -225,7 +247,10 @@ json RunToJson(const RunRecord& run) {
                          {"device_queue", json(std::map<std::string, std::string>(
                                               t.device_queue().begin(), t.device_queue().end()))}});
     }
+    json labels = json::object();
+    for (const auto& [key, value] : a.labels) labels[key] = value;
     agents.push_back({{"host", a.host},
+                      {"labels", std::move(labels)},
                       {"error", a.error},
                       {"hostname", a.info.hostname()},
                       {"agent_version", a.info.agent_version()},

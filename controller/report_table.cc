@@ -71,12 +71,73 @@ std::string StreamTable(const PhaseSummary& summary) {
   return table.Render("  ");
 }
 
+// What was done to the page cache on the hosts that started, when the phase asked for
+// something. A host where it was not done has its own note (the agent's warning).
+std::string CacheLine(const PhaseOutcome& outcome) {
+  const stormark::v1::CacheMode mode = outcome.plan.spec.cache();
+  if (mode == stormark::v1::CACHE_KEEP) return "";
+  size_t done = 0, hosts = 0;
+  int64_t sync_max = 0, drop_max = 0;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (!host.result || host.result->start_unix_nanos() == 0) continue;
+    const auto& c = host.result->cache();
+    ++hosts;
+    if (mode == stormark::v1::CACHE_SYNC ? c.synced() : c.dropped()) ++done;
+    sync_max = std::max(sync_max, c.sync_nanos());
+    drop_max = std::max(drop_max, c.drop_nanos());
+  }
+  if (hosts == 0) return "";
+  const std::string where =
+      done == hosts ? (hosts == 1 ? "" : " on every host")
+                    : fmt::format(" on {} of {} hosts (see the notes)", done, hosts);
+  const std::string sync = common::FormatDurationNanos(static_cast<double>(sync_max));
+  if (mode == stormark::v1::CACHE_SYNC) {
+    return fmt::format("  synced before the timed region{} (sync took up to {})\n", where, sync);
+  }
+  return fmt::format("  page cache dropped before the timed region{} (sync up to {}, drop up to {})\n",
+                     done == 0 ? " on no host (see the notes)" : where, sync,
+                     common::FormatDurationNanos(static_cast<double>(drop_max)));
+}
+
+// The device settings in force, when the phase asked for any: "read_ahead_kb 4096 (was
+// 128)", per host when the hosts differ.
+std::string TuningLine(const PhaseOutcome& outcome) {
+  if (outcome.plan.spec.tuning().empty()) return "";
+  std::string out;
+  std::string first;
+  bool same = true;
+  std::string lines;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (!host.result || host.result->tuning().empty()) continue;
+    std::string text;
+    for (const auto& [knob, value] : outcome.plan.spec.tuning()) {
+      const auto& t = host.result->tuning();
+      auto now = t.find(knob);
+      auto before = t.find(knob + ".before");
+      if (now == t.end()) continue;
+      text += fmt::format("{}{} {}{}", text.empty() ? "" : ", ", knob, now->second,
+                          before != t.end() && before->second != now->second
+                              ? fmt::format(" (was {})", before->second)
+                              : "");
+    }
+    if (first.empty()) first = text;
+    same = same && text == first;
+    lines += fmt::format("  tuning on {}: {}\n", host.host, text);
+  }
+  if (first.empty()) return "";
+  return same ? fmt::format("  tuning: {}; restored afterwards\n", first) : lines;
+}
+
 }  // namespace
 
 std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
-                             size_t index, size_t count) {
-  std::string out = fmt::format("Phase {}/{}  {}: {}\n", index + 1, count, outcome.plan.name,
-                                outcome.plan.Describe());
+                             size_t index, size_t count, int repeat) {
+  std::string where = DescribeSweepPoint(outcome.plan.sweep_point);
+  if (repeat > 1) {
+    where += fmt::format("{}run {}/{}", where.empty() ? "" : ", ", outcome.plan.repetition + 1, repeat);
+  }
+  std::string out = fmt::format("Phase {}/{}  {}{}: {}\n", index + 1, count, outcome.plan.name,
+                                where.empty() ? "" : " [" + where + "]", outcome.plan.Describe());
   const WorkloadKind* kind = KindOf(outcome.plan.spec);
   size_t started = 0;
   int64_t late = 0;
@@ -99,6 +160,8 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
                        common::FormatDurationNanos(
                            static_cast<double>(outcome.start_skew_uncertainty_nanos)));
   }
+  out += CacheLine(outcome);
+  out += TuningLine(outcome);
   out += "\n";
 
   if (kind != nullptr && kind->table != nullptr) {

@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <functional>
 #include <memory>
 #include <random>
+#include <algorithm>
+#include <cstdlib>
 
 #include "common/clock.h"
 #include "common/spec_check.h"
@@ -24,6 +27,7 @@
 #include "controller/report_table.h"
 #include "controller/run_record.h"
 #include "controller/summary.h"
+#include "controller/sweep_table.h"
 #include "controller/text_table.h"
 #include "fmt/format.h"
 
@@ -43,6 +47,60 @@ std::string NewRunId(int64_t unix_nanos) {
   strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &utc);
   std::random_device random;
   return fmt::format("r{}-{:04x}", stamp, random() & 0xffff);
+}
+
+// One --set KEY=VALUE. KEY is a parameter for every phase that takes it, or PHASE.KEY for
+// the phase named PHASE, or phases.N.KEY for the N-th phase (0-based); "repeat" is the
+// plan's. A setting that no phase takes is an error, never silently ignored.
+Status ApplySetting(const std::string& key, const std::string& value, Plan* plan) {
+  const std::string where = StrCat("--set ", key, "=", value);
+  if (key == "repeat") {
+    char* end = nullptr;
+    const long n = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || n < 1 || n > 1000) {
+      return absl::InvalidArgumentError(StrCat(where, ": expected 1 to 1000"));
+    }
+    plan->repeat = static_cast<int>(n);
+    return absl::OkStatus();
+  }
+  std::string scope, param = key;
+  if (key.starts_with("phases.")) {
+    const size_t dot = key.find('.', 7);
+    if (dot == std::string::npos) {
+      return absl::InvalidArgumentError(StrCat(where, ": expected phases.N.KEY"));
+    }
+    const std::string index = key.substr(7, dot - 7);
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(index.c_str(), &end, 10);
+    if (index.empty() || *end != '\0' || n >= plan->phases.size()) {
+      return absl::InvalidArgumentError(StrCat(where, ": the plan has phases 0 to ",
+                                               plan->phases.size() - 1));
+    }
+    scope = plan->phases[n].name;
+    param = key.substr(dot + 1);
+  } else if (const size_t dot = key.rfind('.'); dot != std::string::npos) {
+    scope = key.substr(0, dot);
+    param = key.substr(dot + 1);
+  }
+  int applied = 0;
+  std::string phases;
+  for (PhasePlan& phase : plan->phases) {
+    const WorkloadKind* kind = KindOf(phase.spec);
+    phases += StrCat(phases.empty() ? "" : ", ", phase.name, " (", kind ? kind->name : "?", ")");
+    if (!scope.empty() && phase.name != scope) continue;
+    Status s = SetPhaseParameter(param, value, &phase.spec);
+    if (absl::IsNotFound(s)) continue;
+    if (!s.ok()) return absl::InvalidArgumentError(StrCat(where, ": phase '", phase.name, "': ", s.message()));
+    ++applied;
+  }
+  if (applied > 0) return absl::OkStatus();
+  if (!scope.empty() &&
+      std::none_of(plan->phases.begin(), plan->phases.end(),
+                   [&](const PhasePlan& p) { return p.name == scope; })) {
+    return absl::InvalidArgumentError(StrCat(where, ": no phase '", scope, "' (phases: ", phases, ")"));
+  }
+  return absl::InvalidArgumentError(StrCat(where, ": no phase takes '", param, "' (phases: ", phases,
+                                           "; tuning knobs: ", common::kTuningKnobNames, ")"));
 }
 
 // Applies the workload flags to the plan. Fails on a flag that cannot apply.
@@ -65,7 +123,22 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
     return absl::InvalidArgumentError(
         "--workload cannot be combined with --plan: the plan's phases name their workloads");
   }
-  if (options.workload && *options.workload != "stream") {
+  if (!options.postmark_config.empty()) {
+    if (!options.plan_path.empty()) {
+      return absl::InvalidArgumentError(
+          "--postmark-config cannot be combined with --plan: give the script to a postmark "
+          "phase as `config: FILE`");
+    }
+    if (options.workload && *options.workload != "postmark") {
+      return absl::InvalidArgumentError(
+          StrCat("--postmark-config runs the postmark workload, not ", *options.workload));
+    }
+    if (options.rw) return absl::InvalidArgumentError("--rw is for the stream workload");
+    PhasePlan phase;
+    phase.name = "postmark";
+    FindWorkloadKind("postmark")->init(&phase.spec);
+    ASSIGN_OR_RETURN(plan->phases, PhasesFromConfig(phase, options.postmark_config, &plan->notes));
+  } else if (options.workload && *options.workload != "stream") {
     const WorkloadKind* kind = FindWorkloadKind(*options.workload);
     if (kind == nullptr) {
       return absl::InvalidArgumentError(StrCat("unknown workload '", *options.workload,
@@ -87,16 +160,21 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
     return absl::InvalidArgumentError(
         "--rw cannot be combined with --plan: the plan's phases say rw themselves");
   }
+  for (const auto& [key, value] : params) RETURN_IF_ERROR(ApplySetting(key, value, plan));
   for (PhasePlan& phase : plan->phases) {
-    for (const auto& [key, value] : params) {
-      Status s = SetWorkloadParameter(key, value, &phase.spec);
-      if (!s.ok()) {
-        return absl::InvalidArgumentError(
-            StrCat("phase '", phase.name, "': ", key, "=", value, ": ", s.message()));
-      }
-    }
     if (options.target) phase.target = *options.target;
+    if (options.cache) {
+      ASSIGN_OR_RETURN(stormark::v1::CacheMode mode, ParseCacheMode(*options.cache));
+      phase.spec.set_cache(mode);
+    }
     RETURN_IF_ERROR(common::Annotate(ValidatePhase(phase), StrCat("phase '", phase.name, "'")));
+  }
+  // Every sweep point must still make valid phases.
+  for (const SweepPoint& point : SweepPoints(*plan)) {
+    auto phases = PhasesAt(*plan, point, 0);
+    if (!phases.ok()) {
+      return common::Annotate(phases.status(), StrCat("at sweep point ", DescribeSweepPoint(point)));
+    }
   }
   return absl::OkStatus();
 }
@@ -115,6 +193,43 @@ Status WriteBonnieCsv(const RunRecord& run, const std::string& path) {
   const bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
   if (std::fclose(file) != 0 || !ok) return common::ErrnoError(StrCat("--csv ", path), errno);
   return absl::OkStatus();
+}
+
+// Runs each hook line on every usable host at once, in order, stopping at the first line
+// that fails anywhere. Prints one line per hook. Returns whether all succeeded.
+bool RunHooks(Fleet& fleet, const std::vector<std::string>& lines, const SweepPoint& point,
+              const char* what, const std::function<std::string()>& next_id, std::FILE* out) {
+  for (size_t i = 0; i < lines.size() && !fleet.aborted(); ++i) {
+    PhasePlan hook;
+    hook.name = StrCat(what, "-", i + 1);
+    hook.sweep_point = point;
+    stormark::v1::CommandSpec* command = hook.spec.mutable_command();
+    command->set_shell(*ExpandHook(lines[i], point));  // Checked with the plan.
+    command->set_hook(true);
+    const PhaseOutcome outcome = fleet.RunPhase(hook, next_id(), nullptr, RunMode::kConcurrent);
+    int64_t longest = 0;
+    std::string failures;
+    for (const HostOutcome& host : outcome.hosts) {
+      if (host.succeeded()) {
+        longest = std::max(longest, host.result->elapsed_nanos());
+      } else {
+        failures += fmt::format("  x {}: {}\n", host.host,
+                                host.error.empty() ? "failed" : host.error);
+      }
+    }
+    std::fprintf(out, "  %s `%s`: %s\n%s", what, command->shell().c_str(),
+                 failures.empty()
+                     ? fmt::format("ok on {} host{} (longest {})", outcome.hosts.size(),
+                                   outcome.hosts.size() == 1 ? "" : "s",
+                                   common::FormatDurationNanos(static_cast<double>(longest)))
+                           .c_str()
+                     : "FAILED",
+                 failures.c_str());
+    std::fflush(out);
+    if (!failures.empty()) return false;
+  }
+  if (!lines.empty()) std::fputs("\n", out);
+  return true;
 }
 
 std::string AgentLine(const AgentClient& client) {
@@ -175,19 +290,27 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     plan = std::move(*loaded);
   }
   if (Status s = ApplyFlags(options, &plan); !s.ok()) return fail_input(s);
+  for (const std::string& note : plan.notes) {
+    std::fprintf(err, "stormark: note: %s\n", note.c_str());
+  }
   if (options.mode) {
     auto mode = ParseRunMode(*options.mode);
     if (!mode.ok()) return fail_input(mode.status());
     plan.mode = *mode;
   }
-  const std::vector<std::string>& addresses = options.agents.empty() ? plan.agents : options.agents;
+  if (!options.agents.empty()) {
+    plan.hosts.clear();
+    for (const std::string& address : options.agents) plan.hosts.push_back({address, address, {}, ""});
+  }
+  const bool embedded = plan.hosts.empty();
   std::vector<std::unique_ptr<AgentClient>> clients;
-  for (const auto& address : addresses) {
-    auto client = AgentClient::ForAddress(address, clock);
-    if (!client.ok()) return fail_input(client.status());
+  for (const HostPlan& host : plan.hosts) {
+    auto client = AgentClient::ForAddress(host.address, clock, host.name);
+    if (!client.ok()) return fail_input(common::Annotate(client.status(), StrCat("host '", host.name, "'")));
+    (*client)->set_default_target(host.target);
     clients.push_back(std::move(*client));
   }
-  if (!addresses.empty() && !options.dir.empty()) {
+  if (!embedded && !options.dir.empty()) {
     return fail_input(absl::InvalidArgumentError(
         "--dir is for the embedded local agent; with --agent, targets are named by the agents' "
         "configs (use --target)"));
@@ -206,7 +329,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
 
   // 2. The agents: the given ones, or one we start ourselves.
   std::unique_ptr<LocalAgent> local;
-  if (addresses.empty()) {
+  if (embedded) {
     auto started = LocalAgent::Start(options.agent_binary, options.dir);
     if (!started.ok()) {
       std::fprintf(err, "stormark: %s\n", std::string(started.status().message()).c_str());
@@ -242,6 +365,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     record.error = fleet.host_error(i);
     record.info = fleet.client(i).info();
     record.clock = fleet.client(i).clock();
+    if (i < plan.hosts.size()) record.labels = plan.hosts[i].labels;
     run.agents.push_back(std::move(record));
     if (connected[i].ok()) ++usable;
   }
@@ -272,31 +396,52 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   }
   if (!targets_ok) return kExitBadInput;
 
-  // 3. The phases, one after another, each on every usable host at once.
+  // 3. For each sweep point: the setup hooks, the phases `repeat` times, the teardown
+  // hooks. Each phase runs on every usable host at once (or one after another).
   bool any_failed = usable < fleet.size();
   const bool show_progress = options.progress.value_or(isatty(fileno(out)) == 1);
   LiveProgress live(out, show_progress, fleet.size(), clock);
-  if (usable > 0) {
-    for (size_t p = 0; p < plan.phases.size() && !fleet.aborted(); ++p) {
-      const PhasePlan& phase = plan.phases[p];
-      const std::string phase_id = StrCat(run.run_id, "-", p + 1);
-      live.Begin(phase.name, KindOf(phase.spec)->expected_bytes(phase.spec) *
-                                 (plan.mode == RunMode::kSequential ? 1 : usable));
-      PhaseOutcome outcome = fleet.RunPhase(
-          phase, phase_id,
-          [&live](size_t host, const stormark::v1::RunUpdate::Progress& progress) {
-            live.Update(host, progress);
-          },
-          plan.mode);
-      live.End();
-      const PhaseSummary summary = Summarize(outcome);
-      std::fputs(FormatPhaseTable(outcome, summary, p, plan.phases.size()).c_str(), out);
-      std::fputs("\n", out);
-      std::fflush(out);
-      if (summary.failed > 0) any_failed = true;
-      run.phases.push_back(std::move(outcome));
+  const std::vector<SweepPoint> points = SweepPoints(plan);
+  const size_t total = points.size() * plan.repeat * plan.phases.size();
+  size_t done = 0, ids = 0;
+  auto next_id = [&] { return StrCat(run.run_id, "-", ++ids); };
+  for (size_t pt = 0; usable > 0 && pt < points.size() && !fleet.aborted(); ++pt) {
+    const SweepPoint& point = points[pt];
+    if (!point.empty()) {
+      std::fprintf(out, "Sweep point %zu/%zu: %s\n\n", pt + 1, points.size(),
+                   DescribeSweepPoint(point).c_str());
     }
+    const bool set_up = RunHooks(fleet, plan.setup, point, "setup", next_id, out);
+    if (!set_up) {
+      any_failed = true;
+      std::fprintf(out, "  the phases of this point are skipped: its setup failed\n\n");
+    }
+    for (int rep = 0; set_up && rep < plan.repeat && !fleet.aborted(); ++rep) {
+      // Valid: the plan was checked at every point before anything ran.
+      std::vector<PhasePlan> phases = *PhasesAt(plan, point, rep);
+      for (const PhasePlan& phase : phases) {
+        if (fleet.aborted()) break;
+        live.Begin(phase.name, KindOf(phase.spec)->expected_bytes(phase.spec) *
+                                   (plan.mode == RunMode::kSequential ? 1 : usable));
+        PhaseOutcome outcome = fleet.RunPhase(
+            phase, next_id(),
+            [&live](size_t host, const stormark::v1::RunUpdate::Progress& progress) {
+              live.Update(host, progress);
+            },
+            plan.mode);
+        live.End();
+        const PhaseSummary summary = Summarize(outcome);
+        std::fputs(FormatPhaseTable(outcome, summary, done++, total, plan.repeat).c_str(), out);
+        std::fputs("\n", out);
+        std::fflush(out);
+        if (summary.failed > 0) any_failed = true;
+        run.phases.push_back(std::move(outcome));
+      }
+    }
+    if (!RunHooks(fleet, plan.teardown, point, "teardown", next_id, out)) any_failed = true;
   }
+  const std::string summary = SweepSummaryTable(run.phases, plan.repeat);
+  if (!summary.empty()) std::fprintf(out, "%s\n", summary.c_str());
   run.finished_unix_nanos = clock.NowUnixNanos();
   run.interrupted = fleet.aborted();
 

@@ -23,10 +23,15 @@ struct RunOptions {
   std::optional<bool> direct, fdatasync;
   // --workload stream|bonnie: the single phase to run without --plan.
   std::optional<std::string> workload;
+  // --postmark-config FILE: a PostMark script; without --plan, its runs are the phases (the
+  // workload is postmark). --set parameters override the script's.
+  std::string postmark_config;
   // --set KEY=VALUE, repeatable: a workload parameter for every phase.
   std::vector<std::string> sets;
   // --mode concurrent|sequential; unset means the plan's (default concurrent).
   std::optional<std::string> mode;
+  // --cache keep|sync|drop, for every phase.
+  std::optional<std::string> cache;
   // --csv FILE: bonnie++ CSV lines of the bonnie phases.
   std::string csv_path;
   // --json FILE.

@@ -19,6 +19,8 @@ struct AgentRecord {
   std::string error;
   stormark::v1::AgentInfo info;
   ClockEstimate clock;
+  // The plan's labels for this host ({transport: aoe}).
+  std::vector<std::pair<std::string, std::string>> labels;
 };
 
 struct RunRecord {

@@ -15,8 +15,9 @@ packages=(
   libfmt-dev         # formatting of tables and messages
   liburing-dev       # the io_uring engine of block devices
   # Tests: the reference tools stormark's figures are checked against.
-  python3 procps bonnie++ fio
-  util-linux         # losetup: loop devices for the block-target tests
+  python3 procps bonnie++ postmark fio
+  # Tests that build real filesystems on loop devices they create (sweep hooks, block targets).
+  util-linux mount e2fsprogs
 )
 
 missing=()

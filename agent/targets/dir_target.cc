@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "agent/targets/remove_tree.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -141,6 +142,13 @@ int DirTarget::Cleanup() {
     if (rmdir(PathOf(name).c_str()) == 0) ++removed;
   }
   dirs_.clear();
+  if (dir_exists_ && adopt_contents_) {
+    const int fd = open(phase_dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      removed += RemoveDirectoryContents(fd);
+      close(fd);
+    }
+  }
   if (dir_exists_ && rmdir(phase_dir_.c_str()) == 0) ++removed;
   dir_exists_ = false;
   return removed;

@@ -58,8 +58,13 @@ class DirTarget {
   // Full path of a name in the phase directory.
   std::string PathOf(std::string_view name) const;
 
-  // Removes every file and directory this phase created and still holds, then the phase
-  // directory. Returns how many entries were removed. Idempotent.
+  // From now on, Cleanup also removes what others wrote in the phase directory (a command's
+  // output), without following symbolic links or entering other filesystems.
+  void AdoptContents() { adopt_contents_ = true; }
+
+  // Removes every file and directory this phase created and still holds (and, after
+  // AdoptContents, everything else in the phase directory), then the phase directory.
+  // Returns how many entries were removed. Idempotent.
   int Cleanup();
 
  private:
@@ -73,6 +78,7 @@ class DirTarget {
   const TargetConfig config_;
   const std::string phase_dir_;
   bool dir_exists_ = true;
+  bool adopt_contents_ = false;
   // Names relative to phase_dir_.
   std::unordered_set<std::string> files_;
   std::unordered_set<std::string> dirs_;

@@ -4,16 +4,20 @@
 #include "agent/targets/dir_target.h"
 #include "agent/workloads/bonnie.h"
 #include "agent/workloads/randio.h"
+#include "agent/workloads/command.h"
+#include "agent/workloads/postmark.h"
 #include "agent/workloads/stream.h"
 #include "common/spec_check.h"
 
 namespace stormark::agent {
 
-std::vector<std::string> KnownWorkloads() { return {"stream", "bonnie", "randio"}; }
+std::vector<std::string> KnownWorkloads() {
+  return {"stream", "bonnie", "command", "postmark", "randio"};
+}
 
 namespace {
 
-// stream and bonnie create files: they need a directory.
+// stream, bonnie, postmark and command work with files: they need a directory.
 common::Status NeedsDir(const TargetConfig& target, std::string_view workload) {
   if (target.kind == "dir") return absl::OkStatus();
   return absl::InvalidArgumentError(common::StrCat(
@@ -63,6 +67,24 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
           target->kind == "null" ? "" : ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new RandioWorkload(spec.randio(), *target, std::move(dir), host, filesystem));
+    }
+    case stormark::v1::PhaseSpec::kCommand: {
+      RETURN_IF_ERROR(common::CheckCommandSpec(spec.command()));
+      RETURN_IF_ERROR(NeedsDir(*target, "command"));
+      std::unique_ptr<DirTarget> dir;
+      if (!spec.command().hook()) {
+        ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
+      }
+      return std::unique_ptr<Workload>(
+          new CommandWorkload(spec.command(), std::move(dir), target->path, config.commands));
+    }
+    case stormark::v1::PhaseSpec::kPostmark: {
+      RETURN_IF_ERROR(common::CheckPostmarkSpec(spec.postmark()));
+      RETURN_IF_ERROR(NeedsDir(*target, "postmark"));
+      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      const std::string filesystem = ReadTargetFacts(*target).filesystem();
+      return std::unique_ptr<Workload>(
+          new PostmarkWorkload(spec.postmark(), std::move(dir), host, filesystem));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

@@ -10,6 +10,11 @@
 #include "controller/workloads/bonnie_report.h"
 #include "controller/workloads/randio_params.h"
 #include "controller/workloads/randio_report.h"
+#include "controller/workloads/command_params.h"
+#include "controller/workloads/command_report.h"
+#include "controller/workloads/postmark_config.h"
+#include "controller/workloads/postmark_params.h"
+#include "controller/workloads/postmark_report.h"
 #include "controller/workloads/stream_params.h"
 
 namespace stormark::controller {
@@ -18,6 +23,16 @@ namespace {
 using common::Status;
 using stormark::v1::PhaseSpec;
 using stormark::v1::StreamSpec;
+
+// The succeeded hosts' results, labelled by host.
+std::vector<std::pair<std::string, stormark::v1::PhaseResult>> SucceededHosts(
+    const PhaseOutcome& outcome) {
+  std::vector<std::pair<std::string, stormark::v1::PhaseResult>> rows;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (host.succeeded()) rows.emplace_back(host.host, *host.result);
+  }
+  return rows;
+}
 
 WorkloadKind Stream() {
   return {
@@ -51,13 +66,50 @@ WorkloadKind Bonnie() {
       .validate = [](const PhaseSpec& spec) { return common::CheckBonnieSpec(spec.bonnie()); },
       .describe = [](const PhaseSpec& spec) { return DescribeBonnie(spec.bonnie()); },
       .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
-      .table = [](const PhaseOutcome& outcome, const PhaseSummary&) {
-        // bonnie++'s own layout, one row per host, so the figures read as bonnie++'s do.
-        std::vector<std::pair<std::string, stormark::v1::PhaseResult>> rows;
-        for (const HostOutcome& host : outcome.hosts) {
-          if (host.succeeded()) rows.emplace_back(host.host, *host.result);
+      .table =
+          [](const PhaseOutcome& outcome, const PhaseSummary&) {
+            // bonnie++'s own layout, one row per host, so the figures read as bonnie++'s do.
+            return BonnieTextTable(SucceededHosts(outcome));
+          },
+  };
+}
+
+WorkloadKind Postmark() {
+  return {
+      .name = "postmark",
+      .parameters = kPostmarkParameterNames,
+      .required = {},
+      // PostMark's defaults, written out so that plans and reports show them.
+      .init =
+          [](PhaseSpec* spec) {
+            *spec->mutable_postmark() = common::WithPostmarkDefaults(stormark::v1::PostmarkSpec());
+          },
+      .set =
+          [](std::string_view key, std::string_view value, PhaseSpec* spec) {
+            return SetPostmarkParameter(key, value, spec->mutable_postmark());
+          },
+      .validate = [](const PhaseSpec& spec) { return common::CheckPostmarkSpec(spec.postmark()); },
+      .describe = [](const PhaseSpec& spec) { return DescribePostmark(spec.postmark()); },
+      // What a run moves depends on its choices; the progress line shows bytes without a bar.
+      .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
+      .table =
+          [](const PhaseOutcome& outcome, const PhaseSummary&) {
+            return PostmarkPhaseReport(
+                SucceededHosts(outcome),
+                outcome.plan.spec.postmark().report() == stormark::v1::PostmarkSpec::TERSE);
+          },
+      .load_config =
+          [](const std::string& path, const PhaseSpec& spec,
+             std::vector<std::string>* notes) -> common::StatusOr<std::vector<PhaseSpec>> {
+        ASSIGN_OR_RETURN(PostmarkConfig config, LoadPostmarkConfig(path, spec.postmark()));
+        notes->insert(notes->end(), config.notes.begin(), config.notes.end());
+        std::vector<PhaseSpec> specs;
+        for (const stormark::v1::PostmarkSpec& run : config.runs) {
+          PhaseSpec one = spec;
+          *one.mutable_postmark() = run;
+          specs.push_back(std::move(one));
         }
-        return BonnieTextTable(rows);
+        return specs;
       },
   };
 }
@@ -82,11 +134,26 @@ WorkloadKind Randio() {
   };
 }
 
+WorkloadKind Command() {
+  return {
+      .name = "command",
+      .parameters = kCommandParameterNames,
+      .required = {},
+      .init = [](PhaseSpec* spec) { spec->mutable_command(); },
+      .set = [](std::string_view key, std::string_view value,
+                PhaseSpec* spec) { return SetCommandParameter(key, value, spec->mutable_command()); },
+      .validate = [](const PhaseSpec& spec) { return common::CheckCommandSpec(spec.command()); },
+      .describe = [](const PhaseSpec& spec) { return DescribeCommand(spec.command()); },
+      .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
+      .table = CommandTable,
+  };
+}
+
 }  // namespace
 
 const std::vector<WorkloadKind>& WorkloadKinds() {
   static const std::vector<WorkloadKind>* const kinds =
-      new std::vector<WorkloadKind>{Stream(), Bonnie(), Randio()};
+      new std::vector<WorkloadKind>{Stream(), Bonnie(), Command(), Postmark(), Randio()};
   return *kinds;
 }
 
@@ -100,6 +167,14 @@ const WorkloadKind* FindWorkloadKind(std::string_view name) {
 const WorkloadKind* KindOf(const PhaseSpec& spec) {
   const std::string_view name = common::WorkloadName(spec);
   return name.empty() ? nullptr : FindWorkloadKind(name);
+}
+
+bool AcceptsParameter(const WorkloadKind& kind, std::string_view key) {
+  for (std::string_view name : common::Split(kind.parameters, ',')) {
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    if (name == key) return true;
+  }
+  return false;
 }
 
 std::string WorkloadNames() {

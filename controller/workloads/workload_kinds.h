@@ -38,6 +38,12 @@ struct WorkloadKind {
   uint64_t (*expected_bytes)(const stormark::v1::PhaseSpec& spec);
   // The phase's result table, or nullptr for the generic throughput and latency table.
   std::string (*table)(const PhaseOutcome& outcome, const PhaseSummary& summary);
+  // Reads the workload's own configuration file (PostMark's script) at `path`, starting from
+  // `spec`: one spec per run the file asks for, plus notes on lines it did not act on. nullptr
+  // when the workload has no such file.
+  common::StatusOr<std::vector<stormark::v1::PhaseSpec>> (*load_config)(
+      const std::string& path, const stormark::v1::PhaseSpec& spec,
+      std::vector<std::string>* notes) = nullptr;
 };
 
 // Every workload the controller knows, in the order help texts list them.
@@ -48,6 +54,9 @@ const WorkloadKind* FindWorkloadKind(std::string_view name);
 
 // The kind `spec` holds, or nullptr when it holds none the controller knows.
 const WorkloadKind* KindOf(const stormark::v1::PhaseSpec& spec);
+
+// Whether `key` is one of the kind's parameters.
+bool AcceptsParameter(const WorkloadKind& kind, std::string_view key);
 
 // "stream, bonnie, ...", for error messages.
 std::string WorkloadNames();

@@ -1,5 +1,6 @@
 // AgentService tested through a real AgentServer, over its in-process channel.
 #include "agent/service.h"
+#include "agent/workloads/factory.h"
 
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
@@ -29,6 +30,7 @@ using stormark::v1::PhaseResult;
 using stormark::v1::StreamSpec;
 using ::testing::Contains;
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::MatchesRegex;
@@ -148,7 +150,9 @@ TEST_F(AgentServiceTest, GetInfoDescribesAgentHostAndTargets) {
   EXPECT_GE(info.now_unix_nanos(), before);
   EXPECT_LE(info.now_unix_nanos(), after);
   EXPECT_EQ(info.busy_with_phase(), "");
-  EXPECT_THAT(info.workloads(), ElementsAre("stream", "bonnie", "randio"));
+  EXPECT_THAT(info.workloads(), ElementsAreArray(KnownWorkloads()));
+  EXPECT_THAT(info.workloads(), ::testing::IsSupersetOf({"stream", "bonnie", "command", "postmark"}));
+  EXPECT_THAT(info.workloads(), ::testing::Contains("randio"));
   ASSERT_EQ(info.targets_size(), 1);
   const stormark::v1::TargetInfo& target = info.targets(0);
   EXPECT_EQ(target.name(), "scratch");

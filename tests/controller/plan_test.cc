@@ -1,14 +1,17 @@
 #include "controller/plan.h"
 
+#include <fstream>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/agent/test_dir.h"
 
 namespace stormark::controller {
 namespace {
 
 using stormark::v1::StreamSpec;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -42,7 +45,9 @@ phases:
 )",
                         "plan.yaml");
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(plan->agents, (std::vector<std::string>{"db1:7420", "db2:7420"}));
+  ASSERT_EQ(plan->hosts.size(), 2u);
+  EXPECT_EQ(plan->hosts[0].name, "db1:7420");
+  EXPECT_EQ(plan->hosts[1].address, "db2:7420");
   ASSERT_EQ(plan->phases.size(), 2u);
 
   const PhasePlan& write = plan->phases[0];
@@ -91,6 +96,135 @@ phases:
   ASSERT_EQ(plan->phases.size(), 2u);
   EXPECT_EQ(plan->phases[0].target, "fast");
   EXPECT_EQ(plan->phases[1].target, "slow");
+}
+
+TEST(ParsePlan, CacheIsAPlanDefaultThatAPhaseOverrides) {
+  auto plan = ParsePlan(R"(cache: drop
+phases:
+  - name: a
+    workload: stream
+    rw: read
+  - name: b
+    workload: command
+    command: tar xf /srv/a.tar
+    sync: true
+    cache: keep
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->phases[0].spec.cache(), stormark::v1::CACHE_DROP);
+  EXPECT_EQ(plan->phases[1].spec.cache(), stormark::v1::CACHE_KEEP);
+  EXPECT_EQ(plan->phases[1].spec.command().shell(), "tar xf /srv/a.tar");
+  EXPECT_TRUE(plan->phases[1].spec.command().sync());
+}
+
+TEST(ParsePlan, BadCacheNamesItsLine) {
+  std::string error = ParseError(R"(cache: flush
+phases: [{workload: stream, rw: write}]
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:1: "));
+  EXPECT_THAT(error, HasSubstr("bad cache 'flush'"));
+  error = ParseError(R"(phases:
+  - workload: stream
+    rw: write
+    cache: all
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:4: "));
+}
+
+TEST(ParsePlan, CommandPhaseNeedsACommand) {
+  const std::string error = ParseError(R"(phases:
+  - name: untar
+    workload: command
+    sync: true
+)");
+  EXPECT_THAT(error, StartsWith("plan.yaml:2: "));
+  EXPECT_THAT(error, HasSubstr("phase 'untar'"));
+  EXPECT_THAT(error, HasSubstr("'command'"));
+}
+
+TEST(ParsePlan, HostsHaveNamesLabelsAndTargets) {
+  auto plan = ParsePlan(R"(hosts:
+  - {name: local, address: "db1:7420", target: nvme, labels: {transport: local}}
+  - address: "db2:7420"
+    labels: {transport: aoe, shelf: "3"}
+phases: [{workload: stream, rw: write}]
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->hosts.size(), 2u);
+  EXPECT_EQ(plan->hosts[0].name, "local");
+  EXPECT_EQ(plan->hosts[0].target, "nvme");
+  EXPECT_EQ(plan->hosts[0].labels,
+            (std::vector<std::pair<std::string, std::string>>{{"transport", "local"}}));
+  EXPECT_EQ(plan->hosts[1].name, "db2:7420");
+  EXPECT_EQ(plan->hosts[1].labels.size(), 2u);
+
+  EXPECT_THAT(ParseError("hosts: [{name: a}]\nphases: [{workload: stream, rw: write}]\n"),
+              HasSubstr("needs 'address"));
+  EXPECT_THAT(ParseError("hosts: [{address: a:1, name: x}, {address: b:1, name: x}]\n"
+                         "phases: [{workload: stream, rw: write}]\n"),
+              HasSubstr("host name 'x' is used twice"));
+  EXPECT_THAT(ParseError("hosts: [{address: a:1, port: 2}]\nphases: [{workload: stream, rw: write}]\n"),
+              HasSubstr("unknown host field 'port'"));
+}
+
+TEST(ParsePlan, SweepIsEveryCombinationWithRepeats) {
+  auto plan = ParsePlan(R"(repeat: 3
+sweep:
+  read_ahead_kb: [128, 4096]
+  bs: [64k, 1M]
+  agcount: [4, 32]
+setup: ["mkfs.xfs -f -d agcount={agcount} /dev/loop7", "echo ${HOME} {a,b}"]
+teardown: umount /mnt/x
+phases:
+  - {name: w, workload: stream, rw: write, size: 4M}
+  - {name: b, workload: bonnie, size: 4M}
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->repeat, 3);
+  EXPECT_EQ(plan->teardown, std::vector<std::string>{"umount /mnt/x"});
+  const std::vector<SweepPoint> points = SweepPoints(*plan);
+  ASSERT_EQ(points.size(), 8u);
+  EXPECT_EQ(DescribeSweepPoint(points[0]), "read_ahead_kb=128 bs=64k agcount=4");
+  EXPECT_EQ(DescribeSweepPoint(points[1]), "read_ahead_kb=128 bs=64k agcount=32");
+  EXPECT_EQ(DescribeSweepPoint(points[7]), "read_ahead_kb=4096 bs=1M agcount=32");
+
+  auto phases = PhasesAt(*plan, points[7], 2);
+  ASSERT_TRUE(phases.ok()) << phases.status();
+  const PhasePlan& w = (*phases)[0];
+  EXPECT_EQ(w.repetition, 2);
+  EXPECT_EQ(w.spec.stream().block_size(), 1u << 20);
+  EXPECT_EQ(w.spec.tuning().at("read_ahead_kb"), "4096");
+  // bonnie has no bs: the value is for the stream phase only; the knob is for both.
+  EXPECT_EQ((*phases)[1].spec.tuning().at("read_ahead_kb"), "4096");
+
+  EXPECT_EQ(*ExpandHook(plan->setup[0], points[1]), "mkfs.xfs -f -d agcount=32 /dev/loop7");
+  // Shell syntax that names no sweep axis is left alone.
+  EXPECT_EQ(*ExpandHook(plan->setup[1], points[1]), "echo ${HOME} {a,b}");
+}
+
+TEST(ParsePlan, SweepErrorsNameTheLine) {
+  EXPECT_THAT(ParseError("sweep: {colour: [red]}\nphases: [{workload: stream, rw: write}]\n"),
+              AllOf(StartsWith("plan.yaml:1: "), HasSubstr("sweep 'colour' changes nothing")));
+  EXPECT_THAT(ParseError("sweep: {bs: [4k, 3x]}\nphases: [{workload: stream, rw: write, size: 4M}]\n"),
+              AllOf(StartsWith("plan.yaml:1: "), HasSubstr("bs=3x"), HasSubstr("bad bs '3x'")));
+  EXPECT_THAT(ParseError("sweep: {bs: [4k]}\nsetup: [\"mkfs {agcount}\"]\n"
+                         "phases: [{workload: stream, rw: write, size: 4M}]\n"),
+              AllOf(StartsWith("plan.yaml:2: "), HasSubstr("{agcount}")));
+  EXPECT_THAT(ParseError("repeat: 0\nphases: [{workload: stream, rw: write}]\n"),
+              AllOf(StartsWith("plan.yaml:1: "), HasSubstr("bad repeat '0'")));
+  EXPECT_THAT(ParseError("sweep: {bs: 4k}\nphases: [{workload: stream, rw: write}]\n"),
+              HasSubstr("non-empty list"));
+}
+
+TEST(ParsePlan, KnobsAreAcceptedAsPhaseParameters) {
+  auto plan = ParsePlan("phases: [{workload: stream, rw: read, scheduler: none}]\n", "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->phases[0].spec.tuning().at("scheduler"), "none");
+  EXPECT_THAT(ParseError("phases: [{workload: stream, rw: read, threads: 4}]\n"),
+              AllOf(HasSubstr("unknown stream parameter 'threads'"), HasSubstr("read_ahead_kb")));
 }
 
 TEST(ParsePlan, UnknownTopLevelFieldNamesItsLine) {
@@ -207,7 +341,9 @@ TEST(ParsePlan, EmptyPhaseListIsRefused) {
 
 TEST(DefaultPlan, WritesWithFdatasyncThenReadsOneGiBInMiBBlocks) {
   const Plan plan = DefaultPlan();
-  EXPECT_TRUE(plan.agents.empty());
+  EXPECT_TRUE(plan.hosts.empty());
+  EXPECT_EQ(plan.repeat, 1);
+  EXPECT_EQ(SweepPoints(plan).size(), 1u);
   ASSERT_EQ(plan.phases.size(), 2u);
   const StreamSpec& write = plan.phases[0].spec.stream();
   const StreamSpec& read = plan.phases[1].spec.stream();
@@ -238,6 +374,71 @@ TEST(PhasePlan, DescribeNamesDirectionSizeBlockAndFlags) {
   s->set_size_bytes(512 * kMiB);
   s->set_block_size(4096);
   EXPECT_EQ(phase.Describe(), "stream read 512 MiB, bs 4 KiB, direct");
+}
+
+// A plan file and PostMark scripts beside it, in a fresh directory.
+class PlanWithScriptTest : public agent::TempDirTest {
+ protected:
+  void SetUp() override {
+    agent::TempDirTest::SetUp();
+    dir_ = dir();
+  }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ + "/" + name) << text;
+  }
+  // Parses `yaml` as if it were the file plan.yaml in the directory.
+  common::StatusOr<Plan> Parse(const std::string& yaml) {
+    return ParsePlan(yaml, dir_ + "/plan.yaml");
+  }
+  std::string dir_;
+};
+
+TEST_F(PlanWithScriptTest, ConfigIsRelativeToThePlanAndThePhaseOverridesIt) {
+  Write("pm.cfg", "set number 2000\nset transactions 50000\nrun\n");
+  auto plan = Parse(R"(phases:
+  - name: pm
+    transactions: 100
+    workload: postmark
+    config: pm.cfg
+)");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->phases.size(), 1u);
+  EXPECT_EQ(plan->phases[0].name, "pm");
+  EXPECT_EQ(plan->phases[0].spec.postmark().number(), 2000u);
+  EXPECT_EQ(plan->phases[0].spec.postmark().transactions(), 100u);  // Written before, still wins.
+  EXPECT_EQ(plan->phases[0].spec.postmark().seed(), 42u);  // PostMark's default.
+  EXPECT_TRUE(plan->notes.empty());
+}
+
+TEST_F(PlanWithScriptTest, EachRunOfTheScriptIsAPhase) {
+  Write("pm.cfg", "set number 10\nrun\nset number 20\nrun\nshow\n");
+  auto plan = Parse("target: t\nphases:\n  - {name: pm, workload: postmark, config: pm.cfg}\n"
+                    "  - {name: w, workload: stream, rw: write}\n");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->phases.size(), 3u);
+  EXPECT_EQ(plan->phases[0].name, "pm-1");
+  EXPECT_EQ(plan->phases[0].spec.postmark().number(), 10u);
+  EXPECT_EQ(plan->phases[1].name, "pm-2");
+  EXPECT_EQ(plan->phases[1].spec.postmark().number(), 20u);
+  EXPECT_EQ(plan->phases[1].target, "t");
+  EXPECT_EQ(plan->phases[2].name, "w");
+  ASSERT_EQ(plan->notes.size(), 1u);
+  EXPECT_THAT(plan->notes[0], HasSubstr("pm.cfg:5: 'show' ignored"));
+}
+
+TEST_F(PlanWithScriptTest, ScriptErrorsNameThePlanLineAndTheScriptLine) {
+  Write("pm.cfg", "set number 10\nset location /mnt\n");
+  auto plan = Parse("phases:\n  - name: pm\n    workload: postmark\n    config: pm.cfg\n");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(std::string(plan.status().message()),
+              StartsWith(dir_ + "/plan.yaml:4: phase 'pm': " + dir_ +
+                         "/pm.cfg:2: 'set location /mnt': stormark does not take directories"));
+  plan = Parse("phases:\n  - {workload: stream, rw: write, config: pm.cfg}\n");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(plan.status().message(), HasSubstr("'config' is not a stream parameter"));
+  plan = Parse("phases:\n  - {workload: postmark, config: missing.cfg}\n");
+  EXPECT_THAT(plan.status().message(), HasSubstr("cannot read PostMark script " + dir_ +
+                                                 "/missing.cfg"));
 }
 
 TEST(PhasePlan, DescribeWithoutWorkloadSaysSo) {

@@ -41,6 +41,22 @@ class ErrorsTest(h.StormarkTestCase):
         self.assertNotIn("Phase ", result.stdout)
         self.assertEqual(os.listdir(self.tmpdir), [], "no embedded agent was started")
 
+    def test_a_set_that_no_phase_takes_is_refused_not_ignored(self):
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"),
+                               "phases:\n  - {name: w, workload: stream, rw: write}\n"
+                               "  - {name: b, workload: bonnie}\n")
+        result = self.run_refused(["run", "--plan", plan, "--set", "iodepth=32"], 2)
+        line = self.error_lines(result, "iodepth=32", "no phase takes 'iodepth'")
+        self.assertIn("w (stream)", line)
+        result = self.run_refused(["run", "--plan", plan, "--set", "x.size=4M"], 2)
+        self.error_lines(result, "no phase 'x'")
+        result = self.run_refused(["run", "--plan", plan, "--set", "phases.2.size=4M"], 2)
+        self.error_lines(result, "phases 0 to 1")
+        # files= is bonnie's: it applies to phase b, and to w nothing is silently done.
+        result = self.run_refused(["run", "--plan", plan, "--set", "w.files=4"], 2)
+        self.error_lines(result, "no phase takes 'files'")
+        self.assertEqual(os.listdir(self.tmpdir), [], "no embedded agent was started")
+
     def test_bad_block_size_names_bs(self):
         result = self.run_refused(["run", "--rw", "write", "--bs", "1Q"], 2)
         self.error_lines(result, "'1Q'", "bs")

@@ -1,0 +1,55 @@
+// Block-queue settings of a target's device (the built-in knobs of a plan): the I/O
+// scheduler, read_ahead_kb, nr_requests and, for SCSI disks, queue_depth. Each is written
+// to sysfs before a phase and put back as it was afterwards, so a sweep over read-ahead
+// leaves the host as it found it.
+//
+// A partition's queue is its disk's: tuning /dev/sda1 changes /sys/class/block/sda/queue.
+// Not thread-safe: owned by one phase.
+#ifndef STORMARK_AGENT_TUNING_H_
+#define STORMARK_AGENT_TUNING_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/spec_check.h"
+#include "common/status.h"
+
+namespace stormark::agent {
+
+class DeviceTuning {
+ public:
+  // Applies `settings` to the queue of `device` ("/dev/vda1"). On any failure, what was
+  // already changed is put back and the error names the device, the knob and the reason.
+  // `sys_class_block` is /sys/class/block except in tests.
+  static common::StatusOr<std::unique_ptr<DeviceTuning>> Apply(
+      const std::string& device, const std::map<std::string, std::string>& settings,
+      const std::string& sys_class_block = "/sys/class/block");
+
+  // Restores every setting.
+  ~DeviceTuning();
+  DeviceTuning(const DeviceTuning&) = delete;
+  DeviceTuning& operator=(const DeviceTuning&) = delete;
+
+  // "read_ahead_kb" -> the value in force, "read_ahead_kb.before" -> the value before.
+  const std::map<std::string, std::string>& report() const { return report_; }
+
+  // Puts every setting back as it was. Idempotent. Returns the first failure.
+  common::Status Restore();
+
+ private:
+  DeviceTuning() = default;
+
+  struct Change {
+    std::string path;
+    std::string before;
+  };
+  std::vector<Change> changes_;
+  std::map<std::string, std::string> report_;
+};
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_TUNING_H_
