@@ -89,6 +89,112 @@ std::string AgentConfig::TargetNames() const {
 
 namespace {
 
+// "target 'NAME': what" at the node's line.
+Status TargetError(std::string_view source, const YAML::Node& node, const TargetConfig& target,
+                   std::string_view what) {
+  return ErrorAt(source, node.Mark(), common::StrCat("target '", target.name, "': ", what));
+}
+
+Status CheckBlockPath(std::string_view source, const YAML::Node& node, TargetConfig* target) {
+  struct stat st;
+  if (stat(target->path.c_str(), &st) == 0) {
+    if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+      return TargetError(source, node, *target,
+                         common::StrCat("block ", target->path,
+                                        " is neither a block device nor a regular file"));
+    }
+    return absl::OkStatus();
+  }
+  // A file that does not exist yet is created (and filled) on first use: it needs a size and
+  // an existing directory.
+  const std::string parent = target->path.substr(0, target->path.rfind('/') + 1);
+  if (stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return TargetError(source, node, *target,
+                       common::StrCat("block ", target->path, " does not exist"));
+  }
+  if (target->size == 0) {
+    return TargetError(source, node, *target,
+                       common::StrCat("block file ", target->path,
+                                      " does not exist; give 'size' to have the agent create it"));
+  }
+  return absl::OkStatus();
+}
+
+// Fills in `target` from its map: exactly one of dir, block or null, plus size and disposable
+// where they apply.
+Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig* target) {
+  YAML::Node kind_node;
+  for (const auto& field : body) {
+    const std::string key = field.first.as<std::string>();
+    const YAML::Node value = field.second;
+    if (key != "dir" && key != "block" && key != "null" && key != "size" &&
+        key != "disposable") {
+      return TargetError(source, field.first, *target,
+                         common::StrCat("unknown field '", key,
+                                        "' (known: dir, block, null, size, disposable)"));
+    }
+    if (!value.IsScalar()) {
+      return TargetError(source, value, *target,
+                         common::StrCat("'", key, "' must be ",
+                                        key == "dir" || key == "block" ? "a path" : "a value"));
+    }
+    const std::string text = value.as<std::string>();
+    if (key == "size") {
+      auto size = common::ParseSize(text);
+      if (!size.ok()) return TargetError(source, value, *target, std::string(size.status().message()));
+      target->size = *size;
+      if (target->size == 0) return TargetError(source, value, *target, "size must be above 0");
+      continue;
+    }
+    if (key == "disposable") {
+      auto disposable = common::ParseBool(key, text);
+      if (!disposable.ok()) return TargetError(source, value, *target, std::string(disposable.status().message()));
+      target->disposable = *disposable;
+      continue;
+    }
+    if (!target->kind.empty()) {
+      return TargetError(source, field.first, *target,
+                         common::StrCat("has both '", target->kind, "' and '", key,
+                                        "'; a target is one of dir, block or null"));
+    }
+    target->kind = key;
+    kind_node = value;
+    if (key == "null") {
+      auto on = common::ParseBool(key, text);
+      if (!on.ok() || !*on) {
+        return TargetError(source, value, *target, "write 'null: true' for the null device");
+      }
+    } else {
+      target->path = text;
+    }
+  }
+  if (target->kind.empty()) {
+    return ErrorAt(source, body.Mark(),
+                   common::StrCat("target '", target->name,
+                                  "' needs one of 'dir: PATH', 'block: PATH' or 'null: true'"));
+  }
+  if (target->kind == "null") {
+    if (target->size == 0) target->size = kDefaultNullSize;
+    return absl::OkStatus();
+  }
+  if (target->path.empty() || target->path.front() != '/') {
+    return TargetError(source, kind_node, *target,
+                       common::StrCat(target->kind, " '", target->path,
+                                      "' must be an absolute path"));
+  }
+  if (target->kind == "block") return CheckBlockPath(source, kind_node, target);
+  if (target->size != 0 || target->disposable) {
+    return TargetError(source, body, *target,
+                       "'size' and 'disposable' apply to block and null targets, not dir");
+  }
+  struct stat st;
+  if (stat(target->path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return TargetError(source, kind_node, *target,
+                       common::StrCat("directory ", target->path, " does not exist"));
+  }
+  return absl::OkStatus();
+}
+
 StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source) {
   AgentConfig config;
   if (!root.IsDefined() || root.IsNull()) {
@@ -135,34 +241,7 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
       return ErrorAt(source, body.Mark(),
                      common::StrCat("target '", target.name, "' must be a map such as {dir: PATH}"));
     }
-    for (const auto& field : body) {
-      const std::string key = field.first.as<std::string>();
-      if (key != "dir") {
-        return ErrorAt(source, field.first.Mark(),
-                       common::StrCat("target '", target.name, "': unknown field '", key,
-                                    "' (known: dir)"));
-      }
-      if (!field.second.IsScalar()) {
-        return ErrorAt(source, field.second.Mark(),
-                       common::StrCat("target '", target.name, "': 'dir' must be a path"));
-      }
-      target.kind = "dir";
-      target.path = field.second.as<std::string>();
-    }
-    if (target.kind.empty()) {
-      return ErrorAt(source, mark, common::StrCat("target '", target.name, "' needs 'dir: PATH'"));
-    }
-    if (target.path.empty() || target.path.front() != '/') {
-      return ErrorAt(source, body["dir"].Mark(),
-                     common::StrCat("target '", target.name, "': dir '", target.path,
-                                  "' must be an absolute path"));
-    }
-    struct stat st;
-    if (stat(target.path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return ErrorAt(source, body["dir"].Mark(),
-                     common::StrCat("target '", target.name, "': directory ", target.path,
-                                  " does not exist"));
-    }
+    RETURN_IF_ERROR(ParseTarget(body, source, &target));
     if (config.FindTarget(target.name) != nullptr) {
       return ErrorAt(source, mark, common::StrCat("target '", target.name, "' is defined twice"));
     }

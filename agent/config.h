@@ -5,6 +5,13 @@
 //   targets:
 //     scratch:            # the name controllers use
 //       dir: /srv/bench   # an existing directory; phases create and remove files in it
+//     disk1:
+//       block: /dev/sdb   # a raw block device, or a regular file (created if missing)
+//       size: 100G        # optional for a device (default: all of it), needed for a new file
+//       disposable: true  # workloads may write to it; without this, reads only
+//     ceiling:
+//       null: true        # the null device: measures stormark's own cost
+//       size: 1T          # its addressable size (default 1 TiB)
 //   commands:             # the `command` workload: off unless enabled here
 //     enabled: true
 //     allow: [tar, /usr/bin/unrar]   # optional: only these executables (no shell then,
@@ -16,6 +23,7 @@
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,10 +36,14 @@ namespace stormark::agent {
 struct TargetConfig {
   // [A-Za-z0-9._-], 1 to 64 characters.
   std::string name;
-  // "dir" for now.
+  // "dir", "block" or "null".
   std::string kind;
-  // Absolute path of the directory.
+  // Absolute path of the directory, or of the block device or file; empty for null.
   std::string path;
+  // Block and null: the bytes workloads may address; 0 means all of the device or file.
+  uint64_t size = 0;
+  // Block: workloads may write to it (the data on it is disposable).
+  bool disposable = false;
 };
 
 // Whether and which commands the `command` workload may run.
@@ -44,6 +56,9 @@ struct CommandPolicy {
   // otherwise.
   common::Status Check(const std::string& executable) const;
 };
+
+// The size of a null target that gives none.
+inline constexpr uint64_t kDefaultNullSize = uint64_t{1} << 40;
 
 struct AgentConfig {
   std::vector<TargetConfig> targets;

@@ -259,11 +259,11 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   }
 
   if (!caller_gone && !cancelled_) {
-    const int64_t start_mono = clock_.MonotonicNanos();
-    const int64_t start_wall = clock_.NowUnixNanos();
-    const common::CpuTimes cpu_before = common::ProcessCpuTimes();
-    common::RecorderSet recorders(start_mono);
-    RunContext ctx{clock_, cancelled_, recorders};
+    common::RecorderSet recorders(clock_.MonotonicNanos());
+    TimedRegion region(clock_, recorders);
+    // How late the start was is measured as Run begins, before any warm-up.
+    const int64_t start_late = region.span().start_unix - request.start_at_unix_nanos();
+    RunContext ctx{clock_, cancelled_, recorders, region};
 
     std::mutex done_mu;
     std::condition_variable done_cv;
@@ -277,7 +277,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       done_cv.notify_all();
     });
 
-    int64_t next_progress = start_mono + interval_nanos;
+    int64_t next_progress = region.start_mono() + interval_nanos;
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(done_mu);
@@ -293,7 +293,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       if (!caller_gone && now >= next_progress) {
         next_progress += interval_nanos;
         stormark::v1::RunUpdate::Progress p;
-        p.set_elapsed_nanos(now - start_mono);
+        p.set_elapsed_nanos(std::max<int64_t>(0, now - region.start_mono()));
         p.set_bytes(recorders.TotalBytes());
         p.set_ops(recorders.TotalOps());
         if (!progress(p)) {
@@ -303,15 +303,15 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       }
     }
     worker.join();
-    const int64_t end_mono = clock_.MonotonicNanos();
-    const common::CpuTimes cpu_after = common::ProcessCpuTimes();
+    region.Close();
+    const TimedRegion::Span span = region.span();
 
-    result.set_start_unix_nanos(start_wall);
-    result.set_end_unix_nanos(start_wall + (end_mono - start_mono));
-    result.set_start_late_nanos(start_wall - request.start_at_unix_nanos());
-    result.set_cpu_user_nanos(cpu_after.user_nanos - cpu_before.user_nanos);
-    result.set_cpu_system_nanos(cpu_after.system_nanos - cpu_before.system_nanos);
-    FillResult(status, recorders, start_mono, end_mono, &result);
+    result.set_start_unix_nanos(span.start_unix);
+    result.set_end_unix_nanos(span.start_unix + (span.end_mono - span.start_mono));
+    result.set_start_late_nanos(start_late);
+    result.set_cpu_user_nanos(span.cpu_end.user_nanos - span.cpu_start.user_nanos);
+    result.set_cpu_system_nanos(span.cpu_end.system_nanos - span.cpu_start.system_nanos);
+    FillResult(status, recorders, span.start_mono, span.end_mono, &result);
     workload->AddToResult(&result);
   } else {
     std::lock_guard<std::mutex> lock(mu_);

@@ -1,9 +1,14 @@
 #include "agent/sysinfo.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -30,8 +35,9 @@ std::string CpuModel() {
   return "";
 }
 
-// /proc/self/mountinfo escapes spaces and such as \040.
-std::string Unescape(std::string_view field) {
+}  // namespace
+
+std::string UnescapeMountField(std::string_view field) {
   std::string out;
   for (size_t i = 0; i < field.size(); ++i) {
     if (field[i] == '\\' && i + 3 < field.size()) {
@@ -46,6 +52,8 @@ std::string Unescape(std::string_view field) {
   }
   return out;
 }
+
+namespace {
 
 bool IsUnder(const std::string& path, const std::string& mount_point) {
   if (mount_point == "/") return true;
@@ -78,6 +86,36 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
   info.set_name(target.name);
   info.set_kind(target.kind);
   info.set_path(target.path);
+  if (target.kind == "null") {
+    info.set_size_bytes(target.size);
+    info.set_logical_block_size(512);
+    info.set_disposable(true);
+    return info;
+  }
+  if (target.kind == "block") {
+    info.set_disposable(target.disposable);
+    struct stat st;
+    const bool exists = stat(target.path.c_str(), &st) == 0;
+    if (exists && S_ISBLK(st.st_mode)) {
+      // A raw device: its own size and sector size; it is not on a filesystem.
+      info.set_block_kind("device");
+      info.set_device(target.path);
+      const int fd = open(target.path.c_str(), O_RDONLY | O_CLOEXEC);
+      uint64_t size = 0;
+      int logical = 0;
+      if (fd >= 0) {
+        if (ioctl(fd, BLKGETSIZE64, &size) != 0) size = 0;
+        if (ioctl(fd, BLKSSZGET, &logical) != 0) logical = 0;
+        close(fd);
+      }
+      info.set_size_bytes(target.size != 0 ? std::min(target.size, size) : size);
+      info.set_logical_block_size(static_cast<uint32_t>(logical));
+      return info;
+    }
+    info.set_block_kind("file");
+    info.set_size_bytes(target.size != 0 ? target.size : exists ? st.st_size : 0);
+    info.set_logical_block_size(exists ? static_cast<uint32_t>(st.st_blksize) : 4096);
+  }
 
   char resolved[PATH_MAX];
   const std::string path = realpath(target.path.c_str(), resolved) ? resolved : target.path;
@@ -90,14 +128,14 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
     // id parent major:minor root mount-point options [optional...] - fstype source super-options
     const std::vector<std::string_view> fields = common::Split(line, ' ');
     if (fields.size() < 10) continue;
-    const std::string mount_point = Unescape(fields[4]);
+    const std::string mount_point = UnescapeMountField(fields[4]);
     if (!IsUnder(path, mount_point) || mount_point.size() < best) continue;
     size_t dash = 6;
     while (dash < fields.size() && fields[dash] != "-") ++dash;
     if (dash + 2 >= fields.size()) continue;
     best = mount_point.size();
     info.set_filesystem(std::string(fields[dash + 1]));
-    const std::string source = Unescape(fields[dash + 2]);
+    const std::string source = UnescapeMountField(fields[dash + 2]);
     info.set_device(std::string_view(source).starts_with("/dev/") ? source : "");
     info.set_mount_options(std::string(fields[5]));
   }

@@ -26,6 +26,10 @@ HostFacts ReadHostFacts();
 // Unreadable facts are left empty.
 stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target);
 
+// A field of /proc/self/mountinfo or /proc/swaps with its octal escapes (\040 for a space)
+// undone.
+std::string UnescapeMountField(std::string_view field);
+
 }  // namespace stormark::agent
 
 #endif  // STORMARK_AGENT_SYSINFO_H_

@@ -56,6 +56,18 @@ Recorder* RecorderSet::Add() {
   return recorders_.back().get();
 }
 
+bool RecorderSet::Rebase(int64_t start_mono_nanos) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!recorders_.empty()) return false;
+  start_mono_nanos_ = start_mono_nanos;
+  return true;
+}
+
+int64_t RecorderSet::start_mono_nanos() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return start_mono_nanos_;
+}
+
 uint64_t RecorderSet::TotalBytes() const {
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t total = 0;

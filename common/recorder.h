@@ -61,20 +61,24 @@ class Recorder {
 class RecorderSet {
  public:
   RecorderSet(int64_t start_mono_nanos, int64_t interval_nanos = 1'000'000'000)
-      : start_mono_nanos_(start_mono_nanos), interval_nanos_(interval_nanos) {}
+      : interval_nanos_(interval_nanos), start_mono_nanos_(start_mono_nanos) {}
 
   // A new recorder for one worker thread. The set keeps ownership; the pointer stays valid
   // for the set's lifetime.
   Recorder* Add();
+  // Moves the start of the intervals (after a warm-up). Only before the first Add(): returns
+  // false, and changes nothing, once a recorder exists.
+  bool Rebase(int64_t start_mono_nanos);
+  int64_t start_mono_nanos() const;
   uint64_t TotalBytes() const;
   uint64_t TotalOps() const;
   // All recorders merged into one. Call after every worker has stopped.
   std::unique_ptr<Recorder> Merged() const;
 
  private:
-  const int64_t start_mono_nanos_;
   const int64_t interval_nanos_;
   mutable std::mutex mu_;
+  int64_t start_mono_nanos_;  // Guarded by mu_.
   std::vector<std::unique_ptr<Recorder>> recorders_;  // Guarded by mu_.
 };
 

@@ -67,6 +67,18 @@ stormark::v1::PostmarkSpec WithPostmarkDefaults(stormark::v1::PostmarkSpec spec)
 // The first problem with a postmark spec, as one line naming PostMark's setting, or OK.
 Status CheckPostmarkSpec(const stormark::v1::PostmarkSpec& spec);
 
+// Limits of a randio spec.
+inline constexpr uint32_t kMaxRandioIodepth = 4096;
+inline constexpr uint32_t kMaxRandioJobs = 256;
+
+// The first problem with a randio spec, as one line naming the parameter (with fio's name),
+// or OK. Checks what can be known without the target; the agent checks the rest (alignment,
+// the device's size) when it prepares the phase.
+Status CheckRandioSpec(const stormark::v1::RandioSpec& spec);
+
+// True when a randio spec writes to its target (its pattern writes, or verify lays out data).
+bool RandioWrites(const stormark::v1::RandioSpec& spec);
+
 }  // namespace stormark::common
 
 #endif  // STORMARK_COMMON_SPEC_CHECK_H_

@@ -96,6 +96,40 @@ StatusOr<bool> ParseBool(std::string_view key, std::string_view value) {
   return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': expected true or false"));
 }
 
+StatusOr<uint64_t> ParseCount(std::string_view key, std::string_view value) {
+  uint64_t n = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
+    return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': expected a whole number"));
+  }
+  return n;
+}
+
+namespace {
+
+// "bad size '10X': why" -> "bad KEY '10X': why".
+Status Rename(const Status& status, std::string_view kind, std::string_view key,
+              std::string_view value) {
+  const std::string prefix = StrCat("bad ", kind, " '", value, "'");
+  std::string message(status.message());
+  if (message.starts_with(prefix)) message.replace(0, prefix.size(), StrCat("bad ", key, " '", value, "'"));
+  return Status(status.code(), message);
+}
+
+}  // namespace
+
+StatusOr<uint64_t> ParseSizeOf(std::string_view key, std::string_view value) {
+  StatusOr<uint64_t> parsed = ParseSize(value);
+  if (!parsed.ok()) return Rename(parsed.status(), "size", key, value);
+  return parsed;
+}
+
+StatusOr<int64_t> ParseDurationOf(std::string_view key, std::string_view value) {
+  StatusOr<int64_t> parsed = ParseDurationNanos(value);
+  if (!parsed.ok()) return Rename(parsed.status(), "duration", key, value);
+  return parsed;
+}
+
 StatusOr<int64_t> ParseDurationNanos(std::string_view raw) {
   std::string_view text = common::Trim(raw);
   auto bad = [&](std::string_view why) {

@@ -20,6 +20,14 @@ StatusOr<uint64_t> ParseSize(std::string_view text);
 // `key` and the value: "bad direct 'maybe': expected true or false".
 StatusOr<bool> ParseBool(std::string_view key, std::string_view value);
 
+// Parses a whole number: "bad iodepth 'x': expected a whole number" names `key`.
+StatusOr<uint64_t> ParseCount(std::string_view key, std::string_view value);
+
+// ParseSize and ParseDurationNanos for the parameter `key`: their errors name the parameter
+// ("bad bs '3X': unknown unit ...") rather than the kind of value.
+StatusOr<uint64_t> ParseSizeOf(std::string_view key, std::string_view value);
+StatusOr<int64_t> ParseDurationOf(std::string_view key, std::string_view value);
+
 // Parses a duration: "250ms", "10s", "5m", "1h", "2us", "100ns"; a bare number is seconds.
 StatusOr<int64_t> ParseDurationNanos(std::string_view text);
 

@@ -15,7 +15,8 @@ inline constexpr std::string_view kSoftwareVersion = STORMARK_VERSION;
 
 // The protocol this build speaks. Major must match proto's PROTOCOL_MAJOR.
 inline constexpr uint32_t kProtocolMajor = stormark::v1::PROTOCOL_MAJOR;
-inline constexpr uint32_t kProtocolMinor = 0;
+// Minor 1: randio (RandioSpec, VerifyReport, stonewall figures, block and null target facts).
+inline constexpr uint32_t kProtocolMinor = 1;
 
 stormark::v1::Version OurProtocol();
 

@@ -188,6 +188,28 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
         row["tuning"] = std::move(tuning);
       }
       if (r.measurements_size() > 0) row["measurements"] = MeasurementsJson(r, host.host);
+      if (r.last_done_nanos() > 0) {
+        row["stonewall"] = {{"first_done_nanos", r.first_done_nanos()},
+                            {"first_done_bytes", r.first_done_bytes()},
+                            {"first_done_ops", r.first_done_ops()},
+                            {"last_done_nanos", r.last_done_nanos()}};
+      }
+      if (r.has_verify()) {
+        const auto& v = r.verify();
+        json mismatches = json::array();
+        for (const auto& m : v.first_mismatches()) {
+          mismatches.push_back({{"offset", m.offset()},
+                                {"kind", m.kind()},
+                                {"field", m.field()},
+                                {"expected", m.expected()},
+                                {"actual", m.actual()},
+                                {"during", m.during()}});
+        }
+        row["verify"] = {{"unit_bytes", v.unit_bytes()},
+                         {"units_checked", v.units_checked()},
+                         {"mismatches", v.mismatches()},
+                         {"first_mismatches", std::move(mismatches)}};
+      }
       if (!r.resolved().empty()) {
         json resolved = json::object();
         for (const auto& [key, value] : r.resolved()) resolved[key] = value;
@@ -216,7 +238,11 @@ json RunToJson(const RunRecord& run) {
                          {"mount_options", t.mount_options()},
                          {"device", t.device()},
                          {"free_bytes", t.free_bytes()},
-                         {"total_bytes", t.total_bytes()}});
+                         {"total_bytes", t.total_bytes()},
+                         {"size_bytes", t.size_bytes()},
+                         {"logical_block_size", t.logical_block_size()},
+                         {"disposable", t.disposable()},
+                         {"block_kind", t.block_kind()}});
     }
     json labels = json::object();
     for (const auto& [key, value] : a.labels) labels[key] = value;

@@ -253,9 +253,18 @@ void PrintAgents(const Fleet& fleet, std::FILE* out) {
     }
     std::string targets;
     for (const auto& t : c.info().targets()) {
-      targets += StrCat(targets.empty() ? "" : ", ", t.name(), " (",
-                        t.filesystem().empty() ? "?" : t.filesystem(), ", ",
-                        common::FormatBytes(t.free_bytes()), " free)");
+      std::string what;
+      if (t.kind() == "null") {
+        what = "null device";
+      } else if (t.kind() == "block") {
+        what = StrCat("block ", t.block_kind() == "device" ? t.path() : t.block_kind(), ", ",
+                      common::FormatBytes(t.size_bytes()),
+                      t.disposable() ? ", disposable" : ", read-only");
+      } else {
+        what = StrCat(t.filesystem().empty() ? "?" : t.filesystem(), ", ",
+                      common::FormatBytes(t.free_bytes()), " free");
+      }
+      targets += StrCat(targets.empty() ? "" : ", ", t.name(), " (", what, ")");
     }
     const double offset_ms = static_cast<double>(c.clock().offset_nanos) / 1e6;
     table.AddRow({c.host(), AgentLine(c), targets, fmt::format("{:+.3f} ms", offset_ms)});

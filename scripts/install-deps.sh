@@ -13,9 +13,10 @@ packages=(
   libcli11-dev       # command-line parsing
   nlohmann-json3-dev # JSON output
   libfmt-dev         # formatting of tables and messages
+  liburing-dev       # the io_uring engine of block devices
   # Tests: the reference tools stormark's figures are checked against.
-  python3 procps bonnie++ postmark
-  # Tests that build real filesystems on loop devices they create (sweep hooks).
+  python3 procps bonnie++ postmark fio
+  # Tests that use loop devices (losetup) and build real filesystems on them (sweep hooks).
   util-linux mount e2fsprogs
 )
 

@@ -5,12 +5,27 @@
 #include "agent/workloads/bonnie.h"
 #include "agent/workloads/command.h"
 #include "agent/workloads/postmark.h"
+#include "agent/workloads/randio.h"
 #include "agent/workloads/stream.h"
 #include "common/spec_check.h"
 
 namespace stormark::agent {
 
-std::vector<std::string> KnownWorkloads() { return {"stream", "bonnie", "command", "postmark"}; }
+std::vector<std::string> KnownWorkloads() {
+  return {"stream", "bonnie", "command", "postmark", "randio"};
+}
+
+namespace {
+
+// stream, bonnie, postmark and command create files: they need a directory.
+common::Status NeedsDir(const TargetConfig& target, std::string_view workload) {
+  if (target.kind == "dir") return absl::OkStatus();
+  return absl::InvalidArgumentError(common::StrCat(
+      workload, " runs on a dir target; '", target.name, "' is a ", target.kind,
+      " target (block workloads such as randio run there)"));
+}
+
+}  // namespace
 
 common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
                                                          const AgentConfig& config,
@@ -28,6 +43,7 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
   switch (spec.workload_case()) {
     case stormark::v1::PhaseSpec::kStream: {
       RETURN_IF_ERROR(StreamWorkload::Validate(spec.stream()));
+      RETURN_IF_ERROR(NeedsDir(*target, "stream"));
       ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
@@ -35,6 +51,7 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     }
     case stormark::v1::PhaseSpec::kBonnie: {
       RETURN_IF_ERROR(common::CheckBonnieSpec(spec.bonnie()));
+      RETURN_IF_ERROR(NeedsDir(*target, "bonnie"));
       ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
@@ -42,6 +59,7 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     }
     case stormark::v1::PhaseSpec::kCommand: {
       RETURN_IF_ERROR(common::CheckCommandSpec(spec.command()));
+      if (!spec.command().hook()) RETURN_IF_ERROR(NeedsDir(*target, "command"));
       std::unique_ptr<DirTarget> dir;
       if (!spec.command().hook()) {
         ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
@@ -51,10 +69,22 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     }
     case stormark::v1::PhaseSpec::kPostmark: {
       RETURN_IF_ERROR(common::CheckPostmarkSpec(spec.postmark()));
+      RETURN_IF_ERROR(NeedsDir(*target, "postmark"));
       ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new PostmarkWorkload(spec.postmark(), std::move(dir), host, filesystem));
+    }
+    case stormark::v1::PhaseSpec::kRandio: {
+      RETURN_IF_ERROR(common::CheckRandioSpec(spec.randio()));
+      std::unique_ptr<DirTarget> dir;
+      if (target->kind == "dir") {
+        ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
+      }
+      const std::string filesystem =
+          target->kind == "null" ? "" : ReadTargetFacts(*target).filesystem();
+      return std::unique_ptr<Workload>(
+          new RandioWorkload(spec.randio(), *target, std::move(dir), host, filesystem));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

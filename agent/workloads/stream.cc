@@ -10,8 +10,10 @@
 #include <cstring>
 #include <vector>
 
+#include "agent/devices/page_cache.h"
 #include "agent/workloads/fd.h"
 #include "common/strings.h"
+#include "common/random.h"
 #include "common/spec_check.h"
 #include "common/units.h"
 #include "fmt/format.h"
@@ -51,32 +53,6 @@ Status ReadFull(int fd, char* buf, size_t n, uint64_t offset) {
     done += static_cast<size_t>(r);
   }
   return absl::OkStatus();
-}
-
-// The fraction of the file's pages that are in the page cache, or -1 if unknown.
-double ResidentFraction(int fd, uint64_t size) {
-  if (size == 0) return 0;
-  void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) return -1;
-  const long page = sysconf(_SC_PAGESIZE);
-  const size_t pages = (size + page - 1) / page;
-  std::vector<unsigned char> vec(pages);
-  double fraction = -1;
-  if (mincore(map, size, vec.data()) == 0) {
-    size_t resident = 0;
-    for (unsigned char v : vec) resident += v & 1;
-    fraction = static_cast<double>(resident) / static_cast<double>(pages);
-  }
-  munmap(map, size);
-  return fraction;
-}
-
-// splitmix64: a fast generator for incompressible filler.
-uint64_t NextRandom(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
 }
 
 }  // namespace
@@ -121,7 +97,7 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
   }
   uint64_t seed = 0x5eed5eed ^ spec_.size_bytes();
   for (uint32_t at = 0; at < spec_.block_size(); at += sizeof(uint64_t)) {
-    const uint64_t r = NextRandom(&seed);
+    const uint64_t r = common::SplitMix64(&seed);
     std::memcpy(buf_ + at, &r, std::min<size_t>(sizeof(r), spec_.block_size() - at));
   }
 
@@ -159,9 +135,8 @@ Status StreamWorkload::LayOutFile(const std::atomic<bool>& cancelled,
   if (fdatasync(file.get()) != 0) return common::ErrnoError("stream: fdatasync", errno);
   if (spec_.direct()) return file.Close("stream: close");
 
-  const int advice = posix_fadvise(file.get(), 0, 0, POSIX_FADV_DONTNEED);
-  const double resident = ResidentFraction(file.get(), spec_.size_bytes());
-  if (advice != 0 || resident > 0.05) {
+  const double resident = EvictFromPageCache(file.get(), spec_.size_bytes());
+  if (resident > 0.05) {
     warnings->push_back(fmt::format(
         "possibly cache-dominated: {:.0f}% of the file is still in the page cache after "
         "eviction (use direct: true)",

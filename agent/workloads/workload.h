@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/recorder.h"
+#include "agent/workloads/timed_region.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -21,6 +22,8 @@ struct RunContext {
   const std::atomic<bool>& cancelled;
   // One recorder per worker thread, all started at the phase's start instant.
   common::RecorderSet& recorders;
+  // The timed region, open when Run is called; see timed_region.h.
+  TimedRegion& region;
 };
 
 class Workload {

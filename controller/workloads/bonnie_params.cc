@@ -12,15 +12,6 @@ using common::Status;
 using common::StatusOr;
 using common::StrCat;
 
-StatusOr<uint64_t> ParseCount(std::string_view key, std::string_view value) {
-  uint64_t n = 0;
-  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (ec != std::errc() || ptr != value.data() + value.size()) {
-    return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': expected a whole number"));
-  }
-  return n;
-}
-
 // -n NUM[:MAX[:MIN[:DIRS]]], NUM in units of 1024 files, sizes in bytes (k/M suffixes too).
 Status ParseFiles(std::string_view value, stormark::v1::BonnieSpec* spec) {
   const std::vector<std::string_view> parts = common::Split(value, ':');
@@ -29,7 +20,7 @@ Status ParseFiles(std::string_view value, stormark::v1::BonnieSpec* spec) {
                                              " (as bonnie++ -n: NUM:MAX:MIN:DIRS)"));
   };
   if (parts.size() > 4) return bad("too many fields");
-  auto num = ParseCount("files", parts[0]);
+  auto num = common::ParseCount("files", parts[0]);
   if (!num.ok()) return bad("NUM (x1024 files) must be a whole number");
   uint64_t max = 0, min = 0, dirs = 0;
   if (parts.size() > 1) {
@@ -43,7 +34,7 @@ Status ParseFiles(std::string_view value, stormark::v1::BonnieSpec* spec) {
     min = *parsed;
   }
   if (parts.size() > 3) {
-    auto parsed = ParseCount("files", parts[3]);
+    auto parsed = common::ParseCount("files", parts[3]);
     if (!parsed.ok()) return bad("DIRS must be a whole number");
     dirs = *parsed;
   }
@@ -94,13 +85,13 @@ Status SetBonnieParameter(std::string_view key, std::string_view value,
   } else if (key == "files") {
     RETURN_IF_ERROR(ParseFiles(value, spec));
   } else if (key == "seeks") {
-    ASSIGN_OR_RETURN(uint64_t v, ParseCount(key, value));
+    ASSIGN_OR_RETURN(uint64_t v, common::ParseCount(key, value));
     spec->set_seeks(static_cast<uint32_t>(v));
   } else if (key == "seekers") {
-    ASSIGN_OR_RETURN(uint64_t v, ParseCount(key, value));
+    ASSIGN_OR_RETURN(uint64_t v, common::ParseCount(key, value));
     spec->set_seekers(static_cast<uint32_t>(v));
   } else if (key == "seed") {
-    ASSIGN_OR_RETURN(uint64_t v, ParseCount(key, value));
+    ASSIGN_OR_RETURN(uint64_t v, common::ParseCount(key, value));
     spec->set_seed(v);
   } else {
     return absl::InvalidArgumentError(

@@ -28,15 +28,7 @@ Status SetStreamParameter(std::string_view key, std::string_view value, StreamSp
     return absl::OkStatus();
   }
   if (key == "bs") {
-    StatusOr<uint64_t> parsed = common::ParseSize(value);
-    if (!parsed.ok()) {
-      // ParseSize says "bad size '...': why"; name the parameter this value was given for.
-      const std::string prefix = StrCat("bad size '", value, "'");
-      std::string message(parsed.status().message());
-      if (message.starts_with(prefix)) message.erase(0, prefix.size());
-      return absl::InvalidArgumentError(StrCat("bad bs '", value, "'", message));
-    }
-    const uint64_t bs = *parsed;
+    ASSIGN_OR_RETURN(const uint64_t bs, common::ParseSizeOf(key, value));
     if (bs > UINT32_MAX) return absl::InvalidArgumentError(StrCat("bad bs '", value, "': too large"));
     spec->set_block_size(static_cast<uint32_t>(bs));
     return absl::OkStatus();

@@ -1,5 +1,7 @@
 #include "controller/workloads/workload_kinds.h"
 
+#include <algorithm>
+
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "controller/fleet.h"
@@ -11,6 +13,8 @@
 #include "controller/workloads/postmark_config.h"
 #include "controller/workloads/postmark_params.h"
 #include "controller/workloads/postmark_report.h"
+#include "controller/workloads/randio_params.h"
+#include "controller/workloads/randio_report.h"
 #include "controller/workloads/stream_params.h"
 
 namespace stormark::controller {
@@ -125,11 +129,31 @@ WorkloadKind Command() {
   };
 }
 
+WorkloadKind Randio() {
+  return {
+      .name = "randio",
+      .parameters = kRandioParameterNames,
+      .required = {},
+      .init = [](PhaseSpec* spec) { InitRandio(spec->mutable_randio()); },
+      .set = [](std::string_view key, std::string_view value,
+                PhaseSpec* spec) { return SetRandioParameter(key, value, spec->mutable_randio()); },
+      .validate = [](const PhaseSpec& spec) { return common::CheckRandioSpec(spec.randio()); },
+      .describe = [](const PhaseSpec& spec) { return DescribeRandio(spec.randio()); },
+      .expected_bytes =
+          [](const PhaseSpec& spec) -> uint64_t {
+        const auto& r = spec.randio();
+        if (r.time_based()) return 0;
+        return r.size_bytes() * std::max<uint32_t>(1, r.numjobs());
+      },
+      .table = RandioTable,
+  };
+}
+
 }  // namespace
 
 const std::vector<WorkloadKind>& WorkloadKinds() {
   static const std::vector<WorkloadKind>* const kinds =
-      new std::vector<WorkloadKind>{Stream(), Bonnie(), Command(), Postmark()};
+      new std::vector<WorkloadKind>{Stream(), Bonnie(), Command(), Postmark(), Randio()};
   return *kinds;
 }
 

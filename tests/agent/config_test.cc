@@ -99,6 +99,87 @@ TEST_F(ParseAgentConfigTest, BadCommandPolicyNamesLineAndField) {
                 "allow_drop_caches");
 }
 
+TEST_F(ParseAgentConfigTest, ParsesBlockAndNullTargets) {
+  std::ofstream(dir() + "/disk.img") << std::string(8192, 'x');
+  common::StatusOr<AgentConfig> config = Parse(
+      "targets:\n"
+      "  img: {block: $DIR/disk.img, disposable: true}\n"
+      "  fresh: {block: $DIR/new.img, size: 1G}\n"
+      "  ceiling: {null: true}\n"
+      "  small: {null: true, size: 4G}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->targets.size(), 4u);
+  EXPECT_EQ(config->targets[0].kind, "block");
+  EXPECT_EQ(config->targets[0].path, dir() + "/disk.img");
+  EXPECT_TRUE(config->targets[0].disposable);
+  EXPECT_EQ(config->targets[0].size, 0u);
+  EXPECT_EQ(config->targets[1].size, uint64_t{1} << 30);
+  EXPECT_FALSE(config->targets[1].disposable);
+  EXPECT_EQ(config->targets[2].kind, "null");
+  EXPECT_EQ(config->targets[2].size, kDefaultNullSize);
+  EXPECT_EQ(config->targets[3].size, uint64_t{4} << 30);
+}
+
+TEST_F(ParseAgentConfigTest, MissingBlockFileNeedsASize) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  img:\n"
+      "    block: $DIR/new.img\n",
+      3, "does not exist; give 'size' to have the agent create it");
+}
+
+TEST_F(ParseAgentConfigTest, BlockPathMustBeAFileOrADevice) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  img:\n"
+      "    block: $DIR\n",
+      3, "is neither a block device nor a regular file");
+  ExpectErrorAt(
+      "targets:\n"
+      "  img:\n"
+      "    block: /nonexistent-dir/x.img\n"
+      "    size: 1G\n",
+      3, "does not exist");
+}
+
+TEST_F(ParseAgentConfigTest, TargetIsOneKindOnly) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  t:\n"
+      "    dir: $DIR\n"
+      "    block: $DIR/x\n",
+      4, "has both 'dir' and 'block'");
+}
+
+TEST_F(ParseAgentConfigTest, SizeAndDisposableDoNotApplyToDirectories) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  t:\n"
+      "    dir: $DIR\n"
+      "    disposable: true\n",
+      3, "'size' and 'disposable' apply to block and null targets");
+}
+
+TEST_F(ParseAgentConfigTest, BadSizeAndDisposableNameTheirLine) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  t:\n"
+      "    null: true\n"
+      "    size: 10X\n",
+      4, "bad size '10X'");
+  ExpectErrorAt(
+      "targets:\n"
+      "  t:\n"
+      "    block: /dev/null\n"
+      "    disposable: perhaps\n",
+      4, "bad disposable 'perhaps'");
+  ExpectErrorAt(
+      "targets:\n"
+      "  t:\n"
+      "    null: false\n",
+      3, "write 'null: true'");
+}
+
 TEST_F(ParseAgentConfigTest, FlowStyleIsAccepted) {
   common::StatusOr<AgentConfig> config = Parse("targets: {a: {dir: $DIR}}\n");
   ASSERT_TRUE(config.ok()) << config.status();
@@ -119,8 +200,8 @@ TEST_F(ParseAgentConfigTest, UnknownTargetFieldNamesLine) {
       "targets:\n"
       "  scratch:\n"
       "    dir: $DIR\n"
-      "    size: 10G\n",
-      4, "target 'scratch': unknown field 'size'");
+      "    speed: 10G\n",
+      4, "target 'scratch': unknown field 'speed'");
 }
 
 TEST_F(ParseAgentConfigTest, MissingDirectoryNamesLineAndPath) {
@@ -152,7 +233,7 @@ TEST_F(ParseAgentConfigTest, TargetWithoutDirIsRejected) {
   ExpectErrorAt(
       "targets:\n"
       "  scratch: {}\n",
-      2, "target 'scratch' needs 'dir: PATH'");
+      2, "target 'scratch' needs one of 'dir: PATH', 'block: PATH' or 'null: true'");
 }
 
 TEST_F(ParseAgentConfigTest, TargetThatIsNotAMapIsRejected) {

@@ -100,7 +100,7 @@ TEST(RunToJson, EveryRecordNamesItsHost) {
   const json j = RunToJson(SampleRun());
   ASSERT_EQ(j.at("agents").size(), 2u);
   EXPECT_EQ(j["agents"][0].at("host"), "a:7420");
-  EXPECT_EQ(j["agents"][0].at("protocol"), "1.0");
+  EXPECT_EQ(j["agents"][0].at("protocol"), common::FormatVersion(common::OurProtocol()));
   EXPECT_EQ(j["agents"][1].at("error"), "host b:7420: unreachable");
   for (const json& target : j["agents"][0].at("targets")) EXPECT_EQ(target.at("host"), "a:7420");
 

@@ -254,14 +254,17 @@ class StormarkTestCase(unittest.TestCase):
             f.write(text)
         return path
 
-    def start_agent(self, name="agent", timeout=20, extra_config=""):
-        """Starts stormark-agent on 127.0.0.1:0 with one target 'scratch' in a fresh directory,
-        and waits for its listening line. `extra_config` is appended to its agent.yaml."""
+    def start_agent(self, name="agent", timeout=20, extra_targets="", extra_config=""):
+        """Starts stormark-agent on 127.0.0.1:0 with one target 'scratch' in a fresh directory
+        (plus `extra_targets`, YAML lines indented under 'targets:', where "$BASE" stands for
+        the agent's own temporary directory), and waits for its listening line.
+        `extra_config` is appended to its agent.yaml."""
         base = self.make_dir(f"stormark-itest-{name}-")
         target_dir = os.path.join(base, "target")
         os.mkdir(target_dir)
         config = self.write_file(os.path.join(base, "agent.yaml"),
-                                 f"targets:\n  scratch:\n    dir: {target_dir}\n" + extra_config)
+                                 f"targets:\n  scratch:\n    dir: {target_dir}\n" +
+                                 extra_targets.replace("$BASE", base) + extra_config)
         log_path = os.path.join(base, "agent.log")
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(

@@ -114,7 +114,8 @@ class BonnieWorkloadTest : public TempDirTest {
   }
 
   common::Status RunIt(BonnieWorkload& workload) {
-    RunContext ctx{common::SystemClock(), cancelled_, recorders_};
+    TimedRegion region(common::SystemClock(), recorders_);
+    RunContext ctx{common::SystemClock(), cancelled_, recorders_, region};
     return workload.Run(ctx);
   }
 

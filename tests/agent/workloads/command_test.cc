@@ -44,7 +44,8 @@ class CommandWorkloadTest : public TempDirTest {
     std::vector<std::string> warnings;
     RETURN_IF_ERROR(workload.Prepare(cancelled_, &warnings));
     common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
-    RunContext ctx{common::SystemClock(), cancelled_, recorders};
+    TimedRegion region(common::SystemClock(), recorders);
+    RunContext ctx{common::SystemClock(), cancelled_, recorders, region};
     common::Status status = workload.Run(ctx);
     workload.AddToResult(result);
     ops_ = recorders.TotalOps();

@@ -63,7 +63,8 @@ class PostmarkWorkloadTest : public TempDirTest {
   }
 
   common::Status RunIt(PostmarkWorkload& workload) {
-    RunContext ctx{common::SystemClock(), cancelled_, recorders_};
+    TimedRegion region(common::SystemClock(), recorders_);
+    RunContext ctx{common::SystemClock(), cancelled_, recorders_, region};
     return workload.Run(ctx);
   }
 

@@ -98,7 +98,8 @@ class StreamWorkloadTest : public TempDirTest {
   }
 
   common::Status RunIt(StreamWorkload& workload, common::RecorderSet& recorders) {
-    RunContext ctx{common::SystemClock(), cancelled_, recorders};
+    TimedRegion region(common::SystemClock(), recorders);
+    RunContext ctx{common::SystemClock(), cancelled_, recorders, region};
     return workload.Run(ctx);
   }
 

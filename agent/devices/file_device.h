@@ -1,0 +1,78 @@
+// A device on a file descriptor: a regular file, or a raw block device (/dev/sdb, /dev/loop0).
+// Requests go through one of two engines, chosen when the device is opened:
+//   psync     pread(2)/pwrite(2) on the calling thread (SyncQueue), as fio's psync engine
+//   io_uring  one io_uring instance per queue (liburing), as fio's io_uring engine with its
+//             defaults: no registered files or buffers, no polling, no SQ thread
+// With `direct`, the descriptor is opened with O_DIRECT and requests must be aligned to
+// caps().alignment (the logical block size of a block device; 4096 for a file).
+//
+// The device never creates, extends or removes files: whoever opens it (a target) lays out the
+// file first. Thread-safe as Device says.
+#ifndef STORMARK_AGENT_DEVICES_FILE_DEVICE_H_
+#define STORMARK_AGENT_DEVICES_FILE_DEVICE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "agent/devices/device.h"
+
+namespace stormark::agent {
+
+enum class Engine { kPsync, kIoUring };
+
+// "psync", "io_uring".
+const char* EngineName(Engine engine);
+// Parses an engine name; INVALID_ARGUMENT names the value and the choices.
+common::StatusOr<Engine> ParseEngine(std::string_view name);
+
+struct FileDeviceOptions {
+  bool writable = false;
+  bool direct = false;
+  Engine engine = Engine::kPsync;
+  // The bytes to use from the start of the file or device: 0 means all of it. More than the
+  // file or device holds is an error.
+  uint64_t size = 0;
+  // A block device is opened with O_EXCL, which the kernel refuses (EBUSY) while the device
+  // is mounted or held by anything else. No effect on regular files.
+  bool exclusive = false;
+};
+
+class FileDevice final : public Device {
+ public:
+  // Opens `path`, a regular file or a block device. Fails with a message naming the path when
+  // it is neither, when O_DIRECT is refused (INVALID_ARGUMENT), or when the engine cannot
+  // start (io_uring disabled by the kernel).
+  static common::StatusOr<std::unique_ptr<FileDevice>> Open(const std::string& path,
+                                                            const FileDeviceOptions& options);
+  ~FileDevice() override;
+
+  FileDevice(const FileDevice&) = delete;
+  FileDevice& operator=(const FileDevice&) = delete;
+
+  uint64_t size() const override { return size_; }
+  uint32_t block_size() const override { return block_size_; }
+  DeviceCaps caps() const override;
+  std::string Describe() const override;
+  int64_t Execute(const IoRequest& request) override;
+  common::StatusOr<std::unique_ptr<IoQueue>> OpenQueue(uint32_t depth) override;
+
+  const std::string& path() const { return path_; }
+  bool is_block_device() const { return is_block_device_; }
+  Engine engine() const { return options_.engine; }
+
+ private:
+  FileDevice(std::string path, int fd, FileDeviceOptions options, uint64_t size,
+             uint32_t block_size, bool is_block_device);
+
+  const std::string path_;
+  const int fd_;
+  const FileDeviceOptions options_;
+  const uint64_t size_;
+  const uint32_t block_size_;
+  const bool is_block_device_;
+};
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_DEVICES_FILE_DEVICE_H_

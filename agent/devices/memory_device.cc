@@ -1,0 +1,59 @@
+#include "agent/devices/memory_device.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace stormark::agent {
+
+MemoryDevice::MemoryDevice(uint64_t size, uint32_t alignment)
+    : alignment_(alignment == 0 ? 1 : alignment), data_(size) {}
+
+DeviceCaps MemoryDevice::caps() const {
+  return {.writable = true, .direct = alignment_ > 1, .alignment = alignment_, .async = false};
+}
+
+int64_t MemoryDevice::Execute(const IoRequest& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (request.op == IoOp::kFsync || request.op == IoOp::kFdatasync) {
+    ++flushes_;
+    return 0;
+  }
+  if (request.offset % alignment_ != 0 || request.length % alignment_ != 0 ||
+      reinterpret_cast<uintptr_t>(request.buffer) % alignment_ != 0) {
+    return -EINVAL;
+  }
+  if (request.offset >= data_.size()) return 0;
+  const size_t n = std::min<uint64_t>(request.length, data_.size() - request.offset);
+  if (request.op == IoOp::kWrite) {
+    ++writes_;
+    std::memcpy(data_.data() + request.offset, request.buffer, n);
+  } else {
+    ++reads_;
+    std::memcpy(request.buffer, data_.data() + request.offset, n);
+  }
+  return static_cast<int64_t>(n);
+}
+
+std::string MemoryDevice::Contents(uint64_t offset, size_t n) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (offset >= data_.size()) return "";
+  n = std::min<uint64_t>(n, data_.size() - offset);
+  return std::string(data_.data() + offset, n);
+}
+
+uint64_t MemoryDevice::reads() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reads_;
+}
+
+uint64_t MemoryDevice::writes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return writes_;
+}
+
+uint64_t MemoryDevice::flushes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return flushes_;
+}
+
+}  // namespace stormark::agent

@@ -1,0 +1,44 @@
+// A device in memory, for tests: workloads run against it without disks or root, and a test
+// can look at exactly what was written. Requests are serialised by one mutex.
+#ifndef STORMARK_AGENT_DEVICES_MEMORY_DEVICE_H_
+#define STORMARK_AGENT_DEVICES_MEMORY_DEVICE_H_
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agent/devices/device.h"
+
+namespace stormark::agent {
+
+class MemoryDevice final : public Device {
+ public:
+  // `size` zero bytes. `alignment` is what caps() declares (and Execute enforces with
+  // -EINVAL), to exercise direct-I/O rules.
+  explicit MemoryDevice(uint64_t size, uint32_t alignment = 1);
+
+  uint64_t size() const override { return data_.size(); }
+  uint32_t block_size() const override { return 512; }
+  DeviceCaps caps() const override;
+  std::string Describe() const override { return "memory device"; }
+  int64_t Execute(const IoRequest& request) override;
+
+  // A copy of `n` bytes at `offset`, for assertions. Thread-safe.
+  std::string Contents(uint64_t offset, size_t n) const;
+  // Requests executed so far, by kind. Thread-safe.
+  uint64_t reads() const;
+  uint64_t writes() const;
+  uint64_t flushes() const;
+
+ private:
+  const uint32_t alignment_;
+  mutable std::mutex mu_;
+  std::vector<char> data_;  // Guarded by mu_ (its size is fixed).
+  uint64_t reads_ = 0;      // Guarded by mu_.
+  uint64_t writes_ = 0;     // Guarded by mu_.
+  uint64_t flushes_ = 0;    // Guarded by mu_.
+};
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_DEVICES_MEMORY_DEVICE_H_

@@ -1,0 +1,108 @@
+#include "agent/devices/uring_queue.h"
+
+#include <algorithm>
+#include <cerrno>
+
+#include "common/strings.h"
+
+namespace stormark::agent {
+
+common::StatusOr<std::unique_ptr<UringQueue>> UringQueue::Create(int fd, uint32_t depth) {
+  depth = std::max<uint32_t>(1, depth);
+  std::unique_ptr<UringQueue> queue(new UringQueue(fd, depth));
+  const int r = io_uring_queue_init(depth, &queue->ring_, 0);
+  if (r < 0) {
+    queue->ring_.ring_fd = -1;
+    std::string hint;
+    if (r == -EPERM || r == -ENOSYS) hint = " (io_uring is disabled: kernel.io_uring_disabled?)";
+    if (r == -ENOMEM) hint = " (the locked-memory limit is too small: ulimit -l)";
+    return common::ErrnoError(common::StrCat("io_uring with depth ", depth, hint), -r);
+  }
+  return queue;
+}
+
+UringQueue::UringQueue(int fd, uint32_t depth) : fd_(fd), depth_(depth) {}
+
+UringQueue::~UringQueue() {
+  if (ring_.ring_fd < 0) return;
+  // Requests still in flight write into their callers' buffers: wait for them first.
+  while (in_flight_ > 0) {
+    io_uring_cqe* cqe = nullptr;
+    if (io_uring_wait_cqe(&ring_, &cqe) < 0) break;
+    io_uring_cqe_seen(&ring_, cqe);
+    --in_flight_;
+  }
+  io_uring_queue_exit(&ring_);
+}
+
+common::Status UringQueue::Submit(std::span<const IoRequest> requests) {
+  if (in_flight_ + requests.size() > depth_) {
+    return absl::FailedPreconditionError(common::StrCat(
+        "queue full: ", in_flight_, " in flight + ", requests.size(), " > depth ", depth_));
+  }
+  for (const IoRequest& request : requests) {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    if (sqe == nullptr) return absl::InternalError("io_uring: no free submission entry");
+    switch (request.op) {
+      case IoOp::kRead:
+        io_uring_prep_read(sqe, fd_, request.buffer, request.length, request.offset);
+        break;
+      case IoOp::kWrite:
+        io_uring_prep_write(sqe, fd_, request.buffer, request.length, request.offset);
+        break;
+      case IoOp::kFsync:
+      case IoOp::kFdatasync:
+        io_uring_prep_fsync(sqe, fd_,
+                            request.op == IoOp::kFdatasync ? IORING_FSYNC_DATASYNC : 0);
+        sqe->flags |= IOSQE_IO_DRAIN;
+        break;
+    }
+    io_uring_sqe_set_data64(sqe, request.tag);
+  }
+  // io_uring_submit may take only part of the batch when the kernel is short of memory; what
+  // it did not take stays in the submission ring and goes with the next call.
+  size_t left = requests.size();
+  while (left > 0) {
+    const int r = io_uring_submit(&ring_);
+    if (r == -EINTR || r == -EAGAIN) continue;
+    if (r < 0) return common::ErrnoError("io_uring_submit", -r);
+    left -= std::min<size_t>(left, static_cast<size_t>(r));
+    if (r == 0) break;
+  }
+  in_flight_ += static_cast<uint32_t>(requests.size());
+  return absl::OkStatus();
+}
+
+common::StatusOr<size_t> UringQueue::Reap(size_t min_complete, std::span<IoCompletion> out,
+                                          int64_t timeout_nanos) {
+  min_complete = std::min<size_t>({min_complete, in_flight_, out.size()});
+  if (min_complete > 0) {
+    io_uring_cqe* cqe = nullptr;
+    __kernel_timespec ts{};
+    __kernel_timespec* timeout = nullptr;
+    if (timeout_nanos >= 0) {
+      ts.tv_sec = timeout_nanos / 1'000'000'000;
+      ts.tv_nsec = timeout_nanos % 1'000'000'000;
+      timeout = &ts;
+    }
+    for (;;) {
+      const int r = io_uring_wait_cqes(&ring_, &cqe, static_cast<unsigned>(min_complete),
+                                       timeout, nullptr);
+      if (r == 0 || r == -ETIME) break;
+      if (r == -EINTR) continue;
+      return common::ErrnoError("io_uring_wait_cqes", -r);
+    }
+  }
+  size_t n = 0;
+  io_uring_cqe* cqe = nullptr;
+  while (n < out.size() && io_uring_peek_cqe(&ring_, &cqe) == 0 && cqe != nullptr) {
+    out[n].tag = io_uring_cqe_get_data64(cqe);
+    out[n].result = cqe->res;
+    io_uring_cqe_seen(&ring_, cqe);
+    ++n;
+  }
+  in_flight_ -= static_cast<uint32_t>(n);
+  return n;
+}
+
+}  // namespace stormark::agent

@@ -1,0 +1,90 @@
+#include "agent/targets/block_target.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "agent/devices/fill.h"
+#include "agent/devices/null_device.h"
+#include "agent/devices/write_guard.h"
+#include "common/strings.h"
+#include "common/units.h"
+
+namespace stormark::agent {
+namespace {
+
+// Creates the missing file of a block target and fills it. The file is removed again if that
+// fails, so that a half-filled file is never taken for a laid-out one.
+common::Status CreateBlockFile(const TargetConfig& target, const std::atomic<bool>& cancelled,
+                               std::vector<std::string>* warnings) {
+  const int fd = open(target.path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return common::ErrnoError(
+        common::StrCat("target '", target.name, "': cannot create ", target.path), errno);
+  }
+  const int err = posix_fallocate(fd, 0, static_cast<off_t>(target.size));
+  close(fd);
+  common::Status status;
+  if (err != 0 && err != EOPNOTSUPP && err != EINVAL) {
+    status = common::ErrnoError(
+        common::StrCat("target '", target.name, "': cannot allocate ",
+                       common::FormatBytes(target.size), " for ", target.path),
+        err);
+  }
+  if (status.ok() && err != 0 && truncate(target.path.c_str(), static_cast<off_t>(target.size))) {
+    status = common::ErrnoError(common::StrCat("target '", target.name, "': truncate"), errno);
+  }
+  if (status.ok()) {
+    FileDeviceOptions options;
+    options.writable = true;
+    auto device = FileDevice::Open(target.path, options);
+    status = device.ok() ? FillRandom(**device, 0, target.size, target.size, cancelled)
+                         : device.status();
+  }
+  if (!status.ok()) {
+    unlink(target.path.c_str());
+    return status;
+  }
+  warnings->push_back(common::StrCat("created ", target.path, " and filled it with ",
+                                     common::FormatBytes(target.size),
+                                     " of random data before the phase"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& target,
+                                                          const BlockOpenOptions& options,
+                                                          const std::atomic<bool>& cancelled,
+                                                          std::vector<std::string>* warnings) {
+  if (target.kind == "null") return std::unique_ptr<Device>(new NullDevice(target.size));
+  if (target.kind != "block") {
+    return absl::InvalidArgumentError(
+        common::StrCat("target '", target.name, "' is a ", target.kind, " target, not block"));
+  }
+  struct stat st;
+  if (stat(target.path.c_str(), &st) != 0) {
+    if (errno != ENOENT || target.size == 0) {
+      return common::ErrnoError(common::StrCat("target '", target.name, "': ", target.path),
+                                errno);
+    }
+    RETURN_IF_ERROR(CreateBlockFile(target, cancelled, warnings));
+  }
+  if (options.write) RETURN_IF_ERROR(CheckWritable(target));
+
+  FileDeviceOptions device_options;
+  device_options.writable = options.write;
+  device_options.direct = options.direct;
+  device_options.engine = options.engine;
+  device_options.size = target.size;
+  device_options.exclusive = options.write;
+  auto device = FileDevice::Open(target.path, device_options);
+  if (!device.ok()) {
+    return common::Annotate(device.status(), common::StrCat("target '", target.name, "'"));
+  }
+  return std::unique_ptr<Device>(std::move(*device));
+}
+
+}  // namespace stormark::agent

@@ -1,0 +1,40 @@
+// Opening the device behind a `block:` or `null:` target for one phase.
+//
+// A block target is a raw block device or a regular file, used in place: phases do not create
+// or remove anything on it. Writing to one goes through the interlocks of
+// agent/devices/write_guard.h. A block file that does not exist yet is created at its
+// configured size and filled with random data (untimed, once: later phases find it there), so
+// that reads never measure holes.
+#ifndef STORMARK_AGENT_TARGETS_BLOCK_TARGET_H_
+#define STORMARK_AGENT_TARGETS_BLOCK_TARGET_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/config.h"
+#include "agent/devices/device.h"
+#include "agent/devices/file_device.h"
+#include "common/status.h"
+
+namespace stormark::agent {
+
+struct BlockOpenOptions {
+  // The phase writes (its workload, or its layout of verifiable data).
+  bool write = false;
+  bool direct = false;
+  Engine engine = Engine::kPsync;
+};
+
+// Opens the device of `target` (kind "block" or "null"). Fails, naming the target, when
+// writing is refused or the device cannot be opened as asked. Remarks for the result (such as
+// "created and filled ...") go to `warnings`. Returns CANCELLED soon after `cancelled` is set.
+common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& target,
+                                                          const BlockOpenOptions& options,
+                                                          const std::atomic<bool>& cancelled,
+                                                          std::vector<std::string>* warnings);
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_TARGETS_BLOCK_TARGET_H_

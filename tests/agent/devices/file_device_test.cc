@@ -1,0 +1,171 @@
+#include "agent/devices/file_device.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "agent/devices/io_buffer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/agent/test_dir.h"
+
+namespace stormark::agent {
+namespace {
+
+using ::testing::HasSubstr;
+
+class FileDeviceTest : public TempDirTest, public ::testing::WithParamInterface<Engine> {
+ protected:
+  // A file of `size` bytes, each byte its offset modulo 251.
+  std::string MakeFile(uint64_t size) {
+    const std::string path = dir() + "/dev.img";
+    std::string data(size, '\0');
+    for (uint64_t i = 0; i < size; ++i) data[i] = static_cast<char>(i % 251);
+    std::ofstream(path, std::ios::binary) << data;
+    return path;
+  }
+
+  common::StatusOr<std::unique_ptr<FileDevice>> Open(const std::string& path, bool writable,
+                                                     bool direct = false) {
+    FileDeviceOptions options;
+    options.writable = writable;
+    options.direct = direct;
+    options.engine = GetParam();
+    return FileDevice::Open(path, options);
+  }
+};
+
+TEST_P(FileDeviceTest, ReadsWhatTheFileHolds) {
+  auto device = Open(MakeFile(64 * 1024), false);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ((*device)->size(), 64u * 1024);
+  IoBuffer buf(4096);
+  ASSERT_TRUE((*device)->ReadAt(8192, 4096, buf.data()).ok());
+  EXPECT_EQ(buf.data()[0], static_cast<char>(8192 % 251));
+  EXPECT_EQ(buf.data()[4095], static_cast<char>((8192 + 4095) % 251));
+}
+
+TEST_P(FileDeviceTest, QueueWritesAndReadsBackAtDepth) {
+  auto device = Open(MakeFile(1 << 20), true, /*direct=*/true);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ((*device)->caps().async, GetParam() == Engine::kIoUring);
+  EXPECT_EQ((*device)->caps().alignment, 4096u);
+  constexpr uint32_t kDepth = 8;
+  auto queue = (*device)->OpenQueue(kDepth);
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  std::vector<IoBuffer> buffers;
+  std::vector<IoRequest> writes;
+  for (uint32_t i = 0; i < kDepth; ++i) {
+    buffers.emplace_back(4096);
+    std::memset(buffers.back().data(), 'a' + i, 4096);
+    writes.push_back({IoOp::kWrite, uint64_t{i} * 8192, 4096, buffers.back().data(), 100 + i});
+  }
+  ASSERT_TRUE((*queue)->Submit(writes).ok());
+  EXPECT_EQ((*queue)->in_flight(), kDepth);
+  // A ninth request would go beyond the depth.
+  IoRequest extra{IoOp::kRead, 0, 4096, buffers[0].data(), 999};
+  EXPECT_EQ((*queue)->Submit({&extra, 1}).code(), absl::StatusCode::kFailedPrecondition);
+
+  std::vector<IoCompletion> done(kDepth);
+  size_t reaped = 0;
+  std::vector<uint64_t> tags;
+  while (reaped < kDepth) {
+    auto n = (*queue)->Reap(1, {done.data(), done.size()});
+    ASSERT_TRUE(n.ok()) << n.status();
+    for (size_t i = 0; i < *n; ++i) {
+      EXPECT_EQ(done[i].result, 4096);
+      tags.push_back(done[i].tag);
+    }
+    reaped += *n;
+  }
+  std::sort(tags.begin(), tags.end());
+  EXPECT_EQ(tags.front(), 100u);
+  EXPECT_EQ(tags.back(), 107u);
+  EXPECT_EQ((*queue)->in_flight(), 0u);
+
+  IoRequest flush{IoOp::kFdatasync, 0, 0, nullptr, 7};
+  ASSERT_TRUE((*queue)->Submit({&flush, 1}).ok());
+  auto n = (*queue)->Reap(1, {done.data(), done.size()});
+  ASSERT_TRUE(n.ok());
+  ASSERT_EQ(*n, 1u);
+  EXPECT_EQ(done[0].result, 0);
+
+  IoBuffer back(4096);
+  ASSERT_TRUE((*device)->ReadAt(3 * 8192, 4096, back.data()).ok());
+  EXPECT_EQ(back.data()[0], 'd');
+  EXPECT_EQ(back.data()[4095], 'd');
+  ASSERT_TRUE((*device)->ReadAt(3 * 8192 + 4096, 4096, back.data()).ok());
+  EXPECT_EQ(back.data()[0], static_cast<char>((3 * 8192 + 4096) % 251));  // Untouched.
+}
+
+TEST_P(FileDeviceTest, MisalignedDirectRequestFailsWithEinval) {
+  auto device = Open(MakeFile(1 << 20), false, /*direct=*/true);
+  ASSERT_TRUE(device.ok()) << device.status();
+  auto queue = (*device)->OpenQueue(1);
+  ASSERT_TRUE(queue.ok());
+  IoBuffer buf(8192);
+  IoRequest read{IoOp::kRead, 100, 4096, buf.data(), 1};
+  ASSERT_TRUE((*queue)->Submit({&read, 1}).ok());
+  IoCompletion done;
+  auto n = (*queue)->Reap(1, {&done, 1});
+  ASSERT_TRUE(n.ok());
+  ASSERT_EQ(*n, 1u);
+  EXPECT_EQ(done.result, -EINVAL);
+  const common::Status error = (*device)->RequestError(read, done.result);
+  EXPECT_THAT(error.message(), HasSubstr("read of 4096 bytes at offset 100 on "));
+  EXPECT_THAT(error.message(), HasSubstr("Invalid argument"));
+}
+
+TEST_P(FileDeviceTest, WriteToAReadOnlyDeviceFails) {
+  auto device = Open(MakeFile(65536), false);
+  ASSERT_TRUE(device.ok());
+  IoBuffer buf(4096);
+  EXPECT_FALSE((*device)->WriteAt(0, 4096, buf.data()).ok());
+  auto queue = (*device)->OpenQueue(1);
+  ASSERT_TRUE(queue.ok());
+  IoRequest write{IoOp::kWrite, 0, 4096, buf.data(), 1};
+  ASSERT_TRUE((*queue)->Submit({&write, 1}).ok());
+  IoCompletion done;
+  ASSERT_TRUE((*queue)->Reap(1, {&done, 1}).ok());
+  EXPECT_EQ(done.result, -EBADF);
+}
+
+TEST_P(FileDeviceTest, ReadPastTheEndIsShort) {
+  auto device = Open(MakeFile(6000), false);
+  ASSERT_TRUE(device.ok());
+  IoBuffer buf(4096);
+  const common::Status status = (*device)->ReadAt(4096, 4096, buf.data());
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(status.message(), HasSubstr("transferred only 1904 bytes"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, FileDeviceTest,
+                         ::testing::Values(Engine::kPsync, Engine::kIoUring),
+                         [](const auto& info) { return std::string(EngineName(info.param)); });
+
+TEST(FileDevice, RefusesWhatIsNeitherFileNorBlockDevice) {
+  auto device = FileDevice::Open("/dev/null", {});
+  ASSERT_FALSE(device.ok());
+  EXPECT_THAT(device.status().message(), HasSubstr("neither a regular file nor a block device"));
+}
+
+TEST(FileDevice, SizeBeyondTheFileIsOutOfRange) {
+  FileDeviceOptions options;
+  options.size = uint64_t{1} << 50;
+  auto device = FileDevice::Open("/proc/self/exe", options);
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.status().code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST(Engine, ParsesTheTwoNames) {
+  EXPECT_EQ(*ParseEngine("psync"), Engine::kPsync);
+  EXPECT_EQ(*ParseEngine("io_uring"), Engine::kIoUring);
+  EXPECT_THAT(ParseEngine("libaio").status().message(), HasSubstr("use psync or io_uring"));
+}
+
+}  // namespace
+}  // namespace stormark::agent
