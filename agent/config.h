@@ -46,9 +46,6 @@ struct TargetConfig {
   bool disposable = false;
 };
 
-// The size of a null target that gives none.
-inline constexpr uint64_t kDefaultNullSize = uint64_t{1} << 40;
-
 // Whether and which commands the `command` workload may run.
 struct CommandPolicy {
   bool enabled = false;
@@ -59,6 +56,9 @@ struct CommandPolicy {
   // otherwise.
   common::Status Check(const std::string& executable) const;
 };
+
+// The size of a null target that gives none.
+inline constexpr uint64_t kDefaultNullSize = uint64_t{1} << 40;
 
 struct AgentConfig {
   std::vector<TargetConfig> targets;

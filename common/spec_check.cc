@@ -99,98 +99,6 @@ Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec) {
   return absl::OkStatus();
 }
 
-bool RandioWrites(const stormark::v1::RandioSpec& spec) {
-  using stormark::v1::RandioSpec;
-  return spec.verify() || spec.rw() == RandioSpec::WRITE || spec.rw() == RandioSpec::RANDWRITE ||
-         ((spec.rw() == RandioSpec::RANDRW || spec.rw() == RandioSpec::READWRITE) &&
-          spec.rwmixread() < 100);
-}
-
-Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
-  using stormark::v1::RandioSpec;
-  auto bad = [](auto... parts) { return absl::InvalidArgumentError(StrCat("randio: ", parts...)); };
-  if (spec.rw() == RandioSpec::PATTERN_UNSPECIFIED || !RandioSpec::Pattern_IsValid(spec.rw())) {
-    return bad("rw must be read, write, randread, randwrite, randrw or readwrite");
-  }
-  const bool mixed = spec.rw() == RandioSpec::RANDRW || spec.rw() == RandioSpec::READWRITE;
-  if (spec.has_rwmixread() && spec.rwmixread() > 100) {
-    return bad("rwmixread ", spec.rwmixread(), " is over 100");
-  }
-  if (spec.has_rwmixread() && !mixed) return bad("rwmixread applies to rw=randrw or readwrite");
-  const uint32_t bs_min = spec.bs_min();
-  const uint32_t bs_max = spec.bs_max() == 0 ? bs_min : spec.bs_max();
-  if (bs_min == 0) return bad("bs must be at least 1");
-  if (bs_max > kMaxStreamBlockSize) {
-    return bad("bs ", FormatSizeShort(bs_max), " is over the limit of ",
-               FormatSizeShort(kMaxStreamBlockSize));
-  }
-  if (bs_max < bs_min) {
-    return bad("bs range ", FormatSizeShort(bs_min), "-", FormatSizeShort(bs_max),
-               " ends below its start");
-  }
-  if (bs_max % bs_min != 0) {
-    return bad("bs range ", FormatSizeShort(bs_min), "-", FormatSizeShort(bs_max),
-               ": the largest size must be a multiple of the smallest");
-  }
-  if (spec.iodepth() > kMaxRandioIodepth) {
-    return bad("iodepth ", spec.iodepth(), " is over the limit of ", kMaxRandioIodepth);
-  }
-  if (spec.numjobs() > kMaxRandioJobs) {
-    return bad("numjobs ", spec.numjobs(), " is over the limit of ", kMaxRandioJobs);
-  }
-  if (spec.size_bytes() != 0 && spec.size_bytes() % bs_min != 0) {
-    return bad("size ", FormatSizeShort(spec.size_bytes()), " is not a multiple of bs ",
-               FormatSizeShort(bs_min));
-  }
-  if (spec.size_bytes() != 0 && spec.size_bytes() < bs_max) {
-    return bad("size ", FormatSizeShort(spec.size_bytes()), " is smaller than one block (",
-               FormatSizeShort(bs_max), ")");
-  }
-  if (spec.direct() && (bs_min % 512 != 0 || spec.offset_bytes() % 512 != 0 ||
-                        spec.offset_increment_bytes() % 512 != 0)) {
-    return bad("with direct, bs, offset and offset_increment must be multiples of 512 (the "
-               "device may ask for 4k)");
-  }
-  if (spec.runtime_nanos() < 0 || spec.ramp_time_nanos() < 0) {
-    return bad("runtime and ramp_time must not be negative");
-  }
-  if (spec.time_based() && spec.runtime_nanos() == 0) return bad("time_based needs a runtime");
-  if (spec.engine() != RandioSpec::ENGINE_UNSPECIFIED && spec.engine() != RandioSpec::PSYNC &&
-      spec.engine() != RandioSpec::IO_URING) {
-    return bad("engine must be psync or io_uring");
-  }
-  if (spec.fsync() != 0 && spec.fdatasync() != 0) return bad("give fsync or fdatasync, not both");
-  if ((spec.fsync() != 0 || spec.fdatasync() != 0) && !RandioWrites(spec)) {
-    return bad("fsync and fdatasync apply to patterns that write");
-  }
-  if (spec.random_distribution() == RandioSpec::ZIPF) {
-    if (!(spec.zipf_theta() > 0) || spec.zipf_theta() == 1 || spec.zipf_theta() > 100) {
-      return bad("zipf theta must be above 0, not 1, and at most 100 (as zipf:1.2)");
-    }
-    if (spec.rw() != RandioSpec::RANDREAD && spec.rw() != RandioSpec::RANDWRITE &&
-        spec.rw() != RandioSpec::RANDRW) {
-      return bad("random_distribution applies to random patterns (randread, randwrite, randrw)");
-    }
-  } else if (spec.random_distribution() != RandioSpec::DISTRIBUTION_UNSPECIFIED &&
-             spec.random_distribution() != RandioSpec::UNIFORM) {
-    return bad("random_distribution must be random or zipf:THETA");
-  }
-  if (spec.verify()) {
-    if (bs_min % 512 != 0 || spec.offset_bytes() % 512 != 0 ||
-        spec.offset_increment_bytes() % 512 != 0) {
-      return bad("verify needs bs, offset and offset_increment in multiples of 512");
-    }
-    const uint32_t jobs = spec.numjobs() == 0 ? 1 : spec.numjobs();
-    if (jobs > 1 && RandioWrites(spec) && spec.rw() != RandioSpec::RANDREAD &&
-        spec.rw() != RandioSpec::READ &&
-        (spec.size_bytes() == 0 || spec.offset_increment_bytes() < spec.size_bytes())) {
-      return bad("verify with writes and numjobs ", jobs,
-                 " needs a region per job: set size, and offset_increment to at least size");
-    }
-  }
-  return absl::OkStatus();
-}
-
 bool IsTuningKnob(std::string_view name) {
   return name == "scheduler" || name == "read_ahead_kb" || name == "nr_requests" ||
          name == "queue_depth";
@@ -287,6 +195,98 @@ Status CheckPostmarkSpec(const stormark::v1::PostmarkSpec& spec) {
   if (spec.seed() > kMaxPostmarkSeed) {
     return absl::InvalidArgumentError(
         StrCat("postmark: seed ", spec.seed(), " is over PostMark's limit of ", kMaxPostmarkSeed));
+  }
+  return absl::OkStatus();
+}
+
+bool RandioWrites(const stormark::v1::RandioSpec& spec) {
+  using stormark::v1::RandioSpec;
+  return spec.verify() || spec.rw() == RandioSpec::WRITE || spec.rw() == RandioSpec::RANDWRITE ||
+         ((spec.rw() == RandioSpec::RANDRW || spec.rw() == RandioSpec::READWRITE) &&
+          spec.rwmixread() < 100);
+}
+
+Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
+  using stormark::v1::RandioSpec;
+  auto bad = [](auto... parts) { return absl::InvalidArgumentError(StrCat("randio: ", parts...)); };
+  if (spec.rw() == RandioSpec::PATTERN_UNSPECIFIED || !RandioSpec::Pattern_IsValid(spec.rw())) {
+    return bad("rw must be read, write, randread, randwrite, randrw or readwrite");
+  }
+  const bool mixed = spec.rw() == RandioSpec::RANDRW || spec.rw() == RandioSpec::READWRITE;
+  if (spec.has_rwmixread() && spec.rwmixread() > 100) {
+    return bad("rwmixread ", spec.rwmixread(), " is over 100");
+  }
+  if (spec.has_rwmixread() && !mixed) return bad("rwmixread applies to rw=randrw or readwrite");
+  const uint32_t bs_min = spec.bs_min();
+  const uint32_t bs_max = spec.bs_max() == 0 ? bs_min : spec.bs_max();
+  if (bs_min == 0) return bad("bs must be at least 1");
+  if (bs_max > kMaxStreamBlockSize) {
+    return bad("bs ", FormatSizeShort(bs_max), " is over the limit of ",
+               FormatSizeShort(kMaxStreamBlockSize));
+  }
+  if (bs_max < bs_min) {
+    return bad("bs range ", FormatSizeShort(bs_min), "-", FormatSizeShort(bs_max),
+               " ends below its start");
+  }
+  if (bs_max % bs_min != 0) {
+    return bad("bs range ", FormatSizeShort(bs_min), "-", FormatSizeShort(bs_max),
+               ": the largest size must be a multiple of the smallest");
+  }
+  if (spec.iodepth() > kMaxRandioIodepth) {
+    return bad("iodepth ", spec.iodepth(), " is over the limit of ", kMaxRandioIodepth);
+  }
+  if (spec.numjobs() > kMaxRandioJobs) {
+    return bad("numjobs ", spec.numjobs(), " is over the limit of ", kMaxRandioJobs);
+  }
+  if (spec.size_bytes() != 0 && spec.size_bytes() % bs_min != 0) {
+    return bad("size ", FormatSizeShort(spec.size_bytes()), " is not a multiple of bs ",
+               FormatSizeShort(bs_min));
+  }
+  if (spec.size_bytes() != 0 && spec.size_bytes() < bs_max) {
+    return bad("size ", FormatSizeShort(spec.size_bytes()), " is smaller than one block (",
+               FormatSizeShort(bs_max), ")");
+  }
+  if (spec.direct() && (bs_min % 512 != 0 || spec.offset_bytes() % 512 != 0 ||
+                        spec.offset_increment_bytes() % 512 != 0)) {
+    return bad("with direct, bs, offset and offset_increment must be multiples of 512 (the "
+               "device may ask for 4k)");
+  }
+  if (spec.runtime_nanos() < 0 || spec.ramp_time_nanos() < 0) {
+    return bad("runtime and ramp_time must not be negative");
+  }
+  if (spec.time_based() && spec.runtime_nanos() == 0) return bad("time_based needs a runtime");
+  if (spec.engine() != RandioSpec::ENGINE_UNSPECIFIED && spec.engine() != RandioSpec::PSYNC &&
+      spec.engine() != RandioSpec::IO_URING) {
+    return bad("engine must be psync or io_uring");
+  }
+  if (spec.fsync() != 0 && spec.fdatasync() != 0) return bad("give fsync or fdatasync, not both");
+  if ((spec.fsync() != 0 || spec.fdatasync() != 0) && !RandioWrites(spec)) {
+    return bad("fsync and fdatasync apply to patterns that write");
+  }
+  if (spec.random_distribution() == RandioSpec::ZIPF) {
+    if (!(spec.zipf_theta() > 0) || spec.zipf_theta() == 1 || spec.zipf_theta() > 100) {
+      return bad("zipf theta must be above 0, not 1, and at most 100 (as zipf:1.2)");
+    }
+    if (spec.rw() != RandioSpec::RANDREAD && spec.rw() != RandioSpec::RANDWRITE &&
+        spec.rw() != RandioSpec::RANDRW) {
+      return bad("random_distribution applies to random patterns (randread, randwrite, randrw)");
+    }
+  } else if (spec.random_distribution() != RandioSpec::DISTRIBUTION_UNSPECIFIED &&
+             spec.random_distribution() != RandioSpec::UNIFORM) {
+    return bad("random_distribution must be random or zipf:THETA");
+  }
+  if (spec.verify()) {
+    if (bs_min % 512 != 0 || spec.offset_bytes() % 512 != 0 ||
+        spec.offset_increment_bytes() % 512 != 0) {
+      return bad("verify needs bs, offset and offset_increment in multiples of 512");
+    }
+    const uint32_t jobs = spec.numjobs() == 0 ? 1 : spec.numjobs();
+    if (jobs > 1 && RandioWrites(spec) && spec.rw() != RandioSpec::RANDREAD &&
+        spec.rw() != RandioSpec::READ &&
+        (spec.size_bytes() == 0 || spec.offset_increment_bytes() < spec.size_bytes())) {
+      return bad("verify with writes and numjobs ", jobs,
+                 " needs a region per job: set size, and offset_increment to at least size");
+    }
   }
   return absl::OkStatus();
 }

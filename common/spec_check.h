@@ -32,18 +32,6 @@ inline constexpr uint32_t kMaxBonnieFileDirs = 99999;
 // The first problem with a bonnie spec, as one line naming the field, or OK.
 Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec);
 
-// Limits of a randio spec.
-inline constexpr uint32_t kMaxRandioIodepth = 4096;
-inline constexpr uint32_t kMaxRandioJobs = 256;
-
-// The first problem with a randio spec, as one line naming the parameter (with fio's name),
-// or OK. Checks what can be known without the target; the agent checks the rest (alignment,
-// the device's size) when it prepares the phase.
-Status CheckRandioSpec(const stormark::v1::RandioSpec& spec);
-
-// True when a randio spec writes to its target (its pattern writes, or verify lays out data).
-bool RandioWrites(const stormark::v1::RandioSpec& spec);
-
 // True for the block-queue settings a phase may tune (PhaseSpec.tuning): scheduler,
 // read_ahead_kb, nr_requests, queue_depth.
 bool IsTuningKnob(std::string_view name);
@@ -78,6 +66,18 @@ stormark::v1::PostmarkSpec WithPostmarkDefaults(stormark::v1::PostmarkSpec spec)
 
 // The first problem with a postmark spec, as one line naming PostMark's setting, or OK.
 Status CheckPostmarkSpec(const stormark::v1::PostmarkSpec& spec);
+
+// Limits of a randio spec.
+inline constexpr uint32_t kMaxRandioIodepth = 4096;
+inline constexpr uint32_t kMaxRandioJobs = 256;
+
+// The first problem with a randio spec, as one line naming the parameter (with fio's name),
+// or OK. Checks what can be known without the target; the agent checks the rest (alignment,
+// the device's size) when it prepares the phase.
+Status CheckRandioSpec(const stormark::v1::RandioSpec& spec);
+
+// True when a randio spec writes to its target (its pattern writes, or verify lays out data).
+bool RandioWrites(const stormark::v1::RandioSpec& spec);
 
 }  // namespace stormark::common
 

@@ -16,7 +16,7 @@ packages=(
   liburing-dev       # the io_uring engine of block devices
   # Tests: the reference tools stormark's figures are checked against.
   python3 procps bonnie++ postmark fio
-  # Tests that build real filesystems on loop devices they create (sweep hooks, block targets).
+  # Tests that use loop devices (losetup) and build real filesystems on them (sweep hooks).
   util-linux mount e2fsprogs
 )
 

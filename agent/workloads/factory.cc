@@ -3,9 +3,9 @@
 #include "common/strings.h"
 #include "agent/targets/dir_target.h"
 #include "agent/workloads/bonnie.h"
-#include "agent/workloads/randio.h"
 #include "agent/workloads/command.h"
 #include "agent/workloads/postmark.h"
+#include "agent/workloads/randio.h"
 #include "agent/workloads/stream.h"
 #include "common/spec_check.h"
 
@@ -17,7 +17,7 @@ std::vector<std::string> KnownWorkloads() {
 
 namespace {
 
-// stream, bonnie, postmark and command work with files: they need a directory.
+// stream, bonnie, postmark and command create files: they need a directory.
 common::Status NeedsDir(const TargetConfig& target, std::string_view workload) {
   if (target.kind == "dir") return absl::OkStatus();
   return absl::InvalidArgumentError(common::StrCat(
@@ -57,20 +57,9 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       return std::unique_ptr<Workload>(
           new BonnieWorkload(spec.bonnie(), std::move(dir), host, filesystem));
     }
-    case stormark::v1::PhaseSpec::kRandio: {
-      RETURN_IF_ERROR(common::CheckRandioSpec(spec.randio()));
-      std::unique_ptr<DirTarget> dir;
-      if (target->kind == "dir") {
-        ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
-      }
-      const std::string filesystem =
-          target->kind == "null" ? "" : ReadTargetFacts(*target).filesystem();
-      return std::unique_ptr<Workload>(
-          new RandioWorkload(spec.randio(), *target, std::move(dir), host, filesystem));
-    }
     case stormark::v1::PhaseSpec::kCommand: {
       RETURN_IF_ERROR(common::CheckCommandSpec(spec.command()));
-      RETURN_IF_ERROR(NeedsDir(*target, "command"));
+      if (!spec.command().hook()) RETURN_IF_ERROR(NeedsDir(*target, "command"));
       std::unique_ptr<DirTarget> dir;
       if (!spec.command().hook()) {
         ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
@@ -85,6 +74,17 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new PostmarkWorkload(spec.postmark(), std::move(dir), host, filesystem));
+    }
+    case stormark::v1::PhaseSpec::kRandio: {
+      RETURN_IF_ERROR(common::CheckRandioSpec(spec.randio()));
+      std::unique_ptr<DirTarget> dir;
+      if (target->kind == "dir") {
+        ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
+      }
+      const std::string filesystem =
+          target->kind == "null" ? "" : ReadTargetFacts(*target).filesystem();
+      return std::unique_ptr<Workload>(
+          new RandioWorkload(spec.randio(), *target, std::move(dir), host, filesystem));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

@@ -8,13 +8,13 @@
 #include "controller/summary.h"
 #include "controller/workloads/bonnie_params.h"
 #include "controller/workloads/bonnie_report.h"
-#include "controller/workloads/randio_params.h"
-#include "controller/workloads/randio_report.h"
 #include "controller/workloads/command_params.h"
 #include "controller/workloads/command_report.h"
 #include "controller/workloads/postmark_config.h"
 #include "controller/workloads/postmark_params.h"
 #include "controller/workloads/postmark_report.h"
+#include "controller/workloads/randio_params.h"
+#include "controller/workloads/randio_report.h"
 #include "controller/workloads/stream_params.h"
 
 namespace stormark::controller {
@@ -114,6 +114,21 @@ WorkloadKind Postmark() {
   };
 }
 
+WorkloadKind Command() {
+  return {
+      .name = "command",
+      .parameters = kCommandParameterNames,
+      .required = {},
+      .init = [](PhaseSpec* spec) { spec->mutable_command(); },
+      .set = [](std::string_view key, std::string_view value,
+                PhaseSpec* spec) { return SetCommandParameter(key, value, spec->mutable_command()); },
+      .validate = [](const PhaseSpec& spec) { return common::CheckCommandSpec(spec.command()); },
+      .describe = [](const PhaseSpec& spec) { return DescribeCommand(spec.command()); },
+      .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
+      .table = CommandTable,
+  };
+}
+
 WorkloadKind Randio() {
   return {
       .name = "randio",
@@ -131,21 +146,6 @@ WorkloadKind Randio() {
         return r.size_bytes() * std::max<uint32_t>(1, r.numjobs());
       },
       .table = RandioTable,
-  };
-}
-
-WorkloadKind Command() {
-  return {
-      .name = "command",
-      .parameters = kCommandParameterNames,
-      .required = {},
-      .init = [](PhaseSpec* spec) { spec->mutable_command(); },
-      .set = [](std::string_view key, std::string_view value,
-                PhaseSpec* spec) { return SetCommandParameter(key, value, spec->mutable_command()); },
-      .validate = [](const PhaseSpec& spec) { return common::CheckCommandSpec(spec.command()); },
-      .describe = [](const PhaseSpec& spec) { return DescribeCommand(spec.command()); },
-      .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
-      .table = CommandTable,
   };
 }
 

@@ -61,6 +61,44 @@ TEST_F(ParseAgentConfigTest, ParsesTargets) {
   EXPECT_EQ(config->TargetNames(), "scratch, fast");
 }
 
+TEST_F(ParseAgentConfigTest, CommandsAndCacheDropAreOffAndOnByDefault) {
+  auto config = Parse("targets: {scratch: {dir: $DIR}}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_FALSE(config->commands.enabled);
+  EXPECT_TRUE(config->allow_drop_caches);
+  EXPECT_EQ(config->commands.Check("/bin/true").code(), absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(ParseAgentConfigTest, ParsesTheCommandPolicy) {
+  auto config = Parse(
+      "targets: {scratch: {dir: $DIR}}\n"
+      "commands:\n"
+      "  enabled: true\n"
+      "  allow: [true, /bin/sh]\n"
+      "allow_drop_caches: false\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_TRUE(config->commands.enabled);
+  EXPECT_FALSE(config->allow_drop_caches);
+  ASSERT_EQ(config->commands.allow.size(), 2u);
+  // Names are resolved to real paths when the config is read.
+  EXPECT_EQ(config->commands.allow[0].front(), '/');
+  EXPECT_TRUE(config->commands.Check(config->commands.allow[0]).ok());
+  const common::Status refused = config->commands.Check("/usr/bin/rm");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("commands.allow"));
+}
+
+TEST_F(ParseAgentConfigTest, BadCommandPolicyNamesLineAndField) {
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands: {enabled: maybe}\n", 2,
+                "commands.enabled");
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  allow: [no-such-program-xyz]\n",
+                3, "no-such-program-xyz");
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  run: yes\n", 3,
+                "commands.run");
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\nallow_drop_caches: sometimes\n", 2,
+                "allow_drop_caches");
+}
+
 TEST_F(ParseAgentConfigTest, ParsesBlockAndNullTargets) {
   std::ofstream(dir() + "/disk.img") << std::string(8192, 'x');
   common::StatusOr<AgentConfig> config = Parse(
@@ -140,44 +178,6 @@ TEST_F(ParseAgentConfigTest, BadSizeAndDisposableNameTheirLine) {
       "  t:\n"
       "    null: false\n",
       3, "write 'null: true'");
-}
-
-TEST_F(ParseAgentConfigTest, CommandsAndCacheDropAreOffAndOnByDefault) {
-  auto config = Parse("targets: {scratch: {dir: $DIR}}\n");
-  ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_FALSE(config->commands.enabled);
-  EXPECT_TRUE(config->allow_drop_caches);
-  EXPECT_EQ(config->commands.Check("/bin/true").code(), absl::StatusCode::kPermissionDenied);
-}
-
-TEST_F(ParseAgentConfigTest, ParsesTheCommandPolicy) {
-  auto config = Parse(
-      "targets: {scratch: {dir: $DIR}}\n"
-      "commands:\n"
-      "  enabled: true\n"
-      "  allow: [true, /bin/sh]\n"
-      "allow_drop_caches: false\n");
-  ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_TRUE(config->commands.enabled);
-  EXPECT_FALSE(config->allow_drop_caches);
-  ASSERT_EQ(config->commands.allow.size(), 2u);
-  // Names are resolved to real paths when the config is read.
-  EXPECT_EQ(config->commands.allow[0].front(), '/');
-  EXPECT_TRUE(config->commands.Check(config->commands.allow[0]).ok());
-  const common::Status refused = config->commands.Check("/usr/bin/rm");
-  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(std::string(refused.message()), HasSubstr("commands.allow"));
-}
-
-TEST_F(ParseAgentConfigTest, BadCommandPolicyNamesLineAndField) {
-  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands: {enabled: maybe}\n", 2,
-                "commands.enabled");
-  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  allow: [no-such-program-xyz]\n",
-                3, "no-such-program-xyz");
-  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  run: yes\n", 3,
-                "commands.run");
-  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\nallow_drop_caches: sometimes\n", 2,
-                "allow_drop_caches");
 }
 
 TEST_F(ParseAgentConfigTest, FlowStyleIsAccepted) {

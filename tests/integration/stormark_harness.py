@@ -255,9 +255,9 @@ class StormarkTestCase(unittest.TestCase):
         return path
 
     def start_agent(self, name="agent", timeout=20, extra_targets="", extra_config=""):
-        """Starts stormark-agent on 127.0.0.1:0 with one target 'scratch' in a fresh directory,
-        and waits for its listening line. `extra_targets` are YAML lines indented under
-        'targets:', where "$BASE" stands for the agent's own temporary directory;
+        """Starts stormark-agent on 127.0.0.1:0 with one target 'scratch' in a fresh directory
+        (plus `extra_targets`, YAML lines indented under 'targets:', where "$BASE" stands for
+        the agent's own temporary directory), and waits for its listening line.
         `extra_config` is appended to its agent.yaml."""
         base = self.make_dir(f"stormark-itest-{name}-")
         target_dir = os.path.join(base, "target")
