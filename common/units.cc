@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <ctime>
 #include <limits>
 
 #include "common/strings.h"
@@ -169,6 +170,15 @@ std::string FormatDurationNanos(double nanos) {
 
 std::string FormatRate(double bytes_per_second) {
   return ThreeDigits(bytes_per_second / (1024.0 * 1024.0)) + " MiB/s";
+}
+
+std::string FormatIsoTime(int64_t unix_nanos) {
+  const time_t seconds = static_cast<time_t>(unix_nanos / 1'000'000'000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  return fmt::format("{}.{:03d}Z", text, static_cast<int>((unix_nanos / 1'000'000) % 1000));
 }
 
 }  // namespace stormark::common

@@ -99,7 +99,37 @@ std::string CacheLine(const PhaseOutcome& outcome) {
                      common::FormatDurationNanos(static_cast<double>(drop_max)));
 }
 
+std::string MachineCell(const stormark::v1::AgentInfo& info) {
+  return fmt::format("{}, {}, {} x {}, {} RAM", info.hostname(), info.kernel(), info.cpu_count(),
+                     info.cpu_model().empty() ? "CPU" : info.cpu_model(),
+                     common::FormatBytes(info.ram_bytes()));
+}
+
 }  // namespace
+
+std::string FormatAgentsTable(const std::vector<AgentRecord>& agents) {
+  TextTable table;
+  table.AddColumn("host", Align::kLeft);
+  table.AddColumn("machine", Align::kLeft);
+  table.AddColumn("targets", Align::kLeft);
+  table.AddColumn("clock offset", Align::kRight);
+  for (const AgentRecord& agent : agents) {
+    if (!agent.error.empty()) {
+      table.AddRow({agent.host, "UNAVAILABLE", "", ""});
+      continue;
+    }
+    std::string targets;
+    for (const auto& t : agent.info.targets()) {
+      targets += common::StrCat(targets.empty() ? "" : ", ", t.name(), " (",
+                                t.filesystem().empty() ? "?" : t.filesystem(), ", ",
+                                common::FormatBytes(t.free_bytes()), " free)");
+    }
+    const double offset_ms = static_cast<double>(agent.clock.offset_nanos) / 1e6;
+    table.AddRow({agent.host, MachineCell(agent.info), targets,
+                  fmt::format("{:+.3f} ms", offset_ms)});
+  }
+  return table.Render("  ");
+}
 
 std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
                              size_t index, size_t count) {

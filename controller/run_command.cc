@@ -21,7 +21,10 @@
 #include "controller/local_agent.h"
 #include "controller/plan.h"
 #include "controller/report_json.h"
+#include "controller/report_baseline.h"
 #include "controller/report_table.h"
+#include "controller/results/results_store.h"
+#include "controller/results/run_journal.h"
 #include "controller/run_record.h"
 #include "controller/summary.h"
 #include "controller/text_table.h"
@@ -105,6 +108,22 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
   return absl::OkStatus();
 }
 
+// How `stormark results list` names a run: --label, else the plan file, else the phases.
+std::string RunLabel(const RunOptions& options, const Plan& plan) {
+  if (!options.label.empty()) return options.label;
+  if (!options.plan_path.empty()) return options.plan_path;
+  std::string names;
+  for (const PhasePlan& phase : plan.phases) {
+    if (names.find(phase.name) == std::string::npos) names += StrCat(names.empty() ? "" : ", ", phase.name);
+  }
+  return names;
+}
+
+// The stored end status of a run that ends with exit code `code`.
+const char* EndStatus(int code) {
+  return code == kExitOk ? kRunCompleted : code == kExitInterrupted ? kRunInterrupted : kRunFailed;
+}
+
 // One bonnie++ CSV line per host that finished a bonnie phase, for bon_csv2html and friends.
 Status WriteBonnieCsv(const RunRecord& run, const std::string& path) {
   std::string text;
@@ -119,37 +138,6 @@ Status WriteBonnieCsv(const RunRecord& run, const std::string& path) {
   const bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
   if (std::fclose(file) != 0 || !ok) return common::ErrnoError(StrCat("--csv ", path), errno);
   return absl::OkStatus();
-}
-
-std::string AgentLine(const AgentClient& client) {
-  const auto& info = client.info();
-  return fmt::format("{}, {}, {} x {}, {} RAM", info.hostname(), info.kernel(), info.cpu_count(),
-                     info.cpu_model().empty() ? "CPU" : info.cpu_model(),
-                     common::FormatBytes(info.ram_bytes()));
-}
-
-void PrintAgents(const Fleet& fleet, std::FILE* out) {
-  TextTable table;
-  table.AddColumn("host", TextTable::Align::kLeft);
-  table.AddColumn("machine", TextTable::Align::kLeft);
-  table.AddColumn("targets", TextTable::Align::kLeft);
-  table.AddColumn("clock offset", TextTable::Align::kRight);
-  for (size_t i = 0; i < fleet.size(); ++i) {
-    const AgentClient& c = fleet.client(i);
-    if (!fleet.host_error(i).empty()) {
-      table.AddRow({c.host(), "UNAVAILABLE", "", ""});
-      continue;
-    }
-    std::string targets;
-    for (const auto& t : c.info().targets()) {
-      targets += StrCat(targets.empty() ? "" : ", ", t.name(), " (",
-                        t.filesystem().empty() ? "?" : t.filesystem(), ", ",
-                        common::FormatBytes(t.free_bytes()), " free)");
-    }
-    const double offset_ms = static_cast<double>(c.clock().offset_nanos) / 1e6;
-    table.AddRow({c.host(), AgentLine(c), targets, fmt::format("{:+.3f} ms", offset_ms)});
-  }
-  std::fputs(table.Render("  ").c_str(), out);
 }
 
 }  // namespace
@@ -199,6 +187,25 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     }
   }
 
+  if (!options.baseline.empty()) {
+    bool known = addresses.empty() && options.baseline == "local";
+    for (const auto& client : clients) known = known || client->host() == options.baseline;
+    if (!known) {
+      return fail_input(absl::InvalidArgumentError(StrCat(
+          "--baseline ", options.baseline, ": not one of the run's hosts (",
+          addresses.empty() ? "the embedded agent is 'local'" : "name it as --agent does", ")")));
+    }
+  }
+  // The results database, before anything runs: one that cannot be opened is bad input.
+  std::unique_ptr<ResultsStore> store;
+  if (!options.no_db) {
+    auto opened =
+        ResultsStore::Open(options.db_path.empty() ? DefaultResultsPath() : options.db_path);
+    if (!opened.ok()) return fail_input(common::Annotate(opened.status(), "results database"));
+    store = std::move(*opened);
+  }
+  RunJournal journal(std::move(store), err);
+
   // 2. The agents: the given ones, or one we start ourselves.
   std::unique_ptr<LocalAgent> local;
   if (addresses.empty()) {
@@ -240,7 +247,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     run.agents.push_back(std::move(record));
     if (connected[i].ok()) ++usable;
   }
-  PrintAgents(fleet, out);
+  std::fputs(FormatAgentsTable(run.agents).c_str(), out);
+  journal.Begin(run, {RunLabel(options, plan), plan.mode, plan.phases.size(), RunOwner::Self()});
   for (size_t i = 0; i < fleet.size(); ++i) {
     if (!connected[i].ok()) {
       std::fprintf(err, "stormark: %s\n", std::string(connected[i].message()).c_str());
@@ -265,7 +273,10 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
       }
     }
   }
-  if (!targets_ok) return kExitBadInput;
+  if (!targets_ok) {
+    journal.Finish(run.run_id, clock.NowUnixNanos(), kRunFailed);
+    return kExitBadInput;
+  }
 
   // 3. The phases, one after another, each on every usable host at once.
   bool any_failed = usable < fleet.size();
@@ -284,6 +295,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
           },
           plan.mode);
       live.End();
+      journal.Phase(run.run_id, p, outcome);
       const PhaseSummary summary = Summarize(outcome);
       std::fputs(FormatPhaseTable(outcome, summary, p, plan.phases.size()).c_str(), out);
       std::fputs("\n", out);
@@ -297,6 +309,11 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
 
   // 4. The record, whatever happened: partial results are results.
   int code = run.interrupted ? kExitInterrupted : any_failed ? kExitSomeFailed : kExitOk;
+  journal.Finish(run.run_id, run.finished_unix_nanos, EndStatus(code));
+  if (!options.baseline.empty() && !run.phases.empty()) {
+    auto table = FormatBaselineTables(run, options.baseline);
+    std::fputs(table.ok() ? table->c_str() : "", out);
+  }
   if (!options.json_path.empty()) {
     Status written = WriteJsonReport(run, options.json_path);
     if (!written.ok()) {
@@ -314,6 +331,12 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     } else {
       std::fprintf(out, "bonnie++ CSV: %s\n", options.csv_path.c_str());
     }
+  }
+  if (journal.healthy()) {
+    std::fprintf(out, "Results: %s (stormark results show %s)\n", journal.path().c_str(),
+                 run.run_id.c_str());
+  } else if (!options.no_db && code == kExitOk) {
+    code = kExitSomeFailed;
   }
   if (usable == 0) std::fprintf(err, "stormark: no agent could be reached; nothing ran\n");
   return code;

@@ -13,6 +13,7 @@ packages=(
   libcli11-dev       # command-line parsing
   nlohmann-json3-dev # JSON output
   libfmt-dev         # formatting of tables and messages
+  libsqlite3-dev     # the results store
   # Tests: the reference tools stormark's figures are checked against.
   python3 procps bonnie++
 )

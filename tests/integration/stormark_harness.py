@@ -276,6 +276,11 @@ class StormarkTestCase(unittest.TestCase):
 
     def _controller_env(self, env):
         full = dict(os.environ)
+        # Every controller records its runs in a results database; by default under
+        # $XDG_DATA_HOME. A test's runs go to its own one, never to the user's.
+        if not hasattr(self, "_data_home"):
+            self._data_home = self.make_dir("stormark-itest-data-home-")
+        full["XDG_DATA_HOME"] = self._data_home
         if env:
             full.update(env)
         return full
