@@ -1,6 +1,7 @@
 #include "controller/repetitions.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/units.h"
 #include "fmt/format.h"
@@ -66,11 +67,12 @@ Spread SpreadOf(std::vector<double> values) {
   return spread;
 }
 
-std::string FormatSpread(const Metric& metric, const Spread& spread) {
+std::string FormatSpread(const Metric& metric, const Spread& spread, bool qualified) {
   if (spread.count == 0) return "-";
-  if (spread.count == 1) return metric.format(spread.median);
-  return fmt::format("{} [{}-{}]", metric.format(spread.median), metric.format(spread.min),
-                     metric.format(spread.max));
+  const std::string mark = qualified ? " *" : "";
+  if (spread.count == 1) return metric.format(spread.median) + mark;
+  return fmt::format("{} [{}-{}]{}", metric.format(spread.median), metric.format(spread.min),
+                     metric.format(spread.max), mark);
 }
 
 Spread Repetitions::Of(const Metric& metric) const {
@@ -82,30 +84,48 @@ Spread Repetitions::Of(const Metric& metric) const {
 }
 
 std::vector<Repetitions> GroupRepetitions(const RunRecord& run, bool aggregates) {
-  std::vector<Repetitions> groups;
-  auto add = [&groups](SeriesKey key, const std::string& description, const RowSummary& row) {
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&key](const Repetitions& g) { return g.key == key; });
-    if (it == groups.end()) {
-      groups.push_back({std::move(key), description, {}, 0});
-      it = groups.end() - 1;
-    }
-    if (row.status == "succeeded") {
-      it->rows.push_back(row);
-    } else {
-      ++it->failed;
-    }
+  struct Entry {
+    SeriesKey key;
+    std::string description;
+    RowSummary row;
   };
+  std::vector<Entry> entries;
   for (const PhaseOutcome& phase : run.phases) {
     const PhaseSummary summary = Summarize(phase);
     const std::string sweep = DescribeSweepPoint(phase.plan.sweep_point);
     const std::string description = phase.plan.Describe();
     for (const RowSummary& row : summary.rows) {
-      add({phase.plan.name, sweep, row.host, row.target}, description, row);
+      entries.push_back({{phase.plan.name, sweep, row.host, row.target}, description, row});
     }
     if (aggregates && summary.rows.size() > 1 && summary.all_hosts) {
-      add({phase.plan.name, sweep, summary.all_hosts->host, ""}, description,
-          *summary.all_hosts);
+      entries.push_back(
+          {{phase.plan.name, sweep, summary.all_hosts->host, ""}, description, *summary.all_hosts});
+    }
+  }
+  // A host that failed before its target was resolved has no target: it counts as a failed
+  // repetition of the same host's row in the other repetitions.
+  for (Entry& entry : entries) {
+    if (!entry.key.target.empty()) continue;
+    for (const Entry& other : entries) {
+      if (!other.key.target.empty() && other.key.phase == entry.key.phase &&
+          other.key.sweep == entry.key.sweep && other.key.host == entry.key.host) {
+        entry.key.target = other.key.target;
+        break;
+      }
+    }
+  }
+
+  std::vector<Repetitions> groups;
+  std::map<SeriesKey, size_t> index;  // Into groups, which keep the order of first appearance.
+  for (const Entry& entry : entries) {
+    auto [it, added] = index.try_emplace(entry.key, groups.size());
+    if (added) groups.push_back({entry.key, entry.description, {}, 0, false});
+    Repetitions& group = groups[it->second];
+    if (entry.row.status == "succeeded") {
+      group.qualified = group.qualified || !entry.row.warnings.empty();
+      group.rows.push_back(entry.row);
+    } else {
+      ++group.failed;
     }
   }
   return groups;

@@ -43,7 +43,13 @@ struct Spread {
 Spread SpreadOf(std::vector<double> values);
 
 // "341.5" for one value, "341.5 [338.0-345.2]" for several (median [min-max]); "-" for none.
-std::string FormatSpread(const Metric& metric, const Spread& spread);
+// A figure of `qualified` repetitions is marked " *", as in the phase tables.
+std::string FormatSpread(const Metric& metric, const Spread& spread, bool qualified = false);
+
+// The note below a table whose figures may carry the mark.
+inline constexpr char kQualifiedNote[] =
+    "* a repetition behind this figure has notes (too fast to time, possibly cache-dominated, "
+    "...): see 'stormark results show'";
 
 // Where a row of a comparison sits.
 struct SeriesKey {
@@ -63,6 +69,9 @@ struct Repetitions {
   std::vector<RowSummary> rows;
   // Repetitions of this host that did not succeed.
   int failed = 0;
+  // Some succeeded repetition carries notes (too fast to time, possibly cache-dominated, ...),
+  // so its figures are not to be read alone.
+  bool qualified = false;
 
   // The metric over the succeeded repetitions.
   Spread Of(const Metric& metric) const;

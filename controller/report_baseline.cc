@@ -69,12 +69,16 @@ std::string PhaseTable(const std::vector<Repetitions>& groups, const std::string
     const Repetitions* base = base_of(*row);
     for (const Metric* metric : metrics) {
       const Spread spread = row->Of(*metric);
-      cells.push_back(FormatSpread(*metric, spread));
+      cells.push_back(FormatSpread(*metric, spread, row->qualified));
       cells.push_back(base == nullptr ? "-" : RatioCell(spread, base->Of(*metric)));
     }
     table.AddRow(std::move(cells));
   }
-  return out + table.Render("  ");
+  out += table.Render("  ");
+  if (std::any_of(rows.begin(), rows.end(), [](const Repetitions* r) { return r->qualified; })) {
+    out += fmt::format("\n  {}\n", kQualifiedNote);
+  }
+  return out;
 }
 
 }  // namespace

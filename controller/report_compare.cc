@@ -23,10 +23,12 @@ ComparisonRow CompareGroups(const SeriesKey& key, const Repetitions* a, const Re
   if (a != nullptr) {
     row.runs_a = a->rows.size() + static_cast<size_t>(a->failed);
     row.failed_a = a->failed;
+    row.qualified_a = a->qualified;
   }
   if (b != nullptr) {
     row.runs_b = b->rows.size() + static_cast<size_t>(b->failed);
     row.failed_b = b->failed;
+    row.qualified_b = b->qualified;
   }
   for (const Metric& metric : Metrics()) {
     MetricComparison m{&metric, a ? a->Of(metric) : Spread{}, b ? b->Of(metric) : Spread{},
@@ -120,8 +122,8 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
       place(row.key.target);
       place(RunsCell(row));
       cells.push_back(std::string(m.metric->name));
-      cells.push_back(FormatSpread(*m.metric, m.a));
-      cells.push_back(FormatSpread(*m.metric, m.b));
+      cells.push_back(FormatSpread(*m.metric, m.a, row.qualified_a));
+      cells.push_back(FormatSpread(*m.metric, m.b, row.qualified_b));
       cells.push_back(m.ratio ? fmt::format("{:.2f}", *m.ratio) : "-");
       cells.push_back(row.runs_a == 0   ? "only in B"
                       : row.runs_b == 0 ? "only in A"
@@ -141,6 +143,10 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
     }
   }
   out += table.Render("  ");
+  if (std::any_of(rows.begin(), rows.end(),
+                  [](const ComparisonRow& r) { return r.qualified_a || r.qualified_b; })) {
+    out += fmt::format("\n  {}\n", kQualifiedNote);
+  }
   return out;
 }
 

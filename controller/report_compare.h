@@ -46,6 +46,8 @@ struct ComparisonRow {
   // succeed.
   size_t runs_a = 0, runs_b = 0;
   int failed_a = 0, failed_b = 0;
+  // Figures from repetitions with notes (see Repetitions::qualified).
+  bool qualified_a = false, qualified_b = false;
   std::vector<MetricComparison> metrics;  // metrics with a figure on at least one side
 };
 

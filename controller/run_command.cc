@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <memory>
 #include <random>
 
@@ -39,13 +38,9 @@ using common::StrCat;
 
 // "r20261130-023612-3fa9": sortable, unique enough, and a valid phase-id prefix.
 std::string NewRunId(int64_t unix_nanos) {
-  const time_t seconds = static_cast<time_t>(unix_nanos / 1'000'000'000);
-  tm utc{};
-  gmtime_r(&seconds, &utc);
-  char stamp[32];
-  strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &utc);
   std::random_device random;
-  return fmt::format("r{}-{:04x}", stamp, random() & 0xffff);
+  return fmt::format("r{}-{:04x}", common::FormatUtc(unix_nanos, "%Y%m%d-%H%M%S"),
+                     random() & 0xffff);
 }
 
 // Applies the workload flags to the plan. Fails on a flag that cannot apply.

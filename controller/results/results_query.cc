@@ -181,8 +181,9 @@ StatusOr<std::string> ResolveRun(const ResultsStore& store, std::string_view ref
     for (size_t i = 0; i < matches.size() && i < 5; ++i) {
       candidates += StrCat(i == 0 ? "" : ", ", matches[i]);
     }
-    return absl::InvalidArgumentError(StrCat("run '", ref, "' is ambiguous: it starts ",
-                                             candidates, matches.size() > 5 ? ", ..." : ""));
+    return absl::InvalidArgumentError(StrCat("run '", ref, "' is ambiguous: it begins ",
+                                             candidates, matches.size() > 5 ? ", ..." : "",
+                                             "; give more of the id"));
   }
   return matches[0];
 }

@@ -12,7 +12,7 @@ namespace {
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using namespace stormark::controller::testing;  // NOLINT: the test run builders.
+using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
 
 // The line of `text` whose first cell is `host`.
 std::string RowOf(const std::string& text, const std::string& host) {
@@ -31,7 +31,7 @@ RunRecord LocalVsAoe(int reps) {
                                          SucceededHost("aoe", 50 + static_cast<uint64_t>(r))},
                            r));
   }
-  return Run("r1", {"local", "aoe"}, std::move(phases));
+  return MakeRun("r1", {"local", "aoe"}, std::move(phases));
 }
 
 TEST(FormatBaselineTables, RatiosAgainstTheBaselineHost) {

@@ -8,7 +8,7 @@ namespace stormark::controller {
 namespace {
 
 using ::testing::HasSubstr;
-using namespace stormark::controller::testing;  // NOLINT: the test run builders.
+using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
 
 Spread Of(std::vector<double> values) { return SpreadOf(std::move(values)); }
 
@@ -97,7 +97,7 @@ TEST(CompareRuns, RowsOfOneRunOnlyAreKeptAndSaidSo) {
 
 TEST(CompareRuns, SweepPointsAreComparedPointByPoint) {
   auto run = [](const std::string& id, uint64_t at_64k, uint64_t at_1m) {
-    return Run(id, {"db1"},
+    return MakeRun(id, {"db1"},
                {Phase(WritePlan(), {SucceededHost("db1", at_64k)}, 0, {{"chunk", "64k"}}),
                 Phase(WritePlan(), {SucceededHost("db1", at_1m)}, 0, {{"chunk", "1M"}})});
   };
@@ -111,7 +111,7 @@ TEST(CompareRuns, SweepPointsAreComparedPointByPoint) {
 
 TEST(CompareRuns, SeveralHostsAlsoCompareTheAggregate) {
   auto run = [](const std::string& id) {
-    return Run(id, {"db1", "db2"},
+    return MakeRun(id, {"db1", "db2"},
                {Phase(WritePlan(), {SucceededHost("db1", 100), SucceededHost("db2", 100)})});
   };
   const std::vector<ComparisonRow> rows = CompareRuns(run("ra"), run("rb"));
@@ -138,6 +138,17 @@ TEST(FormatComparison, SingleRunsSayTheNoiseIsUnknown) {
   const std::string text = FormatComparison(a, b, CompareRuns(a, b));
   EXPECT_THAT(text, HasSubstr("noise unknown"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("B better")));
+}
+
+TEST(FormatComparison, FiguresFromRepetitionsWithNotesAreMarked) {
+  RunRecord a = RepeatedRun("ra", "local", {100, 101});
+  a.phases[1].hosts[0].result->add_warnings("too fast to time");
+  const RunRecord b = RepeatedRun("rb", "local", {100, 101});
+  const std::string text = FormatComparison(a, b, CompareRuns(a, b));
+  // A's cell is marked, B's is not.
+  EXPECT_THAT(text, ::testing::ContainsRegex(
+                        "100\\.5 \\[100\\.0-101\\.0\\] \\* +100\\.5 \\[100\\.0-101\\.0\\] +1\\.00"));
+  EXPECT_THAT(text, HasSubstr("* a repetition behind this figure has notes"));
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include "common/histogram.h"
 
-namespace stormark::controller::testing {
+namespace stormark::controller::test_runs {
 
 using stormark::v1::PhaseResult;
 using stormark::v1::StreamSpec;
@@ -65,7 +65,7 @@ PhaseOutcome Phase(PhasePlan plan, std::vector<HostOutcome> hosts, int repetitio
   return outcome;
 }
 
-RunRecord Run(const std::string& run_id, const std::vector<std::string>& hosts,
+RunRecord MakeRun(const std::string& run_id, const std::vector<std::string>& hosts,
               std::vector<PhaseOutcome> phases) {
   RunRecord run;
   run.run_id = run_id;
@@ -97,7 +97,7 @@ RunRecord RepeatedRun(const std::string& run_id, const std::string& host,
   for (size_t i = 0; i < mibps.size(); ++i) {
     phases.push_back(Phase(WritePlan(), {SucceededHost(host, mibps[i])}, static_cast<int>(i)));
   }
-  return Run(run_id, {host}, std::move(phases));
+  return MakeRun(run_id, {host}, std::move(phases));
 }
 
-}  // namespace stormark::controller::testing
+}  // namespace stormark::controller::test_runs

@@ -11,7 +11,7 @@
 #include "controller/plan.h"
 #include "controller/run_record.h"
 
-namespace stormark::controller::testing {
+namespace stormark::controller::test_runs {
 
 inline constexpr int64_t kSecond = 1'000'000'000;
 inline constexpr int64_t kBase = 1'700'000'000 * kSecond;
@@ -31,13 +31,13 @@ PhaseOutcome Phase(PhasePlan plan, std::vector<HostOutcome> hosts, int repetitio
                    const SweepPoint& sweep = {});
 
 // A run of `hosts` (agents with a little AgentInfo and one target each) and `phases`.
-RunRecord Run(const std::string& run_id, const std::vector<std::string>& hosts,
+RunRecord MakeRun(const std::string& run_id, const std::vector<std::string>& hosts,
               std::vector<PhaseOutcome> phases);
 
 // A run of one phase "seq-write" repeated once per value of `mibps`, on one host.
 RunRecord RepeatedRun(const std::string& run_id, const std::string& host,
                       const std::vector<uint64_t>& mibps);
 
-}  // namespace stormark::controller::testing
+}  // namespace stormark::controller::test_runs
 
 #endif  // STORMARK_TESTS_CONTROLLER_TEST_RUNS_H_

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/histogram.h"
 #include "controller/results/results_query.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -15,7 +16,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using namespace stormark::controller::testing;  // NOLINT: the test run builders.
+using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
 
 // A fresh directory on disk for each test, removed afterwards.
 class ResultsStoreTest : public ::testing::Test {
@@ -64,7 +65,7 @@ class ResultsStoreTest : public ::testing::Test {
     latency.ToProto(m->mutable_latency());
     (*b.result->mutable_resolved())["seed"] = "42";
     b.result->add_warnings("size is under 2x RAM");
-    return Run(run_id, {"a:7420", "b:7420"},
+    return MakeRun(run_id, {"a:7420", "b:7420"},
                {Phase(WritePlan(), {SucceededHost("a:7420", 100), b}, 0, sweep),
                 Phase(WritePlan(), {SucceededHost("a:7420", 110), UnreachableHost("b:7420")}, 1,
                       sweep)});
