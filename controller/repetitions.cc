@@ -29,8 +29,8 @@ std::string Seconds(double seconds) { return fmt::format("{:.2f} s", seconds); }
 
 const std::vector<Metric>& Metrics() {
   static const std::vector<Metric> kMetrics = {
-      {"MiB/s", true,
-       [](const RowSummary& r) { return Positive(r.bytes_per_second / kMiB); }, OneDecimal},
+      {"MiB/s", true, [](const RowSummary& r) { return Positive(r.bytes_per_second / kMiB); },
+       OneDecimal},
       {"ops/s", true,
        [](const RowSummary& r) {
          return r.elapsed_seconds > 0 ? Positive(static_cast<double>(r.ops) / r.elapsed_seconds)
@@ -42,8 +42,7 @@ const std::vector<Metric>& Metrics() {
       {"max lat", false, [](const RowSummary& r) { return LatencyAt(r, 100); }, Duration},
       {"CPU%", false, [](const RowSummary& r) { return std::optional<double>(r.cpu_percent); },
        OneDecimal},
-      {"elapsed", false, [](const RowSummary& r) { return Positive(r.elapsed_seconds); },
-       Seconds},
+      {"elapsed", false, [](const RowSummary& r) { return Positive(r.elapsed_seconds); }, Seconds},
   };
   return kMetrics;
 }

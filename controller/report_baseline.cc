@@ -47,10 +47,10 @@ std::string PhaseTable(const std::vector<Repetitions>& groups, const std::string
   const bool sweeps = std::any_of(rows.begin(), rows.end(),
                                   [](const Repetitions* r) { return !r->key.sweep.empty(); });
 
-  std::string out = fmt::format("{}: {}\n  against {}; ", phase, rows.front()->description,
-                                baseline_host);
+  std::string out =
+      fmt::format("{}: {}\n  against {}; ", phase, rows.front()->description, baseline_host);
   out += most_runs > 1 ? "median [min-max] over the repetitions that succeeded\n\n"
-                       : "one repetition each, so no spread (use repeat for one)\n\n";
+                       : "one repetition each: no spread to judge the noise by\n\n";
   TextTable table;
   table.AddColumn("host", Align::kLeft);
   table.AddColumn("target", Align::kLeft);
@@ -63,9 +63,9 @@ std::string PhaseTable(const std::vector<Repetitions>& groups, const std::string
   for (const Repetitions* row : rows) {
     std::vector<std::string> cells = {row->key.host, row->key.target};
     if (sweeps) cells.push_back(row->key.sweep);
-    cells.push_back(row->failed == 0 ? fmt::format("{}", row->rows.size())
-                                     : fmt::format("{} ({} failed)", row->rows.size(),
-                                                   row->failed));
+    cells.push_back(row->failed == 0
+                        ? fmt::format("{}", row->rows.size())
+                        : fmt::format("{} ({} failed)", row->rows.size(), row->failed));
     const Repetitions* base = base_of(*row);
     for (const Metric* metric : metrics) {
       const Spread spread = row->Of(*metric);
@@ -89,10 +89,11 @@ common::StatusOr<std::string> FormatBaselineTables(const RunRecord& run,
                                  [&](const AgentRecord& a) { return a.host == baseline_host; });
   if (!known) {
     std::string hosts;
-    for (const AgentRecord& a : run.agents) hosts += common::StrCat(hosts.empty() ? "" : ", ", a.host);
-    return absl::NotFoundError(common::StrCat("--baseline ", baseline_host,
-                                              ": not a host of run ", run.run_id, " (hosts: ",
-                                              hosts, ")"));
+    for (const AgentRecord& a : run.agents) {
+      hosts += common::StrCat(hosts.empty() ? "" : ", ", a.host);
+    }
+    return absl::NotFoundError(common::StrCat("--baseline ", baseline_host, ": not a host of run ",
+                                              run.run_id, " (hosts: ", hosts, ")"));
   }
   const std::vector<Repetitions> groups = GroupRepetitions(run, /*aggregates=*/false);
   std::vector<std::string> phases;

@@ -134,9 +134,9 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
     if (row.metrics.empty()) {
       std::vector<std::string> cells = {row.key.phase};
       if (sweeps) cells.push_back(row.key.sweep);
-      for (const std::string& text : {row.key.host, row.key.target, RunsCell(row),
-                                      std::string("-"), std::string("-"), std::string("-"),
-                                      std::string("-"), std::string("no successful run")}) {
+      for (const std::string& text :
+           {row.key.host, row.key.target, RunsCell(row), std::string("-"), std::string("-"),
+            std::string("-"), std::string("-"), std::string("no successful run")}) {
         cells.push_back(text);
       }
       table.AddRow(std::move(cells));

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 
@@ -107,11 +108,14 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
 std::string RunLabel(const RunOptions& options, const Plan& plan) {
   if (!options.label.empty()) return options.label;
   if (!options.plan_path.empty()) return options.plan_path;
-  std::string names;
+  std::vector<std::string_view> names;  // Each once: repetitions share a name.
+  std::string label;
   for (const PhasePlan& phase : plan.phases) {
-    if (names.find(phase.name) == std::string::npos) names += StrCat(names.empty() ? "" : ", ", phase.name);
+    if (std::find(names.begin(), names.end(), phase.name) != names.end()) continue;
+    names.push_back(phase.name);
+    label += StrCat(label.empty() ? "" : ", ", phase.name);
   }
-  return names;
+  return label;
 }
 
 // The stored end status of a run that ends with exit code `code`.

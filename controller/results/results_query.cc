@@ -1,7 +1,5 @@
 #include "controller/results/results_query.h"
 
-#include <map>
-
 #include "common/strings.h"
 
 namespace stormark::controller {
@@ -173,24 +171,24 @@ StatusOr<std::string> ResolveRun(const ResultsStore& store, std::string_view ref
     if (matches.back() == ref) return matches.back();  // A whole id beats longer ones.
   }
   if (matches.empty()) {
-    return absl::NotFoundError(StrCat("no run '", ref, "' in ", store.path(),
-                                      " (see 'stormark results list')"));
+    return absl::NotFoundError(
+        StrCat("no run '", ref, "' in ", store.path(), " (see 'stormark results list')"));
   }
   if (matches.size() > 1) {
     std::string candidates;
     for (size_t i = 0; i < matches.size() && i < 5; ++i) {
       candidates += StrCat(i == 0 ? "" : ", ", matches[i]);
     }
-    return absl::InvalidArgumentError(StrCat("run '", ref, "' is ambiguous: it begins ",
-                                             candidates, matches.size() > 5 ? ", ..." : "",
+    return absl::InvalidArgumentError(StrCat("run '", ref, "' is ambiguous: it begins ", candidates,
+                                             matches.size() > 5 ? ", ..." : "",
                                              "; give more of the id"));
   }
   return matches[0];
 }
 
 StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id) {
-  ASSIGN_OR_RETURN(Statement query, store.db().Prepare(StrCat(kListingColumns,
-                                                              "WHERE r.run_id = ?")));
+  ASSIGN_OR_RETURN(Statement query,
+                   store.db().Prepare(StrCat(kListingColumns, "WHERE r.run_id = ?")));
   query.Bind(1, run_id);
   ASSIGN_OR_RETURN(bool row, query.Step());
   if (!row) return absl::NotFoundError(StrCat("no run '", run_id, "' in ", store.path()));

@@ -222,6 +222,116 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
   return absl::OkStatus();
 }
 
+// One host's row and its detail tables; runs inside AddPhase's transaction.
+Status AddHost(sqlite::Database* db, const std::string& run_id, size_t phase_index,
+               size_t host_index, const HostOutcome& host, const RowSummary& row) {
+  const int64_t p = static_cast<int64_t>(phase_index);
+  const int64_t h = static_cast<int64_t>(host_index);
+  const stormark::v1::PhaseResult empty;
+  const stormark::v1::PhaseResult& r = host.result ? *host.result : empty;
+  const common::LatencyHistogram& latency = row.latency;
+  ASSIGN_OR_RETURN(Statement insert_host,
+                   db->Prepare("INSERT INTO host_results VALUES "
+                               "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  insert_host.Bind(1, run_id)
+      .Bind(2, p)
+      .Bind(3, h)
+      .Bind(4, host.host)
+      .Bind(5, host.target)
+      .Bind(6, row.status)
+      .Bind(7, row.error)
+      .Bind(8, I(row.bytes))
+      .Bind(9, I(row.ops))
+      .Bind(10, row.elapsed_seconds)
+      .Bind(11, row.bytes_per_second)
+      .Bind(12, row.elapsed_seconds > 0 ? static_cast<double>(row.ops) / row.elapsed_seconds : 0.0)
+      .Bind(13, row.cpu_percent)
+      .Bind(14, I(latency.count()))
+      .Bind(15, I(latency.sum()))
+      .Bind(16, I(latency.min()))
+      .Bind(17, I(latency.Percentile(50)))
+      .Bind(18, I(latency.Percentile(99)))
+      .Bind(19, I(latency.max()))
+      .Bind(20, r.start_unix_nanos())
+      .Bind(21, r.end_unix_nanos())
+      .Bind(22, r.start_late_nanos())
+      .Bind(23, host.clock.offset_nanos)
+      .Bind(24, host.clock.uncertainty_nanos)
+      .Bind(25, JoinLines(row.warnings));
+  if (host.result) {
+    insert_host.BindBlob(26, Serialized(*host.result));
+  } else {
+    insert_host.BindNull(26);
+  }
+  RETURN_IF_ERROR(insert_host.Run());
+  if (!host.result) return absl::OkStatus();
+
+  ASSIGN_OR_RETURN(Statement insert_bucket,
+                   db->Prepare("INSERT INTO latency_buckets VALUES (?,?,?,?,?,?,?,?)"));
+  const auto& histogram = r.latency();
+  for (int i = 0; i < histogram.bucket_index_size() && i < histogram.bucket_count_size(); ++i) {
+    const uint32_t index = histogram.bucket_index(i);
+    const bool known = index < common::LatencyHistogram::kBucketCount;
+    RETURN_IF_ERROR(
+        insert_bucket.Bind(1, run_id)
+            .Bind(2, p)
+            .Bind(3, h)
+            .Bind(4, int64_t{histogram.sub_bucket_bits()})
+            .Bind(5, int64_t{index})
+            .Bind(6, known ? I(common::LatencyHistogram::BucketLowerBound(index)) : int64_t{-1})
+            .Bind(7, known ? I(common::LatencyHistogram::BucketWidth(index)) : int64_t{-1})
+            .Bind(8, I(histogram.bucket_count(i)))
+            .Run());
+  }
+  ASSIGN_OR_RETURN(Statement insert_sample,
+                   db->Prepare("INSERT OR REPLACE INTO series VALUES (?,?,?,?,?,?,?)"));
+  for (const auto& s : r.series()) {
+    RETURN_IF_ERROR(insert_sample.Bind(1, run_id)
+                        .Bind(2, p)
+                        .Bind(3, h)
+                        .Bind(4, s.offset_nanos())
+                        .Bind(5, s.length_nanos())
+                        .Bind(6, I(s.bytes()))
+                        .Bind(7, I(s.ops()))
+                        .Run());
+  }
+  ASSIGN_OR_RETURN(
+      Statement insert_measurement,
+      db->Prepare("INSERT INTO measurements VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  for (int i = 0; i < r.measurements_size(); ++i) {
+    const auto& m = r.measurements(i);
+    auto decoded = common::LatencyHistogram::FromProto(m.latency());
+    auto figure = [&](double percentile) -> std::optional<int64_t> {
+      if (!decoded.ok() || decoded->count() == 0) return std::nullopt;
+      return I(percentile >= 100 ? decoded->max() : decoded->Percentile(percentile));
+    };
+    RETURN_IF_ERROR(insert_measurement.Bind(1, run_id)
+                        .Bind(2, p)
+                        .Bind(3, h)
+                        .Bind(4, int64_t{i})
+                        .Bind(5, m.name())
+                        .Bind(6, I(m.bytes()))
+                        .Bind(7, I(m.ops()))
+                        .Bind(8, m.elapsed_nanos())
+                        .Bind(9, m.cpu_user_nanos())
+                        .Bind(10, m.cpu_system_nanos())
+                        .Bind(11, int64_t{m.too_fast()})
+                        .Bind(12, int64_t{m.skipped()})
+                        .Bind(13, figure(50))
+                        .Bind(14, figure(99))
+                        .Bind(15, figure(100))
+                        .BindBlob(16, Serialized(m.latency()))
+                        .Run());
+  }
+  ASSIGN_OR_RETURN(Statement insert_resolved,
+                   db->Prepare("INSERT INTO resolved VALUES (?,?,?,?,?)"));
+  for (const auto& [key, value] : r.resolved()) {
+    RETURN_IF_ERROR(
+        insert_resolved.Bind(1, run_id).Bind(2, p).Bind(3, h).Bind(4, key).Bind(5, value).Run());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string DefaultResultsPath() {
@@ -353,120 +463,9 @@ Status ResultsStore::AddPhase(const std::string& run_id, size_t phase_index,
   }
   const PhaseSummary summary = Summarize(outcome);
   for (size_t h = 0; h < outcome.hosts.size(); ++h) {
-    RETURN_IF_ERROR(AddHost(run_id, phase_index, h, outcome.hosts[h], summary.rows[h]));
+    RETURN_IF_ERROR(AddHost(db_.get(), run_id, phase_index, h, outcome.hosts[h], summary.rows[h]));
   }
   return transaction.Commit();
-}
-
-// One host's row and its detail tables; runs inside AddPhase's transaction.
-Status ResultsStore::AddHost(const std::string& run_id, size_t phase_index, size_t host_index,
-                             const HostOutcome& host, const RowSummary& row) {
-  const int64_t p = static_cast<int64_t>(phase_index);
-  const int64_t h = static_cast<int64_t>(host_index);
-  const stormark::v1::PhaseResult empty;
-  const stormark::v1::PhaseResult& r = host.result ? *host.result : empty;
-  const common::LatencyHistogram& latency = row.latency;
-  ASSIGN_OR_RETURN(
-      Statement insert_host,
-      db_->Prepare("INSERT INTO host_results VALUES "
-                   "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
-  insert_host.Bind(1, run_id)
-      .Bind(2, p)
-      .Bind(3, h)
-      .Bind(4, host.host)
-      .Bind(5, host.target)
-      .Bind(6, row.status)
-      .Bind(7, row.error)
-      .Bind(8, I(row.bytes))
-      .Bind(9, I(row.ops))
-      .Bind(10, row.elapsed_seconds)
-      .Bind(11, row.bytes_per_second)
-      .Bind(12, row.elapsed_seconds > 0 ? static_cast<double>(row.ops) / row.elapsed_seconds : 0.0)
-      .Bind(13, row.cpu_percent)
-      .Bind(14, I(latency.count()))
-      .Bind(15, I(latency.sum()))
-      .Bind(16, I(latency.min()))
-      .Bind(17, I(latency.Percentile(50)))
-      .Bind(18, I(latency.Percentile(99)))
-      .Bind(19, I(latency.max()))
-      .Bind(20, r.start_unix_nanos())
-      .Bind(21, r.end_unix_nanos())
-      .Bind(22, r.start_late_nanos())
-      .Bind(23, host.clock.offset_nanos)
-      .Bind(24, host.clock.uncertainty_nanos)
-      .Bind(25, JoinLines(row.warnings));
-  if (host.result) {
-    insert_host.BindBlob(26, Serialized(*host.result));
-  } else {
-    insert_host.BindNull(26);
-  }
-  RETURN_IF_ERROR(insert_host.Run());
-  if (!host.result) return absl::OkStatus();
-
-  ASSIGN_OR_RETURN(Statement insert_bucket,
-                   db_->Prepare("INSERT INTO latency_buckets VALUES (?,?,?,?,?,?,?,?)"));
-  const auto& histogram = r.latency();
-  for (int i = 0; i < histogram.bucket_index_size() && i < histogram.bucket_count_size(); ++i) {
-    const uint32_t index = histogram.bucket_index(i);
-    const bool known = index < common::LatencyHistogram::kBucketCount;
-    RETURN_IF_ERROR(
-        insert_bucket.Bind(1, run_id)
-            .Bind(2, p)
-            .Bind(3, h)
-            .Bind(4, int64_t{histogram.sub_bucket_bits()})
-            .Bind(5, int64_t{index})
-            .Bind(6, known ? I(common::LatencyHistogram::BucketLowerBound(index)) : int64_t{-1})
-            .Bind(7, known ? I(common::LatencyHistogram::BucketWidth(index)) : int64_t{-1})
-            .Bind(8, I(histogram.bucket_count(i)))
-            .Run());
-  }
-  ASSIGN_OR_RETURN(Statement insert_sample,
-                   db_->Prepare("INSERT OR REPLACE INTO series VALUES (?,?,?,?,?,?,?)"));
-  for (const auto& s : r.series()) {
-    RETURN_IF_ERROR(insert_sample.Bind(1, run_id)
-                        .Bind(2, p)
-                        .Bind(3, h)
-                        .Bind(4, s.offset_nanos())
-                        .Bind(5, s.length_nanos())
-                        .Bind(6, I(s.bytes()))
-                        .Bind(7, I(s.ops()))
-                        .Run());
-  }
-  ASSIGN_OR_RETURN(
-      Statement insert_measurement,
-      db_->Prepare("INSERT INTO measurements VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
-  for (int i = 0; i < r.measurements_size(); ++i) {
-    const auto& m = r.measurements(i);
-    auto decoded = common::LatencyHistogram::FromProto(m.latency());
-    auto figure = [&](double percentile) -> std::optional<int64_t> {
-      if (!decoded.ok() || decoded->count() == 0) return std::nullopt;
-      return I(percentile >= 100 ? decoded->max() : decoded->Percentile(percentile));
-    };
-    RETURN_IF_ERROR(insert_measurement.Bind(1, run_id)
-                        .Bind(2, p)
-                        .Bind(3, h)
-                        .Bind(4, int64_t{i})
-                        .Bind(5, m.name())
-                        .Bind(6, I(m.bytes()))
-                        .Bind(7, I(m.ops()))
-                        .Bind(8, m.elapsed_nanos())
-                        .Bind(9, m.cpu_user_nanos())
-                        .Bind(10, m.cpu_system_nanos())
-                        .Bind(11, int64_t{m.too_fast()})
-                        .Bind(12, int64_t{m.skipped()})
-                        .Bind(13, figure(50))
-                        .Bind(14, figure(99))
-                        .Bind(15, figure(100))
-                        .BindBlob(16, Serialized(m.latency()))
-                        .Run());
-  }
-  ASSIGN_OR_RETURN(Statement insert_resolved,
-                   db_->Prepare("INSERT INTO resolved VALUES (?,?,?,?,?)"));
-  for (const auto& [key, value] : r.resolved()) {
-    RETURN_IF_ERROR(
-        insert_resolved.Bind(1, run_id).Bind(2, p).Bind(3, h).Bind(4, key).Bind(5, value).Run());
-  }
-  return absl::OkStatus();
 }
 
 Status ResultsStore::FinishRun(const std::string& run_id, int64_t finished_unix_nanos,

@@ -104,8 +104,6 @@ class ResultsStore {
   explicit ResultsStore(std::unique_ptr<sqlite::Database> db) : db_(std::move(db)) {}
   static common::StatusOr<std::unique_ptr<ResultsStore>> OpenWith(const std::string& path,
                                                                   bool create);
-  common::Status AddHost(const std::string& run_id, size_t phase_index, size_t host_index,
-                         const HostOutcome& host, const struct RowSummary& row);
 
   std::unique_ptr<sqlite::Database> db_;
 };

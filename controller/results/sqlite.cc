@@ -37,6 +37,11 @@ absl::StatusCode CodeFor(int code) {
   }
 }
 
+// Remembers the first failed bind, which the next Step reports.
+void Keep(int* first_error, int code) {
+  if (*first_error == SQLITE_OK && code != SQLITE_OK) *first_error = code;
+}
+
 }  // namespace
 
 Statement::Statement(Statement&& other) noexcept
@@ -56,12 +61,6 @@ Statement& Statement::operator=(Statement&& other) noexcept {
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
-namespace {
-void Keep(int* first_error, int code) {
-  if (*first_error == SQLITE_OK && code != SQLITE_OK) *first_error = code;
-}
-}  // namespace
-
 Statement& Statement::Bind(int index, int64_t value) {
   Keep(&bind_error_, sqlite3_bind_int64(stmt_, index, value));
   return *this;
@@ -73,8 +72,8 @@ Statement& Statement::Bind(int index, double value) {
 }
 
 Statement& Statement::Bind(int index, std::string_view text) {
-  Keep(&bind_error_, sqlite3_bind_text64(stmt_, index, text.data(), text.size(),
-                                         SQLITE_TRANSIENT, SQLITE_UTF8));
+  Keep(&bind_error_,
+       sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
   return *this;
 }
 
@@ -85,8 +84,8 @@ Statement& Statement::Bind(int index, std::optional<int64_t> value) {
 Statement& Statement::BindBlob(int index, std::string_view bytes) {
   // A zero-length blob is bound as such, not as NULL: "" and "absent" differ.
   Keep(&bind_error_, bytes.empty() ? sqlite3_bind_zeroblob(stmt_, index, 0)
-                                   : sqlite3_bind_blob64(stmt_, index, bytes.data(),
-                                                         bytes.size(), SQLITE_TRANSIENT));
+                                   : sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(),
+                                                         SQLITE_TRANSIENT));
   return *this;
 }
 
@@ -123,14 +122,16 @@ double Statement::Double(int column) const { return sqlite3_column_double(stmt_,
 
 std::string Statement::Text(int column) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
-  return text == nullptr ? std::string()
-                         : std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+  return text == nullptr
+             ? std::string()
+             : std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
 std::string Statement::Blob(int column) const {
   const auto* data = static_cast<const char*>(sqlite3_column_blob(stmt_, column));
-  return data == nullptr ? std::string()
-                         : std::string(data, static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+  return data == nullptr
+             ? std::string()
+             : std::string(data, static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
 bool Statement::IsNull(int column) const {
@@ -140,13 +141,12 @@ bool Statement::IsNull(int column) const {
 StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path, bool create,
                                                    int busy_timeout_ms) {
   sqlite3* handle = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
-                    SQLITE_OPEN_NOMUTEX;
+  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
   const int code = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
   if (code != SQLITE_OK) {
     Status error = absl::Status(
-        CodeFor(code), StrCat(path, ": ", handle != nullptr ? sqlite3_errmsg(handle)
-                                                            : sqlite3_errstr(code)));
+        CodeFor(code),
+        StrCat(path, ": ", handle != nullptr ? sqlite3_errmsg(handle) : sqlite3_errstr(code)));
     sqlite3_close(handle);  // Allocated even when the open failed.
     return error;
   }
@@ -165,17 +165,16 @@ Status Database::Exec(const std::string& sql) {
   char* message = nullptr;
   const int code = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message);
   if (code == SQLITE_OK) return absl::OkStatus();
-  Status error = absl::Status(CodeFor(code), StrCat(path_, ": ", message != nullptr
-                                                                     ? message
-                                                                     : sqlite3_errstr(code)));
+  Status error = absl::Status(
+      CodeFor(code), StrCat(path_, ": ", message != nullptr ? message : sqlite3_errstr(code)));
   sqlite3_free(message);
   return error;
 }
 
 StatusOr<Statement> Database::Prepare(const std::string& sql) const {
   sqlite3_stmt* stmt = nullptr;
-  const int code = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt,
-                                      nullptr);
+  const int code =
+      sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
   if (code != SQLITE_OK) return Error(code, sql);
   return Statement(this, stmt);
 }

@@ -27,8 +27,9 @@ std::string RowOf(const std::string& text, const std::string& host) {
 RunRecord LocalVsAoe(int reps) {
   std::vector<PhaseOutcome> phases;
   for (int r = 0; r < reps; ++r) {
-    phases.push_back(Phase(WritePlan(), {SucceededHost("local", 100 + static_cast<uint64_t>(r)),
-                                         SucceededHost("aoe", 50 + static_cast<uint64_t>(r))},
+    phases.push_back(Phase(WritePlan(),
+                           {SucceededHost("local", 100 + static_cast<uint64_t>(r)),
+                            SucceededHost("aoe", 50 + static_cast<uint64_t>(r))},
                            r));
   }
   return MakeRun("r1", {"local", "aoe"}, std::move(phases));

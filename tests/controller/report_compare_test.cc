@@ -98,8 +98,8 @@ TEST(CompareRuns, RowsOfOneRunOnlyAreKeptAndSaidSo) {
 TEST(CompareRuns, SweepPointsAreComparedPointByPoint) {
   auto run = [](const std::string& id, uint64_t at_64k, uint64_t at_1m) {
     return MakeRun(id, {"db1"},
-               {Phase(WritePlan(), {SucceededHost("db1", at_64k)}, 0, {{"chunk", "64k"}}),
-                Phase(WritePlan(), {SucceededHost("db1", at_1m)}, 0, {{"chunk", "1M"}})});
+                   {Phase(WritePlan(), {SucceededHost("db1", at_64k)}, 0, {{"chunk", "64k"}}),
+                    Phase(WritePlan(), {SucceededHost("db1", at_1m)}, 0, {{"chunk", "1M"}})});
   };
   const std::vector<ComparisonRow> rows = CompareRuns(run("ra", 100, 200), run("rb", 100, 400));
   ASSERT_EQ(rows.size(), 2u);
@@ -112,7 +112,7 @@ TEST(CompareRuns, SweepPointsAreComparedPointByPoint) {
 TEST(CompareRuns, SeveralHostsAlsoCompareTheAggregate) {
   auto run = [](const std::string& id) {
     return MakeRun(id, {"db1", "db2"},
-               {Phase(WritePlan(), {SucceededHost("db1", 100), SucceededHost("db2", 100)})});
+                   {Phase(WritePlan(), {SucceededHost("db1", 100), SucceededHost("db2", 100)})});
   };
   const std::vector<ComparisonRow> rows = CompareRuns(run("ra"), run("rb"));
   ASSERT_EQ(rows.size(), 3u);
@@ -146,8 +146,9 @@ TEST(FormatComparison, FiguresFromRepetitionsWithNotesAreMarked) {
   const RunRecord b = RepeatedRun("rb", "local", {100, 101});
   const std::string text = FormatComparison(a, b, CompareRuns(a, b));
   // A's cell is marked, B's is not.
-  EXPECT_THAT(text, ::testing::ContainsRegex(
-                        "100\\.5 \\[100\\.0-101\\.0\\] \\* +100\\.5 \\[100\\.0-101\\.0\\] +1\\.00"));
+  EXPECT_THAT(text,
+              ::testing::ContainsRegex(
+                  "100\\.5 \\[100\\.0-101\\.0\\] \\* +100\\.5 \\[100\\.0-101\\.0\\] +1\\.00"));
   EXPECT_THAT(text, HasSubstr("* a repetition behind this figure has notes"));
 }
 

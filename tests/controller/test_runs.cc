@@ -1,6 +1,7 @@
 #include "tests/controller/test_runs.h"
 
 #include "common/histogram.h"
+#include "common/strings.h"
 
 namespace stormark::controller::test_runs {
 
@@ -57,7 +58,7 @@ PhaseOutcome Phase(PhasePlan plan, std::vector<HostOutcome> hosts, int repetitio
   plan.repetition = repetition;
   plan.sweep_point = sweep;
   outcome.plan = std::move(plan);
-  outcome.phase_id = "p" + std::to_string(repetition);
+  outcome.phase_id = common::StrCat("p", repetition);
   outcome.start_at_unix_nanos = kBase;
   outcome.hosts = std::move(hosts);
   if (outcome.hosts.size() > 1) outcome.start_skew_nanos = 20'000;
@@ -66,7 +67,7 @@ PhaseOutcome Phase(PhasePlan plan, std::vector<HostOutcome> hosts, int repetitio
 }
 
 RunRecord MakeRun(const std::string& run_id, const std::vector<std::string>& hosts,
-              std::vector<PhaseOutcome> phases) {
+                  std::vector<PhaseOutcome> phases) {
   RunRecord run;
   run.run_id = run_id;
   run.started_unix_nanos = kBase;

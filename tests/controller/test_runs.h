@@ -32,7 +32,7 @@ PhaseOutcome Phase(PhasePlan plan, std::vector<HostOutcome> hosts, int repetitio
 
 // A run of `hosts` (agents with a little AgentInfo and one target each) and `phases`.
 RunRecord MakeRun(const std::string& run_id, const std::vector<std::string>& hosts,
-              std::vector<PhaseOutcome> phases);
+                  std::vector<PhaseOutcome> phases);
 
 // A run of one phase "seq-write" repeated once per value of `mibps`, on one host.
 RunRecord RepeatedRun(const std::string& run_id, const std::string& host,

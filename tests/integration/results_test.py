@@ -41,9 +41,9 @@ class ResultsTest(h.StormarkTestCase):
             self.assertIn(needle, lines[0], result.describe())
         return result
 
-    def bench(self, agents, label):
+    def bench(self, agents, label, *extra):
         args = ["run", "--rw", "write", "--size", "8M", "--db", self.db, "--label", label,
-                "--no-progress"]
+                "--no-progress"] + list(extra)
         for agent in agents:
             args += ["--agent", agent.address]
         result = self.run_ok(args)
@@ -59,7 +59,9 @@ class ResultsTest(h.StormarkTestCase):
         b = self.start_agent("b")
         first, first_run = self.bench([a, b], "before")
         time.sleep(1.1)  # Run ids and start times are per second.
-        second, _ = self.bench([a, b], "after")
+        second, second_run = self.bench([a, b], "after", "--baseline", b.address)
+        self.assertIn(f"Compared with {b.address}", second_run.stdout)
+        self.assertRegex(second_run.stdout, rf"  {re.escape(b.address)}\s+scratch\s+1\s+[\d.]+( \*)?\s+1\.00")
 
         listed = self.results("list").stdout.splitlines()
         self.assertTrue(listed[0].startswith("run "), listed)
@@ -88,7 +90,7 @@ class ResultsTest(h.StormarkTestCase):
 
         baseline = self.results("show", "latest", "--baseline", a.address).stdout
         self.assertIn(f"Compared with {a.address}", baseline)
-        self.assertRegex(baseline, rf"  {re.escape(a.address)}\s+scratch\s+1\s+[\d.]+\s+1\.00")
+        self.assertRegex(baseline, rf"  {re.escape(a.address)}\s+scratch\s+1\s+[\d.]+( \*)?\s+1\.00")
 
         # The raw store, as a user's own query would read it.
         with sqlite3.connect(self.db) as db:
@@ -139,6 +141,32 @@ class ResultsTest(h.StormarkTestCase):
         missing = os.path.join(self.make_dir(), "none.db")
         self.run_refused(["results", "--db", missing, "list"], missing)
         self.assertFalse(os.path.exists(missing))
+
+    def test_write_failure_mid_run_is_reported_and_loses_no_other_output(self):
+        agent = self.start_agent()
+        # A store that accepts the run but refuses its phases.
+        self.run_ok(["run", "--agent", agent.address, "--rw", "write", "--size", "8M",
+                     "--db", self.db, "--no-progress"])
+        with sqlite3.connect(self.db) as db:
+            db.execute("CREATE TRIGGER refuse BEFORE INSERT ON phases "
+                       "BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+        json_path = os.path.join(self.make_dir(), "out.json")
+        result = self.run_stormark(["run", "--agent", agent.address, "--rw", "write", "--size",
+                                    "8M", "--db", self.db, "--json", json_path, "--no-progress"])
+        self.assertEqual(result.returncode, 1, result.describe())
+        self.assert_no_crash(result)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.describe())
+        self.assertRegex(lines[0], r"^stormark: results database: cannot record phase 1 "
+                                   r"'seq-write': .*disk on fire")
+        self.assertEqual(len(h.phase_tables(result.stdout)), 1, result.describe())
+        self.assertNotIn("Results:", result.stdout)
+        report = self.load_json(json_path)
+        self.assert_succeeded_result(report["phases"][0], report["phases"][0]["results"][0],
+                                     8 * MIB)
+        # The run row stays as the crash rule reads it: started, never ended.
+        listed = self.results("list").stdout.splitlines()
+        self.assertRegex(listed[1], r"0/1\s+incomplete$")
 
     def test_killed_controller_leaves_finished_phases_and_an_incomplete_run(self):
         agent = self.start_agent()

@@ -65,10 +65,10 @@ class ResultsStoreTest : public ::testing::Test {
     latency.ToProto(m->mutable_latency());
     (*b.result->mutable_resolved())["seed"] = "42";
     b.result->add_warnings("size is under 2x RAM");
-    return MakeRun(run_id, {"a:7420", "b:7420"},
-               {Phase(WritePlan(), {SucceededHost("a:7420", 100), b}, 0, sweep),
-                Phase(WritePlan(), {SucceededHost("a:7420", 110), UnreachableHost("b:7420")}, 1,
-                      sweep)});
+    return MakeRun(
+        run_id, {"a:7420", "b:7420"},
+        {Phase(WritePlan(), {SucceededHost("a:7420", 100), b}, 0, sweep),
+         Phase(WritePlan(), {SucceededHost("a:7420", 110), UnreachableHost("b:7420")}, 1, sweep)});
   }
 
   std::string dir_;
