@@ -48,8 +48,8 @@ std::string FormatSpread(const Metric& metric, const Spread& spread, bool qualif
 
 // The note below a table whose figures may carry the mark.
 inline constexpr char kQualifiedNote[] =
-    "* a repetition behind this figure has notes (too fast to time, possibly cache-dominated, "
-    "...): see 'stormark results show'";
+    "* from a repetition with notes (too fast to time, possibly cache-dominated, ...): read "
+    "them with 'stormark results show RUN'";
 
 // Where a row of a comparison sits.
 struct SeriesKey {

@@ -122,8 +122,9 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
       place(row.key.target);
       place(RunsCell(row));
       cells.push_back(std::string(m.metric->name));
-      cells.push_back(FormatSpread(*m.metric, m.a, row.qualified_a));
-      cells.push_back(FormatSpread(*m.metric, m.b, row.qualified_b));
+      // Like the place, the mark of a row with notes is shown once, on its first figure.
+      cells.push_back(FormatSpread(*m.metric, m.a, first && row.qualified_a));
+      cells.push_back(FormatSpread(*m.metric, m.b, first && row.qualified_b));
       cells.push_back(m.ratio ? fmt::format("{:.2f}", *m.ratio) : "-");
       cells.push_back(row.runs_a == 0   ? "only in B"
                       : row.runs_b == 0 ? "only in A"

@@ -149,7 +149,7 @@ TEST(FormatComparison, FiguresFromRepetitionsWithNotesAreMarked) {
   EXPECT_THAT(text,
               ::testing::ContainsRegex(
                   "100\\.5 \\[100\\.0-101\\.0\\] \\* +100\\.5 \\[100\\.0-101\\.0\\] +1\\.00"));
-  EXPECT_THAT(text, HasSubstr("* a repetition behind this figure has notes"));
+  EXPECT_THAT(text, HasSubstr("* from a repetition with notes"));
 }
 
 }  // namespace
