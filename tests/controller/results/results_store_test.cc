@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/histogram.h"
+#include "common/strings.h"
 #include "controller/results/results_query.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -218,6 +219,34 @@ TEST_F(ResultsStoreTest, FileThatIsNotSqliteIsOneClearError) {
     EXPECT_THAT(store.status().message(), HasSubstr(path));
     EXPECT_THAT(store.status().message(), HasSubstr("not a database"));
   }
+}
+
+TEST_F(ResultsStoreTest, CorruptPagesAreAnErrorNotACrash) {
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    for (int i = 0; i < 20; ++i) {
+      Write(*store, TwoHostRun(common::StrCat("r", i)), kRunCompleted);
+    }
+  }  // Closing the last connection checkpoints the WAL into the file.
+  const std::string path = PathOf("results.db");
+  const auto size = std::filesystem::file_size(path);
+  ASSERT_GT(size, 16384u);
+  {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(4096);  // Every page after the first (the header and schema stay intact).
+    const std::string garbage(size - 4096, '\x5a');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  auto store = ResultsStore::OpenExisting(path);
+  common::Status status = store.status();
+  if (store.ok()) {
+    auto runs = ListRuns(**store);
+    status = runs.status();
+    if (runs.ok() && !runs->empty()) status = LoadRun(**store, (*runs)[0].run_id).status();
+  }
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr(path));
 }
 
 TEST_F(ResultsStoreTest, SqliteFileOfAnotherProgramIsRefused) {
