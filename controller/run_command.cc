@@ -20,14 +20,13 @@
 #include "controller/live_progress.h"
 #include "controller/local_agent.h"
 #include "controller/plan.h"
-#include "controller/report_json.h"
 #include "controller/report_baseline.h"
+#include "controller/report_json.h"
 #include "controller/report_table.h"
 #include "controller/results/results_store.h"
 #include "controller/results/run_journal.h"
 #include "controller/run_record.h"
 #include "controller/summary.h"
-#include "controller/text_table.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
