@@ -274,6 +274,11 @@ class StormarkTestCase(unittest.TestCase):
         agent.address = match.group(1)
         return agent
 
+    def default_results_db(self):
+        """The results database the controllers of this test write when given no --db."""
+        self._controller_env(None)
+        return os.path.join(self._data_home, "stormark", "results.db")
+
     def _controller_env(self, env):
         full = dict(os.environ)
         # Every controller records its runs in a results database; by default under
