@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <ctime>
 #include <limits>
 
 #include "common/strings.h"
@@ -203,6 +204,20 @@ std::string FormatDurationNanos(double nanos) {
 
 std::string FormatRate(double bytes_per_second) {
   return ThreeDigits(bytes_per_second / (1024.0 * 1024.0)) + " MiB/s";
+}
+
+std::string FormatUtc(int64_t unix_nanos, const char* format) {
+  const time_t seconds = static_cast<time_t>(unix_nanos / 1'000'000'000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[64];
+  const size_t length = strftime(text, sizeof(text), format, &utc);
+  return std::string(text, length);
+}
+
+std::string FormatIsoTime(int64_t unix_nanos) {
+  return fmt::format("{}.{:03d}Z", FormatUtc(unix_nanos, "%Y-%m-%dT%H:%M:%S"),
+                     static_cast<int>((unix_nanos / 1'000'000) % 1000));
 }
 
 }  // namespace stormark::common

@@ -44,6 +44,12 @@ std::string FormatDurationNanos(double nanos);
 // Bytes per second in MiB/s with three significant digits: "512 MiB/s", "1.23 MiB/s".
 std::string FormatRate(double bytes_per_second);
 
+// A wall-clock instant in UTC, as strftime's `format` writes it (at most 63 characters).
+std::string FormatUtc(int64_t unix_nanos, const char* format);
+
+// A wall-clock instant in UTC, ISO 8601 with milliseconds: "2026-11-30T02:36:12.345Z".
+std::string FormatIsoTime(int64_t unix_nanos);
+
 }  // namespace stormark::common
 
 #endif  // STORMARK_COMMON_UNITS_H_

@@ -8,6 +8,7 @@
 #include "controller/agents_command.h"
 #include "controller/interrupts.h"
 #include "controller/local_agent.h"
+#include "controller/results/results_command.h"
 #include "controller/run_command.h"
 #include "controller/workloads/workload_kinds.h"
 
@@ -64,6 +65,16 @@ int Main(int argc, char** argv) {
                        "page cache; needs root on the agent)")
           ->check(CLI::IsMember({"keep", "sync", "drop"}));
   run_cmd->add_option("--json", run.json_path, "write the full report as JSON to FILE");
+  auto* db_opt = run_cmd->add_option(
+      "--db", run.db_path,
+      "results database (default: $XDG_DATA_HOME/stormark/results.db or "
+      "~/.local/share/stormark/results.db)");
+  run_cmd->add_flag("--no-db", run.no_db, "do not record the run in the results database")
+      ->excludes(db_opt);
+  run_cmd->add_option("--label", run.label,
+                      "name of the run in 'stormark results list' (default: the plan file)");
+  run_cmd->add_option("--baseline", run.baseline,
+                      "after the phases, compare every host with this one (ratios)");
   run_cmd->add_option("--csv", run.csv_path,
                       "write bonnie++ CSV lines (bonnie phases) to FILE, for bon_csv2html");
   run_cmd->add_option("--dir", run.dir,
@@ -78,9 +89,34 @@ int Main(int argc, char** argv) {
   agents_cmd->add_option("--agent", inventory, "agent HOST:PORT or unix:/path, repeatable")
       ->required();
 
-  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" &&
-      std::string(argv[1]) != "agents") {
-    std::fprintf(stderr, "stormark: unknown command '%s' (commands: run, agents)\n", argv[1]);
+  stormark::controller::ResultsOptions results;
+  std::vector<std::string> run_refs;
+  CLI::App* results_cmd =
+      app.add_subcommand("results", "the results history: list, show or compare recorded runs");
+  results_cmd->require_subcommand(1);
+  results_cmd->add_option("--db", results.db_path, "results database (default: as for run)");
+  CLI::App* list_cmd = results_cmd->add_subcommand("list", "every recorded run, newest first");
+  CLI::App* show_cmd =
+      results_cmd->add_subcommand("show", "the tables of a recorded run, printed again");
+  show_cmd->add_option("RUN", run_refs, "run id, a unique prefix of one, or 'latest'")
+      ->required()
+      ->expected(1);
+  show_cmd->add_option("--baseline", results.baseline,
+                       "also compare every host with this one (ratios)");
+  CLI::App* compare_cmd = results_cmd->add_subcommand(
+      "compare", "two runs side by side: each figure in A and B, the ratio, and the noise");
+  compare_cmd->add_option("RUN_A RUN_B", run_refs, "run ids, unique prefixes, or 'latest'")
+      ->required()
+      ->expected(2);
+  for (CLI::App* sub : {list_cmd, show_cmd, compare_cmd}) {
+    sub->add_option("--db", results.db_path, "results database (default: as for run)");
+  }
+
+  const std::string command = argc > 1 ? argv[1] : "";
+  if (argc > 1 && argv[1][0] != '-' && command != "run" && command != "agents" &&
+      command != "results") {
+    std::fprintf(stderr, "stormark: unknown command '%s' (commands: run, agents, results)\n",
+                 argv[1]);
     return 2;
   }
   try {
@@ -95,6 +131,11 @@ int Main(int argc, char** argv) {
   }
 
   if (*agents_cmd) return stormark::controller::AgentsCommand(inventory, stdout, stderr);
+  if (*list_cmd) return stormark::controller::ResultsList(results, stdout, stderr);
+  if (*show_cmd) return stormark::controller::ResultsShow(results, run_refs[0], stdout, stderr);
+  if (*compare_cmd) {
+    return stormark::controller::ResultsCompare(results, run_refs[0], run_refs[1], stdout, stderr);
+  }
 
   // Flags given on the command line, and only those, override the plan.
   if (*rw_opt) run.rw = rw;

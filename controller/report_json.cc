@@ -3,13 +3,13 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <cstdio>
-#include <map>
-#include <ctime>
 #include <fstream>
+#include <map>
 
 #include "common/cache_report.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
+#include "common/units.h"
 #include "common/version.h"
 #include "controller/summary.h"
 #include "fmt/format.h"
@@ -18,15 +18,6 @@ namespace stormark::controller {
 namespace {
 
 using nlohmann::json;
-
-std::string IsoTime(int64_t unix_nanos) {
-  const time_t seconds = static_cast<time_t>(unix_nanos / 1'000'000'000);
-  tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
-  return fmt::format("{}.{:03d}Z", text, static_cast<int>((unix_nanos / 1'000'000) % 1000));
-}
 
 json LatencyJson(const common::LatencyHistogram& h) {
   json out = {{"unit", "ns"},
@@ -268,7 +259,7 @@ json RunToJson(const RunRecord& run) {
   return {{"schema", kJsonSchema},
           {"stormark_version", std::string(common::kSoftwareVersion)},
           {"run_id", run.run_id},
-          {"started_at", IsoTime(run.started_unix_nanos)},
+          {"started_at", common::FormatIsoTime(run.started_unix_nanos)},
           {"started_unix_nanos", run.started_unix_nanos},
           {"finished_unix_nanos", run.finished_unix_nanos},
           {"interrupted", run.interrupted},

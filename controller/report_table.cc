@@ -128,7 +128,46 @@ std::string TuningLine(const PhaseOutcome& outcome) {
   return same ? fmt::format("  tuning: {}; restored afterwards\n", first) : lines;
 }
 
+std::string MachineCell(const stormark::v1::AgentInfo& info) {
+  return fmt::format("{}, {}, {} x {}, {} RAM", info.hostname(), info.kernel(), info.cpu_count(),
+                     info.cpu_model().empty() ? "CPU" : info.cpu_model(),
+                     common::FormatBytes(info.ram_bytes()));
+}
+
 }  // namespace
+
+std::string FormatAgentsTable(const std::vector<AgentRecord>& agents) {
+  TextTable table;
+  table.AddColumn("host", Align::kLeft);
+  table.AddColumn("machine", Align::kLeft);
+  table.AddColumn("targets", Align::kLeft);
+  table.AddColumn("clock offset", Align::kRight);
+  for (const AgentRecord& agent : agents) {
+    if (!agent.error.empty()) {
+      table.AddRow({agent.host, "UNAVAILABLE", "", ""});
+      continue;
+    }
+    std::string targets;
+    for (const auto& t : agent.info.targets()) {
+      std::string what;
+      if (t.kind() == "null") {
+        what = "null device";
+      } else if (t.kind() == "block") {
+        what = common::StrCat("block ", t.block_kind() == "device" ? t.path() : t.block_kind(),
+                              ", ", common::FormatBytes(t.size_bytes()),
+                              t.disposable() ? ", disposable" : ", read-only");
+      } else {
+        what = common::StrCat(t.filesystem().empty() ? "?" : t.filesystem(), ", ",
+                              common::FormatBytes(t.free_bytes()), " free");
+      }
+      targets += common::StrCat(targets.empty() ? "" : ", ", t.name(), " (", what, ")");
+    }
+    const double offset_ms = static_cast<double>(agent.clock.offset_nanos) / 1e6;
+    table.AddRow({agent.host, MachineCell(agent.info), targets,
+                  fmt::format("{:+.3f} ms", offset_ms)});
+  }
+  return table.Render("  ");
+}
 
 std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
                              size_t index, size_t count, int repeat) {

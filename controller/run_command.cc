@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <functional>
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <algorithm>
@@ -23,8 +24,11 @@
 #include "controller/live_progress.h"
 #include "controller/local_agent.h"
 #include "controller/plan.h"
+#include "controller/report_baseline.h"
 #include "controller/report_json.h"
 #include "controller/report_table.h"
+#include "controller/results/results_store.h"
+#include "controller/results/run_journal.h"
 #include "controller/run_record.h"
 #include "controller/summary.h"
 #include "controller/sweep_table.h"
@@ -40,13 +44,9 @@ using common::StrCat;
 
 // "r20261130-023612-3fa9": sortable, unique enough, and a valid phase-id prefix.
 std::string NewRunId(int64_t unix_nanos) {
-  const time_t seconds = static_cast<time_t>(unix_nanos / 1'000'000'000);
-  tm utc{};
-  gmtime_r(&seconds, &utc);
-  char stamp[32];
-  strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &utc);
   std::random_device random;
-  return fmt::format("r{}-{:04x}", stamp, random() & 0xffff);
+  return fmt::format("r{}-{:04x}", common::FormatUtc(unix_nanos, "%Y%m%d-%H%M%S"),
+                     random() & 0xffff);
 }
 
 // One --set KEY=VALUE. KEY is a parameter for every phase that takes it, or PHASE.KEY for
@@ -179,6 +179,25 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
   return absl::OkStatus();
 }
 
+// How `stormark results list` names a run: --label, else the plan file, else the phases.
+std::string RunLabel(const RunOptions& options, const Plan& plan) {
+  if (!options.label.empty()) return options.label;
+  if (!options.plan_path.empty()) return options.plan_path;
+  std::vector<std::string_view> names;  // Each once: repetitions share a name.
+  std::string label;
+  for (const PhasePlan& phase : plan.phases) {
+    if (std::find(names.begin(), names.end(), phase.name) != names.end()) continue;
+    names.push_back(phase.name);
+    label += StrCat(label.empty() ? "" : ", ", phase.name);
+  }
+  return label;
+}
+
+// The stored end status of a run that ends with exit code `code`.
+const char* EndStatus(int code) {
+  return code == kExitOk ? kRunCompleted : code == kExitInterrupted ? kRunInterrupted : kRunFailed;
+}
+
 // One bonnie++ CSV line per host that finished a bonnie phase, for bon_csv2html and friends.
 Status WriteBonnieCsv(const RunRecord& run, const std::string& path) {
   std::string text;
@@ -230,46 +249,6 @@ bool RunHooks(Fleet& fleet, const std::vector<std::string>& lines, const SweepPo
   }
   if (!lines.empty()) std::fputs("\n", out);
   return true;
-}
-
-std::string AgentLine(const AgentClient& client) {
-  const auto& info = client.info();
-  return fmt::format("{}, {}, {} x {}, {} RAM", info.hostname(), info.kernel(), info.cpu_count(),
-                     info.cpu_model().empty() ? "CPU" : info.cpu_model(),
-                     common::FormatBytes(info.ram_bytes()));
-}
-
-void PrintAgents(const Fleet& fleet, std::FILE* out) {
-  TextTable table;
-  table.AddColumn("host", TextTable::Align::kLeft);
-  table.AddColumn("machine", TextTable::Align::kLeft);
-  table.AddColumn("targets", TextTable::Align::kLeft);
-  table.AddColumn("clock offset", TextTable::Align::kRight);
-  for (size_t i = 0; i < fleet.size(); ++i) {
-    const AgentClient& c = fleet.client(i);
-    if (!fleet.host_error(i).empty()) {
-      table.AddRow({c.host(), "UNAVAILABLE", "", ""});
-      continue;
-    }
-    std::string targets;
-    for (const auto& t : c.info().targets()) {
-      std::string what;
-      if (t.kind() == "null") {
-        what = "null device";
-      } else if (t.kind() == "block") {
-        what = StrCat("block ", t.block_kind() == "device" ? t.path() : t.block_kind(), ", ",
-                      common::FormatBytes(t.size_bytes()),
-                      t.disposable() ? ", disposable" : ", read-only");
-      } else {
-        what = StrCat(t.filesystem().empty() ? "?" : t.filesystem(), ", ",
-                      common::FormatBytes(t.free_bytes()), " free");
-      }
-      targets += StrCat(targets.empty() ? "" : ", ", t.name(), " (", what, ")");
-    }
-    const double offset_ms = static_cast<double>(c.clock().offset_nanos) / 1e6;
-    table.AddRow({c.host(), AgentLine(c), targets, fmt::format("{:+.3f} ms", offset_ms)});
-  }
-  std::fputs(table.Render("  ").c_str(), out);
 }
 
 }  // namespace
@@ -327,6 +306,25 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     }
   }
 
+  if (!options.baseline.empty()) {
+    bool known = embedded && options.baseline == "local";
+    for (const auto& client : clients) known = known || client->host() == options.baseline;
+    if (!known) {
+      return fail_input(absl::InvalidArgumentError(StrCat(
+          "--baseline ", options.baseline, ": not one of the run's hosts (",
+          embedded ? "the embedded agent is 'local'" : "name it as the plan or --agent does", ")")));
+    }
+  }
+  // The results database, before anything runs: one that cannot be opened is bad input.
+  std::unique_ptr<ResultsStore> store;
+  if (!options.no_db) {
+    auto opened =
+        ResultsStore::Open(options.db_path.empty() ? DefaultResultsPath() : options.db_path);
+    if (!opened.ok()) return fail_input(common::Annotate(opened.status(), "results database"));
+    store = std::move(*opened);
+  }
+  RunJournal journal(std::move(store), err);
+
   // 2. The agents: the given ones, or one we start ourselves.
   std::unique_ptr<LocalAgent> local;
   if (embedded) {
@@ -369,7 +367,10 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     run.agents.push_back(std::move(record));
     if (connected[i].ok()) ++usable;
   }
-  PrintAgents(fleet, out);
+  std::fputs(FormatAgentsTable(run.agents).c_str(), out);
+  journal.Begin(run, {RunLabel(options, plan), plan.mode,
+                     SweepPoints(plan).size() * plan.repeat * plan.phases.size(),
+                     RunOwner::Self()});
   for (size_t i = 0; i < fleet.size(); ++i) {
     if (!connected[i].ok()) {
       std::fprintf(err, "stormark: %s\n", std::string(connected[i].message()).c_str());
@@ -394,7 +395,10 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
       }
     }
   }
-  if (!targets_ok) return kExitBadInput;
+  if (!targets_ok) {
+    journal.Finish(run.run_id, clock.NowUnixNanos(), kRunFailed);
+    return kExitBadInput;
+  }
 
   // 3. For each sweep point: the setup hooks, the phases `repeat` times, the teardown
   // hooks. Each phase runs on every usable host at once (or one after another).
@@ -430,6 +434,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
             },
             plan.mode);
         live.End();
+        journal.Phase(run.run_id, done, outcome);
         const PhaseSummary summary = Summarize(outcome);
         std::fputs(FormatPhaseTable(outcome, summary, done++, total, plan.repeat).c_str(), out);
         std::fputs("\n", out);
@@ -447,6 +452,11 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
 
   // 4. The record, whatever happened: partial results are results.
   int code = run.interrupted ? kExitInterrupted : any_failed ? kExitSomeFailed : kExitOk;
+  journal.Finish(run.run_id, run.finished_unix_nanos, EndStatus(code));
+  if (!options.baseline.empty() && !run.phases.empty()) {
+    auto table = FormatBaselineTables(run, options.baseline);
+    std::fputs(table.ok() ? table->c_str() : "", out);
+  }
   if (!options.json_path.empty()) {
     Status written = WriteJsonReport(run, options.json_path);
     if (!written.ok()) {
@@ -464,6 +474,12 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     } else {
       std::fprintf(out, "bonnie++ CSV: %s\n", options.csv_path.c_str());
     }
+  }
+  if (journal.healthy()) {
+    std::fprintf(out, "Results: %s (stormark results show %s)\n", journal.path().c_str(),
+                 run.run_id.c_str());
+  } else if (!options.no_db && code == kExitOk) {
+    code = kExitSomeFailed;
   }
   if (usable == 0) std::fprintf(err, "stormark: no agent could be reached; nothing ran\n");
   return code;

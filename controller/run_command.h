@@ -1,5 +1,6 @@
 // `stormark run`: connect to the agents (or start a local one), run every phase of the plan
-// on all of them at one instant, print a table per phase, and write the JSON report.
+// on all of them at one instant, print a table per phase, record each phase in the results
+// database as it finishes, and write the JSON report.
 #ifndef STORMARK_CONTROLLER_RUN_COMMAND_H_
 #define STORMARK_CONTROLLER_RUN_COMMAND_H_
 
@@ -36,6 +37,14 @@ struct RunOptions {
   std::string csv_path;
   // --json FILE.
   std::string json_path;
+  // --db PATH: the results database; empty means DefaultResultsPath(). --no-db: none.
+  std::string db_path;
+  bool no_db = false;
+  // --label TEXT: the run's name in `stormark results list`; default the plan file's name,
+  // else the phases' names.
+  std::string label;
+  // --baseline HOST: after the phases, the comparison table against this host's figures.
+  std::string baseline;
   // --dir PATH: the directory the embedded agent benchmarks.
   std::string dir;
   // --progress / --no-progress; unset means "when stdout is a terminal".
@@ -47,7 +56,7 @@ struct RunOptions {
 // Exit codes of `stormark run`.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitSomeFailed = 1;  // a host or phase failed; others were reported
-inline constexpr int kExitBadInput = 2;    // bad flags or plan; nothing ran
+inline constexpr int kExitBadInput = 2;    // bad flags, plan or database; nothing ran
 inline constexpr int kExitInterrupted = 130;
 
 // Runs the command, printing tables on `out` and one-line errors on `err`.

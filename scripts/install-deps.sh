@@ -14,6 +14,7 @@ packages=(
   nlohmann-json3-dev # JSON output
   libfmt-dev         # formatting of tables and messages
   liburing-dev       # the io_uring engine of block devices
+  libsqlite3-dev     # the results store
   # Tests: the reference tools stormark's figures are checked against.
   python3 procps bonnie++ postmark fio
   # Tests that use loop devices (losetup) and build real filesystems on them (sweep hooks).

@@ -6,57 +6,28 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/controller/test_runs.h"
 
 namespace stormark::controller {
 namespace {
 
-using stormark::v1::PhaseResult;
-using stormark::v1::StreamSpec;
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-constexpr int64_t kSecond = 1'000'000'000;
-constexpr int64_t kBase = 1'700'000'000 * kSecond;
-
-PhasePlan WritePlan() {
-  PhasePlan plan;
-  plan.name = "seq-write";
-  StreamSpec* s = plan.spec.mutable_stream();
-  s->set_direction(StreamSpec::WRITE);
-  s->set_size_bytes(uint64_t{1} << 30);
-  s->set_block_size(1 << 20);
-  return plan;
-}
+using test_runs::kBase;
+using test_runs::WritePlan;
 
 HostOutcome Succeeded(const std::string& host, uint64_t mib_per_second,
                       std::vector<std::string> warnings = {}) {
-  HostOutcome h;
-  h.host = host;
-  h.target = "scratch";
-  PhaseResult r;
-  r.set_state(PhaseResult::SUCCEEDED);
-  r.set_bytes(mib_per_second << 20);
-  r.set_ops(mib_per_second);
-  r.set_start_unix_nanos(kBase);
-  r.set_end_unix_nanos(kBase + kSecond);
-  r.set_elapsed_nanos(kSecond);
-  common::LatencyHistogram latency;
-  for (uint64_t v : {1'000'000, 2'000'000}) latency.Record(v);
-  latency.ToProto(r.mutable_latency());
-  for (auto& w : warnings) r.add_warnings(w);
-  h.result = r;
+  HostOutcome h = test_runs::SucceededHost(host, mib_per_second);
+  for (auto& w : warnings) h.result->add_warnings(w);
   return h;
 }
 
-HostOutcome Unreachable(const std::string& host) {
-  HostOutcome h;
-  h.host = host;
-  h.error = "host " + host + ": unreachable: connection refused";
-  return h;
-}
+HostOutcome Unreachable(const std::string& host) { return test_runs::UnreachableHost(host); }
 
 std::string Table(const std::vector<HostOutcome>& hosts, size_t index = 0, size_t count = 1) {
   PhaseOutcome outcome;

@@ -4,6 +4,7 @@ files, and an interrupted run still writes its report and exits 130."""
 import os
 import re
 import signal
+import sqlite3
 import sys
 import time
 import unittest
@@ -67,6 +68,16 @@ class ControllerInterruptedTest(h.StormarkTestCase):
             agent.wait_for_log(r"phase '%s' ABORTED" % re.escape(phase_id), timeout=10)
             self.assertEqual(os.listdir(agent.target_dir), [], agent.log())
             self.assertIsNone(agent.proc.poll(), "the agent keeps serving")
+
+        # The results database has the run as interrupted, with the aborted phase.
+        with sqlite3.connect(self.default_results_db()) as db:
+            run_id, status = db.execute("SELECT run_id, status FROM runs "
+                                        "ORDER BY started_unix_nanos DESC LIMIT 1").fetchone()
+            self.assertEqual(status, "interrupted")
+            self.assertEqual(report["run_id"], run_id)
+            rows = db.execute("SELECT status FROM host_results WHERE run_id = ?",
+                              (run_id,)).fetchall()
+            self.assertEqual(rows, [("aborted",), ("aborted",)])
 
     def test_killed_controller_makes_the_agent_remove_its_files(self):
         agent = self.start_agent()

@@ -277,8 +277,18 @@ class StormarkTestCase(unittest.TestCase):
         agent.address = match.group(1)
         return agent
 
+    def default_results_db(self):
+        """The results database the controllers of this test write when given no --db."""
+        self._controller_env(None)
+        return os.path.join(self._data_home, "stormark", "results.db")
+
     def _controller_env(self, env):
         full = dict(os.environ)
+        # Every controller records its runs in a results database; by default under
+        # $XDG_DATA_HOME. A test's runs go to its own one, never to the user's.
+        if not hasattr(self, "_data_home"):
+            self._data_home = self.make_dir("stormark-itest-data-home-")
+        full["XDG_DATA_HOME"] = self._data_home
         if env:
             full.update(env)
         return full

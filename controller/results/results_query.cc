@@ -1,0 +1,207 @@
+#include "controller/results/results_query.h"
+
+#include "common/strings.h"
+
+namespace stormark::controller {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using common::StrCat;
+using sqlite::Statement;
+
+constexpr char kListingColumns[] =
+    "SELECT r.run_id, r.started_unix_nanos, r.finished_unix_nanos, r.status, r.label, r.mode, "
+    "r.planned_phases, r.stormark_version, r.owner_host, r.owner_pid, r.owner_start_ticks, "
+    "(SELECT COUNT(*) FROM phases p WHERE p.run_id = r.run_id) "
+    "FROM runs r ";
+
+// A listing from a row of kListingColumns; the hosts are filled in by the caller.
+RunListing ListingFromRow(const Statement& row) {
+  RunListing listing;
+  listing.run_id = row.Text(0);
+  listing.started_unix_nanos = row.Int(1);
+  listing.finished_unix_nanos = row.IsNull(2) ? 0 : row.Int(2);
+  listing.status = row.Text(3);
+  listing.label = row.Text(4);
+  listing.mode = row.Text(5) == "sequential" ? RunMode::kSequential : RunMode::kConcurrent;
+  listing.planned_phases = static_cast<size_t>(row.Int(6));
+  listing.stormark_version = row.Text(7);
+  RunOwner owner{row.Text(8), row.Int(9), row.Int(10)};
+  if (listing.status == kRunRunning && !owner.Alive()) listing.status = kRunIncomplete;
+  listing.recorded_phases = static_cast<size_t>(row.Int(11));
+  return listing;
+}
+
+StatusOr<std::vector<std::string>> HostsOf(const sqlite::Database& db, const std::string& run_id) {
+  ASSIGN_OR_RETURN(Statement query,
+                   db.Prepare("SELECT host FROM agents WHERE run_id = ? ORDER BY host_index"));
+  query.Bind(1, run_id);
+  std::vector<std::string> hosts;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) break;
+    hosts.push_back(query.Text(0));
+  }
+  return hosts;
+}
+
+template <typename Message>
+Status Decode(const std::string& bytes, Message* message, std::string_view what,
+              const std::string& path) {
+  if (!message->ParseFromString(bytes)) {
+    return absl::DataLossError(StrCat(path, ": the stored ", what, " does not decode"));
+  }
+  return absl::OkStatus();
+}
+
+Status LoadAgents(const sqlite::Database& db, const std::string& run_id, RunRecord* run) {
+  ASSIGN_OR_RETURN(Statement query,
+                   db.Prepare("SELECT host, error, info, clock_offset_nanos, clock_rtt_nanos, "
+                              "clock_uncertainty_nanos FROM agents WHERE run_id = ? "
+                              "ORDER BY host_index"));
+  query.Bind(1, run_id);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return absl::OkStatus();
+    AgentRecord agent;
+    agent.host = query.Text(0);
+    agent.error = query.Text(1);
+    RETURN_IF_ERROR(Decode(query.Blob(2), &agent.info, "agent information", db.path()));
+    agent.clock = {query.Int(3), query.Int(4), query.Int(5)};
+    run->agents.push_back(std::move(agent));
+  }
+}
+
+Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunRecord* run) {
+  ASSIGN_OR_RETURN(Statement phases,
+                   db.Prepare("SELECT phase_index, phase_id, name, repetition, target, mode, "
+                              "start_at_unix_nanos, start_skew_nanos, "
+                              "start_skew_uncertainty_nanos, spec FROM phases WHERE run_id = ? "
+                              "ORDER BY phase_index"));
+  ASSIGN_OR_RETURN(Statement sweep,
+                   db.Prepare("SELECT key, value FROM sweep_values WHERE run_id = ? AND "
+                              "phase_index = ? ORDER BY position"));
+  ASSIGN_OR_RETURN(Statement hosts,
+                   db.Prepare("SELECT host, target, error, result, clock_offset_nanos, "
+                              "clock_uncertainty_nanos FROM host_results WHERE run_id = ? AND "
+                              "phase_index = ? ORDER BY host_index"));
+  phases.Bind(1, run_id);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, phases.Step());
+    if (!row) return absl::OkStatus();
+    const int64_t index = phases.Int(0);
+    PhaseOutcome outcome;
+    outcome.phase_id = phases.Text(1);
+    outcome.plan.name = phases.Text(2);
+    outcome.plan.repetition = static_cast<int>(phases.Int(3));
+    outcome.plan.target = phases.Text(4);
+    outcome.mode = phases.Text(5) == "sequential" ? RunMode::kSequential : RunMode::kConcurrent;
+    outcome.start_at_unix_nanos = phases.Int(6);
+    if (!phases.IsNull(7)) outcome.start_skew_nanos = phases.Int(7);
+    outcome.start_skew_uncertainty_nanos = phases.Int(8);
+    RETURN_IF_ERROR(Decode(phases.Blob(9), &outcome.plan.spec, "phase spec", db.path()));
+
+    sweep.Bind(1, run_id).Bind(2, index);
+    while (true) {
+      ASSIGN_OR_RETURN(bool value, sweep.Step());
+      if (!value) break;
+      outcome.plan.sweep_point.emplace_back(sweep.Text(0), sweep.Text(1));
+    }
+    sweep.Reset();
+
+    hosts.Bind(1, run_id).Bind(2, index);
+    while (true) {
+      ASSIGN_OR_RETURN(bool host_row, hosts.Step());
+      if (!host_row) break;
+      HostOutcome host;
+      host.host = hosts.Text(0);
+      host.target = hosts.Text(1);
+      host.error = hosts.Text(2);
+      if (!hosts.IsNull(3)) {
+        host.result.emplace();
+        RETURN_IF_ERROR(Decode(hosts.Blob(3), &*host.result, "phase result", db.path()));
+      }
+      host.clock.offset_nanos = hosts.Int(4);
+      host.clock.uncertainty_nanos = hosts.Int(5);
+      outcome.hosts.push_back(std::move(host));
+    }
+    hosts.Reset();
+    run->phases.push_back(std::move(outcome));
+  }
+}
+
+}  // namespace
+
+StatusOr<std::vector<RunListing>> ListRuns(const ResultsStore& store) {
+  ASSIGN_OR_RETURN(Statement query,
+                   store.db().Prepare(StrCat(kListingColumns,
+                                             "ORDER BY r.started_unix_nanos DESC, r.run_id DESC")));
+  std::vector<RunListing> runs;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) break;
+    runs.push_back(ListingFromRow(query));
+  }
+  for (RunListing& run : runs) {
+    ASSIGN_OR_RETURN(run.hosts, HostsOf(store.db(), run.run_id));
+  }
+  return runs;
+}
+
+StatusOr<std::string> ResolveRun(const ResultsStore& store, std::string_view ref) {
+  if (ref.empty()) return absl::InvalidArgumentError("empty run id");
+  if (ref == "latest") {
+    ASSIGN_OR_RETURN(Statement query,
+                     store.db().Prepare("SELECT run_id FROM runs ORDER BY started_unix_nanos "
+                                        "DESC, run_id DESC LIMIT 1"));
+    ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return absl::NotFoundError(StrCat(store.path(), ": no runs recorded yet"));
+    return query.Text(0);
+  }
+  ASSIGN_OR_RETURN(Statement query,
+                   store.db().Prepare("SELECT run_id FROM runs WHERE substr(run_id, 1, ?) = ? "
+                                      "ORDER BY run_id LIMIT 6"));
+  query.Bind(1, static_cast<int64_t>(ref.size())).Bind(2, ref);
+  std::vector<std::string> matches;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) break;
+    matches.push_back(query.Text(0));
+    if (matches.back() == ref) return matches.back();  // A whole id beats longer ones.
+  }
+  if (matches.empty()) {
+    return absl::NotFoundError(
+        StrCat("no run '", ref, "' in ", store.path(), " (see 'stormark results list')"));
+  }
+  if (matches.size() > 1) {
+    std::string candidates;
+    for (size_t i = 0; i < matches.size() && i < 5; ++i) {
+      candidates += StrCat(i == 0 ? "" : ", ", matches[i]);
+    }
+    return absl::InvalidArgumentError(StrCat("run '", ref, "' is ambiguous: it begins ", candidates,
+                                             matches.size() > 5 ? ", ..." : "",
+                                             "; give more of the id"));
+  }
+  return matches[0];
+}
+
+StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id) {
+  ASSIGN_OR_RETURN(Statement query,
+                   store.db().Prepare(StrCat(kListingColumns, "WHERE r.run_id = ?")));
+  query.Bind(1, run_id);
+  ASSIGN_OR_RETURN(bool row, query.Step());
+  if (!row) return absl::NotFoundError(StrCat("no run '", run_id, "' in ", store.path()));
+  StoredRun run;
+  run.listing = ListingFromRow(query);
+  ASSIGN_OR_RETURN(run.listing.hosts, HostsOf(store.db(), run_id));
+  run.record.run_id = run_id;
+  run.record.started_unix_nanos = run.listing.started_unix_nanos;
+  run.record.finished_unix_nanos = run.listing.finished_unix_nanos;
+  run.record.interrupted = run.listing.status == kRunInterrupted;
+  RETURN_IF_ERROR(LoadAgents(store.db(), run_id, &run.record));
+  RETURN_IF_ERROR(LoadPhases(store.db(), run_id, &run.record));
+  return run;
+}
+
+}  // namespace stormark::controller

@@ -1,0 +1,56 @@
+// Reading the results history back: the list of runs, a run named by the user, and a whole
+// run rebuilt as the RunRecord `stormark run` had, so the same report code prints it.
+//
+// Pure reads; safe while a controller writes the same file (WAL readers see the last
+// committed phase). Not thread-safe per store.
+#ifndef STORMARK_CONTROLLER_RESULTS_RESULTS_QUERY_H_
+#define STORMARK_CONTROLLER_RESULTS_RESULTS_QUERY_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "controller/plan.h"
+#include "controller/results/results_store.h"
+#include "controller/run_record.h"
+
+namespace stormark::controller {
+
+// One run as `stormark results list` shows it.
+struct RunListing {
+  std::string run_id;
+  int64_t started_unix_nanos = 0;
+  // 0 while running, or when a crash ended the run.
+  int64_t finished_unix_nanos = 0;
+  // The stored status, except that a "running" run whose controller is gone reads
+  // kRunIncomplete.
+  std::string status;
+  std::string label;
+  RunMode mode = RunMode::kConcurrent;
+  size_t planned_phases = 0;
+  size_t recorded_phases = 0;
+  std::vector<std::string> hosts;
+  std::string stormark_version;
+};
+
+struct StoredRun {
+  RunListing listing;
+  // The run as the controller had it; `interrupted` is set for an interrupted run.
+  RunRecord record;
+};
+
+// Every run, newest first.
+common::StatusOr<std::vector<RunListing>> ListRuns(const ResultsStore& store);
+
+// The run id `ref` names: "latest" (the newest run), a whole run id, or a prefix of exactly
+// one. NOT_FOUND or INVALID_ARGUMENT (ambiguous, listing the candidates) otherwise.
+common::StatusOr<std::string> ResolveRun(const ResultsStore& store, std::string_view ref);
+
+// The whole run. DATA_LOSS when a stored protobuf does not decode.
+common::StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id);
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_RESULTS_RESULTS_QUERY_H_

@@ -1,0 +1,481 @@
+#include "controller/results/results_store.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/cache_report.h"
+#include "common/histogram.h"
+#include "common/spec_check.h"
+#include "common/strings.h"
+#include "common/version.h"
+#include "controller/summary.h"
+
+namespace stormark::controller {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using common::StrCat;
+using sqlite::Statement;
+using sqlite::Transaction;
+
+constexpr char kSchema[] = R"sql(
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY,
+  started_unix_nanos INTEGER NOT NULL,
+  finished_unix_nanos INTEGER,
+  status TEXT NOT NULL,
+  label TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  planned_phases INTEGER NOT NULL,
+  stormark_version TEXT NOT NULL,
+  owner_host TEXT NOT NULL,
+  owner_pid INTEGER NOT NULL,
+  owner_start_ticks INTEGER NOT NULL
+);
+CREATE TABLE agents (
+  run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  host_index INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  error TEXT NOT NULL,
+  hostname TEXT NOT NULL,
+  agent_version TEXT NOT NULL,
+  kernel TEXT NOT NULL,
+  cpu_model TEXT NOT NULL,
+  cpu_count INTEGER NOT NULL,
+  ram_bytes INTEGER NOT NULL,
+  clock_offset_nanos INTEGER NOT NULL,
+  clock_rtt_nanos INTEGER NOT NULL,
+  clock_uncertainty_nanos INTEGER NOT NULL,
+  info BLOB NOT NULL,
+  PRIMARY KEY (run_id, host_index)
+);
+CREATE TABLE targets (
+  run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  host_index INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  path TEXT NOT NULL,
+  filesystem TEXT NOT NULL,
+  mount_options TEXT NOT NULL,
+  device TEXT NOT NULL,
+  free_bytes INTEGER NOT NULL,
+  total_bytes INTEGER NOT NULL,
+  PRIMARY KEY (run_id, host_index, name)
+);
+CREATE TABLE phases (
+  run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  phase_index INTEGER NOT NULL,
+  phase_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  repetition INTEGER NOT NULL,
+  sweep_point TEXT NOT NULL,
+  target TEXT NOT NULL,
+  workload TEXT NOT NULL,
+  description TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  cache TEXT NOT NULL,
+  start_at_unix_nanos INTEGER NOT NULL,
+  start_skew_nanos INTEGER,
+  start_skew_uncertainty_nanos INTEGER NOT NULL,
+  spec BLOB NOT NULL,
+  PRIMARY KEY (run_id, phase_index)
+);
+CREATE TABLE sweep_values (
+  run_id TEXT NOT NULL,
+  phase_index INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (run_id, phase_index, position),
+  FOREIGN KEY (run_id, phase_index) REFERENCES phases ON DELETE CASCADE
+);
+CREATE TABLE host_results (
+  run_id TEXT NOT NULL,
+  phase_index INTEGER NOT NULL,
+  host_index INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  target TEXT NOT NULL,
+  status TEXT NOT NULL,
+  error TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  ops INTEGER NOT NULL,
+  elapsed_seconds REAL NOT NULL,
+  bytes_per_second REAL NOT NULL,
+  ops_per_second REAL NOT NULL,
+  cpu_percent REAL NOT NULL,
+  latency_count INTEGER NOT NULL,
+  latency_sum_nanos INTEGER NOT NULL,
+  latency_min_nanos INTEGER NOT NULL,
+  p50_nanos INTEGER NOT NULL,
+  p99_nanos INTEGER NOT NULL,
+  max_nanos INTEGER NOT NULL,
+  start_unix_nanos INTEGER NOT NULL,
+  end_unix_nanos INTEGER NOT NULL,
+  start_late_nanos INTEGER NOT NULL,
+  clock_offset_nanos INTEGER NOT NULL,
+  clock_uncertainty_nanos INTEGER NOT NULL,
+  warnings TEXT NOT NULL,
+  result BLOB,
+  PRIMARY KEY (run_id, phase_index, host_index),
+  FOREIGN KEY (run_id, phase_index) REFERENCES phases ON DELETE CASCADE
+);
+CREATE TABLE latency_buckets (
+  run_id TEXT NOT NULL,
+  phase_index INTEGER NOT NULL,
+  host_index INTEGER NOT NULL,
+  sub_bucket_bits INTEGER NOT NULL,
+  bucket_index INTEGER NOT NULL,
+  lower_bound_nanos INTEGER NOT NULL,
+  width_nanos INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (run_id, phase_index, host_index, bucket_index),
+  FOREIGN KEY (run_id, phase_index, host_index) REFERENCES host_results ON DELETE CASCADE
+);
+CREATE TABLE series (
+  run_id TEXT NOT NULL,
+  phase_index INTEGER NOT NULL,
+  host_index INTEGER NOT NULL,
+  offset_nanos INTEGER NOT NULL,
+  length_nanos INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  ops INTEGER NOT NULL,
+  PRIMARY KEY (run_id, phase_index, host_index, offset_nanos),
+  FOREIGN KEY (run_id, phase_index, host_index) REFERENCES host_results ON DELETE CASCADE
+);
+CREATE TABLE measurements (
+  run_id TEXT NOT NULL,
+  phase_index INTEGER NOT NULL,
+  host_index INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  ops INTEGER NOT NULL,
+  elapsed_nanos INTEGER NOT NULL,
+  cpu_user_nanos INTEGER NOT NULL,
+  cpu_system_nanos INTEGER NOT NULL,
+  too_fast INTEGER NOT NULL,
+  skipped INTEGER NOT NULL,
+  p50_nanos INTEGER,
+  p99_nanos INTEGER,
+  max_nanos INTEGER,
+  latency BLOB NOT NULL,
+  PRIMARY KEY (run_id, phase_index, host_index, position),
+  FOREIGN KEY (run_id, phase_index, host_index) REFERENCES host_results ON DELETE CASCADE
+);
+CREATE TABLE resolved (
+  run_id TEXT NOT NULL,
+  phase_index INTEGER NOT NULL,
+  host_index INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (run_id, phase_index, host_index, key),
+  FOREIGN KEY (run_id, phase_index, host_index) REFERENCES host_results ON DELETE CASCADE
+);
+CREATE INDEX runs_by_start ON runs (started_unix_nanos);
+)sql";
+
+std::string ModeName(RunMode mode) {
+  return mode == RunMode::kSequential ? "sequential" : "concurrent";
+}
+
+// Protobuf fields are unsigned where SQLite integers are signed; no figure comes near 2^63.
+int64_t I(uint64_t value) { return static_cast<int64_t>(value); }
+
+std::string Serialized(const google::protobuf::MessageLite& message) {
+  std::string bytes;
+  message.SerializeToString(&bytes);
+  return bytes;
+}
+
+std::string JoinLines(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const auto& line : lines) text += StrCat(text.empty() ? "" : "\n", line);
+  return text;
+}
+
+// Creates the schema in a new file, or checks that an existing one is ours and not newer.
+Status PrepareSchema(sqlite::Database* db, bool create) {
+  ASSIGN_OR_RETURN(int64_t version, db->QueryInt("PRAGMA user_version"));
+  if (version == 0) {
+    ASSIGN_OR_RETURN(int64_t tables, db->QueryInt("SELECT COUNT(*) FROM sqlite_master"));
+    if (tables > 0) {
+      return absl::FailedPreconditionError(
+          StrCat(db->path(), ": a SQLite database, but not a stormark results database"));
+    }
+    if (!create) {
+      return absl::NotFoundError(StrCat(db->path(), ": no results recorded yet"));
+    }
+    ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
+    RETURN_IF_ERROR(db->Exec(kSchema));
+    RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
+    return transaction.Commit();
+  }
+  if (version > kResultsSchemaVersion) {
+    return absl::FailedPreconditionError(
+        StrCat(db->path(), ": written by a newer stormark (results schema ", version,
+               "; this one reads up to ", kResultsSchemaVersion, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// One host's row and its detail tables; runs inside AddPhase's transaction.
+Status AddHost(sqlite::Database* db, const std::string& run_id, size_t phase_index,
+               size_t host_index, const HostOutcome& host, const RowSummary& row) {
+  const int64_t p = static_cast<int64_t>(phase_index);
+  const int64_t h = static_cast<int64_t>(host_index);
+  const stormark::v1::PhaseResult empty;
+  const stormark::v1::PhaseResult& r = host.result ? *host.result : empty;
+  const common::LatencyHistogram& latency = row.latency;
+  ASSIGN_OR_RETURN(Statement insert_host,
+                   db->Prepare("INSERT INTO host_results VALUES "
+                               "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  insert_host.Bind(1, run_id)
+      .Bind(2, p)
+      .Bind(3, h)
+      .Bind(4, host.host)
+      .Bind(5, host.target)
+      .Bind(6, row.status)
+      .Bind(7, row.error)
+      .Bind(8, I(row.bytes))
+      .Bind(9, I(row.ops))
+      .Bind(10, row.elapsed_seconds)
+      .Bind(11, row.bytes_per_second)
+      .Bind(12, row.elapsed_seconds > 0 ? static_cast<double>(row.ops) / row.elapsed_seconds : 0.0)
+      .Bind(13, row.cpu_percent)
+      .Bind(14, I(latency.count()))
+      .Bind(15, I(latency.sum()))
+      .Bind(16, I(latency.min()))
+      .Bind(17, I(latency.Percentile(50)))
+      .Bind(18, I(latency.Percentile(99)))
+      .Bind(19, I(latency.max()))
+      .Bind(20, r.start_unix_nanos())
+      .Bind(21, r.end_unix_nanos())
+      .Bind(22, r.start_late_nanos())
+      .Bind(23, host.clock.offset_nanos)
+      .Bind(24, host.clock.uncertainty_nanos)
+      .Bind(25, JoinLines(row.warnings));
+  if (host.result) {
+    insert_host.BindBlob(26, Serialized(*host.result));
+  } else {
+    insert_host.BindNull(26);
+  }
+  RETURN_IF_ERROR(insert_host.Run());
+  if (!host.result) return absl::OkStatus();
+
+  ASSIGN_OR_RETURN(Statement insert_bucket,
+                   db->Prepare("INSERT INTO latency_buckets VALUES (?,?,?,?,?,?,?,?)"));
+  const auto& histogram = r.latency();
+  for (int i = 0; i < histogram.bucket_index_size() && i < histogram.bucket_count_size(); ++i) {
+    const uint32_t index = histogram.bucket_index(i);
+    const bool known = index < common::LatencyHistogram::kBucketCount;
+    RETURN_IF_ERROR(
+        insert_bucket.Bind(1, run_id)
+            .Bind(2, p)
+            .Bind(3, h)
+            .Bind(4, int64_t{histogram.sub_bucket_bits()})
+            .Bind(5, int64_t{index})
+            .Bind(6, known ? I(common::LatencyHistogram::BucketLowerBound(index)) : int64_t{-1})
+            .Bind(7, known ? I(common::LatencyHistogram::BucketWidth(index)) : int64_t{-1})
+            .Bind(8, I(histogram.bucket_count(i)))
+            .Run());
+  }
+  ASSIGN_OR_RETURN(Statement insert_sample,
+                   db->Prepare("INSERT OR REPLACE INTO series VALUES (?,?,?,?,?,?,?)"));
+  for (const auto& s : r.series()) {
+    RETURN_IF_ERROR(insert_sample.Bind(1, run_id)
+                        .Bind(2, p)
+                        .Bind(3, h)
+                        .Bind(4, s.offset_nanos())
+                        .Bind(5, s.length_nanos())
+                        .Bind(6, I(s.bytes()))
+                        .Bind(7, I(s.ops()))
+                        .Run());
+  }
+  ASSIGN_OR_RETURN(
+      Statement insert_measurement,
+      db->Prepare("INSERT INTO measurements VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  for (int i = 0; i < r.measurements_size(); ++i) {
+    const auto& m = r.measurements(i);
+    auto decoded = common::LatencyHistogram::FromProto(m.latency());
+    auto figure = [&](double percentile) -> std::optional<int64_t> {
+      if (!decoded.ok() || decoded->count() == 0) return std::nullopt;
+      return I(percentile >= 100 ? decoded->max() : decoded->Percentile(percentile));
+    };
+    RETURN_IF_ERROR(insert_measurement.Bind(1, run_id)
+                        .Bind(2, p)
+                        .Bind(3, h)
+                        .Bind(4, int64_t{i})
+                        .Bind(5, m.name())
+                        .Bind(6, I(m.bytes()))
+                        .Bind(7, I(m.ops()))
+                        .Bind(8, m.elapsed_nanos())
+                        .Bind(9, m.cpu_user_nanos())
+                        .Bind(10, m.cpu_system_nanos())
+                        .Bind(11, int64_t{m.too_fast()})
+                        .Bind(12, int64_t{m.skipped()})
+                        .Bind(13, figure(50))
+                        .Bind(14, figure(99))
+                        .Bind(15, figure(100))
+                        .BindBlob(16, Serialized(m.latency()))
+                        .Run());
+  }
+  ASSIGN_OR_RETURN(Statement insert_resolved,
+                   db->Prepare("INSERT INTO resolved VALUES (?,?,?,?,?)"));
+  for (const auto& [key, value] : r.resolved()) {
+    RETURN_IF_ERROR(
+        insert_resolved.Bind(1, run_id).Bind(2, p).Bind(3, h).Bind(4, key).Bind(5, value).Run());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string DefaultResultsPath() {
+  const char* data_home = std::getenv("XDG_DATA_HOME");
+  if (data_home != nullptr && data_home[0] == '/') {
+    return StrCat(data_home, "/stormark/results.db");
+  }
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] != '\0') return StrCat(home, "/.local/share/stormark/results.db");
+  return "";
+}
+
+StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::OpenWith(const std::string& path,
+                                                               bool create) {
+  if (path.empty()) {
+    return absl::InvalidArgumentError(
+        "no results database: set HOME or XDG_DATA_HOME, or give --db PATH (or --no-db)");
+  }
+  if (create) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    std::error_code error;
+    if (!parent.empty()) std::filesystem::create_directories(parent, error);
+    if (error) return common::ErrnoError(StrCat("cannot create ", parent.string()), error.value());
+  } else {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) return common::ErrnoError(path, errno);
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Database> db, sqlite::Database::Open(path, create));
+  // The first statement reads the file: a file that is not a database fails here.
+  RETURN_IF_ERROR(PrepareSchema(db.get(), create));
+  RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON"));
+  return std::unique_ptr<ResultsStore>(new ResultsStore(std::move(db)));
+}
+
+StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::Open(const std::string& path) {
+  return OpenWith(path, /*create=*/true);
+}
+
+StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::OpenExisting(const std::string& path) {
+  return OpenWith(path, /*create=*/false);
+}
+
+Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  ASSIGN_OR_RETURN(Statement insert_run,
+                   db_->Prepare("INSERT INTO runs VALUES (?,?,NULL,?,?,?,?,?,?,?,?)"));
+  RETURN_IF_ERROR(insert_run.Bind(1, run.run_id)
+                      .Bind(2, run.started_unix_nanos)
+                      .Bind(3, kRunRunning)
+                      .Bind(4, start.label)
+                      .Bind(5, ModeName(start.mode))
+                      .Bind(6, static_cast<int64_t>(start.planned_phases))
+                      .Bind(7, common::kSoftwareVersion)
+                      .Bind(8, start.owner.host)
+                      .Bind(9, start.owner.pid)
+                      .Bind(10, start.owner.start_ticks)
+                      .Run());
+  ASSIGN_OR_RETURN(Statement insert_agent,
+                   db_->Prepare("INSERT INTO agents VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(Statement insert_target,
+                   db_->Prepare("INSERT OR REPLACE INTO targets VALUES (?,?,?,?,?,?,?,?,?,?)"));
+  for (size_t i = 0; i < run.agents.size(); ++i) {
+    const AgentRecord& a = run.agents[i];
+    const int64_t index = static_cast<int64_t>(i);
+    RETURN_IF_ERROR(insert_agent.Bind(1, run.run_id)
+                        .Bind(2, index)
+                        .Bind(3, a.host)
+                        .Bind(4, a.error)
+                        .Bind(5, a.info.hostname())
+                        .Bind(6, a.info.agent_version())
+                        .Bind(7, a.info.kernel())
+                        .Bind(8, a.info.cpu_model())
+                        .Bind(9, int64_t{a.info.cpu_count()})
+                        .Bind(10, I(a.info.ram_bytes()))
+                        .Bind(11, a.clock.offset_nanos)
+                        .Bind(12, a.clock.rtt_nanos)
+                        .Bind(13, a.clock.uncertainty_nanos)
+                        .BindBlob(14, Serialized(a.info))
+                        .Run());
+    for (const auto& t : a.info.targets()) {
+      RETURN_IF_ERROR(insert_target.Bind(1, run.run_id)
+                          .Bind(2, index)
+                          .Bind(3, t.name())
+                          .Bind(4, t.kind())
+                          .Bind(5, t.path())
+                          .Bind(6, t.filesystem())
+                          .Bind(7, t.mount_options())
+                          .Bind(8, t.device())
+                          .Bind(9, I(t.free_bytes()))
+                          .Bind(10, I(t.total_bytes()))
+                          .Run());
+    }
+  }
+  return transaction.Commit();
+}
+
+Status ResultsStore::AddPhase(const std::string& run_id, size_t phase_index,
+                              const PhaseOutcome& outcome) {
+  const int64_t p = static_cast<int64_t>(phase_index);
+  const PhasePlan& plan = outcome.plan;
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  ASSIGN_OR_RETURN(Statement insert_phase,
+                   db_->Prepare("INSERT INTO phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  RETURN_IF_ERROR(insert_phase.Bind(1, run_id)
+                      .Bind(2, p)
+                      .Bind(3, outcome.phase_id)
+                      .Bind(4, plan.name)
+                      .Bind(5, int64_t{plan.repetition})
+                      .Bind(6, DescribeSweepPoint(plan.sweep_point))
+                      .Bind(7, plan.target)
+                      .Bind(8, common::WorkloadName(plan.spec))
+                      .Bind(9, plan.Describe())
+                      .Bind(10, ModeName(outcome.mode))
+                      .Bind(11, common::CacheModeName(plan.spec.cache()))
+                      .Bind(12, outcome.start_at_unix_nanos)
+                      .Bind(13, outcome.start_skew_nanos)
+                      .Bind(14, outcome.start_skew_uncertainty_nanos)
+                      .BindBlob(15, Serialized(plan.spec))
+                      .Run());
+  ASSIGN_OR_RETURN(Statement insert_sweep,
+                   db_->Prepare("INSERT INTO sweep_values VALUES (?,?,?,?,?)"));
+  for (size_t i = 0; i < plan.sweep_point.size(); ++i) {
+    RETURN_IF_ERROR(insert_sweep.Bind(1, run_id)
+                        .Bind(2, p)
+                        .Bind(3, static_cast<int64_t>(i))
+                        .Bind(4, plan.sweep_point[i].first)
+                        .Bind(5, plan.sweep_point[i].second)
+                        .Run());
+  }
+  const PhaseSummary summary = Summarize(outcome);
+  for (size_t h = 0; h < outcome.hosts.size(); ++h) {
+    RETURN_IF_ERROR(AddHost(db_.get(), run_id, phase_index, h, outcome.hosts[h], summary.rows[h]));
+  }
+  return transaction.Commit();
+}
+
+Status ResultsStore::FinishRun(const std::string& run_id, int64_t finished_unix_nanos,
+                               std::string_view status) {
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  ASSIGN_OR_RETURN(Statement update,
+                   db_->Prepare("UPDATE runs SET status = ?, finished_unix_nanos = ? "
+                                "WHERE run_id = ?"));
+  RETURN_IF_ERROR(update.Bind(1, status).Bind(2, finished_unix_nanos).Bind(3, run_id).Run());
+  return transaction.Commit();
+}
+
+}  // namespace stormark::controller

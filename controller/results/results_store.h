@@ -1,0 +1,113 @@
+// The results history: every run, written phase by phase into one SQLite file, so a crash of
+// the controller loses at most the phase in flight. `stormark results` reads it back
+// (results_query.h).
+//
+// Schema version 1 (PRAGMA user_version = 1). Times are ns since the Unix epoch; every
+// protobuf column holds the message exactly as the controller had it, so nothing an agent
+// sent is ever lost; the other columns are copies for queries.
+//
+//   runs          one row per `stormark run`, written when it starts
+//     run_id TEXT PRIMARY KEY, started_unix_nanos, finished_unix_nanos (NULL while running),
+//     status ('running' | 'completed' | 'interrupted' | 'failed'), label (--label, the plan
+//     file, or the phase names), mode ('concurrent' | 'sequential'), planned_phases,
+//     stormark_version, owner_host, owner_pid, owner_start_ticks (the writing controller,
+//     see run_owner.h: a 'running' run whose owner is gone reads as incomplete)
+//   agents        one row per host of the run
+//     run_id, host_index, host, error, hostname, agent_version, kernel, cpu_model, cpu_count,
+//     ram_bytes, clock_offset_nanos, clock_rtt_nanos, clock_uncertainty_nanos,
+//     info BLOB (stormark.v1.AgentInfo as the agent reported it at the start of the run)
+//   targets       each agent's targets as they were: run_id, host_index, name, kind, path,
+//                 filesystem, mount_options, device, free_bytes, total_bytes
+//   phases        one row per phase run (each repetition and sweep point is its own row),
+//                 written as soon as the phase finished
+//     run_id, phase_index (order in the run, 0-based), phase_id, name, repetition (0-based),
+//     sweep_point ("chunk=64k ra=4096", '' outside a sweep), target (as planned), workload,
+//     description, mode, cache, start_at_unix_nanos, start_skew_nanos (NULL when unknown),
+//     start_skew_uncertainty_nanos, spec BLOB (stormark.v1.PhaseSpec)
+//   sweep_values  run_id, phase_index, position, key, value: the sweep point, one row a key
+//   host_results  one row per host and phase
+//     run_id, phase_index, host_index, host, target, status ('succeeded' | 'failed' |
+//     'aborted' | 'error': no result), error, bytes, ops, elapsed_seconds, bytes_per_second,
+//     ops_per_second, cpu_percent, latency_count, latency_sum_nanos, latency_min_nanos,
+//     p50_nanos, p99_nanos, max_nanos, start_unix_nanos, end_unix_nanos, start_late_nanos,
+//     clock_offset_nanos, clock_uncertainty_nanos, warnings (one per line),
+//     result BLOB (stormark.v1.PhaseResult; NULL when the agent sent none)
+//   latency_buckets  run_id, phase_index, host_index, sub_bucket_bits, bucket_index,
+//                 lower_bound_nanos, width_nanos, count: the phase's latency histogram, so
+//                 percentiles can be recomputed and merged across hosts and runs
+//   series        run_id, phase_index, host_index, offset_nanos, length_nanos, bytes, ops
+//   measurements  per-test figures (bonnie): run_id, phase_index, host_index, position, name,
+//                 bytes, ops, elapsed_nanos, cpu_user_nanos, cpu_system_nanos, too_fast,
+//                 skipped, p50_nanos, p99_nanos, max_nanos, latency BLOB (stormark.v1.Histogram)
+//   resolved      run_id, phase_index, host_index, key, value: parameters the agent settled on
+//
+// The file is in WAL mode; every write is one transaction. Not thread-safe.
+#ifndef STORMARK_CONTROLLER_RESULTS_RESULTS_STORE_H_
+#define STORMARK_CONTROLLER_RESULTS_RESULTS_STORE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "controller/fleet.h"
+#include "controller/results/run_owner.h"
+#include "controller/results/sqlite.h"
+#include "controller/run_record.h"
+
+namespace stormark::controller {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+// Run statuses as stored. kRunIncomplete is never stored: readers show it for a run whose
+// status is still "running" but whose controller is gone.
+inline constexpr char kRunRunning[] = "running";
+inline constexpr char kRunCompleted[] = "completed";
+inline constexpr char kRunInterrupted[] = "interrupted";
+inline constexpr char kRunFailed[] = "failed";
+inline constexpr char kRunIncomplete[] = "incomplete";
+
+// What the run row records at the start, beside the RunRecord.
+struct RunStart {
+  std::string label;
+  RunMode mode = RunMode::kConcurrent;
+  size_t planned_phases = 0;
+  RunOwner owner;
+};
+
+// $XDG_DATA_HOME/stormark/results.db, else $HOME/.local/share/stormark/results.db; empty
+// when neither variable is set.
+std::string DefaultResultsPath();
+
+class ResultsStore {
+ public:
+  // Opens the store at `path` for writing, creating it (and its directory) when missing.
+  // Fails with one line naming the file when it is not a SQLite database, holds other
+  // tables, or has a schema newer than this build reads.
+  static common::StatusOr<std::unique_ptr<ResultsStore>> Open(const std::string& path);
+  // Opens an existing store for reading (`stormark results`); NOT_FOUND when there is none.
+  static common::StatusOr<std::unique_ptr<ResultsStore>> OpenExisting(const std::string& path);
+
+  // Records the run as "running", with its agents and their targets.
+  common::Status BeginRun(const RunRecord& run, const RunStart& start);
+  // Records one finished phase: every host's outcome, histogram, series and measurements.
+  common::Status AddPhase(const std::string& run_id, size_t phase_index,
+                          const PhaseOutcome& outcome);
+  // Marks the run as ended with `status` (kRunCompleted, kRunInterrupted or kRunFailed).
+  common::Status FinishRun(const std::string& run_id, int64_t finished_unix_nanos,
+                           std::string_view status);
+
+  const sqlite::Database& db() const { return *db_; }
+  const std::string& path() const { return db_->path(); }
+
+ private:
+  explicit ResultsStore(std::unique_ptr<sqlite::Database> db) : db_(std::move(db)) {}
+  static common::StatusOr<std::unique_ptr<ResultsStore>> OpenWith(const std::string& path,
+                                                                  bool create);
+
+  std::unique_ptr<sqlite::Database> db_;
+};
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_RESULTS_RESULTS_STORE_H_

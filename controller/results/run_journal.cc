@@ -1,0 +1,34 @@
+#include "controller/results/run_journal.h"
+
+#include "common/strings.h"
+
+namespace stormark::controller {
+
+void RunJournal::Check(const common::Status& status, std::string_view what) {
+  if (status.ok()) return;
+  failed_ = true;
+  std::fprintf(err_,
+               "stormark: results database: cannot record %s: %s (nothing more of this run is "
+               "written to it)\n",
+               std::string(what).c_str(), std::string(status.message()).c_str());
+}
+
+void RunJournal::Begin(const RunRecord& run, const RunStart& start) {
+  if (!healthy()) return;
+  Check(store_->BeginRun(run, start), common::StrCat("run ", run.run_id));
+}
+
+void RunJournal::Phase(const std::string& run_id, size_t index, const PhaseOutcome& outcome) {
+  if (!healthy()) return;
+  Check(store_->AddPhase(run_id, index, outcome),
+        common::StrCat("phase ", index + 1, " '", outcome.plan.name, "'"));
+}
+
+void RunJournal::Finish(const std::string& run_id, int64_t finished_unix_nanos,
+                        std::string_view status) {
+  if (!healthy()) return;
+  Check(store_->FinishRun(run_id, finished_unix_nanos, status),
+        common::StrCat("the end of run ", run_id));
+}
+
+}  // namespace stormark::controller

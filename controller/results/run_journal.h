@@ -1,0 +1,42 @@
+// The results store as `stormark run` uses it: the run row at the start, each phase as soon
+// as it finished, the end status at the end. A write that fails is reported once on `err`
+// and the journal stops writing, so the run and its other outputs (tables, JSON) go on.
+// Without a store (--no-db) every call does nothing. Not thread-safe.
+#ifndef STORMARK_CONTROLLER_RESULTS_RUN_JOURNAL_H_
+#define STORMARK_CONTROLLER_RESULTS_RUN_JOURNAL_H_
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "controller/results/results_store.h"
+
+namespace stormark::controller {
+
+class RunJournal {
+ public:
+  // `store` may be nullptr.
+  RunJournal(std::unique_ptr<ResultsStore> store, std::FILE* err)
+      : store_(std::move(store)), err_(err) {}
+
+  void Begin(const RunRecord& run, const RunStart& start);
+  void Phase(const std::string& run_id, size_t index, const PhaseOutcome& outcome);
+  void Finish(const std::string& run_id, int64_t finished_unix_nanos, std::string_view status);
+
+  // True while the store holds everything written so far.
+  bool healthy() const { return store_ != nullptr && !failed_; }
+  // The store's file, or "" without one.
+  std::string path() const { return store_ ? store_->path() : ""; }
+
+ private:
+  void Check(const common::Status& status, std::string_view what);
+
+  std::unique_ptr<ResultsStore> store_;
+  std::FILE* err_;
+  bool failed_ = false;
+};
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_RESULTS_RUN_JOURNAL_H_

@@ -1,0 +1,320 @@
+#include "controller/results/results_store.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/histogram.h"
+#include "common/strings.h"
+#include "controller/results/results_query.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/controller/test_runs.h"
+
+namespace stormark::controller {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
+
+// A fresh directory on disk for each test, removed afterwards.
+class ResultsStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/var/tmp/stormark-store-test-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string PathOf(const std::string& name) const { return dir_ + "/" + name; }
+
+  // Opens (creating) the store at `name`, failing the test when it cannot.
+  std::unique_ptr<ResultsStore> OpenStore(const std::string& name = "results.db") {
+    auto store = ResultsStore::Open(PathOf(name));
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? std::move(*store) : nullptr;
+  }
+
+  // Writes `run` as `stormark run` does: start, each phase, end (unless `status` is empty).
+  static void Write(ResultsStore& store, const RunRecord& run, const std::string& status,
+                    RunOwner owner = RunOwner::Self()) {
+    RunStart start{"nightly", RunMode::kConcurrent, run.phases.size() + 1, std::move(owner)};
+    ASSERT_TRUE(store.BeginRun(run, start).ok());
+    for (size_t p = 0; p < run.phases.size(); ++p) {
+      ASSERT_TRUE(store.AddPhase(run.run_id, p, run.phases[p]).ok());
+    }
+    if (!status.empty()) {
+      ASSERT_TRUE(store.FinishRun(run.run_id, run.finished_unix_nanos, status).ok());
+    }
+  }
+
+  // Two hosts; two repetitions at sweep point chunk=64k, in the second of which b is down;
+  // b's first result carries bonnie-style measurements, resolved parameters and a warning.
+  static RunRecord TwoHostRun(const std::string& run_id) {
+    const SweepPoint sweep = {{"chunk", "64k"}, {"ra", "4096"}};
+    HostOutcome b = SucceededHost("b:7420", 50, 4'000'000);
+    auto* m = b.result->add_measurements();
+    m->set_name("put_block");
+    m->set_bytes(1 << 20);
+    m->set_elapsed_nanos(kSecond);
+    m->set_too_fast(true);
+    common::LatencyHistogram latency;
+    latency.Record(7000);
+    latency.ToProto(m->mutable_latency());
+    (*b.result->mutable_resolved())["seed"] = "42";
+    b.result->add_warnings("size is under 2x RAM");
+    return MakeRun(
+        run_id, {"a:7420", "b:7420"},
+        {Phase(WritePlan(), {SucceededHost("a:7420", 100), b}, 0, sweep),
+         Phase(WritePlan(), {SucceededHost("a:7420", 110), UnreachableHost("b:7420")}, 1, sweep)});
+  }
+
+  std::string dir_;
+};
+
+TEST_F(ResultsStoreTest, RoundTripKeepsHostsRepetitionsSweepPointsAndRawResults) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const RunRecord run = TwoHostRun("r1");
+  Write(*store, run, kRunCompleted);
+
+  // A second connection, as `stormark results` would have.
+  auto reader = ResultsStore::OpenExisting(PathOf("results.db"));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto loaded = LoadRun(**reader, "r1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  const RunRecord& got = loaded->record;
+
+  EXPECT_EQ(loaded->listing.status, kRunCompleted);
+  EXPECT_EQ(loaded->listing.label, "nightly");
+  EXPECT_EQ(loaded->listing.planned_phases, 3u);
+  EXPECT_EQ(loaded->listing.recorded_phases, 2u);
+  EXPECT_THAT(loaded->listing.hosts, ElementsAre("a:7420", "b:7420"));
+  EXPECT_EQ(got.started_unix_nanos, run.started_unix_nanos);
+  EXPECT_EQ(got.finished_unix_nanos, run.finished_unix_nanos);
+  EXPECT_FALSE(got.interrupted);
+
+  ASSERT_EQ(got.agents.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(got.agents[i].host, run.agents[i].host);
+    EXPECT_EQ(got.agents[i].info.SerializeAsString(), run.agents[i].info.SerializeAsString());
+    EXPECT_EQ(got.agents[i].clock.offset_nanos, run.agents[i].clock.offset_nanos);
+  }
+  ASSERT_EQ(got.phases.size(), 2u);
+  for (size_t p = 0; p < 2; ++p) {
+    const PhaseOutcome& want = run.phases[p];
+    const PhaseOutcome& have = got.phases[p];
+    EXPECT_EQ(have.plan.name, "seq-write");
+    EXPECT_EQ(have.plan.repetition, static_cast<int>(p));
+    EXPECT_EQ(have.plan.sweep_point, want.plan.sweep_point);
+    EXPECT_EQ(have.plan.target, "scratch");
+    EXPECT_EQ(have.plan.spec.SerializeAsString(), want.plan.spec.SerializeAsString());
+    EXPECT_EQ(have.phase_id, want.phase_id);
+    EXPECT_EQ(have.start_skew_nanos, want.start_skew_nanos);
+    ASSERT_EQ(have.hosts.size(), 2u);
+    for (size_t h = 0; h < 2; ++h) {
+      EXPECT_EQ(have.hosts[h].host, want.hosts[h].host);
+      EXPECT_EQ(have.hosts[h].error, want.hosts[h].error);
+      EXPECT_EQ(have.hosts[h].clock.offset_nanos, want.hosts[h].clock.offset_nanos);
+      ASSERT_EQ(have.hosts[h].result.has_value(), want.hosts[h].result.has_value());
+      if (want.hosts[h].result) {
+        EXPECT_EQ(have.hosts[h].result->SerializeAsString(),
+                  want.hosts[h].result->SerializeAsString());
+      }
+    }
+  }
+}
+
+TEST_F(ResultsStoreTest, QueryColumnsHoldTheFiguresAndTheHistogram) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Write(*store, TwoHostRun("r1"), kRunCompleted);
+  auto row = store->db().Prepare(
+      "SELECT status, bytes_per_second, ops_per_second, p99_nanos, latency_count, warnings, "
+      "(SELECT SUM(count) FROM latency_buckets l WHERE l.run_id = h.run_id AND "
+      "l.phase_index = h.phase_index AND l.host_index = h.host_index) "
+      "FROM host_results h WHERE run_id = 'r1' AND phase_index = 0 AND host = 'b:7420'");
+  ASSERT_TRUE(row.ok()) << row.status();
+  ASSERT_TRUE(*row->Step());
+  EXPECT_EQ(row->Text(0), "succeeded");
+  EXPECT_DOUBLE_EQ(row->Double(1), 50.0 * (1 << 20));
+  EXPECT_DOUBLE_EQ(row->Double(2), 50.0);
+  EXPECT_NEAR(static_cast<double>(row->Int(3)), 4e6, 4e6 * 0.01);
+  EXPECT_EQ(row->Int(4), 50);
+  EXPECT_EQ(row->Text(5), "size is under 2x RAM");
+  EXPECT_EQ(row->Int(6), 50);  // The buckets add up to the count: percentiles recomputable.
+
+  auto failed = store->db().QueryInt(
+      "SELECT COUNT(*) FROM host_results WHERE status = 'error' AND result IS NULL");
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(*failed, 1);
+  for (const char* table : {"series", "measurements", "resolved", "sweep_values", "targets"}) {
+    auto count = store->db().QueryInt(std::string("SELECT COUNT(*) FROM ") + table);
+    ASSERT_TRUE(count.ok()) << table;
+    EXPECT_GT(*count, 0) << table;
+  }
+}
+
+TEST_F(ResultsStoreTest, SchemaVersionAndWalModeAreSet) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  auto version = store->db().QueryInt("PRAGMA user_version");
+  ASSERT_TRUE(version.ok());
+  EXPECT_EQ(*version, kResultsSchemaVersion);
+  auto mode = store->db().Prepare("PRAGMA journal_mode");
+  ASSERT_TRUE(mode.ok());
+  ASSERT_TRUE(*mode->Step());
+  EXPECT_EQ(mode->Text(0), "wal");
+}
+
+TEST_F(ResultsStoreTest, NewerSchemaIsRefusedWithItsVersion) {
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+  }
+  auto raw = sqlite::Database::Open(PathOf("results.db"), false);
+  ASSERT_TRUE(raw.ok());
+  ASSERT_TRUE((*raw)->Exec("PRAGMA user_version = 99").ok());
+  auto store = ResultsStore::Open(PathOf("results.db"));
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), HasSubstr("newer stormark (results schema 99"));
+}
+
+TEST_F(ResultsStoreTest, RunLeftRunningByAGoneControllerReadsIncomplete) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  RunOwner gone = RunOwner::Self();
+  gone.start_ticks += 1;  // Same pid, another process start: the writer is gone.
+  RunRecord crashed = RepeatedRun("r-crashed", "local", {100});
+  crashed.started_unix_nanos = kBase;
+  Write(*store, crashed, "", gone);
+  RunRecord live = RepeatedRun("r-live", "local", {100});
+  live.started_unix_nanos = kBase + kSecond;
+  Write(*store, live, "");
+
+  auto runs = ListRuns(*store);
+  ASSERT_TRUE(runs.ok()) << runs.status();
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].run_id, "r-live");  // Newest first.
+  EXPECT_EQ((*runs)[0].status, kRunRunning);
+  EXPECT_EQ((*runs)[1].run_id, "r-crashed");
+  EXPECT_EQ((*runs)[1].status, kRunIncomplete);
+  EXPECT_EQ((*runs)[1].finished_unix_nanos, 0);
+  // The phase it finished is there.
+  auto loaded = LoadRun(*store, "r-crashed");
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_EQ(loaded->record.phases.size(), 1u);
+  EXPECT_TRUE(loaded->record.phases[0].hosts[0].succeeded());
+}
+
+TEST_F(ResultsStoreTest, FileThatIsNotSqliteIsOneClearError) {
+  const std::string path = PathOf("notes.txt");
+  std::ofstream(path) << std::string(8192, 'x');
+  for (const bool create : {true, false}) {
+    auto store = create ? ResultsStore::Open(path) : ResultsStore::OpenExisting(path);
+    ASSERT_FALSE(store.ok());
+    EXPECT_THAT(store.status().message(), HasSubstr(path));
+    EXPECT_THAT(store.status().message(), HasSubstr("not a database"));
+  }
+}
+
+TEST_F(ResultsStoreTest, CorruptPagesAreAnErrorNotACrash) {
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    for (int i = 0; i < 20; ++i) {
+      Write(*store, TwoHostRun(common::StrCat("r", i)), kRunCompleted);
+    }
+  }  // Closing the last connection checkpoints the WAL into the file.
+  const std::string path = PathOf("results.db");
+  const auto size = std::filesystem::file_size(path);
+  ASSERT_GT(size, 16384u);
+  {
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(4096);  // Every page after the first (the header and schema stay intact).
+    const std::string garbage(size - 4096, '\x5a');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  auto store = ResultsStore::OpenExisting(path);
+  common::Status status = store.status();
+  if (store.ok()) {
+    auto runs = ListRuns(**store);
+    status = runs.status();
+    if (runs.ok() && !runs->empty()) status = LoadRun(**store, (*runs)[0].run_id).status();
+  }
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr(path));
+}
+
+TEST_F(ResultsStoreTest, SqliteFileOfAnotherProgramIsRefused) {
+  auto other = sqlite::Database::Open(PathOf("other.db"), true);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)->Exec("CREATE TABLE photos (id INTEGER)").ok());
+  auto store = ResultsStore::Open(PathOf("other.db"));
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), HasSubstr("not a stormark results database"));
+}
+
+TEST_F(ResultsStoreTest, MissingDatabaseIsNotCreatedByReaders) {
+  auto store = ResultsStore::OpenExisting(PathOf("none.db"));
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(store.status().message(), HasSubstr(PathOf("none.db")));
+  EXPECT_FALSE(std::filesystem::exists(PathOf("none.db")));
+}
+
+TEST_F(ResultsStoreTest, OpenCreatesTheDirectory) {
+  auto store = ResultsStore::Open(PathOf("a/b/results.db"));
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_TRUE(std::filesystem::exists(PathOf("a/b/results.db")));
+}
+
+TEST_F(ResultsStoreTest, RunIdIsResolvedFromLatestAPrefixOrTheWholeId) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  RunRecord first = RepeatedRun("r20260101-120000-aaaa", "local", {1});
+  RunRecord second = RepeatedRun("r20260101-130000-bbbb", "local", {1});
+  second.started_unix_nanos = first.started_unix_nanos + kSecond;
+  Write(*store, first, kRunCompleted);
+  Write(*store, second, kRunCompleted);
+
+  EXPECT_EQ(*ResolveRun(*store, "latest"), "r20260101-130000-bbbb");
+  EXPECT_EQ(*ResolveRun(*store, "r20260101-12"), "r20260101-120000-aaaa");
+  EXPECT_EQ(*ResolveRun(*store, "r20260101-120000-aaaa"), "r20260101-120000-aaaa");
+
+  auto ambiguous = ResolveRun(*store, "r20260101");
+  ASSERT_FALSE(ambiguous.ok());
+  EXPECT_THAT(ambiguous.status().message(), HasSubstr("ambiguous"));
+  EXPECT_THAT(ambiguous.status().message(), HasSubstr("r20260101-130000-bbbb"));
+
+  auto unknown = ResolveRun(*store, "r1999");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(unknown.status().message(), HasSubstr("no run 'r1999'"));
+}
+
+TEST_F(ResultsStoreTest, LatestInAnEmptyStoreIsNotFound) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  auto latest = ResolveRun(*store, "latest");
+  ASSERT_FALSE(latest.ok());
+  EXPECT_THAT(latest.status().message(), HasSubstr("no runs recorded yet"));
+}
+
+TEST_F(ResultsStoreTest, SecondRunWithTheSameIdIsAnErrorNotAnOverwrite) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const RunRecord run = RepeatedRun("r1", "local", {1});
+  Write(*store, run, kRunCompleted);
+  RunStart start{"again", RunMode::kConcurrent, 1, RunOwner::Self()};
+  EXPECT_FALSE(store->BeginRun(run, start).ok());
+  auto loaded = LoadRun(*store, "r1");
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->listing.label, "nightly");
+}
+
+}  // namespace
+}  // namespace stormark::controller

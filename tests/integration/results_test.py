@@ -1,0 +1,214 @@
+"""The results history: `stormark run` records every run in a SQLite file, `stormark results`
+lists, shows and compares them, and a controller killed mid-run leaves its finished phases
+readable and the run marked incomplete."""
+
+import os
+import re
+import signal
+import sqlite3
+import sys
+import time
+import unittest
+
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stormark_harness as h  # noqa: E402
+
+MIB = 1 << 20
+RUN_ID = re.compile(r"run (r\d{8}-\d{6}-[0-9a-f]{4})")
+
+
+class ResultsTest(h.StormarkTestCase):
+
+    def setUp(self):
+        self.db = os.path.join(self.make_dir(), "results.db")
+
+    def run_ok(self, args, timeout=120, env=None):
+        result = self.run_stormark(args, timeout=timeout, env=env)
+        self.assertEqual(result.returncode, 0, result.describe())
+        self.assert_no_crash(result)
+        return result
+
+    def run_refused(self, args, *needles):
+        """A bad-input command: exit 2 and one 'stormark:' line holding every needle."""
+        result = self.run_stormark(args, timeout=60)
+        self.assertEqual(result.returncode, 2, result.describe())
+        self.assert_no_crash(result)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.describe())
+        self.assertTrue(lines[0].startswith("stormark: "), result.describe())
+        for needle in needles:
+            self.assertIn(needle, lines[0], result.describe())
+        return result
+
+    def bench(self, agents, label, *extra):
+        args = ["run", "--rw", "write", "--size", "8M", "--db", self.db, "--label", label,
+                "--no-progress"] + list(extra)
+        for agent in agents:
+            args += ["--agent", agent.address]
+        result = self.run_ok(args)
+        run_id = RUN_ID.search(result.stdout).group(1)
+        self.assertIn(f"Results: {self.db} (stormark results show {run_id})", result.stdout)
+        return run_id, result
+
+    def results(self, *args):
+        return self.run_ok(["results", "--db", self.db] + list(args))
+
+    def test_two_runs_are_listed_shown_and_compared(self):
+        a = self.start_agent("a")
+        b = self.start_agent("b")
+        first, first_run = self.bench([a, b], "before")
+        time.sleep(1.1)  # Run ids and start times are per second.
+        second, second_run = self.bench([a, b], "after", "--baseline", b.address)
+        self.assertIn(f"Compared with {b.address}", second_run.stdout)
+        self.assertRegex(second_run.stdout, rf"  {re.escape(b.address)}\s+scratch\s+1\s+[\d.]+( \*)?\s+1\.00")
+
+        listed = self.results("list").stdout.splitlines()
+        self.assertTrue(listed[0].startswith("run "), listed)
+        self.assertEqual(len(listed), 3, listed)
+        self.assertTrue(listed[1].startswith(second), listed)  # Newest first.
+        self.assertTrue(listed[2].startswith(first), listed)
+        for line, label in ((listed[1], "after"), (listed[2], "before")):
+            self.assertRegex(line, rf"{label}\s+{re.escape(a.address)}, {re.escape(b.address)}"
+                                   rf"\s+1/1\s+completed$")
+
+        # `show` prints the tables `run` printed, from the store.
+        shown = self.results("show", first[:-2]).stdout
+        self.assertEqual(h.phase_tables(shown), h.phase_tables(first_run.stdout))
+        self.assertEqual(len(h.phase_tables(shown)), 1)
+        for agent in (a, b):
+            self.assertIn(agent.address, shown)
+        self.assertIn("completed", shown.splitlines()[0])
+
+        compared = self.results("compare", first, "latest").stdout
+        self.assertIn(f"A  {first}", compared)
+        self.assertIn(f"B  {second}", compared)
+        for agent in (a, b):
+            self.assertRegex(compared, rf"seq-write\s+{re.escape(agent.address)}\s+scratch\s+1/1"
+                                       rf"\s+MiB/s .*noise unknown")
+        self.assertIn("all hosts", compared)
+
+        baseline = self.results("show", "latest", "--baseline", a.address).stdout
+        self.assertIn(f"Compared with {a.address}", baseline)
+        self.assertRegex(baseline, rf"  {re.escape(a.address)}\s+scratch\s+1\s+[\d.]+( \*)?\s+1\.00")
+
+        # The raw store, as a user's own query would read it.
+        with sqlite3.connect(self.db) as db:
+            self.assertEqual(db.execute("PRAGMA user_version").fetchone()[0], 1)
+            runs = db.execute("SELECT run_id, status, label FROM runs ORDER BY started_unix_nanos")
+            self.assertEqual(runs.fetchall(), [(first, "completed", "before"),
+                                               (second, "completed", "after")])
+            rows = db.execute("SELECT host, status, bytes, result IS NOT NULL FROM host_results "
+                              "WHERE run_id = ? ORDER BY host_index", (first,)).fetchall()
+            self.assertEqual(rows, [(a.address, "succeeded", 8 * MIB, 1),
+                                    (b.address, "succeeded", 8 * MIB, 1)])
+            buckets = db.execute("SELECT SUM(count) FROM latency_buckets WHERE run_id = ?",
+                                 (first,)).fetchone()[0]
+            ops = db.execute("SELECT SUM(ops) FROM host_results WHERE run_id = ?",
+                             (first,)).fetchone()[0]
+            self.assertEqual(buckets, ops)
+            fs = db.execute("SELECT DISTINCT filesystem FROM targets").fetchall()
+            self.assertTrue(fs and fs[0][0], fs)
+
+        # Bad input: one line, exit 2.
+        self.run_refused(["results", "--db", self.db, "show", "r1999"], "no run 'r1999'")
+        self.run_refused(["results", "--db", self.db, "show", "r"], "ambiguous", first, second)
+        self.run_refused(["results", "--db", self.db, "show", "latest", "--baseline", "nope"],
+                         "--baseline nope")
+
+    def test_default_database_is_under_xdg_data_home(self):
+        data_home = self.make_dir()
+        env = {"XDG_DATA_HOME": data_home, "TMPDIR": self.make_dir()}
+        result = self.run_ok(["run", "--rw", "write", "--size", "8M", "--no-progress"], env=env)
+        path = os.path.join(data_home, "stormark", "results.db")
+        self.assertIn(f"Results: {path}", result.stdout)
+        listed = self.run_ok(["results", "list"], env=env).stdout
+        self.assertRegex(listed, r"seq-write\s+local\s+1/1\s+completed")
+
+        skipped = self.run_ok(["run", "--rw", "write", "--size", "8M", "--no-progress",
+                               "--no-db"], env=env)
+        self.assertNotIn("Results:", skipped.stdout)
+        self.assertEqual(len(self.run_ok(["results", "list"], env=env).stdout.splitlines()), 2)
+
+    def test_unusable_database_is_refused_before_anything_runs(self):
+        agent = self.start_agent()
+        junk = self.write_file(os.path.join(self.make_dir(), "junk.db"), "x" * 4096)
+        self.run_refused(["run", "--agent", agent.address, "--rw", "write", "--size", "8M",
+                          "--db", junk, "--no-progress"], "results database", junk,
+                         "not a database")
+        self.assertNotRegex(agent.log(), r"prepared phase")
+        self.run_refused(["results", "--db", junk, "list"], junk, "not a database")
+        missing = os.path.join(self.make_dir(), "none.db")
+        self.run_refused(["results", "--db", missing, "list"], missing)
+        self.assertFalse(os.path.exists(missing))
+
+    def test_write_failure_mid_run_is_reported_and_loses_no_other_output(self):
+        agent = self.start_agent()
+        # A store that accepts the run but refuses its phases.
+        self.run_ok(["run", "--agent", agent.address, "--rw", "write", "--size", "8M",
+                     "--db", self.db, "--no-progress"])
+        with sqlite3.connect(self.db) as db:
+            db.execute("CREATE TRIGGER refuse BEFORE INSERT ON phases "
+                       "BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+        json_path = os.path.join(self.make_dir(), "out.json")
+        result = self.run_stormark(["run", "--agent", agent.address, "--rw", "write", "--size",
+                                    "8M", "--db", self.db, "--json", json_path, "--no-progress"])
+        self.assertEqual(result.returncode, 1, result.describe())
+        self.assert_no_crash(result)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.describe())
+        self.assertRegex(lines[0], r"^stormark: results database: cannot record phase 1 "
+                                   r"'seq-write': .*disk on fire")
+        self.assertEqual(len(h.phase_tables(result.stdout)), 1, result.describe())
+        self.assertNotIn("Results:", result.stdout)
+        report = self.load_json(json_path)
+        self.assert_succeeded_result(report["phases"][0], report["phases"][0]["results"][0],
+                                     8 * MIB)
+        # The run row stays as the crash rule reads it: started, never ended.
+        listed = self.results("list").stdout.splitlines()
+        self.assertRegex(listed[1], r"0/1\s+incomplete$")
+
+    def test_killed_controller_leaves_finished_phases_and_an_incomplete_run(self):
+        agent = self.start_agent()
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), (
+            "phases:\n"
+            "  - name: quick\n"
+            "    workload: stream\n"
+            "    rw: write\n"
+            "    size: 8M\n"
+            # Long and unsynced, so it is surely under way when the controller dies.
+            "  - name: long\n"
+            "    workload: stream\n"
+            "    rw: write\n"
+            "    size: 4G\n"
+            "    bs: 4k\n"
+            "    direct: true\n"
+            "    fdatasync: false\n"))
+        ctl = self.start_stormark(["run", "--agent", agent.address, "--plan", plan,
+                                   "--db", self.db, "--no-progress"])
+        agent.wait_for_log(r"run phase '[^']+-2'", timeout=60)
+        ctl.proc.send_signal(signal.SIGKILL)
+        ctl.proc.wait(timeout=10)
+
+        with sqlite3.connect(self.db) as db:
+            (run_id, status, finished), = db.execute(
+                "SELECT run_id, status, finished_unix_nanos FROM runs").fetchall()
+            self.assertEqual((status, finished), ("running", None))
+            phases = db.execute("SELECT phase_index, name FROM phases").fetchall()
+            self.assertEqual(phases, [(0, "quick")])
+            row = db.execute("SELECT status, bytes, bytes_per_second > 0 FROM host_results "
+                             "WHERE phase_index = 0").fetchone()
+            self.assertEqual(row, ("succeeded", 8 * MIB, 1))
+
+        listed = self.results("list").stdout
+        self.assertRegex(listed, rf"{run_id} .*1/2\s+incomplete")
+        shown = self.results("show", run_id).stdout
+        self.assertIn("incomplete", shown.splitlines()[0])
+        self.assertIn("1 of 2 phases were recorded", shown)
+        tables = h.phase_tables(shown)
+        self.assertEqual([t["title"].split(":")[0] for t in tables], ["Phase 1/2  quick"])
+        self.assertEqual(h.parse_row(tables[0]["rows"][0], agent.address)["status"], "ok")
+
+
+if __name__ == "__main__":
+    unittest.main()
