@@ -52,8 +52,9 @@ std::string NewRunId(int64_t unix_nanos) {
 // One --set KEY=VALUE. KEY is a parameter for every phase that takes it, or PHASE.KEY for
 // the phase named PHASE, or phases.N.KEY for the N-th phase (0-based); "repeat" is the
 // plan's. A setting that no phase takes is an error, never silently ignored.
-Status ApplySetting(const std::string& key, const std::string& value, Plan* plan) {
-  const std::string where = StrCat("--set ", key, "=", value);
+// `where` names the setting in errors: "--set size=10X", or "--size 10X" for its own flag.
+Status ApplySetting(const std::string& key, const std::string& value, const std::string& where,
+                    Plan* plan) {
   if (key == "repeat") {
     char* end = nullptr;
     const long n = std::strtol(value.c_str(), &end, 10);
@@ -105,11 +106,20 @@ Status ApplySetting(const std::string& key, const std::string& value, Plan* plan
 
 // Applies the workload flags to the plan. Fails on a flag that cannot apply.
 Status ApplyFlags(const RunOptions& options, Plan* plan) {
-  std::vector<std::pair<std::string, std::string>> params;
-  if (options.size) params.emplace_back("size", *options.size);
-  if (options.bs) params.emplace_back("bs", *options.bs);
-  if (options.direct) params.emplace_back("direct", *options.direct ? "true" : "false");
-  if (options.fdatasync) params.emplace_back("fdatasync", *options.fdatasync ? "true" : "false");
+  struct Setting {
+    std::string key, value, where;
+  };
+  std::vector<Setting> params;
+  if (options.size) params.push_back({"size", *options.size, StrCat("--size ", *options.size)});
+  if (options.bs) params.push_back({"bs", *options.bs, StrCat("--bs ", *options.bs)});
+  if (options.direct) {
+    params.push_back({"direct", *options.direct ? "true" : "false",
+                      *options.direct ? "--direct" : "--no-direct"});
+  }
+  if (options.fdatasync) {
+    params.push_back({"fdatasync", *options.fdatasync ? "true" : "false",
+                      *options.fdatasync ? "--fdatasync" : "--no-fdatasync"});
+  }
 
   for (const std::string& assignment : options.sets) {
     const size_t eq = assignment.find('=');
@@ -117,7 +127,7 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
       return absl::InvalidArgumentError(
           StrCat("--set '", assignment, "': expected KEY=VALUE, such as --set files=16:0:0:1"));
     }
-    params.emplace_back(assignment.substr(0, eq), assignment.substr(eq + 1));
+    params.push_back({assignment.substr(0, eq), assignment.substr(eq + 1), StrCat("--set ", assignment)});
   }
   if (!options.plan_path.empty() && options.workload) {
     return absl::InvalidArgumentError(
@@ -160,7 +170,7 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
     return absl::InvalidArgumentError(
         "--rw cannot be combined with --plan: the plan's phases say rw themselves");
   }
-  for (const auto& [key, value] : params) RETURN_IF_ERROR(ApplySetting(key, value, plan));
+  for (const Setting& p : params) RETURN_IF_ERROR(ApplySetting(p.key, p.value, p.where, plan));
   for (PhasePlan& phase : plan->phases) {
     if (options.target) phase.target = *options.target;
     if (options.cache) {
