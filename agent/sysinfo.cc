@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/tuning.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -86,14 +87,8 @@ void ReadDeviceQueue(dev_t dev, stormark::v1::TargetInfo* info) {
     const std::string value = ReadLine(common::StrCat(sys, "/queue/", key));
     if (!value.empty()) queue[key] = value;
   }
-  // "none [mq-deadline] kyber": the one in brackets is in use.
   const std::string schedulers = ReadLine(sys + "/queue/scheduler");
-  const size_t open = schedulers.find('['), close = schedulers.find(']');
-  if (open != std::string::npos && close > open) {
-    queue["scheduler"] = schedulers.substr(open + 1, close - open - 1);
-  } else if (!schedulers.empty()) {
-    queue["scheduler"] = schedulers;
-  }
+  if (!schedulers.empty()) queue["scheduler"] = CurrentSysfsChoice(schedulers);
   for (const char* key : {"model", "vendor"}) {
     const std::string value = ReadLine(common::StrCat(sys, "/device/", key));
     if (!value.empty()) queue[key] = value;

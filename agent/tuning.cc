@@ -45,14 +45,6 @@ common::Status WriteValue(const std::string& path, const std::string& value) {
   return absl::OkStatus();
 }
 
-// "mq-deadline kyber [bfq] none" -> "bfq"; a file without brackets is the value itself.
-std::string CurrentChoice(const std::string& text) {
-  const size_t open = text.find('[');
-  const size_t close = text.find(']', open);
-  if (open == std::string::npos || close == std::string::npos) return text;
-  return text.substr(open + 1, close - open - 1);
-}
-
 // The sysfs directory of the whole disk that holds `device`'s queue.
 common::StatusOr<std::string> DiskDirectory(const std::string& device, const std::string& sys) {
   if (!std::string_view(device).starts_with("/dev/")) {
@@ -76,6 +68,13 @@ common::StatusOr<std::string> DiskDirectory(const std::string& device, const std
 }
 
 }  // namespace
+
+std::string CurrentSysfsChoice(const std::string& text) {
+  const size_t open = text.find('[');
+  const size_t close = text.find(']', open);
+  if (open == std::string::npos || close == std::string::npos) return text;
+  return text.substr(open + 1, close - open - 1);
+}
 
 common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::Apply(
     const std::string& device, const std::map<std::string, std::string>& settings,
@@ -107,12 +106,12 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::Apply(
     }
     auto before = ReadLine(path);
     if (!before.ok()) return fail(before.status());
-    const std::string old = knob == "scheduler" ? CurrentChoice(*before) : *before;
+    const std::string old = knob == "scheduler" ? CurrentSysfsChoice(*before) : *before;
     if (common::Status s = WriteValue(path, value); !s.ok()) return fail(s);
     tuning->changes_.push_back({path, old});
     auto after = ReadLine(path);
     if (!after.ok()) return fail(after.status());
-    const std::string now = knob == "scheduler" ? CurrentChoice(*after) : *after;
+    const std::string now = knob == "scheduler" ? CurrentSysfsChoice(*after) : *after;
     if (now != value) {
       return fail(absl::InvalidArgumentError(
           StrCat("the kernel took '", value, "' as '", now, "'; use a value it keeps")));

@@ -19,6 +19,10 @@
 
 namespace stormark::agent {
 
+// The choice in force in a sysfs list such as a queue's scheduler file: "none [mq-deadline]
+// kyber" -> "mq-deadline". A text without brackets is the value itself.
+std::string CurrentSysfsChoice(const std::string& text);
+
 class DeviceTuning {
  public:
   // Applies `settings` to the queue of `device` ("/dev/vda1"). On any failure, what was
