@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/devices/aoe/aoe_address.h"
 #include "agent/executables.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -120,23 +121,25 @@ Status CheckBlockPath(std::string_view source, const YAML::Node& node, TargetCon
   return absl::OkStatus();
 }
 
-// Fills in `target` from its map: exactly one of dir, block or null, plus size and disposable
-// where they apply.
+// Fills in `target` from its map: exactly one of dir, block, aoe or null, plus size and
+// disposable where they apply.
 Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig* target) {
   YAML::Node kind_node;
   for (const auto& field : body) {
     const std::string key = field.first.as<std::string>();
     const YAML::Node value = field.second;
-    if (key != "dir" && key != "block" && key != "null" && key != "size" &&
+    if (key != "dir" && key != "block" && key != "aoe" && key != "null" && key != "size" &&
         key != "disposable") {
       return TargetError(source, field.first, *target,
                          common::StrCat("unknown field '", key,
-                                        "' (known: dir, block, null, size, disposable)"));
+                                        "' (known: dir, block, aoe, null, size, disposable)"));
     }
     if (!value.IsScalar()) {
       return TargetError(source, value, *target,
                          common::StrCat("'", key, "' must be ",
-                                        key == "dir" || key == "block" ? "a path" : "a value"));
+                                        key == "dir" || key == "block" ? "a path"
+                                        : key == "aoe"                 ? "aoe://IFACE/SHELF.SLOT"
+                                                                       : "a value"));
     }
     const std::string text = value.as<std::string>();
     if (key == "size") {
@@ -155,7 +158,7 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
     if (!target->kind.empty()) {
       return TargetError(source, field.first, *target,
                          common::StrCat("has both '", target->kind, "' and '", key,
-                                        "'; a target is one of dir, block or null"));
+                                        "'; a target is one of dir, block, aoe or null"));
     }
     target->kind = key;
     kind_node = value;
@@ -171,10 +174,19 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
   if (target->kind.empty()) {
     return ErrorAt(source, body.Mark(),
                    common::StrCat("target '", target->name,
-                                  "' needs one of 'dir: PATH', 'block: PATH' or 'null: true'"));
+                                  "' needs one of 'dir: PATH', 'block: PATH', "
+                                  "'aoe: aoe://IFACE/SHELF.SLOT' or 'null: true'"));
   }
   if (target->kind == "null") {
     if (target->size == 0) target->size = kDefaultNullSize;
+    return absl::OkStatus();
+  }
+  if (target->kind == "aoe") {
+    // The target itself is found when a phase opens it: it may be switched on later.
+    auto address = aoe::ParseAoeAddress(target->path);
+    if (!address.ok()) {
+      return TargetError(source, kind_node, *target, std::string(address.status().message()));
+    }
     return absl::OkStatus();
   }
   if (target->path.empty() || target->path.front() != '/') {
@@ -185,7 +197,7 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
   if (target->kind == "block") return CheckBlockPath(source, kind_node, target);
   if (target->size != 0 || target->disposable) {
     return TargetError(source, body, *target,
-                       "'size' and 'disposable' apply to block and null targets, not dir");
+                       "'size' and 'disposable' apply to block, aoe and null targets, not dir");
   }
   struct stat st;
   if (stat(target->path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -9,6 +9,10 @@
 //       block: /dev/sdb   # a raw block device, or a regular file (created if missing)
 //       size: 100G        # optional for a device (default: all of it), needed for a new file
 //       disposable: true  # workloads may write to it; without this, reads only
+//     shelf:
+//       aoe: aoe://eth1/1.0  # an ATA-over-Ethernet target (shelf 1, slot 0 behind eth1),
+//                            # reached with stormark's own initiator (needs CAP_NET_RAW)
+//       disposable: true     # needed for writes; size: optional limit
 //     ceiling:
 //       null: true        # the null device: measures stormark's own cost
 //       size: 1T          # its addressable size (default 1 TiB)
@@ -36,13 +40,14 @@ namespace stormark::agent {
 struct TargetConfig {
   // [A-Za-z0-9._-], 1 to 64 characters.
   std::string name;
-  // "dir", "block" or "null".
+  // "dir", "block", "aoe" or "null".
   std::string kind;
-  // Absolute path of the directory, or of the block device or file; empty for null.
+  // Absolute path of the directory, or of the block device or file; the aoe:// address of an
+  // AoE target; empty for null.
   std::string path;
-  // Block and null: the bytes workloads may address; 0 means all of the device or file.
+  // Block, aoe and null: the bytes workloads may address; 0 means all of the device or file.
   uint64_t size = 0;
-  // Block: workloads may write to it (the data on it is disposable).
+  // Block and aoe: workloads may write to it (the data on it is disposable).
   bool disposable = false;
 };
 

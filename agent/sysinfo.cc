@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/devices/aoe/aoe_device.h"
 #include "agent/tuning.h"
 #include "common/strings.h"
 
@@ -95,6 +96,31 @@ void ReadDeviceQueue(dev_t dev, stormark::v1::TargetInfo* info) {
   }
 }
 
+// An AoE target: what a short discovery finds. A target that does not answer costs this call
+// at most kAoeProbeNanos.
+void ReadAoeFacts(const TargetConfig& target, stormark::v1::TargetInfo* info) {
+  constexpr int64_t kAoeProbeNanos = 300'000'000;
+  info->set_disposable(target.disposable);
+  info->set_logical_block_size(aoe::kSectorSize);
+  info->set_transport("AoE");
+  auto address = aoe::ParseAoeAddress(target.path);
+  if (!address.ok()) {
+    info->set_transport_detail(std::string(address.status().message()));
+    return;
+  }
+  auto params = aoe::ProbeAoeTarget(*address, kAoeProbeNanos);
+  if (!params.ok()) {
+    info->set_transport_detail(common::StrCat("user-space AoE initiator on ", address->interface,
+                                              ", shelf ", address->shelf, " slot ",
+                                              address->slot, ": ", params.status().message()));
+    info->set_size_bytes(target.size);
+    return;
+  }
+  info->set_transport_detail(params->Describe());
+  const uint64_t capacity = params->identify.sectors * aoe::kSectorSize;
+  info->set_size_bytes(target.size != 0 ? std::min(target.size, capacity) : capacity);
+}
+
 }  // namespace
 
 HostFacts ReadHostFacts() {
@@ -120,6 +146,10 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
   info.set_name(target.name);
   info.set_kind(target.kind);
   info.set_path(target.path);
+  if (target.kind == "aoe") {
+    ReadAoeFacts(target, &info);
+    return info;
+  }
   if (target.kind == "null") {
     info.set_size_bytes(target.size);
     info.set_logical_block_size(512);

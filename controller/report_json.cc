@@ -179,6 +179,11 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
         for (const auto& [key, value] : r.tuning()) tuning[key] = value;
         row["tuning"] = std::move(tuning);
       }
+      if (!r.device_stats().empty()) {
+        json stats = json::object();
+        for (const auto& [key, value] : r.device_stats()) stats[key] = value;
+        row["device_stats"] = std::move(stats);
+      }
       if (r.measurements_size() > 0) row["measurements"] = MeasurementsJson(r, host.host);
       if (r.last_done_nanos() > 0) {
         row["stonewall"] = {{"first_done_nanos", r.first_done_nanos()},

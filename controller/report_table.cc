@@ -1,6 +1,7 @@
 #include "controller/report_table.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/strings.h"
 #include "common/units.h"
@@ -128,6 +129,23 @@ std::string TuningLine(const PhaseOutcome& outcome) {
   return same ? fmt::format("  tuning: {}; restored afterwards\n", first) : lines;
 }
 
+// What each host's device counted during the phase (a network initiator's retransmissions,
+// timeouts, RTT): "  device on HOST: aoe.retransmits 12, aoe.srtt_us 48.2".
+std::string DeviceStatsLines(const PhaseOutcome& outcome) {
+  std::string lines;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (!host.result || host.result->device_stats().empty()) continue;
+    const std::map<std::string, std::string> stats(host.result->device_stats().begin(),
+                                                   host.result->device_stats().end());
+    std::string text;
+    for (const auto& [key, value] : stats) {
+      text += fmt::format("{}{} {}", text.empty() ? "" : ", ", key, value);
+    }
+    lines += fmt::format("  device on {}: {}\n", host.host, text);
+  }
+  return lines;
+}
+
 std::string MachineCell(const stormark::v1::AgentInfo& info) {
   return fmt::format("{}, {}, {} x {}, {} RAM", info.hostname(), info.kernel(), info.cpu_count(),
                      info.cpu_model().empty() ? "CPU" : info.cpu_model(),
@@ -201,6 +219,7 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
   }
   out += CacheLine(outcome);
   out += TuningLine(outcome);
+  out += DeviceStatsLines(outcome);
   out += "\n";
 
   if (kind != nullptr && kind->table != nullptr) {

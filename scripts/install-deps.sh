@@ -19,6 +19,9 @@ packages=(
   python3 procps bonnie++ postmark fio
   # Tests that use loop devices (losetup) and build real filesystems on them (sweep hooks).
   util-linux mount e2fsprogs
+  # Tests of the user-space AoE initiator: an AoE target (vblade) behind a veth pair, and
+  # frame loss on that veth (an nftables netdev rule; tc netem is not available everywhere).
+  iproute2 nftables vblade
 )
 
 missing=()

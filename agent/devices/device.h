@@ -13,6 +13,7 @@
 #define STORMARK_AGENT_DEVICES_DEVICE_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -115,8 +116,12 @@ class Device {
   common::Status Flush(bool data_only);
 
   // The error for a failed request, as ReadAt and friends report it: "read of 4096 bytes at
-  // offset 8192 on /dev/sdb: Input/output error".
-  common::Status RequestError(const IoRequest& request, int64_t result) const;
+  // offset 8192 on /dev/sdb: Input/output error". A network device adds its reason.
+  virtual common::Status RequestError(const IoRequest& request, int64_t result) const;
+
+  // Counters the device kept since it was opened, for PhaseResult.device_stats, under names
+  // such as "aoe.retransmits"; empty for local devices. Safe for concurrent use.
+  virtual std::map<std::string, std::string> Stats() const { return {}; }
 };
 
 }  // namespace stormark::agent

@@ -26,6 +26,10 @@ class DeviceWrapper : public Device {
   }
   std::string Describe() const override { return target_.Describe(); }
   int64_t Execute(const IoRequest& request) override { return target_.Execute(request); }
+  common::Status RequestError(const IoRequest& request, int64_t result) const override {
+    return target_.RequestError(request, result);
+  }
+  std::map<std::string, std::string> Stats() const override { return target_.Stats(); }
 
  private:
   Device& target_;

@@ -6,6 +6,9 @@
 
 #include <cerrno>
 
+#include "agent/devices/aoe/aoe_address.h"
+#include "agent/devices/aoe/aoe_device.h"
+#include "agent/devices/aoe/packet_link.h"
 #include "agent/devices/fill.h"
 #include "agent/devices/null_device.h"
 #include "agent/devices/write_guard.h"
@@ -53,6 +56,23 @@ common::Status CreateBlockFile(const TargetConfig& target, const std::atomic<boo
   return absl::OkStatus();
 }
 
+// An AoE target, through stormark's own initiator. Writing needs `disposable: true`.
+common::StatusOr<std::unique_ptr<Device>> OpenAoeTarget(const TargetConfig& target,
+                                                        const BlockOpenOptions& options) {
+  if (options.write) RETURN_IF_ERROR(CheckWritable(target));
+  const std::string context = common::StrCat("target '", target.name, "'");
+  auto address = aoe::ParseAoeAddress(target.path);
+  if (!address.ok()) return common::Annotate(address.status(), context);
+  aoe::AoeDeviceOptions device_options;
+  device_options.writable = options.write;
+  device_options.size = target.size;
+  auto device = aoe::AoeDevice::Open(*address, device_options,
+                                     aoe::PacketLinkFactory(address->interface),
+                                     common::SystemClock());
+  if (!device.ok()) return common::Annotate(device.status(), context);
+  return std::unique_ptr<Device>(std::move(*device));
+}
+
 }  // namespace
 
 common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& target,
@@ -60,6 +80,7 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
                                                           const std::atomic<bool>& cancelled,
                                                           std::vector<std::string>* warnings) {
   if (target.kind == "null") return std::unique_ptr<Device>(new NullDevice(target.size));
+  if (target.kind == "aoe") return OpenAoeTarget(target, options);
   if (target.kind != "block") {
     return absl::InvalidArgumentError(
         common::StrCat("target '", target.name, "' is a ", target.kind, " target, not block"));

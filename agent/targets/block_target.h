@@ -1,4 +1,4 @@
-// Opening the device behind a `block:` or `null:` target for one phase.
+// Opening the device behind a `block:`, `aoe:` or `null:` target for one phase.
 //
 // A block target is a raw block device or a regular file, used in place: phases do not create
 // or remove anything on it. Writing to one goes through the interlocks of
@@ -27,7 +27,8 @@ struct BlockOpenOptions {
   Engine engine = Engine::kPsync;
 };
 
-// Opens the device of `target` (kind "block" or "null"). Fails, naming the target, when
+// Opens the device of `target` (kind "block", "aoe" or "null"). An AoE target is discovered
+// here, which takes up to AoeOptions::discovery_timeout_nanos when it does not answer. Fails, naming the target, when
 // writing is refused or the device cannot be opened as asked. Remarks for the result (such as
 // "created and filled ...") go to `warnings`. Returns CANCELLED soon after `cancelled` is set.
 common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& target,

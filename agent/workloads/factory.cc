@@ -81,8 +81,9 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       if (target->kind == "dir") {
         ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
       }
-      const std::string filesystem =
-          target->kind == "null" ? "" : ReadTargetFacts(*target).filesystem();
+      const std::string filesystem = target->kind == "dir" || target->kind == "block"
+                                         ? ReadTargetFacts(*target).filesystem()
+                                         : "";
       return std::unique_ptr<Workload>(
           new RandioWorkload(spec.randio(), *target, std::move(dir), host, filesystem));
     }

@@ -142,6 +142,25 @@ TEST_F(ParseAgentConfigTest, BlockPathMustBeAFileOrADevice) {
       3, "does not exist");
 }
 
+TEST_F(ParseAgentConfigTest, AoeTargetNamesInterfaceShelfAndSlot) {
+  common::StatusOr<AgentConfig> config = Parse(
+      "targets:\n"
+      "  shelf:\n"
+      "    aoe: aoe://eth1/1.0\n"
+      "    size: 1G\n"
+      "    disposable: true\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->targets[0].kind, "aoe");
+  EXPECT_EQ(config->targets[0].path, "aoe://eth1/1.0");
+  EXPECT_EQ(config->targets[0].size, uint64_t{1} << 30);
+  EXPECT_TRUE(config->targets[0].disposable);
+  ExpectErrorAt(
+      "targets:\n"
+      "  shelf:\n"
+      "    aoe: eth1/1.0\n",
+      3, "target 'shelf': 'eth1/1.0' is not an AoE address aoe://IFACE/SHELF.SLOT");
+}
+
 TEST_F(ParseAgentConfigTest, TargetIsOneKindOnly) {
   ExpectErrorAt(
       "targets:\n"
@@ -157,7 +176,7 @@ TEST_F(ParseAgentConfigTest, SizeAndDisposableDoNotApplyToDirectories) {
       "  t:\n"
       "    dir: $DIR\n"
       "    disposable: true\n",
-      3, "'size' and 'disposable' apply to block and null targets");
+      3, "'size' and 'disposable' apply to block, aoe and null targets");
 }
 
 TEST_F(ParseAgentConfigTest, BadSizeAndDisposableNameTheirLine) {
@@ -233,7 +252,9 @@ TEST_F(ParseAgentConfigTest, TargetWithoutDirIsRejected) {
   ExpectErrorAt(
       "targets:\n"
       "  scratch: {}\n",
-      2, "target 'scratch' needs one of 'dir: PATH', 'block: PATH' or 'null: true'");
+      2,
+      "target 'scratch' needs one of 'dir: PATH', 'block: PATH', "
+      "'aoe: aoe://IFACE/SHELF.SLOT' or 'null: true'");
 }
 
 TEST_F(ParseAgentConfigTest, TargetThatIsNotAMapIsRejected) {

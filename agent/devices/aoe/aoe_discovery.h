@@ -1,0 +1,23 @@
+// Finding an AoE target: a Query Config request to its shelf and slot (broadcast), whose reply
+// gives the target's MAC address, firmware, buffer count and sector limit; then ATA IDENTIFY
+// DEVICE for its capacity. Both are sent again with backoff until an answer comes or the
+// timeout passes.
+#ifndef STORMARK_AGENT_DEVICES_AOE_AOE_DISCOVERY_H_
+#define STORMARK_AGENT_DEVICES_AOE_AOE_DISCOVERY_H_
+
+#include "agent/devices/aoe/aoe_address.h"
+#include "agent/devices/aoe/aoe_target.h"
+#include "agent/devices/aoe/frame_link.h"
+#include "common/clock.h"
+
+namespace stormark::agent::aoe {
+
+// The target at `address`, reached through `link` (a link without a session filter).
+// DEADLINE_EXCEEDED when nothing answers within `timeout_nanos`; the target's own errors
+// (AoE error codes, ATA status) otherwise.
+common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& address,
+                                        int64_t timeout_nanos, const common::Clock& clock);
+
+}  // namespace stormark::agent::aoe
+
+#endif  // STORMARK_AGENT_DEVICES_AOE_AOE_DISCOVERY_H_
