@@ -170,9 +170,12 @@ std::string FormatAgentsTable(const std::vector<AgentRecord>& agents) {
       std::string what;
       if (t.kind() == "null") {
         what = "null device";
-      } else if (t.kind() == "block") {
-        what = common::StrCat("block ", t.block_kind() == "device" ? t.path() : t.block_kind(),
-                              ", ", common::FormatBytes(t.size_bytes()),
+      } else if (t.kind() == "block" || t.kind() == "aoe") {
+        const std::string where = t.kind() == "aoe" ? t.path()
+                                  : t.block_kind() == "device" ? t.path()
+                                                               : t.block_kind();
+        what = common::StrCat(t.kind() == "aoe" ? "" : "block ", where, ", ",
+                              common::FormatBytes(t.size_bytes()),
                               t.disposable() ? ", disposable" : ", read-only");
       } else {
         what = common::StrCat(t.filesystem().empty() ? "?" : t.filesystem(), ", ",

@@ -187,7 +187,7 @@ class AoeTest(h.StormarkTestCase):
         self.assertLess(took, 30, result.describe())
         with open(json_path) as f:
             row = json.load(f)["phases"][0]["results"][0]
-        self.assertEqual(row["status"], "error", row)
+        self.assertEqual(row["status"], "failed", row)
         self.assertIn("Connection timed out", row["error"])
         self.assertIn(f"no reply from AoE target shelf {SHELF} slot {SLOT}", row["error"])
         self.assertIn("gone or unreachable", row["error"])

@@ -27,7 +27,9 @@ common::StatusOr<std::vector<uint8_t>> Transact(
   for (int64_t wait = kFirstWaitNanos;; wait = std::min(wait * 2, kMaxWaitNanos)) {
     int64_t now = clock.MonotonicNanos();
     if (now >= deadline) {
-      return absl::DeadlineExceededError(
+      // NOT_FOUND rather than DEADLINE_EXCEEDED: the RPC did not time out, the target is
+      // absent.
+      return absl::NotFoundError(
           fmt::format("no answer to {} within {:.1f} s ({} attempts)", what,
                       static_cast<double>(now - start) / 1e9, attempts));
     }
@@ -76,7 +78,7 @@ common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& addre
       [&](const Header& h) { return from_target(h) && h.command == kCommandQueryConfig; },
       timeout_nanos, clock, common::StrCat("Query Config for AoE target ", where));
   if (!config_reply.ok()) {
-    return absl::DeadlineExceededError(common::StrCat(
+    return absl::NotFoundError(common::StrCat(
         config_reply.status().message(),
         ": is vblade (or the shelf) running, and is the interface up and on its network?"));
   }

@@ -13,7 +13,7 @@
 namespace stormark::agent::aoe {
 
 // The target at `address`, reached through `link` (a link without a session filter).
-// DEADLINE_EXCEEDED when nothing answers within `timeout_nanos`; the target's own errors
+// NOT_FOUND when nothing answers within `timeout_nanos`; the target's own errors
 // (AoE error codes, ATA status) otherwise.
 common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& address,
                                         int64_t timeout_nanos, const common::Clock& clock);
