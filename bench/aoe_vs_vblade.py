@@ -11,7 +11,9 @@ target) in it on a file in --dir, and runs sequential 1 MiB reads and writes at 
   probe      the same transfer from a plain Python initiator (raw socket, D tags in flight,
              one recv per frame): the reference a first prototype measured
 
-and prints MiB/s of both, their ratio, and stormark's retransmissions. The ceiling is vblade
+and prints MiB/s of both, their ratio, and stormark's counters: retransmissions, late replies
+(a reply to an attempt already sent again: the retransmission was spurious, the target was
+slow rather than the frame lost), frames this host's socket dropped, and the smoothed RTT. The ceiling is vblade
 itself (one thread, one pread or pwrite per frame): a figure that stops growing with depth is
 vblade's limit, not the initiator's. vblade's file sits in the page cache (it is written
 first), so reads measure the protocol and vblade, not a disk.
@@ -198,7 +200,10 @@ def main():
                     ours, stats = stormark(address, workdir, rw, depth, args.runtime, span)
                     theirs = probe.transfer(rw == "write", depth, args.runtime, span)
                     rows.append((mtu, probe.sectors, depth, rw, ours, theirs,
-                                 stats.get("aoe.retransmits", "?"), stats.get("aoe.srtt_us", "?")))
+                                 stats.get("aoe.retransmits", "?"),
+                                 stats.get("aoe.late_replies", "?"),
+                                 stats.get("aoe.socket_drops", "?"),
+                                 stats.get("aoe.srtt_us", "?")))
                     print(f"  MTU {mtu} depth {depth} {rw}: stormark {ours:.1f} MiB/s, "
                           f"probe {theirs:.1f} MiB/s", file=sys.stderr)
             probe.sock.close()
@@ -216,10 +221,10 @@ def main():
     print(f"AoE sequential 1 MiB, vblade on a veth pair, {args.runtime} s per run "
           "(MiB/s; probe = Python initiator)")
     print(f"{'MTU':>5} {'sect/frame':>10} {'tags':>4} {'op':>5} {'stormark':>9} {'probe':>7} "
-          f"{'ratio':>6} {'retransmits':>11} {'srtt us':>8}")
-    for mtu, spf, depth, rw, ours, theirs, retrans, srtt in rows:
+          f"{'ratio':>6} {'retransmits':>11} {'late':>5} {'sock drops':>10} {'srtt us':>8}")
+    for mtu, spf, depth, rw, ours, theirs, retrans, late, drops, srtt in rows:
         print(f"{mtu:>5} {spf:>10} {depth:>4} {rw:>5} {ours:>9.1f} {theirs:>7.1f} "
-              f"{ours / theirs:>6.2f} {retrans:>11} {srtt:>8}")
+              f"{ours / theirs:>6.2f} {retrans:>11} {late:>5} {drops:>10} {srtt:>8}")
 
 
 if __name__ == "__main__":

@@ -55,5 +55,19 @@ TEST_F(ReadTargetFactsTest, BlockFileAndNullTargetsReportTheirSize) {
   EXPECT_TRUE(info.device_queue().empty());
 }
 
+TEST_F(ReadTargetFactsTest, AoeTargetThatCannotBeReachedSaysWhy) {
+  TargetConfig shelf{.name = "shelf", .kind = "aoe", .path = "aoe://nosuchif0/1.0",
+                     .size = uint64_t{1} << 20, .disposable = true};
+  const stormark::v1::TargetInfo info = ReadTargetFacts(shelf);
+  EXPECT_EQ(info.kind(), "aoe");
+  EXPECT_EQ(info.transport(), "AoE");
+  EXPECT_EQ(info.size_bytes(), uint64_t{1} << 20);
+  EXPECT_EQ(info.logical_block_size(), 512u);
+  EXPECT_TRUE(info.disposable());
+  EXPECT_TRUE(info.transport_detail().starts_with(
+      "user-space AoE initiator on nosuchif0, shelf 1 slot 0: "))
+      << info.transport_detail();
+}
+
 }  // namespace
 }  // namespace stormark::agent

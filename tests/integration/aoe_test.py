@@ -137,6 +137,9 @@ class AoeTest(h.StormarkTestCase):
         self.assertEqual(stats["aoe.timeouts"], "0")
         self.assertGreater(float(stats["aoe.srtt_us"]), 0)
         self.assertIn("device on", result.stdout)
+        # GetInfo found the target: its size is vblade's file.
+        self.assertRegex(result.stdout, rf"shelf \(aoe://{self.host_if}/{SHELF}\.{SLOT}, "
+                                        r"64(\.0)? MiB, disposable\)")
         self.assertFalse(any("cache" in w for w in row["warnings"]), row["warnings"])
         self.assert_backing_holds_verified_units(0, 16 * MIB)
 

@@ -87,6 +87,7 @@ int64_t AoeDevice::Execute(const IoRequest& request) {
     auto reaped = queue->Reap(1, {&completion, 1}, -1);
     if (reaped.ok() && *reaped == 1) result = completion.result;
   }
+  queue->CountDrops();
   std::lock_guard<std::mutex> lock(mu_);
   idle_.push_back(std::move(queue));
   return result;

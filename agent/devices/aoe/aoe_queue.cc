@@ -51,6 +51,11 @@ AoeQueue::~AoeQueue() {
   for (const Frame& f : frames_) {
     if (f.request != kNone) target_.ReturnCredits(1);
   }
+  CountDrops();
+}
+
+void AoeQueue::CountDrops() {
+  target_.socket_drops.fetch_add(link_->TakeDrops(), std::memory_order_relaxed);
 }
 
 common::Status AoeQueue::Submit(std::span<const IoRequest> requests) {

@@ -50,6 +50,9 @@ class AoeQueue final : public IoQueue {
   AoeQueue(const AoeQueue&) = delete;
   AoeQueue& operator=(const AoeQueue&) = delete;
 
+  // Adds the link's dropped frames to the target's counter.
+  void CountDrops();
+
   uint32_t depth() const override { return depth_; }
   uint32_t in_flight() const override { return in_flight_; }
   common::Status Submit(std::span<const IoRequest> requests) override;

@@ -79,6 +79,7 @@ std::map<std::string, std::string> AoeTarget::Stats() const {
       {"aoe.late_replies", count(late_replies)},
       {"aoe.stale_replies", count(stale_replies)},
       {"aoe.target_errors", count(errors)},
+      {"aoe.socket_drops", count(socket_drops)},
       {"aoe.buffer_count", common::StrCat(params_.buffer_count)},
       {"aoe.sectors_per_frame", common::StrCat(params_.sectors_per_frame)},
   };

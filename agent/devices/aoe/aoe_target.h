@@ -85,6 +85,7 @@ class AoeTarget {
   std::atomic<uint64_t> late_replies{0};   // replies to an earlier attempt of a frame in flight
   std::atomic<uint64_t> stale_replies{0};  // replies to no frame in flight (duplicates, too late)
   std::atomic<uint64_t> errors{0};         // AoE or ATA errors reported by the target
+  std::atomic<uint64_t> socket_drops{0};   // replies lost in this host's full socket buffers
 
   // The counters and the RTT estimate, as PhaseResult.device_stats: "aoe.retransmits" -> "12".
   std::map<std::string, std::string> Stats() const;

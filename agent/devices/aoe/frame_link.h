@@ -45,6 +45,9 @@ class FrameLink {
   // Receives up to frames.size() AoE responses, waiting at most `timeout_nanos` (0: do not
   // wait) for the first one. Returns how many arrived.
   virtual common::StatusOr<size_t> Receive(std::span<RxFrame> frames, int64_t timeout_nanos) = 0;
+
+  // Frames the link itself dropped (a full receive buffer) since the last call.
+  virtual uint64_t TakeDrops() { return 0; }
 };
 
 // Opens a link to the interface of a target. With `session`, the link receives only the

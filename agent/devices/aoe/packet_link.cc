@@ -175,6 +175,14 @@ common::StatusOr<size_t> PacketLink::Receive(std::span<RxFrame> frames, int64_t 
   }
 }
 
+uint64_t PacketLink::TakeDrops() {
+  tpacket_stats stats{};
+  socklen_t len = sizeof(stats);
+  // Reading the statistics resets them.
+  if (getsockopt(fd_, SOL_PACKET, PACKET_STATISTICS, &stats, &len) != 0) return 0;
+  return stats.tp_drops;
+}
+
 LinkFactory PacketLinkFactory(const std::string& interface) {
   return [interface](std::optional<uint8_t> session)
              -> common::StatusOr<std::unique_ptr<FrameLink>> {

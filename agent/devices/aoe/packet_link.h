@@ -28,6 +28,8 @@ class PacketLink final : public FrameLink {
   uint32_t mtu() const override { return mtu_; }
   common::Status Send(std::span<const TxFrame> frames) override;
   common::StatusOr<size_t> Receive(std::span<RxFrame> frames, int64_t timeout_nanos) override;
+  // The kernel's count of frames this socket's full receive buffer dropped.
+  uint64_t TakeDrops() override;
 
  private:
   PacketLink(int fd, std::string interface, int ifindex, Mac mac, uint32_t mtu);
