@@ -178,6 +178,7 @@ void AoeQueue::Transmit(uint32_t slot, int64_t now) {
   }
   EncodeAta(header, ata, f.head);
   f.tags[f.attempts % kTagsKept] = header.tag;
+  f.sent[f.attempts % kTagsKept] = now;
   ++f.attempts;
   f.last_sent = now;
   if (f.attempts == 1) {
@@ -224,29 +225,28 @@ void AoeQueue::HandleReply(std::span<const uint8_t> bytes, int64_t now) {
       (h.tag >> 24) != session_) {
     return;  // not ours: discovery, another initiator's session
   }
-  uint32_t slot = 0;
-  bool latest = false;
-  for (; slot < window_; ++slot) {
-    const Frame& f = frames_[slot];
+  uint32_t slot = kNone;
+  size_t attempt = 0;  // which of the kept attempts the reply answers
+  for (uint32_t s = 0; s < window_ && slot == kNone; ++s) {
+    const Frame& f = frames_[s];
     if (f.request == kNone) continue;
     const size_t kept = std::min<size_t>(f.attempts, kTagsKept);
-    bool match = false;
-    for (size_t i = 0; i < kept; ++i) match |= f.tags[i] == h.tag;
-    if (match) {
-      latest = f.tags[(f.attempts - 1) % kTagsKept] == h.tag;
-      break;
+    for (size_t i = 0; i < kept; ++i) {
+      if (f.tags[i] == h.tag) {
+        slot = s;
+        attempt = i;
+      }
     }
   }
-  if (slot == window_ || h.src != params_.mac || h.shelf != params_.address.shelf ||
+  if (slot == kNone || h.src != params_.mac || h.shelf != params_.address.shelf ||
       h.slot != params_.address.slot) {
     target_.stale_replies.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   Frame& f = frames_[slot];
   target_.Heard(now);
-  if (f.attempts == 1) {
-    target_.rtt().Sample(now - f.last_sent);
-  } else if (!latest) {
+  target_.rtt().Sample(now - f.sent[attempt]);
+  if (attempt != (f.attempts - 1) % kTagsKept) {
     target_.late_replies.fetch_add(1, std::memory_order_relaxed);
   }
   const uint32_t index = f.request;

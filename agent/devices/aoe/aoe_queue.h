@@ -10,7 +10,9 @@
 //   completes the frame (a reply to an earlier attempt is "late" but correct: it carries the
 //   same sectors). A reply whose tag matches no frame in flight is stale (a duplicate, or a
 //   reply to a request that already completed or failed) and is dropped without touching any
-//   buffer.
+//   buffer. Since a reply names the attempt it answers, every reply gives an exact RTT
+//   sample, even for a retransmitted frame (no need for Karn's rule): a target that is slow
+//   rather than lossy raises the timeout instead of drawing spurious retransmissions.
 // - An unanswered frame is sent again when its timer (RttEstimator, with backoff) expires. A
 //   frame unanswered for request_timeout fails its request with ETIMEDOUT; if the target
 //   answered nothing at all in the last half of that time, the target is marked lost and
@@ -78,7 +80,8 @@ class AoeQueue final : public IoQueue {
     uint32_t sectors = 0;
     uint64_t buffer_offset = 0;  // of its data in the request's buffer
     uint32_t attempts = 0;
-    std::array<uint32_t, kTagsKept> tags{};
+    std::array<uint32_t, kTagsKept> tags{};   // of the last attempts, by attempt % kTagsKept
+    std::array<int64_t, kTagsKept> sent{};    // when each of those attempts was sent
     int64_t first_sent = 0, last_sent = 0, expires = 0;
     std::array<uint8_t, kAtaHeaderSize> head{};
   };

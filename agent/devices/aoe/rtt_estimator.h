@@ -1,9 +1,8 @@
 // The retransmission timer of an AoE initiator: Jacobson and Karels' estimator (as TCP uses
 // it, RFC 6298). Each round-trip sample updates a smoothed RTT and its mean deviation; the
 // timeout is srtt + 4 * rttvar, kept within [min, max], and doubles with each retransmission
-// of the same frame (exponential backoff), never beyond max. Samples come only from frames
-// answered on their first attempt (Karn's rule): the reply to a retransmitted frame could
-// answer either attempt.
+// of the same frame (exponential backoff), never beyond max. AoE needs no Karn's rule: each
+// attempt carries its own tag, so every reply says which transmission it answers.
 //
 // Thread-safe: the queues of one device share it.
 #ifndef STORMARK_AGENT_DEVICES_AOE_RTT_ESTIMATOR_H_
