@@ -21,9 +21,11 @@ namespace stormark::agent::aoe {
 
 // Timers of the initiator.
 struct AoeOptions {
-  // The retransmission timeout before the first RTT sample, and its bounds.
+  // The retransmission timeout before the first RTT sample, and its bounds. The floor is far
+  // above a LAN's RTT on purpose: a busy target (or a busy initiator host) stalls for
+  // milliseconds, and a retransmission then only adds to its load.
   int64_t initial_rto_nanos = 50'000'000;
-  int64_t min_rto_nanos = 5'000'000;
+  int64_t min_rto_nanos = 20'000'000;
   int64_t max_rto_nanos = 1'000'000'000;
   // A frame unanswered this long after its first transmission fails its request; when the
   // target has not answered anything for this long, it is given up on (every request fails).
