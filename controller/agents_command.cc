@@ -70,7 +70,8 @@ int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::F
       // Block and null targets are used in place: their size is what workloads address.
       const std::string kind =
           t.kind() == "null" ? "null"
-                             : common::StrCat(t.kind(), " ", t.block_kind(),
+                             : common::StrCat(t.kind(), t.block_kind().empty() ? "" : " ",
+                                              t.block_kind(),
                                               t.disposable() ? ", disposable" : ", read-only");
       targets.AddRow({t.name(), kind, t.path(), t.filesystem(), t.device(), "-",
                       common::FormatBytes(t.size_bytes()), t.mount_options()});
