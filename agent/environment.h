@@ -10,7 +10,7 @@
 // Target keys (TargetInfo.environment, PhaseResult.target_environment), where they apply:
 //   filesystem, mount_options, device (the disk's name: "sda"),
 //   scheduler, read_ahead_kb, nr_requests, rotational, write_cache, max_sectors_kb,
-//   queue_depth (SCSI disks), model, vendor,
+//   queue_depth (SCSI disks), model, vendor, backing_file (a loop device's file),
 //   transport, transport_detail   (see transport.h).
 // A fact that cannot be read is left out, never guessed.
 #ifndef STORMARK_AGENT_ENVIRONMENT_H_

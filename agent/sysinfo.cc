@@ -99,6 +99,7 @@ void ReadDeviceQueue(dev_t dev, const SystemPaths& paths, stormark::v1::TargetIn
   // A stacked device (dm, md) has no model of its own: its disks' is the one that matters.
   if (!queue.contains("model") && !transport.model.empty()) queue["model"] = transport.model;
   if (!queue.contains("vendor") && !transport.vendor.empty()) queue["vendor"] = transport.vendor;
+  if (!transport.backing_file.empty()) queue["backing_file"] = transport.backing_file;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // How a kernel-attached block device is reached, read from sysfs: the label a comparison
 // table shows ("local", "AoE", "iSCSI", "NBD", "FC", "USB", "NVMe-oF") and the detail behind
-// it ("sata", "virtio", "loop on /srv/disk.img", "iSCSI session to IQN at ADDR:PORT").
+// it ("sata", "virtio", "loop", "dm vg-lv over sda (sata)", "iSCSI session to IQN at ADDR:PORT").
 //
 // The walk: /sys/class/block/NAME; a partition is read as its disk; dm and md devices are
 // followed down their slaves to the physical disks; then the disk's directory under
@@ -29,6 +29,9 @@ struct DeviceTransport {
   // with ", ". Empty where the driver exposes none.
   std::string model;
   std::string vendor;
+  // A loop device's backing file (of the stack's loop devices, joined with ", "). Kept out of
+  // `detail`, since it names one host's file rather than a setting.
+  std::string backing_file;
 };
 
 // The transport of block device `name` as /sys/class/block names it ("sda1", "dm-0",

@@ -12,7 +12,8 @@
 namespace stormark::agent {
 namespace {
 
-// A fake /sys: devices under /sys/devices, linked from /sys/class/block as the kernel does.
+// A fake /sys: devices under /sys/devices, linked from /sys/class/block as the
+// kernel does.
 class TransportTest : public TempDirTest {
  protected:
   void SetUp() override {
@@ -21,8 +22,9 @@ class TransportTest : public TempDirTest {
     std::filesystem::create_directories(paths_.sys_class_block);
   }
 
-  // Creates the device directory `devices_path` (under /sys/devices) of block device `name`,
-  // with a queue, and its /sys/class/block link. Returns the directory.
+  // Creates the device directory `devices_path` (under /sys/devices) of block
+  // device `name`, with a queue, and its /sys/class/block link. Returns the
+  // directory.
   std::string Disk(const std::string& name, const std::string& devices_path) {
     const std::string real = dir() + "/sys/devices/" + devices_path;
     std::filesystem::create_directories(real + "/queue");
@@ -42,7 +44,8 @@ class TransportTest : public TempDirTest {
                                     holder_dir + "/slaves/" + slave);
   }
   static void Write(const std::string& path, const std::string& text) {
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::filesystem::create_directories(
+        std::filesystem::path(path).parent_path());
     std::ofstream(path) << text << "\n";
   }
 
@@ -50,7 +53,8 @@ class TransportTest : public TempDirTest {
 };
 
 TEST_F(TransportTest, VirtioDiskAndItsPartition) {
-  const std::string vda = Disk("vda", "pci0000:00/0000:00:02.0/virtio1/block/vda");
+  const std::string vda =
+      Disk("vda", "pci0000:00/0000:00:02.0/virtio1/block/vda");
   Partition(vda, "vda1");
   Write(vda + "/device/vendor", "0x1af4");
   for (const char* name : {"vda", "vda1"}) {
@@ -63,13 +67,17 @@ TEST_F(TransportTest, VirtioDiskAndItsPartition) {
 
 TEST_F(TransportTest, SataNvmeAndSasDisksAreLocalWithTheirModel) {
   const std::string sda =
-      Disk("sda", "pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda");
+      Disk("sda",
+           "pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda");
   Write(sda + "/device/model", "Samsung SSD 870");
   Write(sda + "/device/vendor", "ATA     ");
-  const std::string nvme = Disk("nvme0n1", "pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1");
+  const std::string nvme =
+      Disk("nvme0n1", "pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1");
   Write(nvme + "/device/transport", "pcie");
   Write(nvme + "/device/model", "INTEL SSDPE2KX010T8");
-  Disk("sdc", "pci0000:00/0000:00:03.0/host2/port-2:0/end_device-2:0/target2:0:0/2:0:0:0/block/sdc");
+  Disk("sdc",
+       "pci0000:00/0000:00:03.0/host2/port-2:0/end_device-2:0/target2:0:0/"
+       "2:0:0:0/block/sdc");
   Write(dir() + "/sys/class/scsi_host/host2/proc_name", "mpt3sas");
 
   DeviceTransport t = DetectTransport("sda", paths_);
@@ -91,28 +99,38 @@ TEST_F(TransportTest, IscsiSessionNamesTheTargetAndPortal) {
       Disk("sdb", "platform/host3/session1/target3:0:0/3:0:0:0/block/sdb");
   Write(sdb + "/device/model", "VIRTUAL-DISK");
   Write(sdb + "/device/vendor", "IET");
-  Write(dir() + "/sys/class/iscsi_session/session1/targetname", "iqn.2026-11.test:disk1");
-  Write(dir() + "/sys/class/iscsi_connection/connection1:0/persistent_address", "192.0.2.7");
-  Write(dir() + "/sys/class/iscsi_connection/connection1:0/persistent_port", "3260");
+  Write(dir() + "/sys/class/iscsi_session/session1/targetname",
+        "iqn.2026-11.test:disk1");
+  Write(dir() + "/sys/class/iscsi_connection/connection1:0/persistent_address",
+        "192.0.2.7");
+  Write(dir() + "/sys/class/iscsi_connection/connection1:0/persistent_port",
+        "3260");
   const DeviceTransport t = DetectTransport("sdb", paths_);
   EXPECT_EQ(t.label, "iSCSI");
-  EXPECT_EQ(t.detail, "iSCSI session to iqn.2026-11.test:disk1 at 192.0.2.7:3260");
+  EXPECT_EQ(t.detail,
+            "iSCSI session to iqn.2026-11.test:disk1 at 192.0.2.7:3260");
   EXPECT_EQ(t.model, "VIRTUAL-DISK");
   EXPECT_EQ(t.vendor, "IET");
 }
 
 TEST_F(TransportTest, FibreChannelNamesTheRemotePort) {
-  Disk("sdd", "pci0000:00/0000:00:05.0/host5/rport-5:0-2/target5:0:0/5:0:0:0/block/sdd");
-  Write(dir() + "/sys/class/fc_remote_ports/rport-5:0-2/port_name", "0x500507680b21e1a0");
+  Disk("sdd",
+       "pci0000:00/0000:00:05.0/host5/rport-5:0-2/target5:0:0/5:0:0:0/block/"
+       "sdd");
+  Write(dir() + "/sys/class/fc_remote_ports/rport-5:0-2/port_name",
+        "0x500507680b21e1a0");
   Write(dir() + "/sys/class/fc_host/host5/port_name", "0x21000024ff3dd0c4");
   const DeviceTransport t = DetectTransport("sdd", paths_);
   EXPECT_EQ(t.label, "FC");
-  EXPECT_EQ(t.detail, "fc remote port 0x500507680b21e1a0 via host5 port 0x21000024ff3dd0c4");
+  EXPECT_EQ(
+      t.detail,
+      "fc remote port 0x500507680b21e1a0 via host5 port 0x21000024ff3dd0c4");
 }
 
 TEST_F(TransportTest, UsbAoeAndNbd) {
   Disk("sde",
-       "pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/block/sde");
+       "pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/"
+       "block/sde");
   Write(dir() + "/sys/class/scsi_host/host6/proc_name", "uas");
   const std::string aoe = Disk("etherd!e1.0", "virtual/block/etherd!e1.0");
   Write(aoe + "/netif", "eth1");
@@ -132,7 +150,8 @@ TEST_F(TransportTest, UsbAoeAndNbd) {
 }
 
 TEST_F(TransportTest, NvmeOverTcpIsNetworkStorage) {
-  const std::string nvme = Disk("nvme1n1", "virtual/nvme-fabrics/ctl/nvme1/nvme1n1");
+  const std::string nvme =
+      Disk("nvme1n1", "virtual/nvme-fabrics/ctl/nvme1/nvme1n1");
   Write(nvme + "/device/transport", "tcp");
   Write(nvme + "/device/address", "traddr=192.0.2.9,trsvcid=4420");
   const DeviceTransport t = DetectTransport("nvme1n1", paths_);
@@ -144,12 +163,14 @@ TEST_F(TransportTest, DmAndMdFollowTheirSlavesToThePhysicalDisks) {
   const std::string loop = Disk("loop3", "virtual/block/loop3");
   Write(loop + "/loop/backing_file", "/var/tmp/disk.img");
   const std::string sda =
-      Disk("sda", "pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda");
+      Disk("sda",
+           "pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda");
   Partition(sda, "sda1");
   Write(sda + "/device/model", "WDC WD40EFRX");
   const std::string sdb =
       Disk("sdb", "platform/host3/session1/target3:0:0/3:0:0:0/block/sdb");
-  Write(dir() + "/sys/class/iscsi_session/session1/targetname", "iqn.2026-11.test:disk1");
+  Write(dir() + "/sys/class/iscsi_session/session1/targetname",
+        "iqn.2026-11.test:disk1");
 
   const std::string dm0 = Disk("dm-0", "virtual/block/dm-0");
   Write(dm0 + "/dm/name", "bench-linear");
@@ -157,7 +178,8 @@ TEST_F(TransportTest, DmAndMdFollowTheirSlavesToThePhysicalDisks) {
   const std::string md0 = Disk("md0", "virtual/block/md0");
   Write(md0 + "/md/level", "raid1");
   Slave(md0, "sda1");
-  // An LVM volume over the md array and an iSCSI disk: a stack of two levels, two transports.
+  // An LVM volume over the md array and an iSCSI disk: a stack of two levels,
+  // two transports.
   const std::string dm1 = Disk("dm-1", "virtual/block/dm-1");
   Write(dm1 + "/dm/name", "vg-mixed");
   Slave(dm1, "md0");
@@ -165,23 +187,26 @@ TEST_F(TransportTest, DmAndMdFollowTheirSlavesToThePhysicalDisks) {
 
   DeviceTransport t = DetectTransport("dm-0", paths_);
   EXPECT_EQ(t.label, "local");
-  EXPECT_EQ(t.detail, "dm bench-linear over loop3 (loop on /var/tmp/disk.img)");
+  EXPECT_EQ(t.detail, "dm bench-linear over loop3 (loop)");
+  EXPECT_EQ(t.backing_file, "/var/tmp/disk.img");
   t = DetectTransport("md0", paths_);
   EXPECT_EQ(t.label, "local");
   EXPECT_EQ(t.detail, "md raid1 over sda1 (sata)");
   EXPECT_EQ(t.model, "WDC WD40EFRX");
   t = DetectTransport("dm-1", paths_);
   EXPECT_EQ(t.label, "iSCSI+local");
-  EXPECT_EQ(t.detail,
-            "dm vg-mixed over md0 (md raid1 over sda1 (sata)), sdb (iSCSI session to "
-            "iqn.2026-11.test:disk1)");
+  EXPECT_EQ(
+      t.detail,
+      "dm vg-mixed over md0 (md raid1 over sda1 (sata)), sdb (iSCSI session to "
+      "iqn.2026-11.test:disk1)");
 }
 
 TEST_F(TransportTest, UnknownDeviceAndNetworkFilesystems) {
   EXPECT_EQ(DetectTransport("sdq", paths_).label, "");
   Disk("zram0", "virtual/block/zram0");
   EXPECT_EQ(DetectTransport("zram0", paths_).detail, "zram");
-  const DeviceTransport nfs = FilesystemTransport("nfs4", "filer:/export/bench");
+  const DeviceTransport nfs =
+      FilesystemTransport("nfs4", "filer:/export/bench");
   EXPECT_EQ(nfs.label, "NFS");
   EXPECT_EQ(nfs.detail, "nfs4 to filer:/export/bench");
   EXPECT_EQ(FilesystemTransport("ext4", "/dev/vda").label, "");
@@ -191,13 +216,16 @@ TEST_F(TransportTest, UnknownDeviceAndNetworkFilesystems) {
 TEST(TransportOnThisMachine, EveryBlockDeviceGetsALabel) {
   const SystemPaths paths;
   int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(paths.sys_class_block)) {
-    const DeviceTransport t = DetectTransport(entry.path().filename().string(), paths);
+  for (const auto& entry :
+       std::filesystem::directory_iterator(paths.sys_class_block)) {
+    const DeviceTransport t =
+        DetectTransport(entry.path().filename().string(), paths);
     EXPECT_FALSE(t.label.empty()) << entry.path();
     EXPECT_FALSE(t.detail.empty()) << entry.path();
     ++seen;
   }
-  if (seen == 0) GTEST_SKIP() << "no block devices in " << paths.sys_class_block;
+  if (seen == 0)
+    GTEST_SKIP() << "no block devices in " << paths.sys_class_block;
 }
 
 }  // namespace
