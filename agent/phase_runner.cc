@@ -77,6 +77,8 @@ int PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   std::lock_guard<std::mutex> lock(mu_);
   warnings_.clear();
   cache_report_.Clear();
+  host_environment_.clear();
+  target_environment_.clear();
   spec_.Clear();
   state_ = State::kIdle;
   cancelled_ = false;
@@ -117,7 +119,7 @@ StatusOr<std::unique_ptr<DeviceTuning>> PhaseRunner::ApplyTuning(
   }
   const TargetConfig* target = config_.FindTarget(spec.target());
   if (target == nullptr) return absl::NotFoundError(common::StrCat("no target '", spec.target(), "'"));
-  const std::string device = ReadTargetFacts(*target).device();
+  const std::string device = ReadTargetFacts(*target, paths_).device();
   std::map<std::string, std::string> settings(spec.tuning().begin(), spec.tuning().end());
   auto applied = DeviceTuning::Apply(device, settings, paths_.sys_class_block);
   if (!applied.ok()) {
@@ -189,6 +191,14 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
       warnings.push_back(common::DescribeCacheReport(cache_report));
     }
   }
+  // The environment the phase runs in: after the hooks, the tuning and the cache.
+  Environment host_environment, target_environment;
+  if (status.ok() && !cancelled_) {
+    host_environment = ReadHostEnvironment(host_, paths_);
+    if (const TargetConfig* target = config_.FindTarget(spec.target())) {
+      target_environment = TargetEnvironment(ReadTargetFacts(*target, paths_));
+    }
+  }
   if (watcher.joinable()) {
     {
       std::lock_guard<std::mutex> lock(watch_mu);
@@ -211,6 +221,8 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   tuning_ = std::move(tuning);
   warnings_ = warnings;
   cache_report_ = cache_report;
+  host_environment_ = std::move(host_environment);
+  target_environment_ = std::move(target_environment);
   state_ = State::kPrepared;
   last_touched_mono_ = clock_.MonotonicNanos();
   state_changed_.notify_all();
@@ -318,6 +330,12 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     result.set_state(PhaseResult::ABORTED);
     result.set_error(abort_reason_.empty() ? "phase aborted before it started"
                                            : abort_reason_ + ", before it started");
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    result.mutable_host_environment()->insert(host_environment_.begin(), host_environment_.end());
+    result.mutable_target_environment()->insert(target_environment_.begin(),
+                                                target_environment_.end());
   }
   if (caller_gone && result.state() != PhaseResult::SUCCEEDED) {
     result.set_state(PhaseResult::ABORTED);

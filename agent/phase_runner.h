@@ -17,21 +17,17 @@
 #include <vector>
 
 #include "agent/config.h"
+#include "agent/environment.h"
 #include "agent/page_cache.h"
 #include "agent/tuning.h"
 #include "agent/sysinfo.h"
+#include "agent/system_paths.h"
 #include "agent/workloads/workload.h"
 #include "common/clock.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::agent {
-
-// Where the agent changes the system's settings; other places in tests.
-struct SystemPaths {
-  std::string drop_caches = "/proc/sys/vm/drop_caches";
-  std::string sys_class_block = "/sys/class/block";
-};
 
 class PhaseRunner {
  public:
@@ -90,6 +86,7 @@ class PhaseRunner {
   void Shutdown();
 
   const AgentConfig& config() const { return config_; }
+  const SystemPaths& paths() const { return paths_; }
   const HostFacts& host() const { return host_; }
 
  private:
@@ -126,6 +123,8 @@ class PhaseRunner {
   std::unique_ptr<Workload> workload_;           // Guarded by mu_ (used unlocked while running).
   std::vector<std::string> warnings_;            // Guarded by mu_.
   stormark::v1::CacheReport cache_report_;       // Guarded by mu_; from Prepare.
+  Environment host_environment_;                 // Guarded by mu_; from Prepare.
+  Environment target_environment_;               // Guarded by mu_; from Prepare.
   std::unique_ptr<DeviceTuning> tuning_;         // Guarded by mu_; restored by cleanup.
   int64_t last_touched_mono_ = 0;                // Guarded by mu_; end of the last call.
   uint64_t generation_ = 0;                      // Guarded by mu_; counts accepted Prepares.

@@ -1,5 +1,7 @@
 #include "agent/service.h"
 
+#include "agent/environment.h"
+
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
 #include "common/version.h"
@@ -32,8 +34,11 @@ grpc::Status AgentService::GetInfo(grpc::ServerContext* context,
   reply->set_cpu_model(host.cpu_model);
   reply->set_cpu_count(host.cpu_count);
   reply->set_ram_bytes(host.ram_bytes);
+  for (const auto& [key, value] : ReadHostEnvironment(host, runner_.paths())) {
+    (*reply->mutable_environment())[key] = value;
+  }
   for (const auto& target : runner_.config().targets) {
-    *reply->add_targets() = ReadTargetFacts(target);
+    *reply->add_targets() = ReadTargetFacts(target, runner_.paths());
   }
   reply->set_now_unix_nanos(clock_.NowUnixNanos());
   reply->set_busy_with_phase(runner_.BusyWith());

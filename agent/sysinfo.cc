@@ -17,6 +17,8 @@
 #include <sstream>
 
 #include "agent/devices/aoe/aoe_device.h"
+#include "agent/environment.h"
+#include "agent/transport.h"
 #include "agent/tuning.h"
 #include "common/strings.h"
 
@@ -64,20 +66,17 @@ bool IsUnder(const std::string& path, const std::string& mount_point) {
          (path.starts_with(mount_point) && path[mount_point.size()] == '/');
 }
 
-std::string ReadLine(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return std::string(common::Trim(line));
-}
+std::string ReadLine(const std::string& path) { return ReadSysfsLine(path).value_or(""); }
 
-// Fills info.device_queue from /sys/dev/block/MAJ:MIN; a partition's queue is its disk's.
-void ReadDeviceQueue(dev_t dev, stormark::v1::TargetInfo* info) {
+// Fills info.device_queue from /sys/dev/block/MAJ:MIN (a partition's queue is its disk's),
+// and the transport of the device.
+void ReadDeviceQueue(dev_t dev, const SystemPaths& paths, stormark::v1::TargetInfo* info) {
   if (dev == 0) return;
   char resolved[PATH_MAX];
-  const std::string link = common::StrCat("/sys/dev/block/", major(dev), ":", minor(dev));
+  const std::string link = common::StrCat(paths.sys_dev_block, "/", major(dev), ":", minor(dev));
   if (realpath(link.c_str(), resolved) == nullptr) return;
   std::string sys = resolved;
+  const std::string name = sys.substr(sys.rfind('/') + 1);
   struct stat st;
   if (stat((sys + "/partition").c_str(), &st) == 0) sys = sys.substr(0, sys.rfind('/'));
   if (stat((sys + "/queue").c_str(), &st) != 0) return;
@@ -90,10 +89,18 @@ void ReadDeviceQueue(dev_t dev, stormark::v1::TargetInfo* info) {
   }
   const std::string schedulers = ReadLine(sys + "/queue/scheduler");
   if (!schedulers.empty()) queue["scheduler"] = CurrentSysfsChoice(schedulers);
-  for (const char* key : {"model", "vendor"}) {
+  for (const char* key : {"model", "vendor", "queue_depth"}) {
     const std::string value = ReadLine(common::StrCat(sys, "/device/", key));
     if (!value.empty()) queue[key] = value;
   }
+  if (!info->transport().empty()) return;  // Set by a target of the agent's own initiator.
+  const DeviceTransport transport = DetectTransport(name, paths);
+  info->set_transport(transport.label);
+  info->set_transport_detail(transport.detail);
+  // A stacked device (dm, md) has no model of its own: its disks' is the one that matters.
+  if (!queue.contains("model") && !transport.model.empty()) queue["model"] = transport.model;
+  if (!queue.contains("vendor") && !transport.vendor.empty()) queue["vendor"] = transport.vendor;
+  if (!transport.backing_file.empty()) queue["backing_file"] = transport.backing_file;
 }
 
 // An AoE target: what a short discovery finds. A target that does not answer costs this call
@@ -141,7 +148,10 @@ HostFacts ReadHostFacts() {
   return facts;
 }
 
-stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
+namespace {
+
+// ReadTargetFacts without the environment map.
+stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths& paths) {
   stormark::v1::TargetInfo info;
   info.set_name(target.name);
   info.set_kind(target.kind);
@@ -164,7 +174,7 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
       // A raw device: its own size and sector size; it is not on a filesystem.
       info.set_block_kind("device");
       info.set_device(target.path);
-      ReadDeviceQueue(st.st_rdev, &info);
+      ReadDeviceQueue(st.st_rdev, paths, &info);
       const int fd = open(target.path.c_str(), O_RDONLY | O_CLOEXEC);
       uint64_t size = 0;
       int logical = 0;
@@ -187,7 +197,7 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
 
   // The mount holding the path is the last, longest mount point that is a prefix of it.
   std::ifstream in("/proc/self/mountinfo");
-  std::string line;
+  std::string line, source;
   size_t best = 0;
   while (std::getline(in, line)) {
     // id parent major:minor root mount-point options [optional...] - fstype source super-options
@@ -200,14 +210,19 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
     if (dash + 2 >= fields.size()) continue;
     best = mount_point.size();
     info.set_filesystem(std::string(fields[dash + 1]));
-    const std::string source = UnescapeMountField(fields[dash + 2]);
+    source = UnescapeMountField(fields[dash + 2]);
     info.set_device(std::string_view(source).starts_with("/dev/") ? source : "");
     info.set_mount_options(std::string(fields[5]));
+  }
+  if (info.transport().empty()) {
+    const DeviceTransport network = FilesystemTransport(info.filesystem(), source);
+    info.set_transport(network.label);
+    info.set_transport_detail(network.detail);
   }
 
   struct stat on{};
   if (stat(path.c_str(), &on) == 0 || stat(path.substr(0, path.rfind('/') + 1).c_str(), &on) == 0) {
-    ReadDeviceQueue(on.st_dev, &info);
+    ReadDeviceQueue(on.st_dev, paths, &info);
   }
 
   struct statvfs vfs{};
@@ -215,6 +230,14 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
     info.set_free_bytes(static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize);
     info.set_total_bytes(static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize);
   }
+  return info;
+}
+
+}  // namespace
+
+stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target, const SystemPaths& paths) {
+  stormark::v1::TargetInfo info = ReadFacts(target, paths);
+  for (const auto& [key, value] : TargetEnvironment(info)) (*info.mutable_environment())[key] = value;
   return info;
 }
 

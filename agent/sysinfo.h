@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agent/config.h"
+#include "agent/system_paths.h"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::agent {
@@ -22,9 +23,11 @@ struct HostFacts {
 // cannot be read is left empty or 0.
 HostFacts ReadHostFacts();
 
-// The facts of one configured target now: filesystem, mount options, device, free space.
-// Unreadable facts are left empty.
-stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target);
+// The facts of one configured target now: filesystem, mount options, device, free space,
+// the device's queue settings and transport, and the environment map of them
+// (environment.h). Unreadable facts are left empty.
+stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target,
+                                         const SystemPaths& paths = SystemPaths());
 
 // A field of /proc/self/mountinfo or /proc/swaps with its octal escapes (\040 for a space)
 // undone.

@@ -1,5 +1,6 @@
 #include "controller/agents_command.h"
 
+#include <map>
 #include <memory>
 
 #include "common/clock.h"
@@ -12,6 +13,16 @@
 #include "fmt/format.h"
 
 namespace stormark::controller {
+namespace {
+
+// "local (virtio)", "AoE (etherd e1.0 via eth1)", or "-".
+std::string Transport(const stormark::v1::TargetInfo& t) {
+  if (t.transport().empty()) return "-";
+  return t.transport_detail().empty() ? t.transport()
+                                      : fmt::format("{} ({})", t.transport(), t.transport_detail());
+}
+
+}  // namespace
 
 int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::FILE* err) {
   const common::Clock& clock = common::SystemClock();
@@ -45,6 +56,11 @@ int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::F
     facts.AddRow({"kernel", info.kernel()});
     facts.AddRow({"cpu", fmt::format("{} x {}", info.cpu_count(), info.cpu_model())});
     facts.AddRow({"ram", common::FormatBytes(info.ram_bytes())});
+    // The rest of the environment (cpu_governor, vm.dirty_*), under its stable keys.
+    for (const auto& [key, value] : std::map<std::string, std::string>(
+             info.environment().begin(), info.environment().end())) {
+      if (key == "cpu_governor" || key.starts_with("vm.")) facts.AddRow({key, value});
+    }
     facts.AddRow({"clock offset",
                   fmt::format("{:+.3f} ms (round trip {:.3f} ms)",
                               static_cast<double>(c.clock().offset_nanos) / 1e6,
@@ -60,11 +76,12 @@ int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::F
     targets.AddColumn("free", TextTable::Align::kRight);
     targets.AddColumn("size", TextTable::Align::kRight);
     targets.AddColumn("mount options", TextTable::Align::kLeft);
+    targets.AddColumn("transport", TextTable::Align::kLeft);
     for (const auto& t : info.targets()) {
       if (t.kind() == "dir") {
         targets.AddRow({t.name(), t.kind(), t.path(), t.filesystem(), t.device(),
                         common::FormatBytes(t.free_bytes()), common::FormatBytes(t.total_bytes()),
-                        t.mount_options()});
+                        t.mount_options(), Transport(t)});
         continue;
       }
       // Block and null targets are used in place: their size is what workloads address.
@@ -74,7 +91,7 @@ int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::F
                                               t.block_kind(),
                                               t.disposable() ? ", disposable" : ", read-only");
       targets.AddRow({t.name(), kind, t.path(), t.filesystem(), t.device(), "-",
-                      common::FormatBytes(t.size_bytes()), t.mount_options()});
+                      common::FormatBytes(t.size_bytes()), t.mount_options(), Transport(t)});
     }
     std::fputs("\n", out);
     std::fputs(targets.Render("  ").c_str(), out);

@@ -33,6 +33,11 @@ struct HostOutcome {
   std::optional<stormark::v1::PhaseResult> result;
   // The clock estimate in force for this phase.
   ClockEstimate clock;
+  // How the row's storage is reached, as the tables label it ("local", "AoE"): the plan's
+  // `transport` label of the host, else what the agent detected; and a note when the two
+  // disagree. Set by LabelTransports (environment.h), empty until then.
+  std::string transport;
+  std::string transport_note;
 
   bool succeeded() const {
     return result && result->state() == stormark::v1::PhaseResult::SUCCEEDED;

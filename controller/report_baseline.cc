@@ -51,8 +51,14 @@ std::string PhaseTable(const std::vector<Repetitions>& groups, const std::string
       fmt::format("{}: {}\n  against {}; ", phase, rows.front()->description, baseline_host);
   out += most_runs > 1 ? "median [min-max] over the repetitions that succeeded\n\n"
                        : "one repetition each: no spread to judge the noise by\n\n";
+  auto via_of = [](const Repetitions& row) {
+    return row.rows.empty() ? std::string() : row.rows.front().transport;
+  };
+  const bool via = std::any_of(rows.begin(), rows.end(),
+                               [&](const Repetitions* r) { return !via_of(*r).empty(); });
   TextTable table;
   table.AddColumn("host", Align::kLeft);
+  if (via) table.AddColumn("via", Align::kLeft);
   table.AddColumn("target", Align::kLeft);
   if (sweeps) table.AddColumn("sweep", Align::kLeft);
   table.AddColumn("runs", Align::kRight);
@@ -61,7 +67,9 @@ std::string PhaseTable(const std::vector<Repetitions>& groups, const std::string
     table.AddColumn("x base", Align::kRight);
   }
   for (const Repetitions* row : rows) {
-    std::vector<std::string> cells = {row->key.host, row->key.target};
+    std::vector<std::string> cells = {row->key.host};
+    if (via) cells.push_back(via_of(*row).empty() ? "-" : via_of(*row));
+    cells.push_back(row->key.target);
     if (sweeps) cells.push_back(row->key.sweep);
     cells.push_back(row->failed == 0
                         ? fmt::format("{}", row->rows.size())

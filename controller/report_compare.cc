@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/units.h"
+#include "controller/environment.h"
 #include "controller/text_table.h"
 #include "fmt/format.h"
 
@@ -39,6 +40,25 @@ ComparisonRow CompareGroups(const SeriesKey& key, const Repetitions* a, const Re
     row.metrics.push_back(m);
   }
   return row;
+}
+
+// The environment of the row `key` names in `run`: its first repetition's, with the agent's
+// facts from the start of the run where the phase brought none. Empty when the row is absent.
+Environment EnvironmentOf(const RunRecord& run, const SeriesKey& key) {
+  for (const PhaseOutcome& phase : run.phases) {
+    if (phase.plan.name != key.phase || DescribeSweepPoint(phase.plan.sweep_point) != key.sweep) {
+      continue;
+    }
+    for (const HostOutcome& host : phase.hosts) {
+      if (host.host != key.host || host.target != key.target) continue;
+      const AgentRecord* agent = nullptr;
+      for (const AgentRecord& a : run.agents) {
+        if (a.host == host.host) agent = &a;
+      }
+      return RowEnvironment(host, agent);
+    }
+  }
+  return {};
 }
 
 std::string RunsCell(const ComparisonRow& row) {
@@ -110,7 +130,22 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
   table.AddColumn("B", Align::kRight);
   table.AddColumn("B/A", Align::kRight);
   table.AddColumn("verdict", Align::kLeft);
+  // Settings that differ between A's row and B's, once per host, target and difference.
+  std::vector<std::string> differs;
+  std::vector<bool> marked;
   for (const ComparisonRow& row : rows) {
+    const std::vector<Environment> envs = {EnvironmentOf(a, row.key), EnvironmentOf(b, row.key)};
+    const std::vector<std::string> keys = DifferingKeys(envs);
+    marked.push_back(!keys.empty());
+    if (keys.empty()) continue;
+    const std::string note =
+        fmt::format("  {} {} {}: {}\n", kDiffersMark, row.key.host, row.key.target,
+                    FormatDiffers({"A", "B"}, envs, keys));
+    if (std::find(differs.begin(), differs.end(), note) == differs.end()) differs.push_back(note);
+  }
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const ComparisonRow& row = rows[r];
+    const std::string host = row.key.host + (marked[r] ? fmt::format(" {}", kDiffersMark) : "");
     bool first = true;
     for (const MetricComparison& m : row.metrics) {
       std::vector<std::string> cells;
@@ -118,7 +153,7 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
       auto place = [&](const std::string& text) { cells.push_back(first ? text : ""); };
       place(row.key.phase);
       if (sweeps) place(row.key.sweep);
-      place(row.key.host);
+      place(host);
       place(row.key.target);
       place(RunsCell(row));
       cells.push_back(std::string(m.metric->name));
@@ -136,7 +171,7 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
       std::vector<std::string> cells = {row.key.phase};
       if (sweeps) cells.push_back(row.key.sweep);
       for (const std::string& text :
-           {row.key.host, row.key.target, RunsCell(row), std::string("-"), std::string("-"),
+           {host, row.key.target, RunsCell(row), std::string("-"), std::string("-"),
             std::string("-"), std::string("-"), std::string("no successful run")}) {
         cells.push_back(text);
       }
@@ -144,10 +179,12 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
     }
   }
   out += table.Render("  ");
-  if (std::any_of(rows.begin(), rows.end(),
-                  [](const ComparisonRow& r) { return r.qualified_a || r.qualified_b; })) {
-    out += fmt::format("\n  {}\n", kQualifiedNote);
-  }
+  const bool qualified = std::any_of(rows.begin(), rows.end(), [](const ComparisonRow& r) {
+    return r.qualified_a || r.qualified_b;
+  });
+  if (qualified || !differs.empty()) out += "\n";
+  for (const std::string& note : differs) out += note;
+  if (qualified) out += fmt::format("  {}\n", kQualifiedNote);
   return out;
 }
 

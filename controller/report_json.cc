@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "common/version.h"
+#include "controller/environment.h"
 #include "controller/summary.h"
 #include "fmt/format.h"
 
@@ -76,6 +77,10 @@ json MeasurementsJson(const stormark::v1::PhaseResult& r, const std::string& hos
          {"latency", histogram.ok() ? LatencyJson(*histogram) : json(nullptr)}});
   }
   return out;
+}
+
+json MapJson(const google::protobuf::Map<std::string, std::string>& map) {
+  return json(std::map<std::string, std::string>(map.begin(), map.end()));
 }
 
 json SweepPointJson(const SweepPoint& point) {
@@ -147,9 +152,21 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                                                               : json(nullptr)},
                 {"start_skew_uncertainty_nanos", outcome.start_skew_uncertainty_nanos}};
   json results = json::array();
+  std::vector<std::string> names;
+  std::vector<Environment> envs;
+  for (const HostOutcome& host : outcome.hosts) {
+    names.push_back(host.host);
+    envs.push_back(RowEnvironment(host, nullptr));
+  }
+  const std::vector<std::string> differing = DifferingKeys(envs);
+  phase["environment_differs"] = {{"keys", differing},
+                                  {"note", FormatDiffers(names, envs, differing)}};
   for (size_t i = 0; i < summary.rows.size(); ++i) {
     json row = RowJson(summary.rows[i]);
     const HostOutcome& host = outcome.hosts[i];
+    row["via"] = host.transport;
+    row["transport_note"] = host.transport_note;
+    row["environment_differs"] = RowDiffers(i, envs, differing);
     row["clock_offset_nanos"] = host.clock.offset_nanos;
     if (host.result) {
       const auto& r = *host.result;
@@ -174,6 +191,8 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                       {"dropped", c.dropped()},
                       {"drop_nanos", c.drop_nanos()},
                       {"not_done", c.not_done()}};
+      row["environment"] = {{"host", MapJson(r.host_environment())},
+                            {"target", MapJson(r.target_environment())}};
       if (!r.tuning().empty()) {
         json tuning = json::object();
         for (const auto& [key, value] : r.tuning()) tuning[key] = value;
@@ -240,8 +259,10 @@ json RunToJson(const RunRecord& run) {
                          {"logical_block_size", t.logical_block_size()},
                          {"disposable", t.disposable()},
                          {"block_kind", t.block_kind()},
-                         {"device_queue", json(std::map<std::string, std::string>(
-                                              t.device_queue().begin(), t.device_queue().end()))}});
+                         {"device_queue", MapJson(t.device_queue())},
+                         {"transport", t.transport()},
+                         {"transport_detail", t.transport_detail()},
+                         {"environment", MapJson(t.environment())}});
     }
     json labels = json::object();
     for (const auto& [key, value] : a.labels) labels[key] = value;
@@ -255,6 +276,7 @@ json RunToJson(const RunRecord& run) {
                       {"cpu_model", a.info.cpu_model()},
                       {"cpu_count", a.info.cpu_count()},
                       {"ram_bytes", a.info.ram_bytes()},
+                      {"environment", MapJson(a.info.environment())},
                       {"clock_offset_nanos", a.clock.offset_nanos},
                       {"clock_rtt_nanos", a.clock.rtt_nanos},
                       {"targets", std::move(targets)}});

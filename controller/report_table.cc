@@ -5,6 +5,7 @@
 
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/environment.h"
 #include "controller/workloads/workload_kinds.h"
 #include "controller/text_table.h"
 #include "fmt/format.h"
@@ -13,26 +14,31 @@ namespace stormark::controller {
 namespace {
 
 using Align = TextTable::Align;
+using common::StrCat;
 
 std::string Latency(const common::LatencyHistogram& h, double p) {
   if (h.count() == 0) return "-";
   return common::FormatDurationNanos(static_cast<double>(h.Percentile(p)));
 }
 
-std::vector<std::string> Cells(const RowSummary& row, bool aggregate) {
+std::vector<std::string> Cells(const RowSummary& row, bool aggregate, bool via) {
   const bool ok = row.status == "succeeded";
   std::string status = ok ? "ok" : row.status == "error" ? "ERROR" : common::StrCat(
                                                                        row.status == "aborted"
                                                                            ? "ABORTED"
                                                                            : "FAILED");
   if (aggregate) status = fmt::format("{} host{}", row.hosts, row.hosts == 1 ? "" : "s");
+  std::vector<std::string> cells = {row.host};
+  if (via) cells.push_back(aggregate ? "" : row.transport.empty() ? "-" : row.transport);
+  cells.push_back(row.target);
   if (!ok && !aggregate) {
-    return {row.host, row.target, "-", "-", "-", "-", "-", "-", status};
+    for (const char* dash : {"-", "-", "-", "-", "-", "-"}) cells.push_back(dash);
+    cells.push_back(status);
+    return cells;
   }
   // A figure qualified by a note is marked, so it is never read without it.
   const std::string mark = row.warnings.empty() ? "" : " *";
-  return {row.host,
-          row.target,
+  for (std::string& cell : std::vector<std::string>{
           fmt::format("{:.1f}{}", row.bytes_per_second / (1024.0 * 1024.0), mark),
           fmt::format("{:.1f}", row.cpu_percent),
           Latency(row.latency, 50),
@@ -40,7 +46,15 @@ std::vector<std::string> Cells(const RowSummary& row, bool aggregate) {
           row.latency.count() ? common::FormatDurationNanos(static_cast<double>(row.latency.max()))
                               : "-",
           fmt::format("{:.2f} s", row.elapsed_seconds),
-          status};
+          status}) {
+    cells.push_back(std::move(cell));
+  }
+  return cells;
+}
+
+bool AnyTransport(const PhaseSummary& summary) {
+  return std::any_of(summary.rows.begin(), summary.rows.end(),
+                     [](const RowSummary& row) { return !row.transport.empty(); });
 }
 
 // Agent errors name their host for standalone use; in a note the host is already named.
@@ -53,8 +67,10 @@ std::string WithoutHost(const std::string& host, const std::string& error) {
 
 // The generic table: throughput, CPU and latency per host, then the aggregate row.
 std::string StreamTable(const PhaseSummary& summary) {
+  const bool via = AnyTransport(summary);
   TextTable table;
   table.AddColumn("host", Align::kLeft);
+  if (via) table.AddColumn("via", Align::kLeft);
   table.AddColumn("target", Align::kLeft);
   table.AddColumn("MiB/s", Align::kRight);
   table.AddColumn("CPU%", Align::kRight);
@@ -63,11 +79,11 @@ std::string StreamTable(const PhaseSummary& summary) {
   table.AddColumn("max lat", Align::kRight);
   table.AddColumn("elapsed", Align::kRight);
   table.AddColumn("status", Align::kLeft);
-  for (const RowSummary& row : summary.rows) table.AddRow(Cells(row, false));
+  for (const RowSummary& row : summary.rows) table.AddRow(Cells(row, false, via));
   if (summary.all_hosts && summary.rows.size() > 1) {
     RowSummary all = *summary.all_hosts;
     all.warnings.clear();  // Its notes are the hosts' notes, listed below.
-    table.AddRow(Cells(all, true));
+    table.AddRow(Cells(all, true, via));
   }
   return table.Render("  ");
 }
@@ -144,6 +160,17 @@ std::string DeviceStatsLines(const PhaseOutcome& outcome) {
     lines += fmt::format("  device on {}: {}\n", host.host, text);
   }
   return lines;
+}
+
+// "  via: db1 AoE, db2 local", for tables that have no column for it.
+std::string ViaLine(const PhaseSummary& summary) {
+  if (!AnyTransport(summary)) return "";
+  std::string hosts;
+  for (const RowSummary& row : summary.rows) {
+    hosts += fmt::format("{}{} {}", hosts.empty() ? "" : ", ", row.host,
+                         row.transport.empty() ? "-" : row.transport);
+  }
+  return fmt::format("  via: {}\n", hosts);
 }
 
 std::string MachineCell(const stormark::v1::AgentInfo& info) {
@@ -223,15 +250,37 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
   out += CacheLine(outcome);
   out += TuningLine(outcome);
   out += DeviceStatsLines(outcome);
+  const bool via_column = kind == nullptr || kind->table == nullptr || kind->name == "randio";
+  if (!via_column) out += ViaLine(summary);
   out += "\n";
 
+  // The rows whose settings differ from the first row's carry the mark beside their host.
+  std::vector<std::string> names;
+  std::vector<Environment> envs;
+  for (const HostOutcome& host : outcome.hosts) {
+    names.push_back(host.host);
+    envs.push_back(RowEnvironment(host, nullptr));
+  }
+  const std::vector<std::string> differing = DifferingKeys(envs);
+  PhaseSummary marked = summary;
+  for (size_t i = 0; i < marked.rows.size(); ++i) {
+    if (RowDiffers(i, envs, differing)) marked.rows[i].host += StrCat(" ", kDiffersMark);
+  }
   if (kind != nullptr && kind->table != nullptr) {
-    out += kind->table(outcome, summary);
+    out += kind->table(outcome, marked);
   } else {
-    out += StreamTable(summary);
+    out += StreamTable(marked);
   }
 
   std::string notes;
+  if (!differing.empty()) {
+    notes += fmt::format("  {} {}\n", kDiffersMark, FormatDiffers(names, envs, differing));
+  }
+  for (const HostOutcome& host : outcome.hosts) {
+    if (!host.transport_note.empty()) {
+      notes += fmt::format("  {} {}: {}\n", kDiffersMark, host.host, host.transport_note);
+    }
+  }
   for (const RowSummary& row : summary.rows) {
     for (const auto& w : row.warnings) notes += fmt::format("  * {}: {}\n", row.host, w);
     if (!row.error.empty()) notes += fmt::format("  x {}: {}\n", row.host, WithoutHost(row.host, row.error));

@@ -20,6 +20,7 @@
 #include "controller/workloads/bonnie_report.h"
 #include "controller/workloads/stream_params.h"
 #include "controller/workloads/workload_kinds.h"
+#include "controller/environment.h"
 #include "controller/fleet.h"
 #include "controller/live_progress.h"
 #include "controller/local_agent.h"
@@ -378,6 +379,9 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     if (connected[i].ok()) ++usable;
   }
   std::fputs(FormatAgentsTable(run.agents).c_str(), out);
+  if (const std::string notes = FormatEnvironmentNotes(run.agents); !notes.empty()) {
+    std::fprintf(out, "\n%s", notes.c_str());
+  }
   journal.Begin(run, {RunLabel(options, plan), plan.mode,
                      SweepPoints(plan).size() * plan.repeat * plan.phases.size(),
                      RunOwner::Self()});
@@ -444,6 +448,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
             },
             plan.mode);
         live.End();
+        LabelTransports(run.agents, &outcome);
         journal.Phase(run.run_id, done, outcome);
         const PhaseSummary summary = Summarize(outcome);
         std::fputs(FormatPhaseTable(outcome, summary, done++, total, plan.repeat).c_str(), out);

@@ -20,6 +20,7 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
     RowSummary row;
     row.host = host.host;
     row.target = host.target;
+    row.transport = host.transport;
     row.hosts = 1;
     row.error = host.error;
     if (!host.result) {

@@ -16,6 +16,8 @@ namespace stormark::controller {
 struct RowSummary {
   std::string host;    // "all hosts" for the aggregate row
   std::string target;  // empty for the aggregate row
+  // HostOutcome::transport; empty for the aggregate row.
+  std::string transport;
   // "succeeded", "failed", "aborted" or "error" (no result from the agent).
   std::string status;
   std::string error;

@@ -4,12 +4,16 @@
 #include <map>
 #include <optional>
 
+#include "common/strings.h"
+#include "controller/environment.h"
 #include "controller/summary.h"
 #include "controller/text_table.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
 namespace {
+
+using common::StrCat;
 
 struct RowKey {
   std::string host;
@@ -62,6 +66,9 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
   if (phases.empty() || (!swept && repeat <= 1)) return "";
 
   std::vector<RowKey> rows;
+  // Per row: the transport label and the environment of its first repetition.
+  std::vector<std::string> via;
+  std::vector<Environment> envs;
   // values[row][column]: the metric of each repetition that succeeded.
   std::vector<std::vector<std::vector<double>>> values;
   // flagged[row][column]: a run of the cell carries a note (too fast, cache, ...).
@@ -76,6 +83,8 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
       auto it = std::find(rows.begin(), rows.end(), key);
       if (it == rows.end()) {
         rows.push_back(key);
+        via.push_back(host.transport);
+        envs.push_back(RowEnvironment(host, nullptr));
         values.emplace_back(columns.size());
         flagged.emplace_back(columns.size(), false);
         it = rows.end() - 1;
@@ -88,17 +97,37 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
     }
   }
 
+  const bool via_column =
+      std::any_of(via.begin(), via.end(), [](const std::string& v) { return !v.empty(); });
+  const SweepPoint& axes = rows.empty() ? SweepPoint() : rows.front().point;
+  // Settings a sweep changes differ by design; the rest must not differ unnoticed.
+  std::vector<std::string> ignore;
+  for (const auto& [axis, value] : axes) ignore.push_back(axis);
+  const std::vector<std::string> differing = DifferingKeys(envs, ignore);
+  std::vector<std::string> names;
+  for (const RowKey& row : rows) {
+    std::string name = row.host;
+    const bool one_target = std::all_of(rows.begin(), rows.end(),
+                                        [&](const RowKey& r) { return r.target == row.target; });
+    if (!one_target) name += "/" + row.target;
+    if (!row.point.empty()) name += " [" + DescribeSweepPoint(row.point) + "]";
+    names.push_back(std::move(name));
+  }
+
   TextTable table;
   table.AddColumn("host", TextTable::Align::kLeft);
+  if (via_column) table.AddColumn("via", TextTable::Align::kLeft);
   table.AddColumn("target", TextTable::Align::kLeft);
-  const SweepPoint& axes = rows.empty() ? SweepPoint() : rows.front().point;
   for (const auto& [axis, value] : axes) table.AddColumn(axis, TextTable::Align::kLeft);
   for (size_t c = 0; c < columns.size(); ++c) {
     table.AddColumn(columns[c] + (is_seconds[c] ? " (wall)" : " MiB/s"), TextTable::Align::kRight);
   }
   bool any_flagged = false;
   for (size_t r = 0; r < rows.size(); ++r) {
-    std::vector<std::string> cells = {rows[r].host, rows[r].target};
+    std::vector<std::string> cells = {
+        rows[r].host + (RowDiffers(r, envs, differing) ? StrCat(" ", kDiffersMark) : "")};
+    if (via_column) cells.push_back(via[r].empty() ? "-" : via[r]);
+    cells.push_back(rows[r].target);
     for (const auto& [axis, value] : rows[r].point) cells.push_back(value);
     for (size_t c = 0; c < columns.size(); ++c) {
       cells.push_back(Cell(values[r][c], repeat, is_seconds[c]) + (flagged[r][c] ? " *" : ""));
@@ -110,8 +139,12 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
                         ? fmt::format("Summary: median of {} runs, [min-max] beside it\n\n", repeat)
                         : "Summary\n\n";
   out += table.Render("  ");
+  if (any_flagged || !differing.empty()) out += "\n";
+  if (!differing.empty()) {
+    out += fmt::format("  {} {}\n", kDiffersMark, FormatDiffers(names, envs, differing));
+  }
   if (any_flagged) {
-    out += "\n  * a run in this cell carries a note (too fast to time, cache, ...): see its phase table\n";
+    out += "  * a run in this cell carries a note (too fast to time, cache, ...): see its phase table\n";
   }
   return out;
 }

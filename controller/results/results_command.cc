@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/environment.h"
 #include "controller/report_baseline.h"
 #include "controller/report_compare.h"
 #include "controller/report_table.h"
@@ -99,6 +100,9 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
                  listing.recorded_phases, listing.planned_phases);
   }
   std::fputs(FormatAgentsTable(run->record.agents).c_str(), out);
+  if (const std::string notes = FormatEnvironmentNotes(run->record.agents); !notes.empty()) {
+    std::fprintf(out, "\n%s", notes.c_str());
+  }
   std::fputs("\n", out);
   const size_t count = std::max(listing.planned_phases, run->record.phases.size());
   for (size_t p = 0; p < run->record.phases.size(); ++p) {

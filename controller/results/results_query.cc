@@ -1,6 +1,7 @@
 #include "controller/results/results_query.h"
 
 #include "common/strings.h"
+#include "controller/environment.h"
 
 namespace stormark::controller {
 namespace {
@@ -70,6 +71,21 @@ Status LoadAgents(const sqlite::Database& db, const std::string& run_id, RunReco
     RETURN_IF_ERROR(Decode(query.Blob(2), &agent.info, "agent information", db.path()));
     agent.clock = {query.Int(3), query.Int(4), query.Int(5)};
     run->agents.push_back(std::move(agent));
+  }
+}
+
+Status LoadLabels(const sqlite::Database& db, const std::string& run_id, RunRecord* run) {
+  ASSIGN_OR_RETURN(Statement query,
+                   db.Prepare("SELECT host_index, key, value FROM labels WHERE run_id = ? "
+                              "ORDER BY host_index, rowid"));
+  query.Bind(1, run_id);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return absl::OkStatus();
+    const int64_t index = query.Int(0);
+    if (index >= 0 && static_cast<size_t>(index) < run->agents.size()) {
+      run->agents[static_cast<size_t>(index)].labels.emplace_back(query.Text(1), query.Text(2));
+    }
   }
 }
 
@@ -200,7 +216,9 @@ StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id
   run.record.finished_unix_nanos = run.listing.finished_unix_nanos;
   run.record.interrupted = run.listing.status == kRunInterrupted;
   RETURN_IF_ERROR(LoadAgents(store.db(), run_id, &run.record));
+  RETURN_IF_ERROR(LoadLabels(store.db(), run_id, &run.record));
   RETURN_IF_ERROR(LoadPhases(store.db(), run_id, &run.record));
+  for (PhaseOutcome& phase : run.record.phases) LabelTransports(run.record.agents, &phase);
   return run;
 }
 

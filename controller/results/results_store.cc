@@ -178,6 +178,29 @@ CREATE TABLE resolved (
 CREATE INDEX runs_by_start ON runs (started_unix_nanos);
 )sql";
 
+// Schema version 2 adds these tables; a version 1 file gets them by migration, and its runs
+// simply have no rows in them (their environment is still in the stored protobufs, if the
+// agents sent it).
+constexpr char kSchemaV2[] = R"sql(
+CREATE TABLE labels (
+  run_id TEXT NOT NULL,
+  host_index INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (run_id, host_index, key),
+  FOREIGN KEY (run_id, host_index) REFERENCES agents ON DELETE CASCADE
+);
+CREATE TABLE environment (
+  run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  host_index INTEGER NOT NULL,
+  phase_index INTEGER NOT NULL,
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (run_id, host_index, phase_index, scope, key)
+);
+)sql";
+
 std::string ModeName(RunMode mode) {
   return mode == RunMode::kSequential ? "sequential" : "concurrent";
 }
@@ -211,6 +234,7 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
     }
     ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
     RETURN_IF_ERROR(db->Exec(kSchema));
+    RETURN_IF_ERROR(db->Exec(kSchemaV2));
     RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
     return transaction.Commit();
   }
@@ -218,6 +242,33 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
     return absl::FailedPreconditionError(
         StrCat(db->path(), ": written by a newer stormark (results schema ", version,
                "; this one reads up to ", kResultsSchemaVersion, ")"));
+  }
+  if (version == 1) {
+    // 1 -> 2: new tables only; every version 1 row stays as it is.
+    ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
+    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV2),
+                                     StrCat(db->path(), ": upgrading the results schema 1 to 2")));
+    RETURN_IF_ERROR(db->Exec("PRAGMA user_version = 2"));
+    return transaction.Commit();
+  }
+  return absl::OkStatus();
+}
+
+// The environment rows of one host at one point of the run (phase_index -1: its start).
+Status AddEnvironment(sqlite::Database* db, const std::string& run_id, int64_t host_index,
+                      int64_t phase_index, const std::string& scope,
+                      const google::protobuf::Map<std::string, std::string>& facts) {
+  if (facts.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Statement insert,
+                   db->Prepare("INSERT OR REPLACE INTO environment VALUES (?,?,?,?,?,?)"));
+  for (const auto& [key, value] : facts) {
+    RETURN_IF_ERROR(insert.Bind(1, run_id)
+                        .Bind(2, host_index)
+                        .Bind(3, phase_index)
+                        .Bind(4, scope)
+                        .Bind(5, key)
+                        .Bind(6, value)
+                        .Run());
   }
   return absl::OkStatus();
 }
@@ -265,6 +316,9 @@ Status AddHost(sqlite::Database* db, const std::string& run_id, size_t phase_ind
   }
   RETURN_IF_ERROR(insert_host.Run());
   if (!host.result) return absl::OkStatus();
+  RETURN_IF_ERROR(AddEnvironment(db, run_id, h, p, "host", r.host_environment()));
+  RETURN_IF_ERROR(
+      AddEnvironment(db, run_id, h, p, StrCat("target:", host.target), r.target_environment()));
 
   ASSIGN_OR_RETURN(Statement insert_bucket,
                    db->Prepare("INSERT INTO latency_buckets VALUES (?,?,?,?,?,?,?,?)"));
@@ -411,7 +465,17 @@ Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
                         .Bind(13, a.clock.uncertainty_nanos)
                         .BindBlob(14, Serialized(a.info))
                         .Run());
+    ASSIGN_OR_RETURN(Statement insert_label,
+                     db_->Prepare("INSERT OR REPLACE INTO labels VALUES (?,?,?,?)"));
+    for (const auto& [key, value] : a.labels) {
+      RETURN_IF_ERROR(
+          insert_label.Bind(1, run.run_id).Bind(2, index).Bind(3, key).Bind(4, value).Run());
+    }
+    RETURN_IF_ERROR(
+        AddEnvironment(db_.get(), run.run_id, index, -1, "host", a.info.environment()));
     for (const auto& t : a.info.targets()) {
+      RETURN_IF_ERROR(AddEnvironment(db_.get(), run.run_id, index, -1,
+                                     StrCat("target:", t.name()), t.environment()));
       RETURN_IF_ERROR(insert_target.Bind(1, run.run_id)
                           .Bind(2, index)
                           .Bind(3, t.name())

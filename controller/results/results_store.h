@@ -2,7 +2,8 @@
 // the controller loses at most the phase in flight. `stormark results` reads it back
 // (results_query.h).
 //
-// Schema version 1 (PRAGMA user_version = 1). Times are ns since the Unix epoch; every
+// Schema version 2 (PRAGMA user_version = 2; a version 1 file is upgraded in place when
+// opened, adding the labels and environment tables, and its runs stay readable). Times are ns since the Unix epoch; every
 // protobuf column holds the message exactly as the controller had it, so nothing an agent
 // sent is ever lost; the other columns are copies for queries.
 //
@@ -40,6 +41,11 @@
 //                 bytes, ops, elapsed_nanos, cpu_user_nanos, cpu_system_nanos, too_fast,
 //                 skipped, p50_nanos, p99_nanos, max_nanos, latency BLOB (stormark.v1.Histogram)
 //   resolved      run_id, phase_index, host_index, key, value: parameters the agent settled on
+//   labels        run_id, host_index, key, value: the plan's labels of each host (v2)
+//   environment   run_id, host_index, phase_index (-1: the start of the run), scope ('host' or
+//                 'target:NAME'), key, value: the environment facts under the keys of
+//                 agent/environment.h, as the agent reported them at the start of the run and
+//                 as each phase was prepared (v2)
 //
 // The file is in WAL mode; every write is one transaction. Not thread-safe.
 #ifndef STORMARK_CONTROLLER_RESULTS_RESULTS_STORE_H_
@@ -57,7 +63,7 @@
 
 namespace stormark::controller {
 
-inline constexpr int kResultsSchemaVersion = 1;
+inline constexpr int kResultsSchemaVersion = 2;
 
 // Run statuses as stored. kRunIncomplete is never stored: readers show it for a run whose
 // status is still "running" but whose controller is gone.

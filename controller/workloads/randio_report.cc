@@ -34,10 +34,24 @@ std::string Latency(const common::LatencyHistogram& h, double p) {
   return common::FormatDurationNanos(static_cast<double>(h.Percentile(p)));
 }
 
-void AddRow(TextTable& table, const std::string& host, const std::string& target,
-            const char* op, const OpFigures& f, double seconds, const std::string& cpu,
-            const std::string& status) {
-  std::vector<std::string> cells = {host, target, op};
+// The row's place: host, the transport when the table has a via column, target.
+std::vector<std::string> Place(bool via, const std::string& host, const std::string& transport,
+                               const std::string& target) {
+  if (!via) return {host, target};
+  // Continuation lines and the aggregate row (no target) leave it blank.
+  return {host, host.empty() || target.empty() ? "" : transport.empty() ? "-" : transport, target};
+}
+
+std::vector<std::string> Cells(std::vector<std::string> place,
+                               std::initializer_list<std::string> rest) {
+  place.insert(place.end(), rest.begin(), rest.end());
+  return place;
+}
+
+void AddRow(TextTable& table, std::vector<std::string> place, const char* op, const OpFigures& f,
+            double seconds, const std::string& cpu, const std::string& status) {
+  std::vector<std::string> cells = std::move(place);
+  cells.push_back(op);
   const double rate = seconds > 0 ? 1.0 / seconds : 0;
   cells.push_back(FormatIops(static_cast<double>(f.ops) * rate));
   cells.push_back(std::string(op) == "flush"
@@ -92,8 +106,11 @@ std::string FormatIops(double iops) {
 }
 
 std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary) {
+  const bool via = std::any_of(summary.rows.begin(), summary.rows.end(),
+                               [](const RowSummary& row) { return !row.transport.empty(); });
   TextTable table;
   table.AddColumn("host", Align::kLeft);
+  if (via) table.AddColumn("via", Align::kLeft);
   table.AddColumn("target", Align::kLeft);
   table.AddColumn("op", Align::kLeft);
   table.AddColumn("IOPS", Align::kRight);
@@ -124,8 +141,8 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
       const std::string status = row.status == "aborted" ? "ABORTED"
                                  : row.status == "failed" ? "FAILED"
                                                           : "ERROR";
-      table.AddRow({row.host, row.target, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
-                    status});
+      table.AddRow(Cells(Place(via, row.host, row.transport, row.target),
+                         {"-", "-", "-", "-", "-", "-", "-", "-", "-", "-", status}));
     } else {
       const PhaseResult& r = *host.result;
       const std::map<std::string, OpFigures> figures = Figures(r);
@@ -134,7 +151,9 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
       for (const char* op : kOps) {
         auto it = figures.find(op);
         if (it == figures.end()) continue;
-        AddRow(table, first_row ? row.host : "", first_row ? row.target : "", op, it->second,
+        AddRow(table,
+               Place(via, first_row ? row.host : "", row.transport, first_row ? row.target : ""),
+               op, it->second,
                row.elapsed_seconds, first_row ? fmt::format("{:.1f}", row.cpu_percent) : "",
                first_row ? "ok" + mark : "");
         first_row = false;
@@ -144,8 +163,9 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
         merged.latency.Merge(it->second.latency);
       }
       if (first_row) {
-        table.AddRow({row.host, row.target, "-", "0", "0.0", "-", "-", "-", "-", "-", "-",
-                      fmt::format("{:.1f}", row.cpu_percent), "ok" + mark});
+        table.AddRow(Cells(Place(via, row.host, row.transport, row.target),
+                           {"-", "0", "0.0", "-", "-", "-", "-", "-", "-",
+                            fmt::format("{:.1f}", row.cpu_percent), "ok" + mark}));
       }
       // Stonewall: a single job finishes when the phase does.
       const bool jobs = r.last_done_nanos() > 0;
@@ -169,7 +189,8 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
     for (const char* op : kOps) {
       auto it = all.find(op);
       if (it == all.end()) continue;
-      AddRow(table, first_row ? agg.host : "", "", op, it->second, agg.elapsed_seconds,
+      AddRow(table, Place(via, first_row ? agg.host : "", "", ""), op, it->second,
+             agg.elapsed_seconds,
              first_row ? fmt::format("{:.1f}", agg.cpu_percent) : "",
              first_row ? fmt::format("{} host{}", agg.hosts, agg.hosts == 1 ? "" : "s") : "");
       first_row = false;

@@ -104,5 +104,44 @@ TEST(FormatPhaseTable, NoNotesWithoutWarningsOrErrors) {
   EXPECT_THAT(Lines(text), Not(IsEmpty()));
 }
 
+HostOutcome WithTarget(const std::string& host, const std::string& transport,
+                       const std::string& read_ahead) {
+  HostOutcome h = Succeeded(host, 100);
+  h.transport = transport;
+  auto& env = *h.result->mutable_target_environment();
+  env["transport"] = transport;
+  env["read_ahead_kb"] = read_ahead;
+  env["scheduler"] = "none";
+  return h;
+}
+
+TEST(FormatPhaseTable, ViaColumnLabelsEachRowWithItsTransport) {
+  const std::string text = Table({WithTarget("db1", "local", "128"), WithTarget("db2", "AoE", "128")});
+  EXPECT_THAT(text, HasSubstr("  host  via    target"));
+  EXPECT_THAT(RowOf(text, "db1"), HasSubstr("db1   local  scratch"));
+  EXPECT_THAT(RowOf(text, "db2"), HasSubstr("db2   AoE    scratch"));
+  EXPECT_THAT(text, Not(HasSubstr("differs")));
+}
+
+TEST(FormatPhaseTable, NoViaColumnWhenNoTransportIsKnown) {
+  EXPECT_THAT(Table({Succeeded("db1", 100)}), Not(HasSubstr(" via ")));
+}
+
+TEST(FormatPhaseTable, SettingsThatDifferAreMarkedAndNoted) {
+  const std::string text =
+      Table({WithTarget("db1", "local", "128"), WithTarget("db2", "local", "4096")});
+  EXPECT_THAT(RowOf(text, "db2 !"), Not(IsEmpty()));
+  EXPECT_THAT(RowOf(text, "db1 "), Not(HasSubstr("!")));
+  EXPECT_THAT(text, HasSubstr("\n  ! differs: read_ahead_kb (db1: 128, db2: 4096)\n"));
+}
+
+TEST(FormatPhaseTable, TransportLabelThatDisagreesIsANote) {
+  HostOutcome aoe = WithTarget("db1", "local", "128");
+  aoe.transport = "AoE";
+  aoe.transport_note = "labelled 'AoE' in the plan, but the agent detected local";
+  const std::string text = Table({aoe});
+  EXPECT_THAT(text, HasSubstr("  ! db1: labelled 'AoE' in the plan, but the agent detected local\n"));
+}
+
 }  // namespace
 }  // namespace stormark::controller

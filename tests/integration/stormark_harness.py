@@ -217,10 +217,20 @@ def rows_for(table, host):
     return [r for r in table["rows"] if r.strip() == host or r.strip().startswith(host + " ")]
 
 
+# The labels the tables' via column shows (controller/environment.cc).
+TRANSPORTS = ("local", "AoE", "iSCSI", "NBD", "FC", "USB", "NFS", "SMB", "NVMe-oF")
+
+
 def parse_row(row, host):
     """Splits a table row into {"target", "mibps", "status"}. mibps is None for a row without
     figures ("-"). The status is the last column ("ok", "ERROR", "2 hosts", ...)."""
     rest = row.strip()[len(host):].split()
+    # The mark of a row whose settings differ, and the via column, come before the target.
+    if rest and rest[0] == "!":
+        rest = rest[1:]
+    if (len(rest) > 1 and (rest[0] in TRANSPORTS or rest[0] == "-") and rest[1] != "-"
+            and not _is_number(rest[1])):
+        rest = rest[1:]
     status = rest[-1]
     if len(rest) >= 2 and rest[-1] in ("host", "hosts"):
         status = " ".join(rest[-2:])

@@ -316,5 +316,84 @@ TEST_F(ResultsStoreTest, SecondRunWithTheSameIdIsAnErrorNotAnOverwrite) {
   EXPECT_EQ(loaded->listing.label, "nightly");
 }
 
+// A run whose agents sent environment facts and whose first host is labelled.
+RunRecord RunWithEnvironment(const std::string& run_id) {
+  HostOutcome a = SucceededHost("a:7420", 100);
+  (*a.result->mutable_host_environment())["vm.dirty_ratio"] = "20";
+  (*a.result->mutable_target_environment())["read_ahead_kb"] = "4096";
+  (*a.result->mutable_target_environment())["transport"] = "local";
+  RunRecord run = MakeRun(run_id, {"a:7420", "b:7420"},
+                          {Phase(WritePlan(), {a, SucceededHost("b:7420", 90)})});
+  run.agents[0].labels = {{"transport", "aoe"}, {"rack", "r2"}};
+  (*run.agents[0].info.mutable_environment())["cpu_governor"] = "none";
+  (*run.agents[0].info.mutable_targets(0)->mutable_environment())["read_ahead_kb"] = "128";
+  return run;
+}
+
+TEST_F(ResultsStoreTest, EnvironmentAndLabelsAreStoredAndLabelTheRowsAgain) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Write(*store, RunWithEnvironment("r1"), kRunCompleted);
+  auto query = store->db().Prepare(
+      "SELECT host_index, phase_index, scope, value FROM environment WHERE run_id = 'r1' AND "
+      "key = 'read_ahead_kb' ORDER BY phase_index");
+  ASSERT_TRUE(query.ok());
+  ASSERT_TRUE(*query->Step());
+  EXPECT_EQ(query->Int(1), -1);  // The start of the run.
+  EXPECT_EQ(query->Text(2), "target:scratch");
+  EXPECT_EQ(query->Text(3), "128");
+  ASSERT_TRUE(*query->Step());
+  EXPECT_EQ(query->Int(1), 0);  // The phase's own snapshot.
+  EXPECT_EQ(query->Text(3), "4096");
+  auto governor = store->db().QueryInt(
+      "SELECT COUNT(*) FROM environment WHERE scope = 'host' AND key = 'cpu_governor' AND "
+      "value = 'none' AND phase_index = -1");
+  ASSERT_TRUE(governor.ok());
+  EXPECT_EQ(*governor, 1);
+
+  auto loaded = LoadRun(*store, "r1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_THAT(loaded->record.agents[0].labels,
+              ElementsAre(std::pair<std::string, std::string>{"transport", "aoe"},
+                          std::pair<std::string, std::string>{"rack", "r2"}));
+  // The label wins over what the agent detected, and the disagreement is kept as a note.
+  EXPECT_EQ(loaded->record.phases[0].hosts[0].transport, "AoE");
+  EXPECT_THAT(loaded->record.phases[0].hosts[0].transport_note, HasSubstr("detected local"));
+}
+
+TEST_F(ResultsStoreTest, Version1FileIsUpgradedAndItsRunsStayReadable) {
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Write(*store, TwoHostRun("old"), kRunCompleted);
+  }
+  {
+    // Make it the version 1 file an earlier stormark wrote: the same tables but the new ones.
+    auto raw = sqlite::Database::Open(PathOf("results.db"), false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(
+        (*raw)->Exec("DROP TABLE labels; DROP TABLE environment; PRAGMA user_version = 1").ok());
+  }
+  auto reader = ResultsStore::OpenExisting(PathOf("results.db"));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto version = (*reader)->db().QueryInt("PRAGMA user_version");
+  ASSERT_TRUE(version.ok());
+  EXPECT_EQ(*version, 2);
+  auto old = LoadRun(**reader, "old");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->record.phases.size(), 2u);
+  EXPECT_TRUE(old->record.agents[0].labels.empty());
+
+  auto writer = ResultsStore::Open(PathOf("results.db"));
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  Write(**writer, RunWithEnvironment("new"), kRunCompleted);
+  auto rows = (*writer)->db().QueryInt("SELECT COUNT(*) FROM environment WHERE run_id = 'new'");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_GT(*rows, 0);
+  auto runs = ListRuns(**writer);
+  ASSERT_TRUE(runs.ok());
+  EXPECT_EQ(runs->size(), 2u);
+}
+
 }  // namespace
 }  // namespace stormark::controller
