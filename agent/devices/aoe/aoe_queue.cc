@@ -283,6 +283,10 @@ void AoeQueue::HandleReply(std::span<const uint8_t> bytes, int64_t now) {
 }
 
 void AoeQueue::ReleaseFrame(uint32_t slot) {
+  // A transmission still queued in this turn goes too: the slot's header may be reused
+  // before the turn's frames are sent.
+  const uint8_t* head = frames_[slot].head.data();
+  std::erase_if(tx_, [head](const TxFrame& t) { return t.head.data() == head; });
   frames_[slot].request = kNone;
   free_frames_.push_back(slot);
   target_.ReturnCredits(1);
@@ -346,7 +350,8 @@ common::StatusOr<size_t> AoeQueue::Reap(size_t min_complete, std::span<IoComplet
   min_complete = std::min<size_t>(min_complete, in_flight_);
   while (true) {
     RETURN_IF_ERROR(Pump(now));
-    // Once satisfied, replies that have already arrived are still taken, without waiting.
+    // Once satisfied, replies that have already arrived are still taken, once, without
+    // waiting.
     const bool satisfied = done_.size() >= min_complete || now >= deadline;
     int64_t wait = 0;
     if (!satisfied) {
@@ -361,7 +366,11 @@ common::StatusOr<size_t> AoeQueue::Reap(size_t min_complete, std::span<IoComplet
       break;
     }
     for (size_t i = 0; i < *got; ++i) HandleReply({rx_[i].buffer.data(), rx_[i].length}, now);
-    if (satisfied && *got == 0) break;
+    if (satisfied) {
+      // Frames just freed carry on with the requests still queued.
+      RETURN_IF_ERROR(Pump(now));
+      break;
+    }
   }
   const size_t n = std::min(out.size(), done_.size());
   for (size_t i = 0; i < n; ++i) {
