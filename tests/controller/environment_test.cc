@@ -138,7 +138,7 @@ TEST(FormatEnvironmentNotes, DescribesEachMachineAndTargetAndWhatDiffers) {
   const std::string notes = FormatEnvironmentNotes(run.agents);
   EXPECT_THAT(
       notes,
-      HasSubstr("Environment\n  db1: Linux 6.1.0, 4 x Xeon, 8.0 GiB RAM, "
+      HasSubstr("Environment\n  db1: Linux 6.1.0, 4 x Xeon, 8 GiB RAM, "
                 "cpu_governor performance\n    vm: dirty_ratio 20\n"));
   EXPECT_THAT(
       notes,
