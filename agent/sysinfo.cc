@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/targets/net_target.h"
 #include "agent/tuning.h"
 #include "common/strings.h"
 
@@ -120,6 +121,10 @@ stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target) {
   info.set_name(target.name);
   info.set_kind(target.kind);
   info.set_path(target.path);
+  if (target.is_network()) {
+    ReadNetTargetFacts(target, &info);
+    return info;
+  }
   if (target.kind == "null") {
     info.set_size_bytes(target.size);
     info.set_logical_block_size(512);

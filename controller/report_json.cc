@@ -202,6 +202,10 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                          {"mismatches", v.mismatches()},
                          {"first_mismatches", std::move(mismatches)}};
       }
+      if (!r.device_stats().empty()) {
+        row["device_stats"] = json(std::map<std::string, std::string>(r.device_stats().begin(),
+                                                                      r.device_stats().end()));
+      }
       if (!r.resolved().empty()) {
         json resolved = json::object();
         for (const auto& [key, value] : r.resolved()) resolved[key] = value;
@@ -235,6 +239,8 @@ json RunToJson(const RunRecord& run) {
                          {"logical_block_size", t.logical_block_size()},
                          {"disposable", t.disposable()},
                          {"block_kind", t.block_kind()},
+                         {"transport", t.transport()},
+                         {"transport_detail", t.transport_detail()},
                          {"device_queue", json(std::map<std::string, std::string>(
                                               t.device_queue().begin(), t.device_queue().end()))}});
     }

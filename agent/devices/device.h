@@ -16,6 +16,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/status.h"
 
@@ -113,6 +115,10 @@ class Device {
   common::Status WriteAt(uint64_t offset, size_t n, const char* buf);
   // Makes every completed write durable; `data_only` is fdatasync rather than fsync.
   common::Status Flush(bool data_only);
+
+  // Counters for the phase's result (PhaseResult.device_stats), such as a network device's
+  // lost connections and timeouts, as name and value. Empty by default.
+  virtual std::vector<std::pair<std::string, std::string>> Stats() const { return {}; }
 
   // The error for a failed request, as ReadAt and friends report it: "read of 4096 bytes at
   // offset 8192 on /dev/sdb: Input/output error".

@@ -9,6 +9,7 @@
 #include "agent/devices/fill.h"
 #include "agent/devices/null_device.h"
 #include "agent/devices/write_guard.h"
+#include "agent/targets/net_target.h"
 #include "common/strings.h"
 #include "common/units.h"
 
@@ -60,6 +61,7 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
                                                           const std::atomic<bool>& cancelled,
                                                           std::vector<std::string>* warnings) {
   if (target.kind == "null") return std::unique_ptr<Device>(new NullDevice(target.size));
+  if (target.is_network()) return OpenNetTarget(target, options.write, cancelled);
   if (target.kind != "block") {
     return absl::InvalidArgumentError(
         common::StrCat("target '", target.name, "' is a ", target.kind, " target, not block"));

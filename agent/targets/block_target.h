@@ -27,9 +27,11 @@ struct BlockOpenOptions {
   Engine engine = Engine::kPsync;
 };
 
-// Opens the device of `target` (kind "block" or "null"). Fails, naming the target, when
-// writing is refused or the device cannot be opened as asked. Remarks for the result (such as
-// "created and filled ...") go to `warnings`. Returns CANCELLED soon after `cancelled` is set.
+// Opens the device of `target` (kind "block", "null", "nbd" or "iscsi"; the last two through
+// OpenNetTarget, which ignores direct and engine). Fails, naming the target, when writing is
+// refused or the device cannot be opened as asked. Remarks for the result (such as "created
+// and filled ...") go to `warnings`. Returns CANCELLED soon after `cancelled` is set, which
+// must outlive the device.
 common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& target,
                                                           const BlockOpenOptions& options,
                                                           const std::atomic<bool>& cancelled,

@@ -82,7 +82,7 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
         ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
       }
       const std::string filesystem =
-          target->kind == "null" ? "" : ReadTargetFacts(*target).filesystem();
+          target->kind == "null" || target->is_network() ? "" : ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new RandioWorkload(spec.randio(), *target, std::move(dir), host, filesystem));
     }

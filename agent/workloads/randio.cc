@@ -207,7 +207,7 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
         "engine ", EngineName(EngineOf(spec_)), " runs one request at a time: iodepth ",
         spec_.iodepth(), " acts as 1 (use engine io_uring for a real queue)"));
   }
-  if (!spec_.direct() && target_.kind != "null") {
+  if (!spec_.direct() && target_.kind != "null" && !target_.is_network()) {
     const uint64_t span = spec_.offset_bytes() +
                           uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() +
                           region_size_;
@@ -400,10 +400,15 @@ void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   resolved["numjobs"] = common::StrCat(jobs_count_);
   resolved["size"] = common::FormatSizeShort(region_size_);
   resolved["offset"] = common::FormatSizeShort(spec_.offset_bytes());
-  resolved["engine"] = target_.kind == "null" ? "null" : EngineName(EngineOf(spec_));
+  resolved["engine"] = target_.kind == "null" || target_.is_network()
+                           ? target_.kind
+                           : std::string(EngineName(EngineOf(spec_)));
   resolved["direct"] = spec_.direct() ? "true" : "false";
   resolved["seed"] = common::StrCat(seed_);
-  if (device_ != nullptr) resolved["device"] = device_->Describe();
+  if (device_ != nullptr) {
+    resolved["device"] = device_->Describe();
+    for (const auto& [name, value] : device_->Stats()) (*result->mutable_device_stats())[name] = value;
+  }
 }
 
 }  // namespace stormark::agent
