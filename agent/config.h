@@ -83,11 +83,11 @@ struct TargetConfig {
   // Block, nbd, iscsi: workloads may write to it (the data on it is disposable).
   bool disposable = false;
   // nbd: TLS settings (empty for no TLS, or the system's CAs with an nbds:// URI).
-  TlsConfig tls;
+  TlsConfig tls{};
   // iscsi: CHAP and the initiator name.
-  ChapConfig chap;
+  ChapConfig chap{};
   // nbd, iscsi: what was learnt when it was last reached.
-  std::shared_ptr<NetTargetCache> cache;
+  std::shared_ptr<NetTargetCache> cache{};
 
   bool is_network() const { return kind == "nbd" || kind == "iscsi"; }
 };

@@ -42,7 +42,7 @@ def free_port():
 
 class Tgtd:
     def __init__(self, backing):
-        self.control = str(40000 + os.getpid() % 20000)
+        self.control = str(31000 + os.getpid() % 1700)  # tgtd takes up to 32767
         self.port = free_port()
         os.makedirs("/var/run/tgtd", exist_ok=True)
         self.proc = subprocess.Popen(["tgtd", "-f", "-C", self.control, "--iscsi",

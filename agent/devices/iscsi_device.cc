@@ -4,7 +4,10 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 // clang-format on
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <cerrno>
 
@@ -82,7 +85,9 @@ class IscsiConnection final : public NetConnection {
       completed_.push_back({request.tag, -EINVAL});
       return absl::OkStatus();
     }
-    auto* pending = new Pending{this, request.tag, request.length, {request.buffer, request.length}};
+    auto* pending = new Pending{this, request.tag, request.length, {request.buffer, request.length},
+                                request.op == IoOp::kRead && request.length >= kLargeRead};
+    if (pending->large) ++large_reads_;
     const uint64_t lba = request.offset / block_size_;
     const int block = static_cast<int>(block_size_);
     scsi_task* task = nullptr;
@@ -104,6 +109,7 @@ class IscsiConnection final : public NetConnection {
         break;
     }
     if (task != nullptr) return absl::OkStatus();
+    if (pending->large) --large_reads_;
     delete pending;
     return Error("lost the session with");
   }
@@ -111,6 +117,7 @@ class IscsiConnection final : public NetConnection {
   common::Status Service(int timeout_ms, std::vector<IoCompletion>* done) override {
     if (!completed_.empty()) timeout_ms = 0;
     common::Status status = Poll(timeout_ms);
+    if (status.ok() && lost_) status = Error("lost the session with");
     done->insert(done->end(), completed_.begin(), completed_.end());
     completed_.clear();
     return status;
@@ -122,7 +129,10 @@ class IscsiConnection final : public NetConnection {
     uint64_t tag;
     uint32_t length;
     scsi_iovec iov;
+    bool large;  // Counted in large_reads_.
   };
+
+  static constexpr uint32_t kLargeRead = 64 * 1024;
 
   static void OnLogin(iscsi_context*, int status, void*, void* user) {
     auto* connection = static_cast<IscsiConnection*>(user);
@@ -132,8 +142,14 @@ class IscsiConnection final : public NetConnection {
     connection->login_status_ = status;
   }
 
-  static void OnComplete(iscsi_context*, int status, void* data, void* user) {
+  static void OnComplete(iscsi_context* context, int status, void* data, void* user) {
     auto* pending = static_cast<Pending*>(user);
+    // libiscsi cancels the tasks of a session that broke (this code never cancels one while
+    // the session lives): that is the session's error, not the request's.
+    if (status == SCSI_STATUS_CANCELLED ||
+        (status != SCSI_STATUS_GOOD && !iscsi_is_logged_in(context))) {
+      pending->connection->lost_ = true;
+    }
     int64_t result = pending->length;
     if (status == SCSI_STATUS_TIMEOUT) {
       result = -ETIMEDOUT;
@@ -143,12 +159,13 @@ class IscsiConnection final : public NetConnection {
       result = -EIO;  // CHECK CONDITION and the rest: the target refused or failed it.
     }
     pending->connection->completed_.push_back({pending->tag, result});
+    if (pending->large) --pending->connection->large_reads_;
     if (data != nullptr) scsi_free_scsi_task(static_cast<scsi_task*>(data));
     delete pending;
   }
 
   common::Status Error(std::string_view what) const {
-    return absl::UnavailableError(
+    return absl::FailedPreconditionError(
         common::StrCat(what, " ", what_, ": ", iscsi_get_error(context_)));
   }
 
@@ -165,6 +182,14 @@ class IscsiConnection final : public NetConnection {
     if (r < 0 && errno != EINTR) return common::ErrnoError("poll", errno);
     if (iscsi_service(context_, r > 0 ? pfd.revents : 0) < 0) {
       return Error("lost the session with");
+    }
+    if (r > 0 && (pfd.revents & POLLIN) != 0 && large_reads_ > 0) {
+      // Acknowledge at once what was read: a target that sends with Nagle's algorithm (tgtd)
+      // otherwise holds the tail of a large Data-In until our delayed ACK, up to 40 ms later.
+      // Linux clears this flag as it acknowledges, so it is set after every read; only while
+      // large reads are in flight, as the extra ACKs cost a busy target for small ones.
+      const int on = 1;
+      setsockopt(pfd.fd, IPPROTO_TCP, TCP_QUICKACK, &on, sizeof(on));
     }
     return absl::OkStatus();
   }
@@ -189,17 +214,26 @@ class IscsiConnection final : public NetConnection {
   const bool writable_;
   const std::string what_;
   uint32_t block_size_ = 512;
+  bool lost_ = false;
+  int large_reads_ = 0;  // Reads of kLargeRead bytes or more in flight.
   bool login_done_ = false;
   int login_status_ = SCSI_STATUS_ERROR;
   std::vector<IoCompletion> completed_;
 };
 
 IscsiDevice::IscsiDevice(IscsiDeviceOptions options, IscsiUri uri)
-    : options_(std::move(options)), uri_(std::move(uri)) {}
+    : NetDevice(options.net, common::StrCat("iSCSI target ", options.uri)),
+      options_(std::move(options)),
+      uri_(std::move(uri)) {}
 
 IscsiDevice::~IscsiDevice() = default;
 
-common::StatusOr<std::unique_ptr<IscsiConnection>> IscsiDevice::Connect() {
+common::StatusOr<std::unique_ptr<NetConnection>> IscsiDevice::Connect() {
+  ASSIGN_OR_RETURN(auto connection, ConnectIscsi());
+  return std::unique_ptr<NetConnection>(std::move(connection));
+}
+
+common::StatusOr<std::unique_ptr<IscsiConnection>> IscsiDevice::ConnectIscsi() {
   const std::string what = common::StrCat("iSCSI target ", options_.uri);
   const std::string initiator =
       options_.initiator.empty() ? std::string(kDefaultInitiator) : options_.initiator;
@@ -229,10 +263,10 @@ common::StatusOr<std::unique_ptr<IscsiConnection>> IscsiDevice::Connect() {
 common::StatusOr<std::unique_ptr<IscsiDevice>> IscsiDevice::Open(const IscsiDeviceOptions& options) {
   ASSIGN_OR_RETURN(IscsiUri uri, ParseIscsiUri(options.uri));
   std::unique_ptr<IscsiDevice> device(new IscsiDevice(options, std::move(uri)));
-  ASSIGN_OR_RETURN(device->main_, device->Connect());
+  ASSIGN_OR_RETURN(auto connection, device->ConnectIscsi());
   uint64_t size = 0;
   uint32_t block_size = 0;
-  RETURN_IF_ERROR(device->main_->ReadCapacity(
+  RETURN_IF_ERROR(connection->ReadCapacity(
       NetNowNanos() + options.connect_timeout_nanos, options.net.cancelled, &size, &block_size));
   if (options.size > size) {
     return absl::OutOfRangeError(common::StrCat("iSCSI LUN ", options.uri, " holds ", size,
@@ -241,7 +275,8 @@ common::StatusOr<std::unique_ptr<IscsiDevice>> IscsiDevice::Open(const IscsiDevi
   }
   device->size_ = options.size != 0 ? options.size / block_size * block_size : size;
   device->block_size_ = block_size;
-  device->main_->set_block_size(block_size);
+  connection->set_block_size(block_size);
+  device->set_main(std::move(connection));
   return device;
 }
 
@@ -251,30 +286,6 @@ DeviceCaps IscsiDevice::caps() const {
 
 std::string IscsiDevice::Describe() const {
   return common::StrCat(options_.uri, " (iSCSI", options_.chap.user.empty() ? "" : ", CHAP", ")");
-}
-
-int64_t IscsiDevice::Execute(const IoRequest& request) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (main_ == nullptr) {
-    auto connection = Connect();
-    if (!connection.ok()) return -ECONNREFUSED;
-    main_ = std::move(*connection);
-  }
-  bool lost = false;
-  const int64_t result = ExecuteOnConnection(*main_, request, options_.net, stats_, &lost);
-  if (lost) main_.reset();
-  return result;
-}
-
-common::StatusOr<std::unique_ptr<IoQueue>> IscsiDevice::OpenQueue(uint32_t depth) {
-  ASSIGN_OR_RETURN(auto connection, Connect());
-  return std::unique_ptr<IoQueue>(new NetQueue(std::move(connection), depth, options_.net,
-                                               common::StrCat("iSCSI target ", options_.uri),
-                                               stats_));
-}
-
-std::vector<std::pair<std::string, std::string>> IscsiDevice::Stats() const {
-  return stats_.ToPairs();
 }
 
 }  // namespace stormark::agent

@@ -14,11 +14,9 @@
 #define STORMARK_AGENT_DEVICES_ISCSI_DEVICE_H_
 
 #include <memory>
-#include <mutex>
 #include <string>
 
-#include "agent/devices/device.h"
-#include "agent/devices/net_queue.h"
+#include "agent/devices/net_device.h"
 #include "agent/devices/net_uri.h"
 
 namespace stormark::agent {
@@ -46,32 +44,23 @@ inline constexpr char kDefaultInitiator[] = "iqn.2024-01.org.stormark:initiator"
 
 class IscsiConnection;
 
-class IscsiDevice final : public Device {
+class IscsiDevice final : public NetDevice {
  public:
   // Logs in once to read the capacity. Errors name the URI and what failed (connect, login,
   // READ CAPACITY), never the credentials.
   static common::StatusOr<std::unique_ptr<IscsiDevice>> Open(const IscsiDeviceOptions& options);
   ~IscsiDevice() override;
 
-  uint64_t size() const override { return size_; }
-  uint32_t block_size() const override { return block_size_; }
   DeviceCaps caps() const override;
   std::string Describe() const override;
-  int64_t Execute(const IoRequest& request) override;
-  common::StatusOr<std::unique_ptr<IoQueue>> OpenQueue(uint32_t depth) override;
-  std::vector<std::pair<std::string, std::string>> Stats() const override;
 
  private:
   IscsiDevice(IscsiDeviceOptions options, IscsiUri uri);
-  common::StatusOr<std::unique_ptr<IscsiConnection>> Connect();
+  common::StatusOr<std::unique_ptr<NetConnection>> Connect() override;
+  common::StatusOr<std::unique_ptr<IscsiConnection>> ConnectIscsi();
 
   const IscsiDeviceOptions options_;
   const IscsiUri uri_;
-  uint64_t size_ = 0;
-  uint32_t block_size_ = 512;
-  mutable NetStats stats_;
-  std::mutex mu_;
-  std::unique_ptr<IscsiConnection> main_;  // Guarded by mu_; for Execute.
 };
 
 }  // namespace stormark::agent

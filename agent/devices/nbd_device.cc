@@ -81,7 +81,7 @@ class NbdConnection final : public NetConnection {
 
   common::Status Lost() const {
     const char* error = nbd_get_error();
-    return absl::UnavailableError(common::StrCat(
+    return absl::FailedPreconditionError(common::StrCat(
         "lost the connection to ", what_, ": ",
         error != nullptr && *error != '\0' ? error : "the server closed it"));
   }
@@ -98,11 +98,18 @@ class NbdConnection final : public NetConnection {
   std::vector<IoCompletion> completed_;
 };
 
-NbdDevice::NbdDevice(NbdDeviceOptions options) : options_(std::move(options)) {}
+NbdDevice::NbdDevice(NbdDeviceOptions options)
+    : NetDevice(options.net, common::StrCat("NBD server ", options.uri)),
+      options_(std::move(options)) {}
 
 NbdDevice::~NbdDevice() = default;
 
-common::StatusOr<std::unique_ptr<NbdConnection>> NbdDevice::Connect() {
+common::StatusOr<std::unique_ptr<NetConnection>> NbdDevice::Connect() {
+  ASSIGN_OR_RETURN(auto connection, ConnectNbd());
+  return std::unique_ptr<NetConnection>(std::move(connection));
+}
+
+common::StatusOr<std::unique_ptr<NbdConnection>> NbdDevice::ConnectNbd() {
   const std::string what = common::StrCat("NBD server ", options_.uri);
   nbd_handle* handle = nbd_create();
   if (handle == nullptr) {
@@ -111,7 +118,7 @@ common::StatusOr<std::unique_ptr<NbdConnection>> NbdDevice::Connect() {
   auto connection = std::make_unique<NbdConnection>(handle, options_.writable, what);
   auto fail = [&](std::string_view step) {
     const char* error = nbd_get_error();
-    return absl::UnavailableError(common::StrCat("cannot connect to ", what, ": ", step,
+    return absl::FailedPreconditionError(common::StrCat("cannot connect to ", what, ": ", step,
                                                  error != nullptr ? error : "unknown error"));
   };
   // Reads land in our own buffers: libnbd need not clear them first.
@@ -146,11 +153,11 @@ common::StatusOr<std::unique_ptr<NbdConnection>> NbdDevice::Connect() {
 
 common::StatusOr<std::unique_ptr<NbdDevice>> NbdDevice::Open(const NbdDeviceOptions& options) {
   std::unique_ptr<NbdDevice> device(new NbdDevice(options));
-  ASSIGN_OR_RETURN(device->main_, device->Connect());
-  nbd_handle* handle = device->main_->handle();
+  ASSIGN_OR_RETURN(auto connection, device->ConnectNbd());
+  nbd_handle* handle = connection->handle();
   const int64_t size = nbd_get_size(handle);
   if (size < 0) {
-    return absl::UnavailableError(
+    return absl::FailedPreconditionError(
         common::StrCat("NBD server ", options.uri, ": cannot read the export size: ", nbd_get_error()));
   }
   if (options.size > static_cast<uint64_t>(size)) {
@@ -170,6 +177,7 @@ common::StatusOr<std::unique_ptr<NbdDevice>> NbdDevice::Open(const NbdDeviceOpti
     return absl::PermissionDeniedError(
         common::StrCat("NBD export ", options.uri, " is read-only on the server; cannot write"));
   }
+  device->set_main(std::move(connection));
   return device;
 }
 
@@ -179,26 +187,6 @@ DeviceCaps NbdDevice::caps() const {
 
 std::string NbdDevice::Describe() const {
   return common::StrCat(options_.uri, " (NBD", tls_negotiated_ ? ", TLS" : "", ")");
-}
-
-int64_t NbdDevice::Execute(const IoRequest& request) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (main_ == nullptr) {
-    auto connection = Connect();
-    if (!connection.ok()) return -ECONNREFUSED;
-    main_ = std::move(*connection);
-  }
-  bool lost = false;
-  const int64_t result = ExecuteOnConnection(*main_, request, options_.net, stats_, &lost);
-  if (lost) main_.reset();
-  return result;
-}
-
-common::StatusOr<std::unique_ptr<IoQueue>> NbdDevice::OpenQueue(uint32_t depth) {
-  ASSIGN_OR_RETURN(auto connection, Connect());
-  return std::unique_ptr<IoQueue>(new NetQueue(std::move(connection), depth, options_.net,
-                                               common::StrCat("NBD server ", options_.uri),
-                                               stats_));
 }
 
 std::vector<std::pair<std::string, std::string>> NbdDevice::Stats() const {

@@ -13,12 +13,9 @@
 #define STORMARK_AGENT_DEVICES_NBD_DEVICE_H_
 
 #include <memory>
-#include <mutex>
 #include <string>
 
-#include "agent/devices/device.h"
-#include "agent/devices/net_queue.h"
-#include "agent/devices/net_uri.h"
+#include "agent/devices/net_device.h"
 
 namespace stormark::agent {
 
@@ -44,34 +41,26 @@ struct NbdDeviceOptions {
 
 class NbdConnection;
 
-class NbdDevice final : public Device {
+class NbdDevice final : public NetDevice {
  public:
   // Connects once to learn the export's size and flags. Errors name the URI (which never holds
   // a secret): "cannot connect to NBD server nbd://127.0.0.1:1/x: connect: Connection refused".
   static common::StatusOr<std::unique_ptr<NbdDevice>> Open(const NbdDeviceOptions& options);
   ~NbdDevice() override;
 
-  uint64_t size() const override { return size_; }
-  uint32_t block_size() const override { return block_size_; }
   DeviceCaps caps() const override;
   std::string Describe() const override;
-  int64_t Execute(const IoRequest& request) override;
-  common::StatusOr<std::unique_ptr<IoQueue>> OpenQueue(uint32_t depth) override;
   std::vector<std::pair<std::string, std::string>> Stats() const override;
 
  private:
   explicit NbdDevice(NbdDeviceOptions options);
-  common::StatusOr<std::unique_ptr<NbdConnection>> Connect();
+  common::StatusOr<std::unique_ptr<NetConnection>> Connect() override;
+  common::StatusOr<std::unique_ptr<NbdConnection>> ConnectNbd();
 
   const NbdDeviceOptions options_;
-  uint64_t size_ = 0;
-  uint32_t block_size_ = 512;
   uint32_t alignment_ = 1;
   bool multi_conn_ = false;
   bool tls_negotiated_ = false;
-  mutable NetStats stats_;
-  std::mutex mu_;
-  std::unique_ptr<NbdConnection> main_;  // Guarded by mu_; for Execute.
 };
 
 }  // namespace stormark::agent

@@ -233,7 +233,7 @@ TEST_F(ParseAgentConfigTest, TargetWithoutDirIsRejected) {
   ExpectErrorAt(
       "targets:\n"
       "  scratch: {}\n",
-      2, "target 'scratch' needs one of 'dir: PATH', 'block: PATH' or 'null: true'");
+      2, "target 'scratch' needs one of 'dir: PATH', 'block: PATH', 'null: true'");
 }
 
 TEST_F(ParseAgentConfigTest, TargetThatIsNotAMapIsRejected) {
@@ -367,7 +367,8 @@ TEST_F(ParseAgentConfigTest, NetworkTargetErrorsNameTheirLine) {
   ExpectErrorAt("targets:\n  t:\n    nbd: http://x/\n", 3, "scheme 'http'");
   ExpectErrorAt("targets:\n  t:\n    nbd: nbd://user:pw@x/\n", 3,
                 "credentials do not belong in the URI");
-  ExpectErrorAt("targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b\n", 3, "LUN 'iqn.a:b'");
+  ExpectErrorAt("targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b\n", 3,
+                "needs both the target's IQN and a LUN");
   ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    tls: {certificates: $DIR}\n", 3,
                 "write nbds://");
   ExpectErrorAt("targets:\n  t:\n    nbd: nbds://x/\n    tls: {certificates: /nope}\n", 4,
@@ -381,7 +382,7 @@ TEST_F(ParseAgentConfigTest, NetworkTargetErrorsNameTheirLine) {
   ExpectErrorAt("targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b/0\n"
                 "    chap: {user: u, password: p, initiator: bob}\n",
                 4, "chap.initiator 'bob' is not an iSCSI name");
-  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    chap: {user: u, password: p}\n", 2,
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    chap: {user: u, password: p}\n", 3,
                 "'chap' applies to iscsi targets, not nbd");
   ExpectErrorAt("targets:\n  t:\n    block: $DIR/f\n    size: 1M\n    tls: {certificates: $DIR}\n",
                 5, "'tls' and 'chap' apply to nbd and iscsi targets only");

@@ -91,7 +91,7 @@ TEST(ParseIscsiUri, RefusesWhatItCannotUse) {
   const std::pair<const char*, const char*> cases[] = {
       {"nbd://h/iqn.a:b/0", "not an iscsi:// URI"},
       {"iscsi://u%p@h/iqn.a:b/0", "credentials do not belong"},
-      {"iscsi://h/iqn.a:b", "LUN 'iqn.a:b'"},
+      {"iscsi://h/iqn.a:b", "needs both the target's IQN and a LUN"},
       {"iscsi://h/0", "needs both the target's IQN and a LUN"},
       {"iscsi://h/iqn.a:b/x", "LUN 'x'"},
       {"iscsi://h/iqn.a:b/99999", "LUN '99999'"},
