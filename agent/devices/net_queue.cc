@@ -100,7 +100,7 @@ common::StatusOr<size_t> NetQueue::Reap(size_t min_complete, std::span<IoComplet
                                         int64_t timeout_nanos) {
   min_complete = std::min<size_t>({min_complete, in_flight(), out.size()});
   const int64_t deadline = timeout_nanos >= 0 ? NetNowNanos() + timeout_nanos : -1;
-  if (done_.size() < std::max<size_t>(min_complete, 1) && started_ > 0 && error_.ok()) {
+  if (min_complete == 0 && done_.empty() && started_ > 0 && error_.ok()) {
     RETURN_IF_ERROR(ServiceOnce(0));  // Whatever is ready, without waiting.
   }
   while (done_.size() < min_complete) {
@@ -109,12 +109,14 @@ common::StatusOr<size_t> NetQueue::Reap(size_t min_complete, std::span<IoComplet
       break;  // The caller sees the flag and stops.
     }
     int slice = kSliceMs;
+    bool last = false;  // The caller's timeout has passed: one look without waiting, then go.
     if (deadline >= 0) {
-      const int64_t left = deadline - NetNowNanos();
-      if (left <= 0) break;
+      const int64_t left = std::max<int64_t>(0, deadline - NetNowNanos());
+      last = left == 0;
       slice = static_cast<int>(std::min<int64_t>(slice, (left + 999'999) / 1'000'000));
     }
     RETURN_IF_ERROR(ServiceOnce(slice));
+    if (last) break;
   }
   size_t n = 0;
   while (n < out.size() && !done_.empty()) {
