@@ -91,16 +91,7 @@ class IscsiTest(h.StormarkTestCase):
         self.json_path = os.path.join(self.make_dir(), "out.json")
 
     def run_randio(self, target, *sets, expect=0):
-        args = ["run", "--agent", self.agent.address, "--target", target, "--workload", "randio",
-                "--json", self.json_path, "--no-progress"]
-        for s in sets:
-            args += ["--set", s]
-        result = self.run_stormark(args)
-        self.assert_no_crash(result)
-        self.assertEqual(result.returncode, expect, result.describe())
-        with open(self.json_path) as f:
-            report = json.load(f)
-        return result, report["phases"][0]["results"][0], report
+        return super().run_randio(self.agent, target, self.json_path, *sets, expect=expect)
 
     def test_verified_writes_reach_the_backing_file(self):
         tgtd = Tgtd(self, self.backing)

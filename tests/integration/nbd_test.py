@@ -48,17 +48,10 @@ class NbdTest(h.StormarkTestCase):
         self.agent = self.start_agent("nbd", extra_targets=targets)
         self.json_path = os.path.join(self.make_dir(), "out.json")
 
-    def run_randio(self, target, *sets, expect=0, timeout=120):
-        args = ["run", "--agent", self.agent.address, "--target", target, "--workload", "randio",
-                "--json", self.json_path, "--no-progress"]
-        for s in sets:
-            args += ["--set", s]
-        result = self.run_stormark(args, timeout=timeout)
-        self.assert_no_crash(result)
-        self.assertEqual(result.returncode, expect, result.describe())
-        with open(self.json_path) as f:
-            report = json.load(f)
-        return result, report["phases"][0]["results"][0]
+    def run_randio(self, target, *sets, expect=0):
+        result, row, _ = super().run_randio(self.agent, target, self.json_path, *sets,
+                                            expect=expect)
+        return result, row
 
     def test_memory_plugin_over_tcp_verifies_and_reports_the_transport(self):
         _, port = self.start_nbdkit("memory", "64M")

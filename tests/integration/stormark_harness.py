@@ -329,6 +329,19 @@ class StormarkTestCase(unittest.TestCase):
             self.fail(f"stormark-agent kept running for {timeout} s: {' '.join(argv)}")
         return Result(argv, done.returncode, done.stdout, done.stderr)
 
+    def run_randio(self, agent, target, json_path, *sets, expect=0, timeout=120):
+        """Runs one randio phase on `target` of `agent` with `--set` options `sets`, expecting
+        exit code `expect`; returns (Result, the phase's one result row, the whole report)."""
+        args = ["run", "--agent", agent.address, "--target", target, "--workload", "randio",
+                "--json", json_path, "--no-progress"]
+        for s in sets:
+            args += ["--set", s]
+        result = self.run_stormark(args, timeout=timeout)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, expect, result.describe())
+        report = self.load_json(json_path)
+        return result, report["phases"][0]["results"][0], report
+
     def load_json(self, path):
         self.assertTrue(os.path.exists(path), f"no JSON report at {path}")
         with open(path, encoding="utf-8") as f:
