@@ -2,10 +2,13 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 #include "agent/devices/aoe/aoe_address.h"
+#include "agent/devices/net_uri.h"
 #include "agent/executables.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -121,25 +124,166 @@ Status CheckBlockPath(std::string_view source, const YAML::Node& node, TargetCon
   return absl::OkStatus();
 }
 
-// Fills in `target` from its map: exactly one of dir, block, aoe or null, plus size and
-// disposable where they apply.
+// A path given under tls: or chap:, which must name an existing file (or directory).
+Status CheckPathField(std::string_view source, const YAML::Node& node, const TargetConfig& target,
+                      std::string_view field, const std::string& path, bool directory) {
+  struct stat st;
+  if (path.empty() || path.front() != '/') {
+    return TargetError(source, node, target,
+                       common::StrCat(field, " '", path, "' must be an absolute path"));
+  }
+  if (stat(path.c_str(), &st) != 0 || (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+    return TargetError(source, node, target,
+                       common::StrCat(field, " ", path, " is not an existing ",
+                                      directory ? "directory" : "file"));
+  }
+  return absl::OkStatus();
+}
+
+// The scalar fields of a tls: or chap: map, checked against `known`.
+StatusOr<std::vector<std::pair<std::string, YAML::Node>>> SettingsMap(
+    std::string_view source, const YAML::Node& node, const TargetConfig& target,
+    std::string_view name, std::initializer_list<std::string_view> known) {
+  std::string list;
+  for (std::string_view k : known) list += common::StrCat(list.empty() ? "" : ", ", k);
+  if (!node.IsMap()) {
+    return TargetError(source, node, target,
+                       common::StrCat("'", name, "' must be a map of ", list));
+  }
+  std::vector<std::pair<std::string, YAML::Node>> fields;
+  for (const auto& field : node) {
+    const std::string key = field.first.as<std::string>();
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return TargetError(source, field.first, target,
+                         common::StrCat("unknown field '", name, ".", key, "' (known: ", list, ")"));
+    }
+    if (!field.second.IsScalar() || field.second.as<std::string>().empty()) {
+      return TargetError(source, field.second, target,
+                         common::StrCat("'", name, ".", key, "' must be a non-empty value"));
+    }
+    fields.emplace_back(key, field.second);
+  }
+  return fields;
+}
+
+Status ParseTls(std::string_view source, const YAML::Node& node, TargetConfig* target) {
+  ASSIGN_OR_RETURN(auto fields,
+                   SettingsMap(source, node, *target, "tls", {"certificates", "psk_file", "username"}));
+  for (const auto& [key, value] : fields) {
+    const std::string text = value.as<std::string>();
+    if (key == "certificates") {
+      RETURN_IF_ERROR(CheckPathField(source, value, *target, "tls.certificates", text, true));
+      target->tls.certificates = text;
+    } else if (key == "psk_file") {
+      RETURN_IF_ERROR(CheckPathField(source, value, *target, "tls.psk_file", text, false));
+      target->tls.psk_file = text;
+    } else {
+      target->tls.username = text;
+    }
+  }
+  if (target->tls.certificates.empty() == target->tls.psk_file.empty()) {
+    return TargetError(source, node, *target,
+                       "'tls' needs exactly one of 'certificates: DIR' or 'psk_file: FILE'");
+  }
+  if (!target->tls.username.empty() && target->tls.psk_file.empty()) {
+    return TargetError(source, node, *target, "'tls.username' goes with 'psk_file'");
+  }
+  return absl::OkStatus();
+}
+
+Status ParseChap(std::string_view source, const YAML::Node& node, TargetConfig* target) {
+  ASSIGN_OR_RETURN(auto fields, SettingsMap(source, node, *target, "chap",
+                                            {"user", "password", "password_file", "initiator"}));
+  for (const auto& [key, value] : fields) {
+    const std::string text = value.as<std::string>();
+    if (key == "user") {
+      target->chap.user = text;
+    } else if (key == "password") {
+      target->chap.password = text;
+    } else if (key == "password_file") {
+      RETURN_IF_ERROR(CheckPathField(source, value, *target, "chap.password_file", text, false));
+      target->chap.password_file = text;
+    } else {
+      if (!text.starts_with("iqn.") && !text.starts_with("eui.") && !text.starts_with("naa.")) {
+        return TargetError(source, value, *target,
+                           common::StrCat("chap.initiator '", text,
+                                          "' is not an iSCSI name (iqn., eui. or naa.)"));
+      }
+      target->chap.initiator = text;
+    }
+  }
+  const bool has_secret = !target->chap.password.empty() || !target->chap.password_file.empty();
+  if (!target->chap.password.empty() && !target->chap.password_file.empty()) {
+    return TargetError(source, node, *target, "'chap' takes 'password' or 'password_file', not both");
+  }
+  if (target->chap.user.empty() != !has_secret) {
+    return TargetError(source, node, *target,
+                       "'chap' needs both 'user' and one of 'password' or 'password_file'");
+  }
+  return absl::OkStatus();
+}
+
+// An nbd or iscsi target: a URI the agent's initiator can use, and TLS or CHAP settings that
+// fit it.
+Status CheckNetTarget(std::string_view source, const YAML::Node& body, const YAML::Node& kind_node,
+                      TargetConfig* target) {
+  target->cache = std::make_shared<NetTargetCache>();
+  if (target->kind == "iscsi") {
+    auto uri = ParseIscsiUri(target->path);
+    if (!uri.ok()) return TargetError(source, kind_node, *target, std::string(uri.status().message()));
+    if (!target->tls.certificates.empty() || !target->tls.psk_file.empty()) {
+      return TargetError(source, body, *target, "'tls' applies to nbd targets, not iscsi");
+    }
+    return absl::OkStatus();
+  }
+  auto uri = ParseNbdUri(target->path);
+  if (!uri.ok()) return TargetError(source, kind_node, *target, std::string(uri.status().message()));
+  if (!target->chap.user.empty() || !target->chap.initiator.empty()) {
+    return TargetError(source, body, *target, "'chap' applies to iscsi targets, not nbd");
+  }
+  const bool tls_configured = !target->tls.certificates.empty() || !target->tls.psk_file.empty();
+  if (tls_configured && !uri->tls) {
+    return TargetError(source, kind_node, *target,
+                       common::StrCat("'tls' is configured but the URI '", target->path,
+                                      "' does not ask for TLS; write nbds:// (or nbds+unix://)"));
+  }
+  return absl::OkStatus();
+}
+
+// Fills in `target` from its map: exactly one of dir, block, aoe, null, nbd or iscsi, plus
+// size, disposable, tls and chap where they apply.
 Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig* target) {
   YAML::Node kind_node;
+  // A default YAML::Node counts as defined: whether each was given is kept apart.
+  YAML::Node tls_node, chap_node;
+  bool has_tls = false, has_chap = false;
   for (const auto& field : body) {
     const std::string key = field.first.as<std::string>();
     const YAML::Node value = field.second;
-    if (key != "dir" && key != "block" && key != "aoe" && key != "null" && key != "size" &&
-        key != "disposable") {
+    if (key == "tls") {
+      tls_node.reset(value);
+      has_tls = true;
+      continue;
+    }
+    if (key == "chap") {
+      chap_node.reset(value);
+      has_chap = true;
+      continue;
+    }
+    if (key != "dir" && key != "block" && key != "aoe" && key != "null" && key != "nbd" &&
+        key != "iscsi" && key != "size" && key != "disposable") {
       return TargetError(source, field.first, *target,
                          common::StrCat("unknown field '", key,
-                                        "' (known: dir, block, aoe, null, size, disposable)"));
+                                        "' (known: dir, block, aoe, null, nbd, iscsi, size, "
+                                        "disposable, tls, chap)"));
     }
     if (!value.IsScalar()) {
       return TargetError(source, value, *target,
                          common::StrCat("'", key, "' must be ",
                                         key == "dir" || key == "block" ? "a path"
                                         : key == "aoe"                 ? "aoe://IFACE/SHELF.SLOT"
-                                                                       : "a value"));
+                                        : key == "nbd" || key == "iscsi" ? "a URI"
+                                                                         : "a value"));
     }
     const std::string text = value.as<std::string>();
     if (key == "size") {
@@ -158,7 +302,8 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
     if (!target->kind.empty()) {
       return TargetError(source, field.first, *target,
                          common::StrCat("has both '", target->kind, "' and '", key,
-                                        "'; a target is one of dir, block, aoe or null"));
+                                        "'; a target is one of dir, block, aoe, null, nbd or "
+                                        "iscsi"));
     }
     target->kind = key;
     kind_node = value;
@@ -175,8 +320,16 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
     return ErrorAt(source, body.Mark(),
                    common::StrCat("target '", target->name,
                                   "' needs one of 'dir: PATH', 'block: PATH', "
-                                  "'aoe: aoe://IFACE/SHELF.SLOT' or 'null: true'"));
+                                  "'aoe: aoe://IFACE/SHELF.SLOT', 'null: true', 'nbd: URI' or "
+                                  "'iscsi: URI'"));
   }
+  if (has_tls) RETURN_IF_ERROR(ParseTls(source, tls_node, target));
+  if (has_chap) RETURN_IF_ERROR(ParseChap(source, chap_node, target));
+  if ((has_tls || has_chap) && !target->is_network()) {
+    return TargetError(source, has_tls ? tls_node : chap_node, *target,
+                       "'tls' and 'chap' apply to nbd and iscsi targets only");
+  }
+  if (target->is_network()) return CheckNetTarget(source, body, kind_node, target);
   if (target->kind == "null") {
     if (target->size == 0) target->size = kDefaultNullSize;
     return absl::OkStatus();
@@ -197,7 +350,8 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
   if (target->kind == "block") return CheckBlockPath(source, kind_node, target);
   if (target->size != 0 || target->disposable) {
     return TargetError(source, body, *target,
-                       "'size' and 'disposable' apply to block, aoe and null targets, not dir");
+                       "'size' and 'disposable' apply to block, aoe, null, nbd and iscsi "
+                       "targets, not dir");
   }
   struct stat st;
   if (stat(target->path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {

@@ -16,6 +16,13 @@
 //     ceiling:
 //       null: true        # the null device: measures stormark's own cost
 //       size: 1T          # its addressable size (default 1 TiB)
+//     export1:
+//       nbd: nbds://10.0.0.5:10809/scratch   # or nbd://..., nbd+unix:///EXPORT?socket=PATH
+//       disposable: true
+//       tls: {certificates: /etc/stormark/nbd-pki}   # or {psk_file: PATH, username: NAME}
+//     lun0:
+//       iscsi: iscsi://10.0.0.6:3260/iqn.2003-01.org.example:disk1/0
+//       chap: {user: bench, password_file: /etc/stormark/chap.secret}  # initiator: IQN
 //   commands:             # the `command` workload: off unless enabled here
 //     enabled: true
 //     allow: [tar, /usr/bin/unrar]   # optional: only these executables (no shell then,
@@ -28,6 +35,8 @@
 #define STORMARK_AGENT_CONFIG_H_
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,18 +46,55 @@
 
 namespace stormark::agent {
 
+// TLS for an nbds:// target: one of certificates or psk_file.
+struct TlsConfig {
+  // A directory with ca-cert.pem (and client-cert.pem, client-key.pem).
+  std::string certificates;
+  // A PSK file (psktool's format) and the user name in it ("stormark" when not given).
+  std::string psk_file;
+  std::string username;
+};
+
+// iSCSI login settings. The password is read from password_file when the target is opened.
+struct ChapConfig {
+  std::string user;  // Empty: no CHAP.
+  std::string password;
+  std::string password_file;
+  // The initiator's IQN; empty for stormark's default.
+  std::string initiator;
+};
+
+// What the agent learnt of a network target the last time it reached it, so that GetInfo
+// answers without connecting each time. Shared by every copy of the TargetConfig.
+struct NetTargetCache {
+  std::mutex mu;
+  uint64_t size = 0;  // Guarded by mu, and the rest too; 0 until reached.
+  uint32_t block_size = 0;
+  int64_t failed_at_nanos = 0;  // Monotonic time of the last failed attempt.
+  std::string error;
+};
+
 struct TargetConfig {
   // [A-Za-z0-9._-], 1 to 64 characters.
   std::string name;
-  // "dir", "block", "aoe" or "null".
+  // "dir", "block", "aoe", "null", "nbd" or "iscsi".
   std::string kind;
   // Absolute path of the directory, or of the block device or file; the aoe:// address of an
-  // AoE target; empty for null.
+  // AoE target; the URI of an nbd or iscsi target (never with credentials in it); empty for
+  // null.
   std::string path;
-  // Block, aoe and null: the bytes workloads may address; 0 means all of the device or file.
+  // Block, aoe, null, nbd, iscsi: the bytes workloads may address; 0 means all of the device.
   uint64_t size = 0;
-  // Block and aoe: workloads may write to it (the data on it is disposable).
+  // Block, aoe, nbd, iscsi: workloads may write to it (the data on it is disposable).
   bool disposable = false;
+  // nbd: TLS settings (empty for no TLS, or the system's CAs with an nbds:// URI).
+  TlsConfig tls{};
+  // iscsi: CHAP and the initiator name.
+  ChapConfig chap{};
+  // nbd, iscsi: what was learnt when it was last reached.
+  std::shared_ptr<NetTargetCache> cache{};
+
+  bool is_network() const { return kind == "nbd" || kind == "iscsi"; }
 };
 
 // Whether and which commands the `command` workload may run.

@@ -19,6 +19,7 @@
 #include "agent/devices/aoe/aoe_device.h"
 #include "agent/environment.h"
 #include "agent/transport.h"
+#include "agent/targets/net_target.h"
 #include "agent/tuning.h"
 #include "common/strings.h"
 
@@ -158,6 +159,10 @@ stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths
   info.set_path(target.path);
   if (target.kind == "aoe") {
     ReadAoeFacts(target, &info);
+    return info;
+  }
+  if (target.is_network()) {
+    ReadNetTargetFacts(target, &info);
     return info;
   }
   if (target.kind == "null") {

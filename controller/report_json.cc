@@ -226,6 +226,10 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                          {"mismatches", v.mismatches()},
                          {"first_mismatches", std::move(mismatches)}};
       }
+      if (!r.device_stats().empty()) {
+        row["device_stats"] = json(std::map<std::string, std::string>(r.device_stats().begin(),
+                                                                      r.device_stats().end()));
+      }
       if (!r.resolved().empty()) {
         json resolved = json::object();
         for (const auto& [key, value] : r.resolved()) resolved[key] = value;

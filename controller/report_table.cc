@@ -204,6 +204,11 @@ std::string FormatAgentsTable(const std::vector<AgentRecord>& agents) {
         what = common::StrCat(t.kind() == "aoe" ? "" : "block ", where, ", ",
                               common::FormatBytes(t.size_bytes()),
                               t.disposable() ? ", disposable" : ", read-only");
+      } else if (t.kind() == "nbd" || t.kind() == "iscsi") {
+        what = common::StrCat(t.transport(), " ", t.path(), ", ",
+                              t.size_bytes() != 0 ? common::FormatBytes(t.size_bytes())
+                                                  : std::string("not reached"),
+                              t.disposable() ? ", disposable" : ", read-only");
       } else {
         what = common::StrCat(t.filesystem().empty() ? "?" : t.filesystem(), ", ",
                               common::FormatBytes(t.free_bytes()), " free");

@@ -15,6 +15,8 @@ packages=(
   libfmt-dev         # formatting of tables and messages
   liburing-dev       # the io_uring engine of block devices
   libsqlite3-dev     # the results store
+  libiscsi-dev       # the user-space iSCSI initiator of iscsi:// targets
+  libnbd-dev         # the user-space NBD client of nbd:// targets
   # Tests: the reference tools stormark's figures are checked against.
   python3 procps bonnie++ postmark fio
   # Tests that use loop devices (losetup) and build real filesystems on them (sweep hooks).
@@ -22,6 +24,9 @@ packages=(
   # Tests of the user-space AoE initiator: an AoE target (vblade) behind a veth pair, and
   # frame loss on that veth (an nftables netdev rule; tc netem is not available everywhere).
   iproute2 nftables vblade
+  # Tests and benchmarks of network block targets: real NBD and iSCSI servers, their clients,
+  # and the tools that make TLS certificates and PSK files for nbdkit.
+  gnutls-bin libiscsi-bin libnbd-bin nbdkit tgt
 )
 
 missing=()

@@ -17,6 +17,8 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/status.h"
 
@@ -120,7 +122,8 @@ class Device {
   virtual common::Status RequestError(const IoRequest& request, int64_t result) const;
 
   // Counters the device kept since it was opened, for PhaseResult.device_stats, under names
-  // such as "aoe.retransmits"; empty for local devices. Safe for concurrent use.
+  // such as "aoe.retransmits" or "nbd.lost_connections"; empty for local devices. Safe for
+  // concurrent use.
   virtual std::map<std::string, std::string> Stats() const { return {}; }
 };
 

@@ -12,6 +12,7 @@
 #include "agent/devices/fill.h"
 #include "agent/devices/null_device.h"
 #include "agent/devices/write_guard.h"
+#include "agent/targets/net_target.h"
 #include "common/strings.h"
 #include "common/units.h"
 
@@ -81,6 +82,7 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
                                                           std::vector<std::string>* warnings) {
   if (target.kind == "null") return std::unique_ptr<Device>(new NullDevice(target.size));
   if (target.kind == "aoe") return OpenAoeTarget(target, options);
+  if (target.is_network()) return OpenNetTarget(target, options.write, cancelled);
   if (target.kind != "block") {
     return absl::InvalidArgumentError(
         common::StrCat("target '", target.name, "' is a ", target.kind, " target, not block"));

@@ -27,10 +27,12 @@ struct BlockOpenOptions {
   Engine engine = Engine::kPsync;
 };
 
-// Opens the device of `target` (kind "block", "aoe" or "null"). An AoE target is discovered
-// here, which takes up to AoeOptions::discovery_timeout_nanos when it does not answer. Fails, naming the target, when
+// Opens the device of `target` (kind "block", "null", "aoe", "nbd" or "iscsi"; the network
+// kinds ignore direct and engine). An AoE target is discovered here, which takes up to
+// AoeOptions::discovery_timeout_nanos when it does not answer. Fails, naming the target, when
 // writing is refused or the device cannot be opened as asked. Remarks for the result (such as
-// "created and filled ...") go to `warnings`. Returns CANCELLED soon after `cancelled` is set.
+// "created and filled ...") go to `warnings`. Returns CANCELLED soon after `cancelled` is set,
+// which must outlive the device.
 common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& target,
                                                           const BlockOpenOptions& options,
                                                           const std::atomic<bool>& cancelled,

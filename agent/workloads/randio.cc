@@ -207,8 +207,9 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
         "engine ", EngineName(EngineOf(spec_)), " runs one request at a time: iodepth ",
         spec_.iodepth(), " acts as 1 (use engine io_uring for a real queue)"));
   }
-  // A device without a page cache in front of it (AoE) needs no cache warnings.
-  if (!spec_.direct() && !device_->caps().direct && target_.kind != "null") {
+  // A device without a page cache in front of it (AoE, NBD, iSCSI) needs no cache warnings.
+  if (!spec_.direct() && !device_->caps().direct && target_.kind != "null" &&
+      target_.kind != "aoe" && !target_.is_network()) {
     const uint64_t span = spec_.offset_bytes() +
                           uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() +
                           region_size_;
@@ -401,9 +402,9 @@ void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   resolved["numjobs"] = common::StrCat(jobs_count_);
   resolved["size"] = common::FormatSizeShort(region_size_);
   resolved["offset"] = common::FormatSizeShort(spec_.offset_bytes());
-  resolved["engine"] = target_.kind == "null" || target_.kind == "aoe"
+  resolved["engine"] = target_.kind == "null" || target_.kind == "aoe" || target_.is_network()
                            ? target_.kind
-                           : EngineName(EngineOf(spec_));
+                           : std::string(EngineName(EngineOf(spec_)));
   resolved["direct"] = spec_.direct() ? "true" : "false";
   resolved["seed"] = common::StrCat(seed_);
   if (device_ != nullptr) {

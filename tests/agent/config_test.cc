@@ -176,7 +176,7 @@ TEST_F(ParseAgentConfigTest, SizeAndDisposableDoNotApplyToDirectories) {
       "  t:\n"
       "    dir: $DIR\n"
       "    disposable: true\n",
-      3, "'size' and 'disposable' apply to block, aoe and null targets");
+      3, "'size' and 'disposable' apply to block, aoe, null, nbd and iscsi targets");
 }
 
 TEST_F(ParseAgentConfigTest, BadSizeAndDisposableNameTheirLine) {
@@ -254,7 +254,7 @@ TEST_F(ParseAgentConfigTest, TargetWithoutDirIsRejected) {
       "  scratch: {}\n",
       2,
       "target 'scratch' needs one of 'dir: PATH', 'block: PATH', "
-      "'aoe: aoe://IFACE/SHELF.SLOT' or 'null: true'");
+      "'aoe: aoe://IFACE/SHELF.SLOT', 'null: true', 'nbd: URI' or 'iscsi: URI'");
 }
 
 TEST_F(ParseAgentConfigTest, TargetThatIsNotAMapIsRejected) {
@@ -351,6 +351,62 @@ TEST_F(LoadAgentConfigTest, MissingFileIsNotFound) {
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(config.status().message(), HasSubstr("absent.yaml"));
+}
+
+TEST_F(ParseAgentConfigTest, NetworkTargetsTakeTheirUriTlsAndChap) {
+  std::ofstream(dir() + "/keys.psk") << "stormark:00ff\n";
+  std::ofstream(dir() + "/chap.secret") << "secret\n";
+  auto config = Parse(
+      "targets:\n"
+      "  tcp: {nbd: 'nbd://127.0.0.1:10809/x', disposable: true, size: 1G}\n"
+      "  sock: {nbd: 'nbd+unix:///x?socket=/run/nbd.sock'}\n"
+      "  tls:\n"
+      "    nbd: nbds://[::1]/y\n"
+      "    tls: {psk_file: $DIR/keys.psk, username: bench}\n"
+      "  certs: {nbd: 'nbds://h/', tls: {certificates: $DIR}}\n"
+      "  lun:\n"
+      "    iscsi: iscsi://10.1.2.3/iqn.2003-01.org.x:disk/1\n"
+      "    chap: {user: u, password_file: $DIR/chap.secret, initiator: iqn.2024-01.org.y:z}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  const TargetConfig* tcp = config->FindTarget("tcp");
+  EXPECT_EQ(tcp->kind, "nbd");
+  EXPECT_EQ(tcp->path, "nbd://127.0.0.1:10809/x");
+  EXPECT_TRUE(tcp->disposable);
+  EXPECT_EQ(tcp->size, uint64_t{1} << 30);
+  EXPECT_NE(tcp->cache, nullptr);
+  EXPECT_EQ(config->FindTarget("tls")->tls.psk_file, dir() + "/keys.psk");
+  EXPECT_EQ(config->FindTarget("tls")->tls.username, "bench");
+  EXPECT_EQ(config->FindTarget("certs")->tls.certificates, dir());
+  const TargetConfig* lun = config->FindTarget("lun");
+  EXPECT_EQ(lun->kind, "iscsi");
+  EXPECT_EQ(lun->chap.user, "u");
+  EXPECT_EQ(lun->chap.password_file, dir() + "/chap.secret");
+  EXPECT_EQ(lun->chap.initiator, "iqn.2024-01.org.y:z");
+}
+
+TEST_F(ParseAgentConfigTest, NetworkTargetErrorsNameTheirLine) {
+  ExpectErrorAt("targets:\n  t:\n    nbd: http://x/\n", 3, "scheme 'http'");
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://user:pw@x/\n", 3,
+                "credentials do not belong in the URI");
+  ExpectErrorAt("targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b\n", 3,
+                "needs both the target's IQN and a LUN");
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    tls: {certificates: $DIR}\n", 3,
+                "write nbds://");
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbds://x/\n    tls: {certificates: /nope}\n", 4,
+                "tls.certificates /nope is not an existing directory");
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbds://x/\n    tls: {username: u}\n", 4,
+                "exactly one of 'certificates: DIR' or 'psk_file: FILE'");
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbds://x/\n    tls: {pin: 1}\n", 4,
+                "unknown field 'tls.pin'");
+  ExpectErrorAt("targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b/0\n    chap: {user: u}\n", 4,
+                "needs both 'user' and one of 'password' or 'password_file'");
+  ExpectErrorAt("targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b/0\n"
+                "    chap: {user: u, password: p, initiator: bob}\n",
+                4, "chap.initiator 'bob' is not an iSCSI name");
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    chap: {user: u, password: p}\n", 3,
+                "'chap' applies to iscsi targets, not nbd");
+  ExpectErrorAt("targets:\n  t:\n    block: $DIR/f\n    size: 1M\n    tls: {certificates: $DIR}\n",
+                5, "'tls' and 'chap' apply to nbd and iscsi targets only");
 }
 
 }  // namespace

@@ -339,6 +339,19 @@ class StormarkTestCase(unittest.TestCase):
             self.fail(f"stormark-agent kept running for {timeout} s: {' '.join(argv)}")
         return Result(argv, done.returncode, done.stdout, done.stderr)
 
+    def run_randio(self, agent, target, json_path, *sets, expect=0, timeout=120):
+        """Runs one randio phase on `target` of `agent` with `--set` options `sets`, expecting
+        exit code `expect`; returns (Result, the phase's one result row, the whole report)."""
+        args = ["run", "--agent", agent.address, "--target", target, "--workload", "randio",
+                "--json", json_path, "--no-progress"]
+        for s in sets:
+            args += ["--set", s]
+        result = self.run_stormark(args, timeout=timeout)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, expect, result.describe())
+        report = self.load_json(json_path)
+        return result, report["phases"][0]["results"][0], report
+
     def load_json(self, path):
         self.assertTrue(os.path.exists(path), f"no JSON report at {path}")
         with open(path, encoding="utf-8") as f:
@@ -388,3 +401,57 @@ class StormarkTestCase(unittest.TestCase):
             self.assertEqual(s["host"], result["host"])
         offsets = [s["offset_nanos"] for s in series]
         self.assertEqual(offsets, sorted(offsets))
+
+
+def free_loopback_port():
+    """A loopback port free right now, for a server a test starts (it may race with another
+    process taking it; the server then fails to start and the test says so)."""
+    return closed_loopback_port()
+
+
+_CRC32C_TABLE = []
+for _n in range(256):
+    _c = _n
+    for _ in range(8):
+        _c = (_c >> 1) ^ 0x82F63B78 if _c & 1 else _c >> 1
+    _CRC32C_TABLE.append(_c)
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = _CRC32C_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def check_verify_stamps(path, size, unit=4096, crc_samples=64):
+    """Reads a file that randio with verify=true wrote in full (its region [0, size)) and
+    returns a list of problems (empty when fine): every unit must carry randio's header
+    ("SMV1", its own offset, one run salt), and a sample of units must pass their CRC32C.
+    This checks the bytes that reached the server's backing store, independently of the
+    agent's own read-back."""
+    import random
+    problems = []
+    salts = set()
+    sampled = set(random.Random(size).sample(range(size // unit), min(crc_samples, size // unit)))
+    with open(path, "rb") as f:
+        for index in range(size // unit):
+            block = f.read(unit)
+            offset = index * unit
+            if len(block) < unit:
+                problems.append(f"file ends at {offset}")
+                break
+            if block[:4] != b"SMV1":
+                problems.append(f"unit at {offset}: no verify header")
+            elif int.from_bytes(block[8:16], "little") != offset:
+                problems.append(f"unit at {offset}: header names offset "
+                                f"{int.from_bytes(block[8:16], 'little')}")
+            else:
+                salts.add(block[16:20])
+                if index in sampled and crc32c(block[8:]) != int.from_bytes(block[4:8], "little"):
+                    problems.append(f"unit at {offset}: CRC32C mismatch")
+            if len(problems) > 5:
+                break
+    if len(salts) > 1:
+        problems.append(f"{len(salts)} different run salts: not all units are from this run")
+    return problems
