@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """How the controller copes with many agents: starts N stormark-agent processes on loopback
-ports of this machine (default 200), each with a null target, runs one timed randio phase on
-all of them at one instant, and reports:
+ports of this machine (default 200), each with a null target, runs a timed randio phase twice
+on all of them (each time at one instant), and reports, for each of the two:
 
-  - start skew across agents: each agent's own lateness against the common start instant
+  - start skew across agents (the second phase starts with the lead the controller learned
+    from late starts in the first): each agent's own lateness against the common start instant
     (start_late, p50/p99/max), and the spread of the actual starts on the controller's clock
     (each start corrected by that agent's measured clock offset);
   - the controller's CPU time and max RSS (wait4 on its process), its wall time, and the time
@@ -59,6 +60,20 @@ def percentile(values, p):
         return float("nan")
     k = min(len(ordered) - 1, max(0, int(round(p / 100 * (len(ordered) - 1)))))
     return ordered[k]
+
+
+class PhaseFigures:
+    """Start figures of one phase of the JSON report."""
+
+    def __init__(self, phase):
+        done = [r for r in phase["results"] if r["status"] == "succeeded"]
+        self.ok = len(done)
+        self.late = [r["start_late_nanos"] / 1e6 for r in done] or [float("nan")]
+        corrected = [r["start_unix_nanos"] - r["clock_offset_nanos"] for r in done]
+        self.spread = (max(corrected) - min(corrected)) / 1e6 if corrected else float("nan")
+        self.uncertainty = phase["start_skew_uncertainty_nanos"] / 1e6
+        self.last_end = max((r["end_unix_nanos"] - r["clock_offset_nanos"] for r in done),
+                            default=0)
 
 
 class Agents:
@@ -117,7 +132,8 @@ def run(args):
         json_path = os.path.join(base, "out.json")
         argv = [binary("stormark"), "run", "--workload", "randio", "--target", "sink",
                 "--set", "rw=randread", "--set", f"runtime={args.runtime}s",
-                "--set", "time_based=true", "--json", json_path, "--no-db", "--no-progress"]
+                "--set", "time_based=true", "--set", "repeat=2", "--json", json_path, "--no-db",
+                "--no-progress"]
         for address in agents.addresses:
             argv += ["--agent", address]
         out_path = os.path.join(base, "controller.out")
@@ -134,14 +150,9 @@ def run(args):
             sys.exit(f"scale.py: the controller exited {code}")
         with open(json_path) as f:
             report = json.load(f)
-        phase = report["phases"][0]
-        results = phase["results"]
-        ok = [r for r in results if r["status"] == "succeeded"]
-        late = [r["start_late_nanos"] / 1e6 for r in ok]
-        corrected = [r["start_unix_nanos"] - r["clock_offset_nanos"] for r in ok]
-        start_at = phase["start_at_unix_nanos"]
-        vs_instant = [(c - start_at) / 1e6 for c in corrected]
-        last_result = max(r["end_unix_nanos"] - r["clock_offset_nanos"] for r in ok)
+        phases = [PhaseFigures(p) for p in report["phases"]]
+        ok = min(p.ok for p in phases)
+        last_result = max(p.last_end for p in phases)
         plan_to_last = (last_result - report["started_unix_nanos"]) / 1e9
         busy_rss = statistics.median(rss_kib(p.pid) for p in agents.procs)
     finally:
@@ -149,36 +160,33 @@ def run(args):
             agents.stop()
         shutil.rmtree(base, ignore_errors=True)
 
-    spread = (max(corrected) - min(corrected)) / 1e6 if corrected else float("nan")
-    print(f"agents: {args.agents} on loopback, {len(ok)} succeeded; randio randread on a null "
-          f"target, {args.runtime} s time-based; {os.cpu_count()} CPUs shared by all")
+    load = os.getloadavg()[0]
+    print(f"agents: {args.agents} on loopback, {ok} succeeded in every phase; randio randread on a "
+          f"null target, {args.runtime} s time-based, 2 phases; {os.cpu_count()} CPUs shared by "
+          f"all (load average {load:.1f} at the end)")
     print(f"agents started in {started_in:.1f} s (not part of the run)")
-    rows = [
-        ("start late, agent clock (p50 / p99 / max)",
-         f"{percentile(late, 50):.2f} / {percentile(late, 99):.2f} / {max(late):.2f} ms"),
-        ("start vs common instant, controller clock (p50 / p99)",
-         f"{percentile(vs_instant, 50):.2f} / {percentile(vs_instant, 99):.2f} ms"),
-        ("start spread across agents (max - min)", f"{spread:.2f} ms"),
-        ("controller's skew figure (and its clock uncertainty)",
-         f"{(phase['start_skew_nanos'] or 0) / 1e6:.2f} ms "
-         f"(+- {phase['start_skew_uncertainty_nanos'] / 1e6:.2f} ms)"),
-        ("controller CPU time (user + system)", f"{usage.ru_utime + usage.ru_stime:.2f} s"),
-        ("controller max RSS", f"{usage.ru_maxrss / 1024:.1f} MiB"),
-        ("controller wall time", f"{wall:.2f} s"),
-        ("run start to last result", f"{plan_to_last:.2f} s (the phase itself: {args.runtime} s)"),
-        ("idle agent RSS (median)", f"{idle_rss / 1024:.1f} MiB"),
-        ("agent RSS after the run (median)", f"{busy_rss / 1024:.1f} MiB"),
-    ]
-    width = max(len(r[0]) for r in rows)
+    rows = [("", "phase 1", "phase 2")]
+    rows.append(("start late, agent clock (p50 / p99 / max), ms",
+                 *[f"{percentile(p.late, 50):.2f} / {percentile(p.late, 99):.2f} / "
+                   f"{max(p.late):.2f}" for p in phases]))
+    rows.append(("start spread across agents, controller clock, ms",
+                 *[f"{p.spread:.2f} (+- {p.uncertainty:.2f})" for p in phases]))
+    rows.append(("controller CPU time (user + system)", f"{usage.ru_utime + usage.ru_stime:.2f} s", ""))
+    rows.append(("controller max RSS", f"{usage.ru_maxrss / 1024:.1f} MiB", ""))
+    rows.append(("controller wall time", f"{wall:.2f} s", ""))
+    rows.append(("run start to last result",
+                 f"{plan_to_last:.2f} s (phases: 2 x {args.runtime} s)", ""))
+    rows.append(("idle agent RSS (median)", f"{idle_rss / 1024:.1f} MiB", ""))
+    rows.append(("agent RSS after the run (median)", f"{busy_rss / 1024:.1f} MiB", ""))
     print()
-    print(f"| {'measure'.ljust(width)} | value |")
-    print(f"| {'-' * width} | --- |")
-    for name, value in rows:
-        print(f"| {name.ljust(width)} | {value} |")
+    for i, row in enumerate(rows):
+        print("| " + " | ".join(row) + " |")
+        if i == 0:
+            print("| --- | --- | --- |")
     if os.cpu_count() and args.agents > 50 * os.cpu_count():
         print(f"\nnote: {args.agents} agents on {os.cpu_count()} CPUs: each start instant is "
               "contended by the scheduler; the skew shows that machine, not a fleet's.")
-    return 0 if len(ok) == args.agents else 1
+    return 0 if ok == args.agents else 1
 
 
 def main():

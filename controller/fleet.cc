@@ -30,9 +30,11 @@ void ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
 // Time between the start decision and the start instant: enough for the Run calls to reach
 // every agent, whose round trips were measured.
 constexpr int64_t kMinStartLeadNanos = 250'000'000;
-// Each host's Run call leaves on its own thread; with hundreds of hosts, starting those
-// threads takes time of its own.
-constexpr int64_t kStartLeadPerHostNanos = 1'000'000;
+// Each host's Run call leaves on its own thread and wakes its agent; with hundreds of hosts
+// on few cores (a test rig, or a busy controller) that takes time of its own.
+constexpr int64_t kStartLeadPerHostNanos = 2'000'000;
+// The most the lead learned from late starts may add.
+constexpr int64_t kMaxLearnedLeadNanos = 5'000'000'000;
 
 }  // namespace
 
@@ -332,7 +334,8 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
     ++starting;
   }
   const int64_t start_at = clock_.NowUnixNanos() + kMinStartLeadNanos + 4 * max_rtt +
-                           static_cast<int64_t>(starting) * kStartLeadPerHostNanos;
+                           static_cast<int64_t>(starting) * kStartLeadPerHostNanos +
+                           learned_lead_nanos_;
   if (outcome->start_at_unix_nanos == 0) outcome->start_at_unix_nanos = start_at;
 
   // 3. Run everywhere, then clean up.
@@ -340,6 +343,16 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
     const size_t i = group[k];
     if (prepared[i]) RunHost(i, outcome->plan, phase_id, start_at, progress, &outcome->hosts[i]);
   });
+
+  // Run calls that reached their agents after the instant: give later phases more lead.
+  int64_t latest = 0;
+  for (size_t i : group) {
+    const auto& result = outcome->hosts[i].result;
+    if (result) latest = std::max(latest, result->start_late_nanos());
+  }
+  if (latest > 1'000'000) {
+    learned_lead_nanos_ = std::min(kMaxLearnedLeadNanos, std::max(learned_lead_nanos_, 2 * latest));
+  }
 }
 
 void Fleet::MeasureStartSkew(PhaseOutcome* outcome) {

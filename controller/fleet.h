@@ -133,6 +133,8 @@ class Fleet {
   const FleetOptions options_;
   std::atomic<bool> aborted_{false};
   std::atomic<bool> stopped_{false};
+  // Extra lead before the start instant, learned from the late starts of earlier phases.
+  int64_t learned_lead_nanos_ = 0;
 
   mutable std::mutex mu_;
   std::vector<std::string> host_errors_;  // Guarded by mu_.
