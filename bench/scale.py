@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How the controller copes with many agents: starts N stormark-agent processes on loopback
-ports of this machine (default 200), each with a null target, runs a timed randio phase twice
+ports of this machine (default 200), each with a null target, runs a timed, rate-limited (light) randio phase twice
 on all of them (each time at one instant), and reports, for each of the two:
 
   - start skew across agents (the second phase starts with the lead the controller learned
@@ -131,7 +131,7 @@ def run(args):
 
         json_path = os.path.join(base, "out.json")
         argv = [binary("stormark"), "run", "--workload", "randio", "--target", "sink",
-                "--set", "rw=randread", "--set", f"runtime={args.runtime}s",
+                "--set", "rw=randread", "--set", "rate_iops=200", "--set", f"runtime={args.runtime}s",
                 "--set", "time_based=true", "--set", "repeat=2", "--json", json_path, "--no-db",
                 "--no-progress"]
         for address in agents.addresses:
@@ -161,7 +161,7 @@ def run(args):
         shutil.rmtree(base, ignore_errors=True)
 
     load = os.getloadavg()[0]
-    print(f"agents: {args.agents} on loopback, {ok} succeeded in every phase; randio randread on a "
+    print(f"agents: {args.agents} on loopback, {ok} succeeded in every phase; randio randread at 200 IOPS on a "
           f"null target, {args.runtime} s time-based, 2 phases; {os.cpu_count()} CPUs shared by "
           f"all (load average {load:.1f} at the end)")
     print(f"agents started in {started_in:.1f} s (not part of the run)")

@@ -23,7 +23,8 @@ class ScaleTest(h.StormarkTestCase):
                   for i in range(AGENTS)]
         json_path = os.path.join(self.make_dir(), "out.json")
         args = ["run", "--workload", "randio", "--target", "sink", "--set", "rw=randread",
-                "--set", "runtime=2s", "--set", "time_based=true", "--json", json_path,
+                "--set", "rate_iops=200", "--set", "runtime=2s", "--set", "time_based=true",
+                "--json", json_path,
                 "--no-progress"]
         for agent in agents:
             args += ["--agent", agent.address]
