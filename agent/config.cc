@@ -370,12 +370,23 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>();
     if (key != "targets" && key != "commands" && key != "allow_drop_caches" &&
-        key != "allow_tuning") {
+        key != "allow_tuning" && key != "stuck_worker_after" && key != "stalled_io_after") {
       return ErrorAt(source, entry.first.Mark(),
                      common::StrCat("unknown field '", key,
                                     "' (known: targets, commands, allow_drop_caches, "
-                                    "allow_tuning)"));
+                                    "allow_tuning, stuck_worker_after, stalled_io_after)"));
     }
+  }
+  for (auto [key, field] : {std::pair{"stuck_worker_after", &config.stuck_worker_after_nanos},
+                             std::pair{"stalled_io_after", &config.stalled_io_after_nanos}}) {
+    const YAML::Node node = root[key];
+    if (!node) continue;
+    auto nanos = common::ParseDurationOf(key, node.IsScalar() ? node.as<std::string>() : "?");
+    if (nanos.ok() && *nanos <= 0) {
+      nanos = absl::InvalidArgumentError(common::StrCat("bad ", key, ": must be above 0"));
+    }
+    if (!nanos.ok()) return ErrorAt(source, node.Mark(), std::string(nanos.status().message()));
+    *field = *nanos;
   }
   if (const YAML::Node commands = root["commands"]) {
     ASSIGN_OR_RETURN(config.commands, ParseCommandPolicy(commands, source));

@@ -31,6 +31,10 @@
 //   allow_tuning: false              # default; true lets plans set the scheduler,
 //                                    # read_ahead_kb, nr_requests and queue_depth of a
 //                                    # target's device (restored after each phase)
+//   stuck_worker_after: 10s          # default; a stopped phase whose worker is still in the
+//                                    # kernel (state D) this long after is reported stuck
+//   stalled_io_after: 120s           # default; no I/O completed for this long while a
+//                                    # worker sits in the kernel stops the phase as stalled
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
@@ -119,6 +123,14 @@ struct AgentConfig {
   bool allow_drop_caches = true;
   // Whether a phase may change the block-queue settings of a target's device.
   bool allow_tuning = false;
+  // After a phase is told to stop (abort, deadline, controller gone), how long its workload
+  // may take to return before a worker that sits in the kernel in state D (an I/O to a dead
+  // network disk, axboe/fio#1004) is reported stuck: the phase is then FAILED, the thread is
+  // left behind, and the agent takes no new phase until the thread comes back.
+  int64_t stuck_worker_after_nanos = int64_t{10} * 1'000'000'000;
+  // A running phase in which no I/O has completed for this long while one of its threads is
+  // in state D is stopped as stalled (then the rule above applies).
+  int64_t stalled_io_after_nanos = int64_t{120} * 1'000'000'000;
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

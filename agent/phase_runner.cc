@@ -5,6 +5,7 @@
 
 #include "common/cache_report.h"
 #include "common/strings.h"
+#include "agent/kernel_waits.h"
 #include "agent/workloads/factory.h"
 #include "common/cpu_times.h"
 #include "fmt/format.h"
@@ -23,7 +24,26 @@ constexpr int64_t kMaxStartDelayNanos = 60'000'000'000;
 // How often a waiting or running phase looks for a caller that has gone.
 constexpr int64_t kPollNanos = 20'000'000;
 
+double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
+
 }  // namespace
+
+// The timed part of a run, shared with its worker thread, which outlives Run() when it is
+// stuck in the kernel.
+struct PhaseRunner::RunShared {
+  RunShared(const common::Clock& clock, const std::atomic<bool>& cancelled)
+      : recorders(clock.MonotonicNanos()),
+        region(clock, recorders),
+        ctx{clock, cancelled, recorders, region} {}
+  common::RecorderSet recorders;
+  TimedRegion region;
+  RunContext ctx;
+  std::mutex mu;
+  std::condition_variable done_cv;
+  bool done = false;      // Guarded by mu.
+  bool abandoned = false; // Guarded by mu; Run() left, the worker frees the slot.
+  Status status;          // Guarded by mu.
+};
 
 PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
                          int64_t reclaim_after_nanos, SystemPaths paths)
@@ -34,7 +54,17 @@ PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock
       paths_(std::move(paths)),
       page_cache_(clock, paths_.drop_caches) {}
 
-PhaseRunner::~PhaseRunner() { Shutdown(); }
+PhaseRunner::~PhaseRunner() {
+  Shutdown();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ != State::kStuck) return;
+  // The stuck thread may still return and use its workload: leave both to the process's end.
+  {
+    std::lock_guard<std::mutex> run_lock(stuck_run_->mu);
+    stuck_run_->abandoned = false;  // It must not call back into this runner.
+  }
+  (void)workload_.release();
+}
 
 const char* PhaseRunner::StateName(State state) {
   switch (state) {
@@ -50,6 +80,8 @@ const char* PhaseRunner::StateName(State state) {
       return "finished, awaiting cleanup";
     case State::kCleaning:
       return "removing its files";
+    case State::kStuck:
+      return "stopped, with a worker stuck in the kernel";
   }
   return "unknown";
 }
@@ -76,6 +108,8 @@ int PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   tuning.reset();  // Restores the device's settings, outside the lock (sysfs writes).
   std::lock_guard<std::mutex> lock(mu_);
   warnings_.clear();
+  stuck_in_.clear();
+  stuck_run_.reset();
   cache_report_.Clear();
   host_environment_.clear();
   target_environment_.clear();
@@ -87,8 +121,42 @@ int PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   return removed;
 }
 
+bool PhaseRunner::LeaseExpiredLocked() {
+  const int64_t lease = int64_t{spec_.heartbeat_timeout_ms()} * 1'000'000;
+  if (lease == 0 || state_ == State::kIdle || state_ == State::kStuck) return false;
+  const int64_t silent = clock_.MonotonicNanos() - last_heartbeat_mono_;
+  if (silent < lease) return false;
+  if (abort_reason_.empty()) {
+    abort_reason_ = fmt::format(
+        "no heartbeat from the controller for {:.1f} s (its lease is {:.1f} s): it is gone or "
+        "cut off",
+        Seconds(silent), Seconds(lease));
+  }
+  return true;
+}
+
+std::string PhaseRunner::Heartbeat(const std::string& phase_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ == State::kIdle) return "";
+  if (!phase_id.empty() && phase_id == spec_.phase_id()) {
+    last_heartbeat_mono_ = clock_.MonotonicNanos();
+  }
+  return spec_.phase_id();
+}
+
+std::string PhaseRunner::StuckWorker() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ != State::kStuck) return "";
+  return fmt::format("{} for {:.0f} s", stuck_in_,
+                     Seconds(clock_.MonotonicNanos() - stuck_since_mono_));
+}
+
 std::unique_ptr<Workload> PhaseRunner::ReleaseIfAbandonedLocked(std::string* note) {
   if (state_ != State::kPrepared && state_ != State::kFinished) return nullptr;
+  if (LeaseExpiredLocked()) {
+    *note = fmt::format("removed phase '{}': {}", spec_.phase_id(), abort_reason_);
+    return BeginCleanupLocked();
+  }
   const int64_t idle = clock_.MonotonicNanos() - last_touched_mono_;
   if (idle < reclaim_after_nanos_) return nullptr;
   *note = fmt::format("removed abandoned phase '{}' (untouched for {:.0f} s)", spec_.phase_id(),
@@ -145,6 +213,13 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (shut_down_) return absl::UnavailableError("agent is shutting down");
+    if (state_ == State::kStuck) {
+      return absl::UnavailableError(fmt::format(
+          "a worker of phase '{}' is stuck in the kernel ({} for {:.0f} s): this agent takes no "
+          "new phase until that I/O returns (is the device or its network gone? restart the "
+          "agent once it is back, or reboot)",
+          spec_.phase_id(), stuck_in_, Seconds(clock_.MonotonicNanos() - stuck_since_mono_)));
+    }
     if (state_ != State::kIdle) {
       return absl::FailedPreconditionError(common::StrCat(
           "agent is busy with phase '", spec_.phase_id(), "' (", StateName(state_),
@@ -154,6 +229,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     spec_ = spec;
     cancelled_ = false;
     abort_reason_.clear();
+    last_heartbeat_mono_ = clock_.MonotonicNanos();
     ++generation_;
   }
 
@@ -162,12 +238,17 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   std::condition_variable watch_cv;
   bool prepared = false;  // Guarded by watch_mu.
   std::thread watcher;
-  if (gone) {
+  {
     watcher = std::thread([&] {
       std::unique_lock<std::mutex> lock(watch_mu);
       while (!watch_cv.wait_for(lock, std::chrono::nanoseconds(kPollNanos),
                                 [&] { return prepared; })) {
-        if (gone()) {
+        bool expired = false;
+        {
+          std::lock_guard<std::mutex> state_lock(mu_);
+          expired = LeaseExpiredLocked();
+        }
+        if (expired || (gone && gone())) {
           cancelled_ = true;
           return;
         }
@@ -263,68 +344,71 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
 
   PhaseResult result;
   bool caller_gone = false;
+  auto lease_expired = [this] {
+    std::lock_guard<std::mutex> lock(mu_);
+    return LeaseExpiredLocked();
+  };
 
   // Wait for the common start instant, watching for an abort.
   while (!clock_.SleepUntilUnixNanos(request.start_at_unix_nanos(), kPollNanos)) {
     if (gone()) caller_gone = true;
+    if (lease_expired()) cancelled_ = true;
     if (caller_gone || cancelled_) break;
   }
 
+  std::string stuck_in;
+  std::shared_ptr<RunShared> stuck_shared;
   if (!caller_gone && !cancelled_) {
-    common::RecorderSet recorders(clock_.MonotonicNanos());
-    TimedRegion region(clock_, recorders);
+    auto shared = std::make_shared<RunShared>(clock_, cancelled_);
     // How late the start was is measured as Run begins, before any warm-up.
-    const int64_t start_late = region.span().start_unix - request.start_at_unix_nanos();
-    RunContext ctx{clock_, cancelled_, recorders, region};
-
-    std::mutex done_mu;
-    std::condition_variable done_cv;
-    bool done = false;  // Guarded by done_mu.
-    Status status;
-    std::thread worker([&] {
-      Status s = workload->Run(ctx);
-      std::lock_guard<std::mutex> lock(done_mu);
-      status = std::move(s);
-      done = true;
-      done_cv.notify_all();
-    });
-
-    int64_t next_progress = region.start_mono() + interval_nanos;
-    for (;;) {
+    const int64_t start_late = shared->region.span().start_unix - request.start_at_unix_nanos();
+    // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
+    std::thread([this, shared, workload] {
+      Status s = workload->Run(shared->ctx);
+      bool abandoned = false;
       {
-        std::unique_lock<std::mutex> lock(done_mu);
-        if (done_cv.wait_for(lock, std::chrono::nanoseconds(kPollNanos), [&] { return done; })) {
-          break;
-        }
+        std::lock_guard<std::mutex> lock(shared->mu);
+        shared->status = std::move(s);
+        shared->done = true;
+        abandoned = shared->abandoned;
+        shared->done_cv.notify_all();
       }
-      if (!caller_gone && gone()) {
-        caller_gone = true;
-        cancelled_ = true;
-      }
-      const int64_t now = clock_.MonotonicNanos();
-      if (!caller_gone && now >= next_progress) {
-        next_progress += interval_nanos;
-        stormark::v1::RunUpdate::Progress p;
-        p.set_elapsed_nanos(std::max<int64_t>(0, now - region.start_mono()));
-        p.set_bytes(recorders.TotalBytes());
-        p.set_ops(recorders.TotalOps());
-        if (!progress(p)) {
-          caller_gone = true;
-          cancelled_ = true;
-        }
-      }
+      if (abandoned) ReleaseStuck();
+    }).detach();
+    stuck_in = AwaitWorker(shared, interval_nanos, progress, gone, &caller_gone);
+    if (stuck_in.empty()) {
+      shared->region.Close();
+    } else {
+      stuck_shared = shared;
     }
-    worker.join();
-    region.Close();
-    const TimedRegion::Span span = region.span();
-
+    const TimedRegion::Span span = shared->region.span();
+    const int64_t end_mono = stuck_in.empty() ? span.end_mono : clock_.MonotonicNanos();
     result.set_start_unix_nanos(span.start_unix);
-    result.set_end_unix_nanos(span.start_unix + (span.end_mono - span.start_mono));
+    result.set_end_unix_nanos(span.start_unix + (end_mono - span.start_mono));
     result.set_start_late_nanos(start_late);
-    result.set_cpu_user_nanos(span.cpu_end.user_nanos - span.cpu_start.user_nanos);
-    result.set_cpu_system_nanos(span.cpu_end.system_nanos - span.cpu_start.system_nanos);
-    FillResult(status, recorders, span.start_mono, span.end_mono, &result);
-    workload->AddToResult(&result);
+    if (stuck_in.empty()) {
+      result.set_cpu_user_nanos(span.cpu_end.user_nanos - span.cpu_start.user_nanos);
+      result.set_cpu_system_nanos(span.cpu_end.system_nanos - span.cpu_start.system_nanos);
+      Status status;
+      {
+        std::lock_guard<std::mutex> lock(shared->mu);
+        status = shared->status;
+      }
+      FillResult(status, shared->recorders, span.start_mono, span.end_mono, &result);
+      workload->AddToResult(&result);
+    } else {
+      // The stuck thread still records; the figures so far are a snapshot, not a result.
+      result.set_bytes(shared->recorders.TotalBytes());
+      result.set_ops(shared->recorders.TotalOps());
+      result.set_elapsed_nanos(end_mono - span.start_mono);
+      result.set_state(PhaseResult::FAILED);
+      result.set_stuck_worker(stuck_in);
+      std::lock_guard<std::mutex> lock(mu_);
+      result.set_error(fmt::format(
+          "worker stuck in the kernel in {}; the I/O may never return (stopped because: {}). "
+          "This agent takes no new phase until it does",
+          stuck_in, abort_reason_.empty() ? "the phase was aborted" : abort_reason_));
+    }
   } else {
     std::lock_guard<std::mutex> lock(mu_);
     result.set_state(PhaseResult::ABORTED);
@@ -337,15 +421,21 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     result.mutable_target_environment()->insert(target_environment_.begin(),
                                                 target_environment_.end());
   }
-  if (caller_gone && result.state() != PhaseResult::SUCCEEDED) {
-    result.set_state(PhaseResult::ABORTED);
+  if (caller_gone && result.state() == PhaseResult::ABORTED) {
     result.set_error("the controller went away during the phase");
   }
 
   std::unique_ptr<Workload> released;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (caller_gone) {
+    if (!stuck_in.empty()) {
+      // The worker frees the slot when (if) it returns; see ReleaseStuck.
+      state_ = State::kStuck;
+      stuck_in_ = stuck_in.substr(0, stuck_in.rfind(" for "));
+      stuck_since_mono_ = clock_.MonotonicNanos();
+      stuck_run_ = stuck_shared;
+      state_changed_.notify_all();
+    } else if (caller_gone) {
       // Nobody will call Cleanup: free the slot now.
       released = BeginCleanupLocked();
     } else {
@@ -354,8 +444,95 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       state_changed_.notify_all();
     }
   }
-  if (caller_gone) FinishCleanup(std::move(released));
+  if (stuck_in.empty() && caller_gone) FinishCleanup(std::move(released));
+  if (stuck_shared) {
+    // The worker may have returned before the slot was marked stuck; then free it here.
+    bool done = false;
+    {
+      std::lock_guard<std::mutex> lock(stuck_shared->mu);
+      done = stuck_shared->done;
+    }
+    if (done) ReleaseStuck();
+  }
   return result;
+}
+
+std::string PhaseRunner::AwaitWorker(const std::shared_ptr<RunShared>& shared,
+                                     int64_t interval_nanos, const ProgressFn& progress,
+                                     const GoneFn& gone, bool* caller_gone) {
+  common::RecorderSet& recorders = shared->recorders;
+  const int64_t start = shared->region.start_mono();
+  int64_t next_progress = start + interval_nanos;
+  int64_t stop_asked = 0;  // Monotonic time the workload was told to stop; 0 before.
+  uint64_t last_ops = 0;
+  int64_t last_op_mono = start;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(shared->mu);
+      if (shared->done_cv.wait_for(lock, std::chrono::nanoseconds(kPollNanos),
+                                   [&] { return shared->done; })) {
+        return "";
+      }
+    }
+    const int64_t now = clock_.MonotonicNanos();
+    if (!*caller_gone && gone()) {
+      *caller_gone = true;
+      cancelled_ = true;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (LeaseExpiredLocked()) cancelled_ = true;
+    }
+    // Stalled I/O: nothing completed for a long time while a thread sits in the kernel.
+    const uint64_t ops = recorders.TotalOps();
+    if (ops != last_ops) {
+      last_ops = ops;
+      last_op_mono = now;
+    } else if (!cancelled_ && now - last_op_mono >= config_.stalled_io_after_nanos) {
+      const std::vector<KernelWait> waits = ThreadsInKernelWait(paths_.proc_self);
+      if (!waits.empty()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (abort_reason_.empty()) {
+          abort_reason_ = fmt::format("no I/O completed for {:.0f} s while a worker sits in {}",
+                                      Seconds(now - last_op_mono), waits.front().Describe());
+        }
+        cancelled_ = true;
+      }
+    }
+    if (cancelled_ && stop_asked == 0) stop_asked = now;
+    if (stop_asked != 0 && now - stop_asked >= config_.stuck_worker_after_nanos) {
+      // Told to stop long ago and not back: stuck if a thread is in the kernel for good.
+      const std::vector<KernelWait> waits = ThreadsInKernelWait(paths_.proc_self);
+      if (!waits.empty()) {
+        std::lock_guard<std::mutex> lock(shared->mu);
+        if (shared->done) return "";
+        shared->abandoned = true;
+        return fmt::format("{} for {:.0f} s", waits.front().Describe(),
+                           Seconds(now - std::min(stop_asked, last_op_mono)));
+      }
+    }
+    if (!*caller_gone && now >= next_progress) {
+      next_progress += interval_nanos;
+      stormark::v1::RunUpdate::Progress p;
+      p.set_elapsed_nanos(std::max<int64_t>(0, now - start));
+      p.set_bytes(recorders.TotalBytes());
+      p.set_ops(ops);
+      if (!progress(p)) {
+        *caller_gone = true;
+        cancelled_ = true;
+      }
+    }
+  }
+}
+
+void PhaseRunner::ReleaseStuck() {
+  std::unique_ptr<Workload> released;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_ != State::kStuck) return;
+    released = BeginCleanupLocked();
+  }
+  FinishCleanup(std::move(released));
 }
 
 void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& recorders,
@@ -416,6 +593,7 @@ bool PhaseRunner::Abort(const std::string& phase_id, int64_t max_wait_nanos) {
       return true;
     }
     if (generation_ != generation || state_ == State::kIdle) return true;
+    if (state_ == State::kStuck) return true;  // Freed by the worker if it ever returns.
     released = BeginCleanupLocked();
   }
   FinishCleanup(std::move(released));
@@ -434,6 +612,10 @@ StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id) {
         "phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
   }
   if (state_ == State::kCleaning) return 0;  // Another call is removing the files already.
+  if (state_ == State::kStuck) {
+    return absl::UnavailableError(common::StrCat("phase '", phase_id, "' has a worker stuck in ",
+                                                 stuck_in_, "; its files are removed when it returns"));
+  }
   std::unique_ptr<Workload> released = BeginCleanupLocked();
   lock.unlock();
   return FinishCleanup(std::move(released));

@@ -2,7 +2,14 @@
 // time. This is the guard that makes a second Prepare fail while a phase is held.
 //
 // States: idle -> preparing -> prepared -> running -> finished -> (Cleanup) cleaning -> idle.
-// Abort from any state cancels, removes the phase's files and returns to idle.
+// Abort from any state cancels, removes the phase's files and returns to idle. A run whose
+// worker does not come back from the kernel after it was stopped (an I/O to a dead disk)
+// ends FAILED and leaves the slot `stuck`: every Prepare is refused until the thread returns,
+// which then removes the phase's files and frees the slot by itself.
+//
+// A phase whose spec sets heartbeat_timeout_ms is held on a lease: Heartbeat() naming it
+// renews the lease, and when the lease runs out the phase is aborted (while running, within
+// 20 ms; prepared or finished, at the next ReclaimAbandoned()).
 //
 // Thread-safe: every method may be called from any gRPC handler thread.
 #ifndef STORMARK_AGENT_PHASE_RUNNER_H_
@@ -70,8 +77,17 @@ class PhaseRunner {
   bool Abort(const std::string& phase_id, int64_t max_wait_nanos = -1);
 
   // Frees the slot if its phase has been abandoned (prepared or finished, untouched for the
-  // reclaim time) and removes its files. Returns the phase id, or "" if nothing was done.
+  // reclaim time or past its heartbeat lease) and removes its files. Returns the phase id,
+  // or "" if nothing was done.
   std::string ReclaimAbandoned();
+
+  // Renews the lease of the held phase when `phase_id` names it. Returns the held phase id
+  // ("" when idle).
+  std::string Heartbeat(const std::string& phase_id);
+
+  // What a worker left stuck in the kernel is stuck in ("pread64 on /dev/dm-3 for 40 s"), or
+  // "" when no worker is stuck.
+  std::string StuckWorker() const;
 
   // Removes the files of a prepared or finished phase and frees the slot. OK with 0 when the
   // slot is already empty (Cleanup is idempotent); FAILED_PRECONDITION while running or when
@@ -90,7 +106,8 @@ class PhaseRunner {
   const HostFacts& host() const { return host_; }
 
  private:
-  enum class State { kIdle, kPreparing, kPrepared, kRunning, kFinished, kCleaning };
+  enum class State { kIdle, kPreparing, kPrepared, kRunning, kFinished, kCleaning, kStuck };
+  struct RunShared;
   static const char* StateName(State state);
 
   // Marks the slot as cleaning (still busy, so no new phase starts on a disk that is busy
@@ -101,6 +118,17 @@ class PhaseRunner {
   int FinishCleanup(std::unique_ptr<Workload> workload);
   // BeginCleanupLocked() if the held phase is abandoned, with a note saying so; else nullptr.
   std::unique_ptr<Workload> ReleaseIfAbandonedLocked(std::string* note);
+  // True when the held phase has a lease and no heartbeat renewed it in time; sets the
+  // abort reason. Requires mu_ held.
+  bool LeaseExpiredLocked();
+  // Waits for the worker of a run to finish, stopping it on an abort, a lost caller, an
+  // expired lease or stalled I/O. Returns "" when it finished, else what it is stuck in (the
+  // worker is then left running, holding `shared`).
+  std::string AwaitWorker(const std::shared_ptr<RunShared>& shared, int64_t interval_nanos,
+                          const ProgressFn& progress, const GoneFn& gone, bool* caller_gone);
+  // Called by a stuck worker thread when it finally returns: removes the phase's files and
+  // frees the slot.
+  void ReleaseStuck();
   // Applies spec.tuning to the target's device, if the config allows it.
   common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(
       const stormark::v1::PhaseSpec& spec) const;
@@ -127,6 +155,10 @@ class PhaseRunner {
   Environment target_environment_;               // Guarded by mu_; from Prepare.
   std::unique_ptr<DeviceTuning> tuning_;         // Guarded by mu_; restored by cleanup.
   int64_t last_touched_mono_ = 0;                // Guarded by mu_; end of the last call.
+  int64_t last_heartbeat_mono_ = 0;              // Guarded by mu_; the lease's last renewal.
+  std::string stuck_in_;                         // Guarded by mu_; set in kStuck.
+  int64_t stuck_since_mono_ = 0;                 // Guarded by mu_; when the worker stopped.
+  std::shared_ptr<RunShared> stuck_run_;         // Guarded by mu_; the stuck worker's state.
   uint64_t generation_ = 0;                      // Guarded by mu_; counts accepted Prepares.
   std::atomic<bool> cancelled_{false};
   std::string abort_reason_;                     // Guarded by mu_; why cancelled_ was set.

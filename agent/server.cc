@@ -53,6 +53,10 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
   // Controllers ping every 10 s to notice a dead agent during long phases; accept that.
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // And ping the controller: a Run stream to a controller cut off by the network breaks
+  // within about 20 s, which aborts the phase (the heartbeat lease usually comes first).
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
   // Requests are small; refuse oversized ones before parsing them.
   builder.SetMaxReceiveMessageSize(1 << 20);
   int port = 0;
@@ -74,12 +78,13 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
 
 void AgentServer::ReapAbandonedPhases() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_.wait_for(lock, std::chrono::seconds(5), [this] { return stopping_; })) {
+  while (!stop_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_; })) {
     lock.unlock();
     const std::string phase = runner_->ReclaimAbandoned();
     if (!phase.empty() && log_) {
       log_(common::StrCat("removed abandoned phase '", phase,
-                          "': its controller neither ran nor cleaned it up"));
+                          "': its controller stopped sending heartbeats, or neither ran nor "
+                          "cleaned it up"));
     }
     lock.lock();
   }

@@ -49,7 +49,7 @@ class AgentServer {
 
  private:
   AgentServer() = default;
-  // Every few seconds, frees the slot of a phase whose controller abandoned it.
+  // Every second, frees the slot of a phase whose controller abandoned it.
   void ReapAbandonedPhases();
 
   std::string address_;

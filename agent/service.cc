@@ -123,4 +123,13 @@ grpc::Status AgentService::Cleanup(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status AgentService::Heartbeat(grpc::ServerContext* /*context*/,
+                                     const stormark::v1::HeartbeatRequest* request,
+                                     stormark::v1::HeartbeatReply* reply) {
+  reply->set_now_unix_nanos(clock_.NowUnixNanos());
+  reply->set_phase_id(runner_.Heartbeat(request->phase_id()));
+  reply->set_stuck_worker(runner_.StuckWorker());
+  return grpc::Status::OK;
+}
+
 }  // namespace stormark::agent

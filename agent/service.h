@@ -37,6 +37,9 @@ class AgentService final : public stormark::v1::Agent::Service {
                      stormark::v1::AbortReply* reply) override;
   grpc::Status Cleanup(grpc::ServerContext* context, const stormark::v1::CleanupRequest* request,
                        stormark::v1::CleanupReply* reply) override;
+  grpc::Status Heartbeat(grpc::ServerContext* context,
+                         const stormark::v1::HeartbeatRequest* request,
+                         stormark::v1::HeartbeatReply* reply) override;
 
  private:
   void Log(grpc::ServerContext* context, const std::string& line) const;

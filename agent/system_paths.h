@@ -20,12 +20,15 @@ struct SystemPaths {
   std::string sys_cpu = "/sys/devices/system/cpu";
   // The vm.* sysctls (dirty_ratio, ...).
   std::string proc_sys_vm = "/proc/sys/vm";
+  // Where the agent looks for its own threads stuck in the kernel.
+  std::string proc_self = "/proc/self";
 
   // Every path above, under `root` instead of "/" (for fake trees in tests).
   static SystemPaths UnderRoot(const std::string& root) {
     SystemPaths paths;
     for (std::string* path : {&paths.drop_caches, &paths.sys_class_block, &paths.sys_dev_block,
-                              &paths.sys_class, &paths.sys_cpu, &paths.proc_sys_vm}) {
+                              &paths.sys_class, &paths.sys_cpu, &paths.proc_sys_vm,
+                              &paths.proc_self}) {
       *path = root + *path;
     }
     return paths;

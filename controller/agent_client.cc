@@ -20,6 +20,25 @@ std::chrono::system_clock::time_point After(int ms) {
 
 }  // namespace
 
+AgentClient::TrackedCall::TrackedCall(AgentClient& client, grpc::ClientContext& context)
+    : client_(client), context_(context) {
+  std::lock_guard<std::mutex> lock(client_.calls_mu_);
+  // A context cancelled before its call starts makes the call fail at once.
+  if (client_.given_up_) context_.TryCancel();
+  client_.calls_.push_back(&context_);
+}
+
+AgentClient::TrackedCall::~TrackedCall() {
+  std::lock_guard<std::mutex> lock(client_.calls_mu_);
+  std::erase(client_.calls_, &context_);
+}
+
+void AgentClient::GiveUp() {
+  std::lock_guard<std::mutex> lock(calls_mu_);
+  given_up_ = true;
+  for (grpc::ClientContext* context : calls_) context->TryCancel();
+}
+
 AgentClient::AgentClient(std::string host, std::shared_ptr<grpc::Channel> channel,
                          const common::Clock& clock)
     : host_(std::move(host)),
@@ -81,6 +100,7 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
 Status AgentClient::Connect(int timeout_ms) {
   // Fails at once on a refused connection or an unknown name; waits only for silence.
   grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
   context.set_wait_for_ready(false);
   context.set_deadline(After(timeout_ms));
   stormark::v1::GetInfoRequest request;
@@ -96,6 +116,7 @@ Status AgentClient::SyncClock(int rounds) {
   std::vector<ClockSample> samples;
   for (int i = 0; i < rounds; ++i) {
     grpc::ClientContext context;
+    TrackedCall tracked(*this, context);
     context.set_deadline(After(2000));
     stormark::v1::SyncClockRequest request;
     stormark::v1::SyncClockReply reply;
@@ -139,6 +160,7 @@ Status AgentClient::CheckWorkload(const std::string& workload) const {
 
 StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::PhaseSpec& spec) {
   grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
   stormark::v1::PrepareRequest request;
   *request.mutable_controller_protocol() = common::OurProtocol();
   *request.mutable_spec() = spec;
@@ -151,6 +173,7 @@ StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id
                                                      int64_t start_at_controller_nanos,
                                                      const ProgressFn& on_progress) {
   grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
   stormark::v1::RunRequest request;
   request.set_phase_id(phase_id);
   request.set_start_at_unix_nanos(start_at_controller_nanos + estimate_.offset_nanos);
@@ -181,6 +204,7 @@ void AgentClient::Abort(const std::string& phase_id) {
   // The Run call is left open: the agent stops the workload and closes the stream with an
   // ABORTED result, which says how far it got.
   grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
   context.set_deadline(After(5000));
   stormark::v1::AbortRequest request;
   request.set_phase_id(phase_id);
@@ -190,11 +214,28 @@ void AgentClient::Abort(const std::string& phase_id) {
 
 Status AgentClient::Cleanup(const std::string& phase_id) {
   grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
   context.set_deadline(After(60000));
   stormark::v1::CleanupRequest request;
   request.set_phase_id(phase_id);
   stormark::v1::CleanupReply reply;
   return FromGrpc(stub_->Cleanup(&context, request, &reply), "Cleanup");
+}
+
+void AgentClient::HeartbeatAsync(const std::string& phase_id, int timeout_ms, HeartbeatFn done) {
+  // Owned by the callback, which gRPC runs once and then destroys.
+  struct Call {
+    grpc::ClientContext context;
+    stormark::v1::HeartbeatRequest request;
+    stormark::v1::HeartbeatReply reply;
+  };
+  auto call = std::make_shared<Call>();
+  call->context.set_deadline(After(timeout_ms));
+  call->request.set_phase_id(phase_id);
+  stub_->async()->Heartbeat(&call->context, &call->request, &call->reply,
+                            [this, call, done = std::move(done)](grpc::Status status) {
+                              done(FromGrpc(status, "Heartbeat"), call->reply);
+                            });
 }
 
 }  // namespace stormark::controller

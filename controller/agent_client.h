@@ -8,7 +8,9 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -75,7 +77,29 @@ class AgentClient {
   // Removes the phase's files on the agent.
   common::Status Cleanup(const std::string& phase_id);
 
+  // Sends one Heartbeat naming `phase_id` ("" between phases) without blocking. `done` runs
+  // on a gRPC thread with the outcome once the agent answers or `timeout_ms` has passed. The
+  // client must outlive the call.
+  using HeartbeatFn =
+      std::function<void(const common::Status&, const stormark::v1::HeartbeatReply&)>;
+  void HeartbeatAsync(const std::string& phase_id, int timeout_ms, HeartbeatFn done);
+
+  // Gives the agent up: cancels every call in flight (a Run() in flight returns at once) and
+  // makes every later call fail at once. For a host that stopped answering. Thread-safe.
+  void GiveUp();
+
  private:
+  // Keeps a call's context where GiveUp() can cancel it, for the call's lifetime.
+  class TrackedCall {
+   public:
+    TrackedCall(AgentClient& client, grpc::ClientContext& context);
+    ~TrackedCall();
+
+   private:
+    AgentClient& client_;
+    grpc::ClientContext& context_;
+  };
+
   // A grpc::Status as one line naming the host and what it means for a user.
   common::Status FromGrpc(const grpc::Status& status, std::string_view call) const;
 
@@ -87,6 +111,9 @@ class AgentClient {
   ClockEstimate estimate_;
   std::string default_target_;
 
+  std::mutex calls_mu_;
+  std::vector<grpc::ClientContext*> calls_;  // Guarded by calls_mu_; calls in flight.
+  bool given_up_ = false;                    // Guarded by calls_mu_.
 };
 
 }  // namespace stormark::controller

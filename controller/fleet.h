@@ -1,8 +1,10 @@
 // The agents of one run, driven together: connect and clock sync, then each phase with a
 // prepare barrier, one common start instant, progress, results and cleanup.
 //
-// A host that fails (unreachable, refused, died mid-phase) becomes a row with its reason;
-// the others go on. Thread-safe only where noted.
+// A host that fails (unreachable, refused, died mid-phase, silent past the heartbeat
+// timeout, overdue past its phase deadline) becomes a row with its reason; the others go on,
+// unless fail_fast is set: then the first failure stops the run, and the phase in flight is
+// aborted on every other host. Thread-safe only where noted.
 #ifndef STORMARK_CONTROLLER_FLEET_H_
 #define STORMARK_CONTROLLER_FLEET_H_
 
@@ -12,11 +14,14 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/status.h"
 #include "controller/agent_client.h"
+#include "controller/heartbeat_monitor.h"
+#include "controller/phase_deadline.h"
 #include "controller/plan.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -57,22 +62,31 @@ struct PhaseOutcome {
   int64_t start_skew_uncertainty_nanos = 0;
 };
 
+struct FleetOptions {
+  HeartbeatOptions heartbeat;
+  // The first host failure stops the run (--fail-fast).
+  bool fail_fast = false;
+};
+
 class Fleet {
  public:
   // Called from the Run threads with (host index, progress). Must be thread-safe.
   using ProgressFn =
       std::function<void(size_t, const stormark::v1::RunUpdate::Progress&)>;
 
-  Fleet(std::vector<std::unique_ptr<AgentClient>> clients, const common::Clock& clock);
+  Fleet(std::vector<std::unique_ptr<AgentClient>> clients, const common::Clock& clock,
+        FleetOptions options = FleetOptions());
+  ~Fleet();
 
-  // Connects to every agent and estimates its clock, all in parallel. Returns one status per
+  // Connects to every agent and estimates its clock, all in parallel, then watches the
+  // reachable ones with heartbeats until the fleet is destroyed. Returns one status per
   // host, in order; hosts that failed take no part in phases (their rows carry the error).
   std::vector<common::Status> ConnectAll();
 
   size_t size() const { return clients_.size(); }
   const AgentClient& client(size_t i) const { return *clients_[i]; }
-  // Empty when host i is usable, else why not.
-  const std::string& host_error(size_t i) const { return host_errors_[i]; }
+  // Empty when host i is usable, else why not. Thread-safe.
+  std::string host_error(size_t i) const;
 
   // Runs one phase on every usable host, all at one instant or one host after another, and
   // returns every host's outcome. Start skew is measured for concurrent runs only.
@@ -84,18 +98,58 @@ class Fleet {
   void AbortAll();
   bool aborted() const { return aborted_; }
 
+  // With fail_fast: why the run was stopped ("--fail-fast: host db1 failed: ..."), or "".
+  // Thread-safe.
+  std::string stopped() const;
+  // Interrupted, or stopped by --fail-fast: no more phases should start.
+  bool halted() const { return aborted_ || stopped_; }
+
  private:
+  // What the watchdog knows of one host's phase in flight. Guarded by mu_.
+  struct Running {
+    bool active = false;
+    std::string phase_id;
+    int64_t start_at = 0;  // Controller clock, ns since the epoch.
+    std::optional<PhaseDeadline> deadline;
+    std::string overdue;   // Set once the deadline passed and the phase was aborted.
+  };
+
   // Prepare barrier, common start, run and cleanup for the hosts in `group`.
   void RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
                 PhaseOutcome* outcome);
+  // Prepare, with the host's phase in flight, or the reason it cannot take part.
+  bool PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id,
+                   HostOutcome* host);
+  // The run and cleanup of one prepared host; sets host->result or host->error.
+  void RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
+               const ProgressFn& progress, HostOutcome* host);
+  // A host failed: with fail_fast, stops the run and aborts the phase on the others.
+  void HostFailed(size_t i, const std::string& error);
+  // From the heartbeat monitor's thread: a host stopped answering; or a round passed.
+  void HostLost(size_t i, const std::string& reason);
+  void CheckDeadlines();
+  // Runs `fn` on a thread of its own, joined before the phase ends (or the fleet goes).
+  void InBackground(std::function<void()> fn);
+  void JoinBackground();
   static void MeasureStartSkew(PhaseOutcome* outcome);
 
   std::vector<std::unique_ptr<AgentClient>> clients_;
-  std::vector<std::string> host_errors_;
   const common::Clock& clock_;
+  const FleetOptions options_;
   std::atomic<bool> aborted_{false};
-  std::mutex phase_mu_;
-  std::string current_phase_;  // Guarded by phase_mu_.
+  std::atomic<bool> stopped_{false};
+  // Extra lead before the start instant, learned from the late starts of earlier phases.
+  int64_t learned_lead_nanos_ = 0;
+
+  mutable std::mutex mu_;
+  std::vector<std::string> host_errors_;  // Guarded by mu_.
+  std::vector<Running> running_;          // Guarded by mu_.
+  std::string current_phase_;             // Guarded by mu_.
+  std::string stop_reason_;               // Guarded by mu_.
+  std::vector<std::thread> background_;   // Guarded by mu_.
+
+  // Last, so that it stops before the rest goes.
+  std::unique_ptr<HeartbeatMonitor> monitor_;
 };
 
 }  // namespace stormark::controller

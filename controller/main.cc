@@ -1,5 +1,7 @@
 // stormark: the controller. Runs the same storage workload on many agents at one instant
 // and prints the comparison.
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <iostream>
 
@@ -16,7 +18,18 @@ namespace {
 
 using stormark::controller::RunOptions;
 
+// Each agent takes a connection (and gRPC a few descriptors more): lift the soft limit on open
+// files to the hard one, so that hundreds of agents fit under a default soft limit of 1024.
+void RaiseOpenFileLimit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 int Main(int argc, char** argv) {
+  RaiseOpenFileLimit();
   // Lives until exit: its signal thread is detached and uses it.
   auto* interrupts = new stormark::controller::Interrupts();
 
@@ -80,6 +93,20 @@ int Main(int argc, char** argv) {
   run_cmd->add_option("--dir", run.dir,
                       "directory for the embedded local agent (default: a new one under "
                       "$TMPDIR or /var/tmp)");
+  run_cmd->add_flag("--fail-fast", run.fail_fast,
+                    "stop the run at the first host failure (abort the phase on the others, "
+                    "keep the results so far, exit 1)");
+  std::string heartbeat_interval, heartbeat_timeout, deadline;
+  auto* hb_interval_opt = run_cmd->add_option(
+      "--heartbeat-interval", heartbeat_interval,
+      "how often each agent is asked whether it is alive (default 2s, or the plan's)");
+  auto* hb_timeout_opt = run_cmd->add_option(
+      "--heartbeat-timeout", heartbeat_timeout,
+      "a host silent this long is failed and its agent drops the phase (default 10s)");
+  auto* deadline_opt = run_cmd->add_option(
+      "--deadline", deadline,
+      "abort a phase still running this long after its start on a host (default: none for "
+      "size-bound phases beyond 4x their own rate, 2x the runtime + 60s for timed ones)");
   bool progress = false;
   auto* progress_opt = run_cmd->add_flag("--progress,!--no-progress", progress,
                                          "live progress line (default: when stdout is a tty)");
@@ -148,6 +175,9 @@ int Main(int argc, char** argv) {
   if (*direct_opt) run.direct = direct;
   if (*sync_opt) run.fdatasync = fdatasync;
   if (*progress_opt) run.progress = progress;
+  if (*hb_interval_opt) run.heartbeat_interval = heartbeat_interval;
+  if (*hb_timeout_opt) run.heartbeat_timeout = heartbeat_timeout;
+  if (*deadline_opt) run.deadline = deadline;
   return stormark::controller::RunCommand(run, *interrupts, stdout, stderr);
 }
 

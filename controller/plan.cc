@@ -36,6 +36,37 @@ std::string RelativeToPlan(std::string_view source, const std::string& path) {
 }
 
 // One phase of the plan; several when its `config` asks for several runs.
+// A duration above 0 for `key`: "bad deadline '0s': must be above 0".
+StatusOr<int64_t> ParsePositiveDuration(std::string_view key, std::string_view value) {
+  ASSIGN_OR_RETURN(int64_t nanos, common::ParseDurationOf(key, value));
+  if (nanos <= 0) return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': must be above 0"));
+  return nanos;
+}
+
+// `heartbeat: {interval: 2s, timeout: 10s}`.
+Status ParseHeartbeat(const YAML::Node& node, std::string_view source, Plan* plan) {
+  if (!node.IsMap()) {
+    return ErrorAt(source, node.Mark(), "'heartbeat' must be a map such as {interval: 2s, timeout: 10s}");
+  }
+  for (const auto& field : node) {
+    const std::string key = ScalarText(field.first);
+    if (key != "interval" && key != "timeout") {
+      return ErrorAt(source, field.first.Mark(),
+                     StrCat("unknown field 'heartbeat.", key, "' (known: interval, timeout)"));
+    }
+    auto nanos = ParsePositiveDuration(StrCat("heartbeat.", key),
+                                       field.second.IsScalar() ? ScalarText(field.second) : "?");
+    if (!nanos.ok()) return ErrorAt(source, field.second.Mark(), std::string(nanos.status().message()));
+    (key == "interval" ? plan->heartbeat_interval_nanos : plan->heartbeat_timeout_nanos) = *nanos;
+  }
+  if (plan->heartbeat_interval_nanos > 0 && plan->heartbeat_timeout_nanos > 0 &&
+      plan->heartbeat_timeout_nanos < 2 * plan->heartbeat_interval_nanos) {
+    return ErrorAt(source, node.Mark(),
+                   "heartbeat.timeout must be at least twice heartbeat.interval");
+  }
+  return absl::OkStatus();
+}
+
 StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index,
                                             const std::string& target,
                                             stormark::v1::CacheMode cache, std::string_view source,
@@ -104,6 +135,12 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
       auto mode = ParseCacheMode(value);
       if (!mode.ok()) return ErrorAt(source, mark, StrCat(label, ": ", mode.status().message()));
       for (PhasePlan& p : phases) p.spec.set_cache(*mode);
+      continue;
+    }
+    if (key == "deadline") {
+      auto nanos = ParsePositiveDuration("deadline", value);
+      if (!nanos.ok()) return ErrorAt(source, mark, StrCat(label, ": ", nanos.status().message()));
+      for (PhasePlan& p : phases) p.deadline_nanos = *nanos;
       continue;
     }
     for (PhasePlan& p : phases) {
@@ -275,16 +312,16 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   Plan plan;
   std::string target;
   stormark::v1::CacheMode cache = stormark::v1::CACHE_KEEP;
-  static constexpr std::string_view kKnown[] = {"agents", "hosts",    "target", "mode",
-                                                "cache",  "repeat",   "sweep",  "setup",
-                                                "teardown", "phases"};
+  static constexpr std::string_view kKnown[] = {
+      "agents", "hosts", "target",   "mode",   "cache",     "repeat",
+      "sweep",  "setup", "teardown", "phases", "heartbeat", "deadline"};
   for (const auto& field : root) {
     const std::string key = ScalarText(field.first);
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
       return ErrorAt(source, field.first.Mark(),
                      StrCat("unknown field '", key,
                             "' (known: agents, hosts, target, mode, cache, repeat, sweep, setup, "
-                            "teardown, phases)"));
+                            "teardown, phases, heartbeat, deadline)"));
     }
   }
   if (const YAML::Node mode = root["mode"]) {
@@ -356,6 +393,14 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
         }
       }
       plan.phases.push_back(std::move(phase));
+    }
+  }
+  if (const YAML::Node node = root["heartbeat"]) RETURN_IF_ERROR(ParseHeartbeat(node, source, &plan));
+  if (const YAML::Node node = root["deadline"]) {
+    auto nanos = ParsePositiveDuration("deadline", node.IsScalar() ? ScalarText(node) : "?");
+    if (!nanos.ok()) return ErrorAt(source, node.Mark(), std::string(nanos.status().message()));
+    for (PhasePlan& phase : plan.phases) {
+      if (phase.deadline_nanos == 0) phase.deadline_nanos = *nanos;
     }
   }
   RETURN_IF_ERROR(CheckSweep(plan, root, source));

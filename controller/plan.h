@@ -15,6 +15,10 @@
 //   teardown: ["umount /srv/bench"]      # hooks, per sweep point, on every agent
 //   cache: drop                          # before each timed region: keep (default), sync,
 //                                        # or drop (sync, then drop the page cache)
+//   heartbeat: {interval: 2s, timeout: 10s}  # the defaults: a host silent for the timeout
+//                                        # is failed, and its agent drops the phase
+//   deadline: 10m                        # abort a phase still running this long after
+//                                        # its start on a host (a phase may set its own)
 //   phases:
 //     - name: seq-write
 //       workload: stream
@@ -61,6 +65,9 @@ struct PhasePlan {
   std::string target;
   // The workload; phase_id and target are filled in per run and host.
   stormark::v1::PhaseSpec spec;
+  // `deadline:`: abort the phase on a host still running this long after its start; 0 means
+  // the default (see controller/phase_deadline.h).
+  int64_t deadline_nanos = 0;
 
   // "stream write 1 GiB, bs 1 MiB, fdatasync".
   std::string Describe() const;
@@ -112,6 +119,9 @@ struct Plan {
   std::vector<std::string> setup;
   std::vector<std::string> teardown;
   std::vector<PhasePlan> phases;
+  // `heartbeat: {interval: 2s, timeout: 10s}`; 0 means the default (heartbeat_monitor.h).
+  int64_t heartbeat_interval_nanos = 0;
+  int64_t heartbeat_timeout_nanos = 0;
   // Remarks about input that was accepted but not acted on (a PostMark script's `show`), for
   // the user to read before the run: "pm.cfg:7: 'show' ignored: ...".
   std::vector<std::string> notes;

@@ -190,6 +190,45 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
   return absl::OkStatus();
 }
 
+// The fleet's options: the plan's heartbeat and deadline, overridden by the flags.
+StatusOr<FleetOptions> MakeFleetOptions(const RunOptions& options, Plan* plan) {
+  FleetOptions fleet;
+  fleet.fail_fast = options.fail_fast;
+  HeartbeatOptions& hb = fleet.heartbeat;
+  if (plan->heartbeat_interval_nanos > 0) hb.interval_nanos = plan->heartbeat_interval_nanos;
+  if (plan->heartbeat_timeout_nanos > 0) hb.timeout_nanos = plan->heartbeat_timeout_nanos;
+  struct Flag {
+    const char* name;
+    const std::optional<std::string>& value;
+    int64_t* field;
+  };
+  int64_t deadline = 0;
+  for (const Flag& flag : {Flag{"--heartbeat-interval", options.heartbeat_interval, &hb.interval_nanos},
+                           Flag{"--heartbeat-timeout", options.heartbeat_timeout, &hb.timeout_nanos},
+                           Flag{"--deadline", options.deadline, &deadline}}) {
+    if (!flag.value) continue;
+    auto nanos = common::ParseDurationNanos(*flag.value);
+    if (!nanos.ok() || *nanos <= 0) {
+      return absl::InvalidArgumentError(StrCat(flag.name, " ", *flag.value,
+                                               ": expected a duration above 0, such as 5s or 500ms"));
+    }
+    *flag.field = *nanos;
+  }
+  if (hb.timeout_nanos < 2 * hb.interval_nanos) {
+    return absl::InvalidArgumentError(
+        StrCat("the heartbeat timeout (", common::FormatDurationNanos(static_cast<double>(hb.timeout_nanos)),
+               ") must be at least twice the interval (",
+               common::FormatDurationNanos(static_cast<double>(hb.interval_nanos)), ")"));
+  }
+  if (hb.timeout_nanos > int64_t{3600} * 1'000'000'000) {
+    return absl::InvalidArgumentError("the heartbeat timeout must be at most 1 h");
+  }
+  if (deadline > 0) {
+    for (PhasePlan& phase : plan->phases) phase.deadline_nanos = deadline;
+  }
+  return fleet;
+}
+
 // How `stormark results list` names a run: --label, else the plan file, else the phases.
 std::string RunLabel(const RunOptions& options, const Plan& plan) {
   if (!options.label.empty()) return options.label;
@@ -229,7 +268,7 @@ Status WriteBonnieCsv(const RunRecord& run, const std::string& path) {
 // that fails anywhere. Prints one line per hook. Returns whether all succeeded.
 bool RunHooks(Fleet& fleet, const std::vector<std::string>& lines, const SweepPoint& point,
               const char* what, const std::function<std::string()>& next_id, std::FILE* out) {
-  for (size_t i = 0; i < lines.size() && !fleet.aborted(); ++i) {
+  for (size_t i = 0; i < lines.size() && !fleet.halted(); ++i) {
     PhasePlan hook;
     hook.name = StrCat(what, "-", i + 1);
     hook.sweep_point = point;
@@ -288,6 +327,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     if (!mode.ok()) return fail_input(mode.status());
     plan.mode = *mode;
   }
+  auto fleet_options = MakeFleetOptions(options, &plan);
+  if (!fleet_options.ok()) return fail_input(fleet_options.status());
   if (!options.agents.empty()) {
     plan.hosts.clear();
     for (const std::string& address : options.agents) plan.hosts.push_back({address, address, {}, ""});
@@ -352,7 +393,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   RunRecord run;
   run.started_unix_nanos = clock.NowUnixNanos();
   run.run_id = NewRunId(run.started_unix_nanos);
-  Fleet fleet(std::move(clients), clock);
+  Fleet fleet(std::move(clients), clock, *fleet_options);
   // Ctrl-C aborts the phase on every agent. The guard removes the handler on every way out,
   // before `fleet` is destroyed; an interrupt that came before this point counts too.
   interrupts.SetHandler([&fleet] { fleet.AbortAll(); });
@@ -423,7 +464,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   const size_t total = points.size() * plan.repeat * plan.phases.size();
   size_t done = 0, ids = 0;
   auto next_id = [&] { return StrCat(run.run_id, "-", ++ids); };
-  for (size_t pt = 0; usable > 0 && pt < points.size() && !fleet.aborted(); ++pt) {
+  for (size_t pt = 0; usable > 0 && pt < points.size() && !fleet.halted(); ++pt) {
     const SweepPoint& point = points[pt];
     if (!point.empty()) {
       std::fprintf(out, "Sweep point %zu/%zu: %s\n\n", pt + 1, points.size(),
@@ -434,11 +475,11 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
       any_failed = true;
       std::fprintf(out, "  the phases of this point are skipped: its setup failed\n\n");
     }
-    for (int rep = 0; set_up && rep < plan.repeat && !fleet.aborted(); ++rep) {
+    for (int rep = 0; set_up && rep < plan.repeat && !fleet.halted(); ++rep) {
       // Valid: the plan was checked at every point before anything ran.
       std::vector<PhasePlan> phases = *PhasesAt(plan, point, rep);
       for (const PhasePlan& phase : phases) {
-        if (fleet.aborted()) break;
+        if (fleet.halted()) break;
         live.Begin(phase.name, KindOf(phase.spec)->expected_bytes(phase.spec) *
                                    (plan.mode == RunMode::kSequential ? 1 : usable));
         PhaseOutcome outcome = fleet.RunPhase(
@@ -464,6 +505,10 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   if (!summary.empty()) std::fprintf(out, "%s\n", summary.c_str());
   run.finished_unix_nanos = clock.NowUnixNanos();
   run.interrupted = fleet.aborted();
+  if (const std::string stopped = fleet.stopped(); !stopped.empty() && !run.interrupted) {
+    std::fprintf(err, "stormark: %s\n", stopped.c_str());
+    any_failed = true;
+  }
 
   // 4. The record, whatever happened: partial results are results.
   int code = run.interrupted ? kExitInterrupted : any_failed ? kExitSomeFailed : kExitOk;

@@ -49,6 +49,14 @@ struct RunOptions {
   std::string dir;
   // --progress / --no-progress; unset means "when stdout is a terminal".
   std::optional<bool> progress;
+  // --fail-fast: the first host failure stops the run.
+  bool fail_fast = false;
+  // --heartbeat-interval and --heartbeat-timeout (durations); unset means the plan's, else
+  // 2 s and 10 s.
+  std::optional<std::string> heartbeat_interval, heartbeat_timeout;
+  // --deadline: abort a phase still running this long after its start on a host, for every
+  // phase (overrides the plan's).
+  std::optional<std::string> deadline;
   // The agent binary the embedded default starts.
   std::string agent_binary;
 };

@@ -34,7 +34,8 @@ PhasePlan StreamWrite(uint64_t size, uint32_t bs) {
 class FleetTest : public AgentsTest {
  protected:
   // A fleet of `agents` fresh agents, plus `unreachable` hosts where nothing listens.
-  std::unique_ptr<Fleet> MakeFleet(int agents, int unreachable = 0) {
+  std::unique_ptr<Fleet> MakeFleet(int agents, int unreachable = 0,
+                                   FleetOptions options = FleetOptions()) {
     std::vector<std::unique_ptr<AgentClient>> clients;
     for (int i = 0; i < agents; ++i) {
       agent::AgentServer* server = StartAgent();
@@ -46,7 +47,7 @@ class FleetTest : public AgentsTest {
       clients.push_back(std::make_unique<AgentClient>(
           address, AgentClient::MakeChannel(address), common::SystemClock()));
     }
-    return std::make_unique<Fleet>(std::move(clients), common::SystemClock());
+    return std::make_unique<Fleet>(std::move(clients), common::SystemClock(), options);
   }
 };
 
@@ -143,6 +144,65 @@ TEST_F(FleetTest, AfterAbortAllPhasesDoNotRun) {
   EXPECT_FALSE(outcome.hosts[0].result.has_value());
   EXPECT_THAT(outcome.hosts[0].error, HasSubstr("interrupted"));
   EXPECT_EQ(CountEntries(TargetDir(0)), 0);
+}
+
+TEST_F(FleetTest, WithFailFastTheFirstFailureStopsTheOthersAndLaterPhases) {
+  FleetOptions options;
+  options.fail_fast = true;
+  auto fleet = MakeFleet(2, 0, options);
+  ASSERT_NE(fleet, nullptr);
+  for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+  PhasePlan plan = StreamWrite(1 * kMiB, 1 * kMiB);
+  plan.target = "scratch";
+  const PhaseOutcome outcome = fleet->RunPhase(plan, "fleet-test-5", nullptr);
+  ASSERT_EQ(outcome.hosts.size(), 2u);
+  EXPECT_TRUE(outcome.hosts[0].succeeded()) << outcome.hosts[0].error;
+  EXPECT_EQ(fleet->stopped(), "");  // Nothing failed yet.
+
+  plan.target = "nope";
+  const PhaseOutcome failed = fleet->RunPhase(plan, "fleet-test-6", nullptr);
+  // Whichever host failed first stopped the run; the other failed too, or was not run.
+  EXPECT_THAT(failed.hosts[0].error + failed.hosts[1].error, HasSubstr("no target 'nope'"));
+  EXPECT_THAT(fleet->stopped(), HasSubstr("--fail-fast: stopped the run after host"));
+  EXPECT_TRUE(fleet->halted());
+  EXPECT_FALSE(fleet->aborted());  // Not an interrupt.
+
+  plan.target = "scratch";
+  const PhaseOutcome later = fleet->RunPhase(plan, "fleet-test-7", nullptr);
+  for (const HostOutcome& host : later.hosts) {
+    EXPECT_FALSE(host.result.has_value());
+    EXPECT_THAT(host.error, HasSubstr("not run: --fail-fast"));
+  }
+  EXPECT_EQ(CountEntries(TargetDir(0)), 0);
+  EXPECT_EQ(CountEntries(TargetDir(1)), 0);
+}
+
+TEST_F(FleetTest, WithoutFailFastAFailedHostDoesNotStopTheRun) {
+  auto fleet = MakeFleet(1);
+  ASSERT_NE(fleet, nullptr);
+  for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+  PhasePlan plan = StreamWrite(1 * kMiB, 1 * kMiB);
+  plan.target = "nope";
+  fleet->RunPhase(plan, "fleet-test-8", nullptr);
+  EXPECT_EQ(fleet->stopped(), "");
+  EXPECT_FALSE(fleet->halted());
+}
+
+TEST_F(FleetTest, APhasePastItsDeadlineIsAbortedOnThatHostWithTheReason) {
+  FleetOptions options;
+  options.heartbeat.interval_nanos = 100 * kMs;  // Deadlines are checked every round.
+  options.heartbeat.timeout_nanos = 10'000 * kMs;
+  auto fleet = MakeFleet(1, 0, options);
+  ASSERT_NE(fleet, nullptr);
+  for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+  // Far more than 200 ms of writing, which checks for an abort between blocks.
+  PhasePlan plan = StreamWrite(4096 * kMiB, 64 * 1024);
+  plan.deadline_nanos = 200 * kMs;
+  const PhaseOutcome outcome = fleet->RunPhase(plan, "fleet-test-9", nullptr);
+  ASSERT_EQ(outcome.hosts.size(), 1u);
+  EXPECT_FALSE(outcome.hosts[0].succeeded());
+  EXPECT_THAT(outcome.hosts[0].error, HasSubstr("phase deadline: ran "));
+  EXPECT_THAT(outcome.hosts[0].error, HasSubstr("past its deadline of 0.2 s"));
 }
 
 }  // namespace

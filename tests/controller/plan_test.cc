@@ -69,6 +69,30 @@ phases:
   EXPECT_FALSE(read.spec.stream().fdatasync());
 }
 
+TEST(ParsePlan, HeartbeatAndDeadlinesAreRead) {
+  auto plan = ParsePlan(R"(heartbeat: {interval: 500ms, timeout: 3s}
+deadline: 10m
+phases:
+  - {name: w, workload: stream, rw: write, size: 1M, deadline: 30s}
+  - {name: r, workload: stream, rw: read, size: 1M}
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->heartbeat_interval_nanos, 500'000'000);
+  EXPECT_EQ(plan->heartbeat_timeout_nanos, 3'000'000'000);
+  EXPECT_EQ(plan->phases[0].deadline_nanos, 30'000'000'000);   // Its own.
+  EXPECT_EQ(plan->phases[1].deadline_nanos, 600'000'000'000);  // The plan's.
+}
+
+TEST(ParsePlan, BadHeartbeatsAndDeadlinesNameTheirLineAndField) {
+  EXPECT_EQ(ParseError("heartbeat: {interval: 2s, timeout: 3s}\nphases: [{workload: stream}]\n"),
+            "plan.yaml:1: heartbeat.timeout must be at least twice heartbeat.interval");
+  EXPECT_THAT(ParseError("heartbeat: {every: 2s}\nphases: [{workload: stream}]\n"),
+              HasSubstr("plan.yaml:1: unknown field 'heartbeat.every'"));
+  EXPECT_THAT(ParseError("phases:\n  - {workload: stream, deadline: 0s}\n"),
+              AllOf(HasSubstr("plan.yaml:2:"), HasSubstr("bad deadline '0s'")));
+}
+
 TEST(ParsePlan, UnnamedPhasesAreNumbered) {
   auto plan = ParsePlan(
       "phases:\n  - {workload: stream, rw: write}\n"
