@@ -15,10 +15,13 @@ packages=(
   libfmt-dev         # formatting of tables and messages
   liburing-dev       # the io_uring engine of block devices
   libsqlite3-dev     # the results store
+  libcurl4-openssl-dev # pushing metrics to a Prometheus Pushgateway
   # Tests: the reference tools stormark's figures are checked against.
   python3 procps bonnie++ postmark fio
   # Tests that use loop devices (losetup) and build real filesystems on them (sweep hooks).
   util-linux mount e2fsprogs
+  # Tests that render the HTML report in a headless browser.
+  chromium
 )
 
 missing=()
