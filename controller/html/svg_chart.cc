@@ -23,7 +23,11 @@ constexpr double kCharWidth = 6.6;  // of the 11px legend font, for laying out t
 constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                     "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 
-std::string DefaultFormat(double value) { return fmt::format("{:.4g}", value); }
+// Whole numbers as such ("15000", not "1.5e+04"); others with 4 significant digits.
+std::string DefaultFormat(double value) {
+  if (std::abs(value) < 1e9 && value == std::floor(value)) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.4g}", value);
+}
 
 // The span an axis covers, and how a value maps onto it.
 class Scale {
