@@ -10,6 +10,8 @@
 #include "controller/agents_command.h"
 #include "controller/interrupts.h"
 #include "controller/local_agent.h"
+#include "controller/results/export_command.h"
+#include "controller/results/report_command.h"
 #include "controller/results/results_command.h"
 #include "controller/run_command.h"
 #include "controller/workloads/workload_kinds.h"
@@ -131,18 +133,71 @@ int Main(int argc, char** argv) {
   show_cmd->add_option("--baseline", results.baseline,
                        "also compare every host with this one (ratios)");
   CLI::App* compare_cmd = results_cmd->add_subcommand(
-      "compare", "two runs side by side: each figure in A and B, the ratio, and the noise");
-  compare_cmd->add_option("RUN_A RUN_B", run_refs, "run ids, unique prefixes, or 'latest'")
+      "compare",
+      "two runs side by side: each figure in A and B, the ratio, and the noise; with "
+      "--fail-if-slower, a regression gate for CI (exit 0 pass, 1 regression, 2 error)");
+  stormark::controller::CompareOptions compare;
+  std::vector<std::string> compare_refs;
+  compare_cmd
+      ->add_option("RUNS", compare_refs,
+                   "RUN_A RUN_B (run ids, unique prefixes, or 'latest'); with --baseline, the "
+                   "run to judge (default: latest)")
+      ->expected(0, 2);
+  compare_cmd->add_option("--baseline", compare.baseline,
+                          "the run to judge against: a run id, or 'latest-same-plan' (the "
+                          "latest earlier completed run with the same label and plan)");
+  auto* gate_opt = compare_cmd->add_option(
+      "--fail-if-slower", compare.fail_if_slower,
+      "exit 1 when a figure is slower than the baseline by more than this (e.g. 10%) and "
+      "beyond the noise");
+  compare_cmd
+      ->add_option("--metric", compare.metrics,
+                   "a metric the gate checks, repeatable (default: MiB/s, ops/s, p50 lat, "
+                   "p99 lat, elapsed)")
+      ->needs(gate_opt);
+  compare_cmd->add_option("--junit", compare.junit, "write the gate's checks as JUnit XML")
+      ->needs(gate_opt);
+  compare_cmd
+      ->add_option("--markdown", compare.markdown,
+                   "write the gate's outcome as a Markdown summary (for pull requests)")
+      ->needs(gate_opt);
+  stormark::controller::ExportOptions export_options;
+  std::string export_run;
+  CLI::App* export_cmd = results_cmd->add_subcommand(
+      "export", "a recorded run as JSON, CSV, bonnie++ CSV or Prometheus text (or pushed)");
+  export_cmd->add_option("RUN", export_run, "run id, a unique prefix of one, or 'latest'")
+      ->required();
+  export_cmd
+      ->add_option("--format", export_options.format,
+                   "json (schema stormark.run/1), csv (a row per host, phase and metric), "
+                   "bonnie-csv (for bon_csv2html), or prometheus (text exposition format)")
       ->required()
-      ->expected(2);
-  for (CLI::App* sub : {list_cmd, show_cmd, compare_cmd}) {
+      ->check(CLI::IsMember(std::vector<std::string>(
+          std::begin(stormark::controller::kExportFormats),
+          std::end(stormark::controller::kExportFormats))));
+  export_cmd->add_option("-o,--output", export_options.output,
+                         "write to FILE (default: standard output)");
+  export_cmd->add_option("--push", export_options.push,
+                         "prometheus: PUT the metrics to this Pushgateway (http://host:9091, "
+                         "group /metrics/job/stormark unless the URL names one)");
+  for (CLI::App* sub : {list_cmd, show_cmd, compare_cmd, export_cmd}) {
     sub->add_option("--db", results.db_path, "results database (default: as for run)");
   }
 
+  stormark::controller::ReportOptions report;
+  std::string report_run;
+  CLI::App* report_cmd = app.add_subcommand(
+      "report", "write a recorded run as one self-contained HTML page with charts");
+  report_cmd->add_option("RUN", report_run, "run id, a unique prefix of one, or 'latest'")
+      ->required();
+  report_cmd->add_option("-o,--output", report.output, "the HTML file to write")->required();
+  report_cmd->add_option("--db", report.db_path, "results database (default: as for run)");
+
   const std::string command = argc > 1 ? argv[1] : "";
   if (argc > 1 && argv[1][0] != '-' && command != "run" && command != "agents" &&
-      command != "results") {
-    std::fprintf(stderr, "stormark: unknown command '%s' (commands: run, agents, results)\n",
+      command != "results" && command != "report") {
+    std::fprintf(stderr,
+                 "stormark: unknown command '%s' (commands: run, agents, results, report)\n",
                  argv[1]);
     return 2;
   }
@@ -157,11 +212,18 @@ int Main(int argc, char** argv) {
     return app.exit(e);
   }
 
+  if (*report_cmd) {
+    return stormark::controller::ReportCommand(report, report_run, stdout, stderr);
+  }
   if (*agents_cmd) return stormark::controller::AgentsCommand(inventory, stdout, stderr);
   if (*list_cmd) return stormark::controller::ResultsList(results, stdout, stderr);
   if (*show_cmd) return stormark::controller::ResultsShow(results, run_refs[0], stdout, stderr);
+  if (*export_cmd) {
+    export_options.db_path = results.db_path;
+    return stormark::controller::ExportCommand(export_options, export_run, stdout, stderr);
+  }
   if (*compare_cmd) {
-    return stormark::controller::ResultsCompare(results, run_refs[0], run_refs[1], stdout, stderr);
+    return stormark::controller::ResultsCompare(results, compare, compare_refs, stdout, stderr);
   }
 
   // Flags given on the command line, and only those, override the plan.

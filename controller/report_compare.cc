@@ -94,9 +94,10 @@ std::string VerdictText(Verdict verdict) {
   return "-";
 }
 
-std::vector<ComparisonRow> CompareRuns(const RunRecord& a, const RunRecord& b) {
-  const std::vector<Repetitions> groups_a = GroupRepetitions(a, /*aggregates=*/true);
-  const std::vector<Repetitions> groups_b = GroupRepetitions(b, /*aggregates=*/true);
+std::vector<ComparisonRow> CompareRuns(const RunRecord& a, const RunRecord& b,
+                                       bool aggregates) {
+  const std::vector<Repetitions> groups_a = GroupRepetitions(a, aggregates);
+  const std::vector<Repetitions> groups_b = GroupRepetitions(b, aggregates);
   std::vector<ComparisonRow> rows;
   for (const Repetitions& group : groups_a) {
     rows.push_back(CompareGroups(group.key, &group, Find(groups_b, group.key)));

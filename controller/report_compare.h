@@ -51,8 +51,10 @@ struct ComparisonRow {
   std::vector<MetricComparison> metrics;  // metrics with a figure on at least one side
 };
 
-// Rows in A's order, then the rows only B has.
-std::vector<ComparisonRow> CompareRuns(const RunRecord& a, const RunRecord& b);
+// Rows in A's order, then the rows only B has. With `aggregates`, phases with several hosts
+// also get their all-hosts row.
+std::vector<ComparisonRow> CompareRuns(const RunRecord& a, const RunRecord& b,
+                                       bool aggregates = true);
 
 // The comparison as text: a header naming both runs and the noise rule, then one table.
 std::string FormatComparison(const RunRecord& a, const RunRecord& b,

@@ -2,10 +2,9 @@
 
 #include <google/protobuf/util/json_util.h>
 
-#include <cstdio>
-#include <fstream>
 #include <map>
 
+#include "common/atomic_file.h"
 #include "common/cache_report.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
@@ -299,24 +298,8 @@ json RunToJson(const RunRecord& run) {
 }
 
 common::Status WriteJsonReport(const RunRecord& run, const std::string& path) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    if (!out) return common::ErrnoError(common::StrCat("cannot write ", temp), errno);
-    out << RunToJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    out.flush();
-    if (!out) {
-      const int error = errno;
-      std::remove(temp.c_str());  // A failed report leaves nothing half-written behind.
-      return common::ErrnoError(common::StrCat("cannot write ", temp), error);
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(temp.c_str());
-    return common::ErrnoError(common::StrCat("cannot rename ", temp, " to ", path), error);
-  }
-  return absl::OkStatus();
+  return common::WriteFileAtomically(
+      path, RunToJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace stormark::controller

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
@@ -26,6 +27,7 @@
 #include "controller/local_agent.h"
 #include "controller/plan.h"
 #include "controller/report_baseline.h"
+#include "controller/report_export.h"
 #include "controller/report_json.h"
 #include "controller/report_table.h"
 #include "controller/results/results_store.h"
@@ -250,18 +252,7 @@ const char* EndStatus(int code) {
 
 // One bonnie++ CSV line per host that finished a bonnie phase, for bon_csv2html and friends.
 Status WriteBonnieCsv(const RunRecord& run, const std::string& path) {
-  std::string text;
-  for (const PhaseOutcome& phase : run.phases) {
-    if (!phase.plan.spec.has_bonnie()) continue;
-    for (const HostOutcome& host : phase.hosts) {
-      if (host.succeeded()) text += BonnieCsvLine(host.host, *host.result) + "\n";
-    }
-  }
-  std::FILE* file = std::fopen(path.c_str(), "w");
-  if (file == nullptr) return common::ErrnoError(StrCat("--csv ", path), errno);
-  const bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
-  if (std::fclose(file) != 0 || !ok) return common::ErrnoError(StrCat("--csv ", path), errno);
-  return absl::OkStatus();
+  return common::Annotate(common::WriteFileAtomically(path, RunBonnieCsv(run)), "--csv");
 }
 
 // Runs each hook line on every usable host at once, in order, stopping at the first line

@@ -17,6 +17,7 @@ packages=(
   libsqlite3-dev     # the results store
   libiscsi-dev       # the user-space iSCSI initiator of iscsi:// targets
   libnbd-dev         # the user-space NBD client of nbd:// targets
+  libcurl4-openssl-dev # pushing metrics to a Prometheus Pushgateway
   # Tests: the reference tools stormark's figures are checked against.
   python3 procps bonnie++ postmark fio
   # Tests that use loop devices (losetup) and build real filesystems on them (sweep hooks).
@@ -27,6 +28,8 @@ packages=(
   # Tests and benchmarks of network block targets: real NBD and iSCSI servers, their clients,
   # and the tools that make TLS certificates and PSK files for nbdkit.
   gnutls-bin libiscsi-bin libnbd-bin nbdkit tgt
+  # Tests that render the HTML report in a headless browser.
+  chromium
 )
 
 missing=()

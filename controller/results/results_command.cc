@@ -2,14 +2,17 @@
 
 #include <memory>
 
+#include "common/atomic_file.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "controller/environment.h"
 #include "controller/report_baseline.h"
 #include "controller/report_compare.h"
+#include "controller/report_gate.h"
 #include "controller/report_table.h"
 #include "controller/results/results_query.h"
 #include "controller/results/results_store.h"
+#include "controller/results/same_plan.h"
 #include "controller/summary.h"
 #include "controller/text_table.h"
 #include "fmt/format.h"
@@ -21,6 +24,7 @@ using common::Status;
 using common::StatusOr;
 
 constexpr int kExitOk = 0;
+constexpr int kExitRegression = 1;
 constexpr int kExitBadInput = 2;
 
 int Fail(const Status& status, std::FILE* err) {
@@ -29,15 +33,7 @@ int Fail(const Status& status, std::FILE* err) {
 }
 
 StatusOr<std::unique_ptr<ResultsStore>> OpenStore(const ResultsOptions& options) {
-  const std::string path = options.db_path.empty() ? DefaultResultsPath() : options.db_path;
-  auto store = ResultsStore::OpenExisting(path);
-  if (!store.ok()) return common::Annotate(store.status(), "results database");
-  return store;
-}
-
-StatusOr<StoredRun> LoadNamedRun(const ResultsStore& store, const std::string& ref) {
-  ASSIGN_OR_RETURN(std::string run_id, ResolveRun(store, ref));
-  return LoadRun(store, run_id);
+  return OpenResultsForReading(options.db_path);
 }
 
 // "db1:7420, db2:7420 +3": the first two hosts and how many more.
@@ -114,17 +110,66 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
   return kExitOk;
 }
 
-int ResultsCompare(const ResultsOptions& options, const std::string& ref_a,
-                   const std::string& ref_b, std::FILE* out, std::FILE* err) {
+int ResultsCompare(const ResultsOptions& options, const CompareOptions& compare,
+                   const std::vector<std::string>& runs, std::FILE* out, std::FILE* err) {
+  const bool gate = !compare.fail_if_slower.empty();
+  GateOptions gate_options;
+  if (gate) {
+    auto threshold = ParseThreshold(compare.fail_if_slower);
+    if (!threshold.ok()) return Fail(threshold.status(), err);
+    gate_options.threshold = *threshold;
+    auto metrics = GateMetrics(compare.metrics);
+    if (!metrics.ok()) return Fail(metrics.status(), err);
+    gate_options.metrics = std::move(*metrics);
+  }
+  if (compare.baseline.empty() ? runs.size() != 2 : runs.size() > 1) {
+    return Fail(absl::InvalidArgumentError(
+                    compare.baseline.empty()
+                        ? "compare: give two runs (RUN_A RUN_B), or --baseline RUN and at most "
+                          "one run to judge (default: latest)"
+                        : "compare --baseline: give at most one run to judge (default: latest)"),
+                err);
+  }
   auto store = OpenStore(options);
   if (!store.ok()) return Fail(store.status(), err);
-  auto a = LoadNamedRun(**store, ref_a);
+  const std::string candidate_ref = compare.baseline.empty() ? runs[1]
+                                    : runs.empty()           ? "latest"
+                                                             : runs[0];
+  auto candidate_id = ResolveRun(**store, candidate_ref);
+  if (!candidate_id.ok()) return Fail(candidate_id.status(), err);
+  const std::string baseline_ref = compare.baseline.empty() ? runs[0] : compare.baseline;
+  auto baseline_id = baseline_ref == "latest-same-plan"
+                         ? LatestSamePlanRun(**store, *candidate_id)
+                         : ResolveRun(**store, baseline_ref);
+  if (!baseline_id.ok()) return Fail(baseline_id.status(), err);
+  if (gate && *baseline_id == *candidate_id) {
+    return Fail(absl::InvalidArgumentError(common::StrCat(
+                    "compare: the baseline and the run to judge are both ", *baseline_id)),
+                err);
+  }
+  auto a = LoadRun(**store, *baseline_id);
   if (!a.ok()) return Fail(a.status(), err);
-  auto b = LoadNamedRun(**store, ref_b);
+  auto b = LoadRun(**store, *candidate_id);
   if (!b.ok()) return Fail(b.status(), err);
-  const std::vector<ComparisonRow> rows = CompareRuns(a->record, b->record);
-  std::fputs(FormatComparison(a->record, b->record, rows).c_str(), out);
-  return kExitOk;
+  std::fputs(FormatComparison(a->record, b->record, CompareRuns(a->record, b->record)).c_str(),
+             out);
+  if (!gate) return kExitOk;
+
+  const GateResult result =
+      EvaluateGate(CompareRuns(a->record, b->record, /*aggregates=*/false), gate_options);
+  std::fputs(FormatGate(result, gate_options).c_str(), out);
+  if (!compare.junit.empty()) {
+    const Status written = common::WriteFileAtomically(
+        compare.junit, GateJUnit(result, gate_options, *baseline_id, *candidate_id,
+                                 b->listing.started_unix_nanos));
+    if (!written.ok()) return Fail(common::Annotate(written, "--junit"), err);
+  }
+  if (!compare.markdown.empty()) {
+    const Status written = common::WriteFileAtomically(
+        compare.markdown, GateMarkdown(result, gate_options, *baseline_id, *candidate_id));
+    if (!written.ok()) return Fail(common::Annotate(written, "--markdown"), err);
+  }
+  return result.failures == 0 ? kExitOk : kExitRegression;
 }
 
 }  // namespace stormark::controller

@@ -222,4 +222,15 @@ StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id
   return run;
 }
 
+StatusOr<std::unique_ptr<ResultsStore>> OpenResultsForReading(const std::string& db_path) {
+  auto store = ResultsStore::OpenExisting(db_path.empty() ? DefaultResultsPath() : db_path);
+  if (!store.ok()) return common::Annotate(store.status(), "results database");
+  return store;
+}
+
+StatusOr<StoredRun> LoadNamedRun(const ResultsStore& store, std::string_view ref) {
+  ASSIGN_OR_RETURN(std::string run_id, ResolveRun(store, ref));
+  return LoadRun(store, run_id);
+}
+
 }  // namespace stormark::controller

@@ -7,6 +7,7 @@
 #define STORMARK_CONTROLLER_RESULTS_RESULTS_QUERY_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,13 @@ common::StatusOr<std::string> ResolveRun(const ResultsStore& store, std::string_
 
 // The whole run. DATA_LOSS when a stored protobuf does not decode.
 common::StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id);
+
+// The store at `db_path` (DefaultResultsPath() when empty) for reading; errors begin
+// "results database".
+common::StatusOr<std::unique_ptr<ResultsStore>> OpenResultsForReading(const std::string& db_path);
+
+// The run `ref` names (see ResolveRun), loaded whole.
+common::StatusOr<StoredRun> LoadNamedRun(const ResultsStore& store, std::string_view ref);
 
 }  // namespace stormark::controller
 

@@ -1,0 +1,24 @@
+// `stormark report RUN -o FILE`: the HTML report of a recorded run (html/report_html.h).
+// RUN is a run id, a unique prefix of one, or "latest". Bad input (no database, unknown run,
+// a file that cannot be written) is one "stormark: ..." line on `err` and exit code 2.
+#ifndef STORMARK_CONTROLLER_RESULTS_REPORT_COMMAND_H_
+#define STORMARK_CONTROLLER_RESULTS_REPORT_COMMAND_H_
+
+#include <cstdio>
+#include <string>
+
+namespace stormark::controller {
+
+struct ReportOptions {
+  // --db PATH; empty means DefaultResultsPath().
+  std::string db_path;
+  // -o FILE.
+  std::string output;
+};
+
+int ReportCommand(const ReportOptions& options, const std::string& run, std::FILE* out,
+                  std::FILE* err);
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_RESULTS_REPORT_COMMAND_H_

@@ -1,0 +1,118 @@
+"""`stormark report`: a two-host, three-point sweep, run twice, gives one self-contained HTML
+page that headless Chromium renders without a console error, with its charts drawn from the
+data; the test saves a screenshot of the page (build/test-artifacts/report_html.png)."""
+
+import os
+import re
+import sys
+import unittest
+
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import headless_chromium  # noqa: E402
+import stormark_harness as h  # noqa: E402
+
+RUN_ID = re.compile(r"run (r\d{8}-\d{6}-[0-9a-f]{4})")
+LABEL = "<b>nightly</b> & \"sweep\""
+
+# What the page holds, read by the browser from the rendered DOM.
+CHARTS = """Array.from(document.querySelectorAll('svg.chart')).map(s => ({
+  title: s.getAttribute('aria-label'), kind: s.dataset.kind,
+  series: +s.dataset.series, points: +s.dataset.points,
+  marks: s.querySelectorAll('circle.point, rect.bar').length,
+  lines: s.querySelectorAll('path.line').length,
+  width: s.getBoundingClientRect().width, height: s.getBoundingClientRect().height}))"""
+PAGE = """({title: document.title, h1: document.querySelector('h1').textContent,
+  bold: document.querySelectorAll('h1 b, title b').length,
+  scripts: document.scripts.length,
+  tables: document.querySelectorAll('table.results').length,
+  shaded: document.querySelectorAll('table.results td[style*=background]').length,
+  differs: document.querySelectorAll('table.environment tr.differs').length,
+  sections: Array.from(document.querySelectorAll('section')).map(s => s.id)})"""
+
+
+def artifact_dir():
+    path = os.path.join(os.path.dirname(os.path.abspath(h.bin_dir())), "test-artifacts")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+@unittest.skipUnless(headless_chromium.chromium_binary(), "needs Debian's chromium")
+class ReportHtmlTest(h.StormarkTestCase):
+
+    def test_sweep_report_renders_in_chromium_with_charts(self):
+        agents = [self.start_agent(n) for n in ("left", "right")]
+        work = self.make_dir()
+        db = os.path.join(work, "results.db")
+        plan = self.write_file(os.path.join(work, "plan.yaml"), f"""
+hosts:
+  - {{name: left, address: "{agents[0].address}", target: scratch}}
+  - {{name: right, address: "{agents[1].address}", target: scratch}}
+repeat: 2
+sweep:
+  bs: [64k, 256k, 1M]
+phases:
+  - {{name: seq-write, workload: stream, rw: write, size: 8M, fdatasync: true}}
+""")
+        runs = []
+        for _ in range(2):
+            result = self.run_stormark(["run", "--plan", plan, "--db", db, "--label", LABEL,
+                                        "--no-progress"], timeout=180)
+            self.assertEqual(result.returncode, 0, result.describe())
+            runs.append(RUN_ID.search(result.stdout).group(1))
+
+        report = os.path.join(work, "report.html")
+        made = self.run_stormark(["report", "latest", "-o", report, "--db", db])
+        self.assertEqual(made.returncode, 0, made.describe())
+        self.assert_no_crash(made)
+        self.assertIn(f"HTML report of {runs[1]}: {report}", made.stdout)
+        html = h.read_text(report)
+        self.assertNotIn("<b>nightly", html)  # The label is escaped...
+        self.assertIn("&lt;b&gt;nightly&lt;/b&gt; &amp; &quot;sweep&quot;", html)
+        for outside in ("<script", "http://", "https://", "src="):
+            self.assertFalse(outside in html, outside)  # ...and nothing is fetched or run.
+
+        with headless_chromium.Browser() as browser:
+            browser.open("file://" + report)
+            page = browser.evaluate(PAGE)
+            charts = browser.evaluate(CHARTS)
+            shot = os.path.join(artifact_dir(), "report_html.png")
+            height = browser.screenshot(shot)
+            self.assertEqual(browser.errors, [], browser.browser_log())
+
+        print(f"screenshot: {shot} ({height} px tall)", file=sys.stderr)
+        self.assertTrue(os.path.getsize(shot) > 20000, shot)
+        # The label is text, never markup.
+        self.assertIn(LABEL, page["title"])
+        self.assertEqual(page["bold"], 0)
+        self.assertEqual(page["scripts"], 0)
+        self.assertEqual(page["sections"],
+                         ["results", "throughput", "sweeps", "latency", "series", "environment"])
+        self.assertEqual(page["tables"], 1)
+        self.assertGreater(page["shaded"], 0)
+
+        for chart in charts:
+            # Every chart was laid out and holds a mark per data point.
+            self.assertGreater(chart["width"], 300, chart)
+            self.assertGreater(chart["height"], 200, chart)
+            self.assertGreater(chart["points"], 0, chart)
+            self.assertEqual(chart["marks"], chart["points"], chart)
+        by_title = {c["title"]: c for c in charts}
+        # Bars: a host per series, three sweep points each.
+        for title in ("seq-write: throughput, MiB/s", "seq-write: IOPS (operations/s)"):
+            self.assertEqual((by_title[title]["series"], by_title[title]["points"]), (2, 6))
+        # The sweep curve: one line per host over the three block sizes.
+        sweep = by_title["seq-write: MiB/s against bs"]
+        self.assertEqual((sweep["series"], sweep["lines"], sweep["points"]), (2, 2, 6))
+        # Latency: a line per host and sweep point, as percentiles and as a CDF.
+        for title in ("seq-write: latency by percentile", "seq-write: latency CDF"):
+            self.assertEqual(by_title[title]["series"], 6, by_title[title])
+        # A time series per phase run: 3 points x 2 repetitions.
+        series = [c for c in charts if c["title"].startswith("Phase ")]
+        self.assertEqual(len(series), 6, [c["title"] for c in charts])
+        for chart in series:
+            self.assertEqual(chart["series"], 2, chart)
+
+
+if __name__ == "__main__":
+    unittest.main()
