@@ -275,9 +275,11 @@ void LabelTransports(const std::vector<AgentRecord>& agents,
         agent ? CanonicalTransportLabel(LabelOf(*agent)) : "";
     host.transport = label.empty() ? detected : label;
     host.transport_note.clear();
-    if (!label.empty() && !detected.empty() &&
-        common::ToLower(label) != common::ToLower(detected)) {
-      const std::string* detail = Find(env, "transport_detail");
+    const std::string* detail = Find(env, "transport_detail");
+    // A label naming the detail ("loop", "sata", "nvme") agrees as well as the label itself.
+    const bool agrees = common::ToLower(label) == common::ToLower(detected) ||
+                        (detail && common::ToLower(*detail).starts_with(common::ToLower(label)));
+    if (!label.empty() && !detected.empty() && !agrees) {
       host.transport_note = fmt::format(
           "labelled '{}' in the plan, but the agent detected {}{}; the label "
           "is shown",

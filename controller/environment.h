@@ -54,8 +54,9 @@ std::string FormatDiffers(const std::vector<std::string>& names,
 std::string CanonicalTransportLabel(std::string_view label);
 
 // Sets each host's `transport` (the plan's `transport` label of its host, which wins, else
-// the detected one) and `transport_note` (when the two disagree) from `agents`, matched by
-// host name.
+// the detected one) and `transport_note` (when the two disagree: a label that names the
+// detected label or the start of its detail, "loop" for "local (loop)", agrees) from
+// `agents`, matched by host name.
 void LabelTransports(const std::vector<AgentRecord>& agents, PhaseOutcome* outcome);
 
 // The machine description of every agent, the notes of the reference posts written

@@ -86,16 +86,18 @@ TEST(RowEnvironment, PrefersThePhaseSnapshotOverTheRunStart) {
 }
 
 TEST(LabelTransports, ThePlansLabelWinsAndADisagreementIsANote) {
-  RunRecord run = test_runs::MakeRun("r1", {"local", "aoe", "plain"}, {});
+  RunRecord run = test_runs::MakeRun("r1", {"local", "aoe", "plain", "loop"}, {});
   run.agents[1].labels = {{"transport", "aoe"}};
   run.agents[2].labels = {{"transport", "local"}};
+  run.agents[3].labels = {{"transport", "loop"}};
   PhaseOutcome phase = test_runs::Phase(
       test_runs::WritePlan(),
       {WithSettings("local",
                     {{"transport", "local"}, {"transport_detail", "virtio"}}),
        WithSettings("aoe",
                     {{"transport", "local"}, {"transport_detail", "virtio"}}),
-       WithSettings("plain", {{"transport", "local"}})});
+       WithSettings("plain", {{"transport", "local"}}),
+       WithSettings("loop", {{"transport", "local"}, {"transport_detail", "loop"}})});
   LabelTransports(run.agents, &phase);
   EXPECT_EQ(phase.hosts[0].transport, "local");
   EXPECT_EQ(phase.hosts[0].transport_note, "");
@@ -105,6 +107,8 @@ TEST(LabelTransports, ThePlansLabelWinsAndADisagreementIsANote) {
             "(virtio); the label is shown");
   EXPECT_EQ(phase.hosts[2].transport, "local");
   EXPECT_EQ(phase.hosts[2].transport_note, "");
+  EXPECT_EQ(phase.hosts[3].transport, "loop");  // The user's word is shown.
+  EXPECT_EQ(phase.hosts[3].transport_note, "");  // It names the detected detail: no conflict.
 }
 
 TEST(CanonicalTransportLabel, SpellsKnownLabelsAsReportsDo) {

@@ -61,7 +61,7 @@ class ResultsTest(h.StormarkTestCase):
         time.sleep(1.1)  # Run ids and start times are per second.
         second, second_run = self.bench([a, b], "after", "--baseline", b.address)
         self.assertIn(f"Compared with {b.address}", second_run.stdout)
-        self.assertRegex(second_run.stdout, rf"  {re.escape(b.address)}\s+scratch\s+1\s+[\d.]+( \*)?\s+1\.00")
+        self.assertRegex(second_run.stdout, rf"  {re.escape(b.address)}\s+local\s+scratch\s+1\s+[\d.]+( \*)?\s+1\.00")
 
         listed = self.results("list").stdout.splitlines()
         self.assertTrue(listed[0].startswith("run "), listed)
@@ -90,11 +90,11 @@ class ResultsTest(h.StormarkTestCase):
 
         baseline = self.results("show", "latest", "--baseline", a.address).stdout
         self.assertIn(f"Compared with {a.address}", baseline)
-        self.assertRegex(baseline, rf"  {re.escape(a.address)}\s+scratch\s+1\s+[\d.]+( \*)?\s+1\.00")
+        self.assertRegex(baseline, rf"  {re.escape(a.address)}\s+local\s+scratch\s+1\s+[\d.]+( \*)?\s+1\.00")
 
         # The raw store, as a user's own query would read it.
         with sqlite3.connect(self.db) as db:
-            self.assertEqual(db.execute("PRAGMA user_version").fetchone()[0], 1)
+            self.assertEqual(db.execute("PRAGMA user_version").fetchone()[0], 2)
             runs = db.execute("SELECT run_id, status, label FROM runs ORDER BY started_unix_nanos")
             self.assertEqual(runs.fetchall(), [(first, "completed", "before"),
                                                (second, "completed", "after")])
