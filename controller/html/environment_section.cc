@@ -35,6 +35,13 @@ std::vector<EnvironmentFact> MachineFacts(const RunRecord& run) {
     Add(&facts, a.host, "CPUs", info.cpu_count() ? fmt::format("{}", info.cpu_count()) : "");
     Add(&facts, a.host, "RAM", info.ram_bytes() ? common::FormatBytes(info.ram_bytes()) : "");
     Add(&facts, a.host, "agent version", info.agent_version());
+    // The captured host facts the lines above do not show: CPU governor, vm.dirty_*.
+    const std::map<std::string, std::string> env(info.environment().begin(),
+                                                 info.environment().end());
+    for (const auto& [key, value] : env) {
+      if (key == "kernel" || key == "cpu_model" || key == "cpu_count" || key == "ram_bytes") continue;
+      Add(&facts, a.host, key, value);
+    }
     for (const auto& [key, value] : a.labels) Add(&facts, a.host, "label " + key, value);
   }
   return facts;
@@ -61,6 +68,15 @@ std::vector<EnvironmentFact> TargetFacts(const RunRecord& run) {
       const std::map<std::string, std::string> queue(t.device_queue().begin(),
                                                      t.device_queue().end());
       for (const auto& [key, value] : queue) Add(&facts, row, "queue/" + key, value);
+      // The captured target facts not shown above (queue_depth of SCSI disks, for one).
+      const std::map<std::string, std::string> env(t.environment().begin(), t.environment().end());
+      for (const auto& [key, value] : env) {
+        if (queue.contains(key) || key == "filesystem" || key == "mount_options" ||
+            key == "device" || key == "transport" || key == "transport_detail") {
+          continue;
+        }
+        Add(&facts, row, key, value);
+      }
     }
   }
   return facts;
