@@ -7,6 +7,7 @@
 
 #include "agent/executables.h"
 #include "common/strings.h"
+#include "common/text_file.h"
 #include "common/units.h"
 #include "yaml-cpp/yaml.h"
 
@@ -203,12 +204,16 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
   if (!root.IsMap()) return ErrorAt(source, root.Mark(), "expected a map with 'targets:'");
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>();
+    if (IsPolicyKey(key)) {
+      RETURN_IF_ERROR(ParsePolicyKey(key, entry.second, source, &config));
+      continue;
+    }
     if (key != "targets" && key != "commands" && key != "allow_drop_caches" &&
         key != "allow_tuning") {
       return ErrorAt(source, entry.first.Mark(),
                      common::StrCat("unknown field '", key,
                                     "' (known: targets, commands, allow_drop_caches, "
-                                    "allow_tuning)"));
+                                    "allow_tuning, ", kPolicyKeyNames, ")"));
     }
   }
   if (const YAML::Node commands = root["commands"]) {
@@ -242,6 +247,9 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
                      common::StrCat("target '", target.name, "' must be a map such as {dir: PATH}"));
     }
     RETURN_IF_ERROR(ParseTarget(body, source, &target));
+    if (Status inside = CheckScratch(config, target); !inside.ok()) {
+      return ErrorAt(source, mark, std::string(inside.message()));
+    }
     if (config.FindTarget(target.name) != nullptr) {
       return ErrorAt(source, mark, common::StrCat("target '", target.name, "' is defined twice"));
     }
@@ -262,11 +270,8 @@ StatusOr<AgentConfig> ParseAgentConfig(std::string_view yaml, std::string_view s
 }
 
 StatusOr<AgentConfig> LoadAgentConfig(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return common::ErrnoError(common::StrCat("cannot read config ", path), errno);
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseAgentConfig(text.str(), path);
+  ASSIGN_OR_RETURN(std::string text, common::ReadTextFile(path, "config"));
+  return ParseAgentConfig(text, path);
 }
 
 }  // namespace stormark::agent

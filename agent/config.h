@@ -20,6 +20,7 @@
 //   allow_tuning: false              # default; true lets plans set the scheduler,
 //                                    # read_ahead_kb, nr_requests and queue_depth of a
 //                                    # target's device (restored after each phase)
+//   tls: ..., scratch: ..., limits: ...  # see agent/policy.h
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
@@ -28,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/policy.h"
 #include "common/spec_check.h"
 #include "common/status.h"
 
@@ -68,6 +70,11 @@ struct AgentConfig {
   bool allow_drop_caches = true;
   // Whether a phase may change the block-queue settings of a target's device.
   bool allow_tuning = false;
+  // agent/policy.h: mutual TLS files (empty: plain text), the directories dir targets must
+  // lie under (empty: anywhere), and per-phase caps.
+  TlsConfig tls;
+  std::vector<std::string> scratch;
+  ResourceLimits limits;
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

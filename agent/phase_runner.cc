@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
 #include "common/cpu_times.h"
+#include "common/units.h"
 #include "fmt/format.h"
 
 namespace stormark::agent {
@@ -172,7 +173,10 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
       }
     });
   }
-  StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(spec, config_, host_);
+  // The policy first: a refused phase creates nothing.
+  Status allowed = CheckPolicy(spec, config_, host_);
+  StatusOr<std::unique_ptr<Workload>> workload =
+      allowed.ok() ? MakeWorkload(spec, config_, host_) : allowed;
   Status status = workload.status();
   std::unique_ptr<DeviceTuning> tuning;
   if (status.ok() && !spec.tuning().empty()) {
@@ -225,6 +229,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
                                        const ProgressFn& progress, const GoneFn& gone) {
   Workload* workload = nullptr;
   int64_t interval_nanos = 0;
+  int64_t max_runtime = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ == State::kIdle || spec_.phase_id() != request.phase_id()) {
@@ -245,6 +250,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     }
     state_ = State::kRunning;
     workload = workload_.get();
+    max_runtime = config_.limits.max_runtime_nanos;
     const uint32_t ms = spec_.progress_interval_ms() == 0 ? 1000 : spec_.progress_interval_ms();
     interval_nanos = static_cast<int64_t>(ms) * 1'000'000;
   }
@@ -290,6 +296,9 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
         cancelled_ = true;
       }
       const int64_t now = clock_.MonotonicNanos();
+      if (max_runtime > 0 && !cancelled_ && now - region.start_mono() > max_runtime) {
+        StopForRuntimeCap(max_runtime);
+      }
       if (!caller_gone && now >= next_progress) {
         next_progress += interval_nanos;
         stormark::v1::RunUpdate::Progress p;
@@ -370,6 +379,16 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
     result->set_state(PhaseResult::FAILED);
     result->set_error(std::string(status.message()));
   }
+}
+
+void PhaseRunner::StopForRuntimeCap(int64_t max_runtime) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (abort_reason_.empty()) {
+    abort_reason_ = common::StrCat("stopped after ",
+                                   common::FormatDurationNanos(static_cast<double>(max_runtime)),
+                                   ": this agent's limits.max_runtime");
+  }
+  cancelled_ = true;
 }
 
 bool PhaseRunner::Abort(const std::string& phase_id, int64_t max_wait_nanos) {

@@ -19,6 +19,10 @@ packages=(
   python3 procps bonnie++ postmark fio
   # Tests that use loop devices (losetup) and build real filesystems on them (sweep hooks).
   util-linux mount e2fsprogs
+  # Fuzzing: clang with libFuzzer and AddressSanitizer (scripts/fuzz.sh, CTest fuzz.smoke).
+  clang libclang-rt-14-dev
+  # Checks of deploy/: its YAML parses, the playbook passes --syntax-check, the unit verifies.
+  ansible-core python3-yaml systemd
 )
 
 missing=()
