@@ -74,9 +74,9 @@ TEST_F(PolicyTest, BadPolicyValuesNameTheirLine) {
   config = Parse("targets:\n  t: {dir: $DIR}\ntls: {ca: /a, cert: /b}\n");
   ASSERT_FALSE(config.ok());
   EXPECT_THAT(config.status().message(), HasSubstr("all three of ca, cert and key"));
-  config = Parse("targets:\n  t: {dir: $DIR}\nlimits: {max_files: 3}\n");
+  config = Parse("targets:\n  t: {dir: $DIR}\nlimits: {max_things: 3}\n");
   ASSERT_FALSE(config.ok());
-  EXPECT_THAT(config.status().message(), HasSubstr("unknown field 'limits.max_files'"));
+  EXPECT_THAT(config.status().message(), HasSubstr("unknown field 'limits.max_things'"));
 }
 
 TEST_F(PolicyTest, DirTargetOutsideScratchIsRefusedAtStart) {

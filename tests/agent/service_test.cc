@@ -253,23 +253,32 @@ TEST_F(AgentServiceTest, UnknownTargetIsNotFound) {
 // Names, never paths, cross the wire: no target name or phase id reaches outside the
 // target's directory, and a refused one creates nothing anywhere.
 TEST_F(AgentServiceTest, NamesThatWouldEscapeTheTargetAreRefused) {
+  // Other tests share the parent directory; only phase directories matter there.
   const std::string parent = dir().substr(0, dir().rfind('/'));
-  const std::vector<std::string> before = ListDir(parent);
-  for (const std::string target :
-       {"..", ".", "", "../scratch", "scratch/..", "scratch/../..", "/etc", "/",
+  auto phase_dirs = [&] {
+    std::vector<std::string> found;
+    for (const std::string& name : ListDir(parent)) {
+      if (name.starts_with(".stormark-")) found.push_back(name);
+    }
+    return found;
+  };
+  const std::vector<std::string> before = phase_dirs();
+  for (const std::string& target : std::vector<std::string>{
+           "..", ".", "", "../scratch", "scratch/..", "scratch/../..", "/etc", "/",
         std::string("scratch\0x", 9), "scratch/", "SCRATCH"}) {
     stormark::v1::PrepareRequest request = PrepareWrite("p1");
     request.mutable_spec()->set_target(target);
     grpc::Status status = Prepare(request);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND) << target;
   }
-  for (const std::string id : {"..", ".", "", "../x", "a/b", "/var/tmp/x", "x\ny",
-                               std::string("p\0", 2), std::string(65, 'a')}) {
+  for (const std::string& id :
+       std::vector<std::string>{"..", ".", "", "../x", "a/b", "/var/tmp/x", "x\ny",
+                                std::string("p\0", 2), std::string(65, 'a')}) {
     grpc::Status status = Prepare(PrepareWrite(id));
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << id;
   }
   EXPECT_THAT(ListDir(dir()), IsEmpty());
-  EXPECT_EQ(ListDir(parent), before);
+  EXPECT_EQ(phase_dirs(), before);
   EXPECT_THAT(Log(), Contains(AllOf(HasSubstr("refused prepare of phase '../x'"),
                                     HasSubstr("[peer "))));
 }
