@@ -11,6 +11,7 @@
 #include "agent/devices/net_uri.h"
 #include "agent/executables.h"
 #include "common/strings.h"
+#include "common/text_file.h"
 #include "common/units.h"
 #include "yaml-cpp/yaml.h"
 
@@ -166,7 +167,7 @@ StatusOr<std::vector<std::pair<std::string, YAML::Node>>> SettingsMap(
   return fields;
 }
 
-Status ParseTls(std::string_view source, const YAML::Node& node, TargetConfig* target) {
+Status ParseNbdTls(std::string_view source, const YAML::Node& node, TargetConfig* target) {
   ASSIGN_OR_RETURN(auto fields,
                    SettingsMap(source, node, *target, "tls", {"certificates", "psk_file", "username"}));
   for (const auto& [key, value] : fields) {
@@ -323,7 +324,7 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
                                   "'aoe: aoe://IFACE/SHELF.SLOT', 'null: true', 'nbd: URI' or "
                                   "'iscsi: URI'"));
   }
-  if (has_tls) RETURN_IF_ERROR(ParseTls(source, tls_node, target));
+  if (has_tls) RETURN_IF_ERROR(ParseNbdTls(source, tls_node, target));
   if (has_chap) RETURN_IF_ERROR(ParseChap(source, chap_node, target));
   if ((has_tls || has_chap) && !target->is_network()) {
     return TargetError(source, has_tls ? tls_node : chap_node, *target,
@@ -369,12 +370,17 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
   if (!root.IsMap()) return ErrorAt(source, root.Mark(), "expected a map with 'targets:'");
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>();
+    if (IsPolicyKey(key)) {
+      RETURN_IF_ERROR(ParsePolicyKey(key, entry.second, source, &config));
+      continue;
+    }
     if (key != "targets" && key != "commands" && key != "allow_drop_caches" &&
         key != "allow_tuning" && key != "stuck_worker_after" && key != "stalled_io_after") {
       return ErrorAt(source, entry.first.Mark(),
                      common::StrCat("unknown field '", key,
                                     "' (known: targets, commands, allow_drop_caches, "
-                                    "allow_tuning, stuck_worker_after, stalled_io_after)"));
+                                    "allow_tuning, stuck_worker_after, stalled_io_after, ",
+                                    kPolicyKeyNames, ")"));
     }
   }
   for (auto [key, field] : {std::pair{"stuck_worker_after", &config.stuck_worker_after_nanos},
@@ -419,6 +425,9 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
                      common::StrCat("target '", target.name, "' must be a map such as {dir: PATH}"));
     }
     RETURN_IF_ERROR(ParseTarget(body, source, &target));
+    if (Status inside = CheckScratch(config, target); !inside.ok()) {
+      return ErrorAt(source, mark, std::string(inside.message()));
+    }
     if (config.FindTarget(target.name) != nullptr) {
       return ErrorAt(source, mark, common::StrCat("target '", target.name, "' is defined twice"));
     }
@@ -439,11 +448,8 @@ StatusOr<AgentConfig> ParseAgentConfig(std::string_view yaml, std::string_view s
 }
 
 StatusOr<AgentConfig> LoadAgentConfig(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return common::ErrnoError(common::StrCat("cannot read config ", path), errno);
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseAgentConfig(text.str(), path);
+  ASSIGN_OR_RETURN(std::string text, common::ReadTextFile(path, "config"));
+  return ParseAgentConfig(text, path);
 }
 
 }  // namespace stormark::agent

@@ -35,6 +35,7 @@
 //                                    # kernel (state D) this long after is reported stuck
 //   stalled_io_after: 120s           # default; no I/O completed for this long while a
 //                                    # worker sits in the kernel stops the phase as stalled
+//   tls: ..., scratch: ..., limits: ...  # see agent/policy.h
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
@@ -45,13 +46,14 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/policy.h"
 #include "common/spec_check.h"
 #include "common/status.h"
 
 namespace stormark::agent {
 
 // TLS for an nbds:// target: one of certificates or psk_file.
-struct TlsConfig {
+struct NbdTlsConfig {
   // A directory with ca-cert.pem (and client-cert.pem, client-key.pem).
   std::string certificates;
   // A PSK file (psktool's format) and the user name in it ("stormark" when not given).
@@ -92,7 +94,7 @@ struct TargetConfig {
   // Block, aoe, nbd, iscsi: workloads may write to it (the data on it is disposable).
   bool disposable = false;
   // nbd: TLS settings (empty for no TLS, or the system's CAs with an nbds:// URI).
-  TlsConfig tls{};
+  NbdTlsConfig tls{};
   // iscsi: CHAP and the initiator name.
   ChapConfig chap{};
   // nbd, iscsi: what was learnt when it was last reached.
@@ -131,6 +133,11 @@ struct AgentConfig {
   // A running phase in which no I/O has completed for this long while one of its threads is
   // in state D is stopped as stalled (then the rule above applies).
   int64_t stalled_io_after_nanos = int64_t{120} * 1'000'000'000;
+  // agent/policy.h: mutual TLS files (empty: plain text), the directories dir targets must
+  // lie under (empty: anywhere), and per-phase caps.
+  TlsConfig tls;
+  std::vector<std::string> scratch;
+  ResourceLimits limits;
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

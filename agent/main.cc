@@ -11,6 +11,7 @@
 #include "agent/config.h"
 #include "agent/server.h"
 #include "common/clock.h"
+#include "common/tls.h"
 #include "common/version.h"
 
 namespace {
@@ -31,6 +32,11 @@ int Main(int argc, char** argv) {
       ->required();
   app.add_flag("--insecure", options.insecure,
                "allow plain text on a non-loopback address (trusted networks only)");
+  stormark::common::TlsFiles tls;
+  app.add_option("--tls-ca", tls.ca, "CA certificate controllers must be signed by (overrides "
+                                     "the config's tls.ca)");
+  app.add_option("--tls-cert", tls.cert, "this agent's certificate (overrides tls.cert)");
+  app.add_option("--tls-key", tls.key, "this agent's private key (overrides tls.key)");
   app.set_version_flag("--version", std::string(stormark::common::kSoftwareVersion));
   try {
     app.parse(argc, argv);
@@ -55,6 +61,11 @@ int Main(int argc, char** argv) {
     return 2;
   }
   options.config = std::move(*config);
+  for (auto [flag, field] : {std::pair{&tls.ca, &options.config.tls.ca},
+                             std::pair{&tls.cert, &options.config.tls.cert},
+                             std::pair{&tls.key, &options.config.tls.key}}) {
+    if (!flag->empty()) *field = *flag;
+  }
   options.log = LogLine;
   options.protocol = stormark::common::OurProtocol();
   const std::string targets = options.config.TargetNames();
@@ -65,7 +76,8 @@ int Main(int argc, char** argv) {
     LogLine(std::string(server.status().message()));
     return 1;
   }
-  LogLine(stormark::common::StrCat("listening on ", (*server)->address(), " (version ",
+  LogLine(stormark::common::StrCat("listening on ", (*server)->address(), " (",
+                                   (*server)->security(), ", version ",
                        stormark::common::kSoftwareVersion, ", protocol ",
                        stormark::common::FormatVersion(stormark::common::OurProtocol()),
                        ", targets: ", targets, ")"));

@@ -8,6 +8,7 @@
 #include "agent/kernel_waits.h"
 #include "agent/workloads/factory.h"
 #include "common/cpu_times.h"
+#include "common/units.h"
 #include "fmt/format.h"
 
 namespace stormark::agent {
@@ -255,7 +256,10 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
       }
     });
   }
-  StatusOr<std::unique_ptr<Workload>> workload = MakeWorkload(spec, config_, host_);
+  // The policy first: a refused phase creates nothing.
+  Status allowed = CheckPolicy(spec, config_, host_);
+  StatusOr<std::unique_ptr<Workload>> workload =
+      allowed.ok() ? MakeWorkload(spec, config_, host_) : allowed;
   Status status = workload.status();
   std::unique_ptr<DeviceTuning> tuning;
   if (status.ok() && !spec.tuning().empty()) {
@@ -483,6 +487,8 @@ std::string PhaseRunner::AwaitWorker(const std::shared_ptr<RunShared>& shared,
       std::lock_guard<std::mutex> lock(mu_);
       if (LeaseExpiredLocked()) cancelled_ = true;
     }
+    const int64_t max_runtime = config_.limits.max_runtime_nanos;
+    if (max_runtime > 0 && !cancelled_ && now - start > max_runtime) StopForRuntimeCap(max_runtime);
     // Stalled I/O: nothing completed for a long time while a thread sits in the kernel.
     const uint64_t ops = recorders.TotalOps();
     if (ops != last_ops) {
@@ -565,6 +571,16 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
     result->set_state(PhaseResult::FAILED);
     result->set_error(std::string(status.message()));
   }
+}
+
+void PhaseRunner::StopForRuntimeCap(int64_t max_runtime) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (abort_reason_.empty()) {
+    abort_reason_ = common::StrCat("stopped after ",
+                                   common::FormatDurationNanos(static_cast<double>(max_runtime)),
+                                   ": this agent's limits.max_runtime");
+  }
+  cancelled_ = true;
 }
 
 bool PhaseRunner::Abort(const std::string& phase_id, int64_t max_wait_nanos) {

@@ -132,6 +132,8 @@ class PhaseRunner {
   // Applies spec.tuning to the target's device, if the config allows it.
   common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(
       const stormark::v1::PhaseSpec& spec) const;
+  // Cancels the running phase because it ran past limits.max_runtime; its result says so.
+  void StopForRuntimeCap(int64_t max_runtime);
   // Fills the result from the recorders and timings of a finished run.
   void FillResult(const common::Status& status, const common::RecorderSet& recorders,
                   int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result);

@@ -6,6 +6,8 @@
 
 #include "common/strings.h"
 #include "common/address.h"
+#include "common/spec_check.h"
+#include "common/tls.h"
 
 namespace stormark::agent {
 namespace {
@@ -36,14 +38,28 @@ void WarnAboutLeftovers(const AgentConfig& config, const LogFn& log) {
 common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOptions options,
                                                                   const common::Clock& clock) {
   ASSIGN_OR_RETURN(std::string listen, common::NormalizeAddress(options.listen));
-  if (!common::IsLoopbackAddress(listen) && !options.insecure) {
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  std::string security = "plain text";
+  if (!options.config.tls.empty()) {
+    if (listen.starts_with("unix:")) {
+      return absl::InvalidArgumentError(
+          common::StrCat("TLS is for network addresses; ", listen, " is a unix socket"));
+    }
+    const TlsConfig& tls = options.config.tls;
+    ASSIGN_OR_RETURN(common::TlsPem pem, common::LoadTlsFiles({tls.ca, tls.cert, tls.key}, "tls"));
+    if (!pem.warning.empty() && options.log) options.log(common::StrCat("warning: ", pem.warning));
+    credentials = common::MutualTlsServerCredentials(pem);
+    security = common::StrCat("mutual TLS as CN=", pem.common_name);
+  } else if (!common::IsLoopbackAddress(listen) && !options.insecure) {
     return absl::PermissionDeniedError(common::StrCat(
         "refusing to listen on ", listen,
-        " without TLS: anyone who reaches it could write to this host's disks. Listen on a "
-        "loopback address or a unix socket, or pass --insecure on a network you trust"));
+        " without TLS: anyone who reaches it could write to this host's disks. Give the "
+        "config 'tls: {ca, cert, key}' (stormark certs), listen on loopback, or pass "
+        "--insecure on a network you trust"));
   }
   std::unique_ptr<AgentServer> server(new AgentServer());
   server->log_ = options.log;
+  server->security_ = security;
   WarnAboutLeftovers(options.config, options.log);
   server->runner_ = std::make_unique<PhaseRunner>(options.config, ReadHostFacts(), clock);
   server->service_ =
@@ -58,9 +74,10 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
   // Requests are small; refuse oversized ones before parsing them.
-  builder.SetMaxReceiveMessageSize(1 << 20);
+  builder.SetMaxReceiveMessageSize(common::kMaxRequestBytes);
+  builder.SetMaxSendMessageSize(common::kMaxReplyBytes);
   int port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(listen, credentials, &port);
   builder.RegisterService(server->service_.get());
   server->server_ = builder.BuildAndStart();
   if (!server->server_) {

@@ -23,6 +23,8 @@ struct AgentServerOptions {
   std::string listen = "127.0.0.1:7420";
   // Allow plain text on a non-loopback address.
   bool insecure = false;
+  // The agent's config; its `tls` files, when given, make the server require mutual TLS on
+  // any address.
   AgentConfig config;
   LogFn log;
   stormark::v1::Version protocol;
@@ -38,6 +40,8 @@ class AgentServer {
 
   // The address actually bound, with the chosen port when 0 was asked for.
   const std::string& address() const { return address_; }
+  // "mutual TLS as CN=db1" or "plain text", for the start-up line.
+  const std::string& security() const { return security_; }
   // A channel to this server that does not touch the network.
   std::shared_ptr<grpc::Channel> InProcessChannel();
 
@@ -53,6 +57,7 @@ class AgentServer {
   void ReapAbandonedPhases();
 
   std::string address_;
+  std::string security_;
   LogFn log_;
   std::unique_ptr<PhaseRunner> runner_;
   std::unique_ptr<AgentService> service_;

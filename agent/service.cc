@@ -4,6 +4,7 @@
 
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
+#include "common/tls.h"
 #include "common/version.h"
 
 namespace stormark::agent {
@@ -20,7 +21,11 @@ AgentService::AgentService(PhaseRunner& runner, const common::Clock& clock, LogF
     : runner_(runner), clock_(clock), log_(std::move(log)), protocol_(std::move(protocol)) {}
 
 void AgentService::Log(grpc::ServerContext* context, const std::string& line) const {
-  if (log_) log_(common::StrCat(line, " [peer ", context->peer(), "]"));
+  if (!log_) return;
+  // Under mutual TLS the certificate says who asked; the address alone may be a NAT's.
+  const auto auth = context->auth_context();
+  const std::string cert = auth ? common::PeerCertificateName(*auth) : "";
+  log_(common::StrCat(line, " [peer ", context->peer(), cert.empty() ? "" : " ", cert, "]"));
 }
 
 grpc::Status AgentService::GetInfo(grpc::ServerContext* context,

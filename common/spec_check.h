@@ -10,6 +10,11 @@
 
 namespace stormark::common {
 
+// gRPC message limits, set on both ends: requests (a phase spec, a command line) are small,
+// and an agent refuses a bigger one before parsing it; replies carry histograms and series.
+inline constexpr int kMaxRequestBytes = 1 << 20;
+inline constexpr int kMaxReplyBytes = 64 << 20;
+
 // The name of the workload a phase spec holds: the name of the set field of its `workload`
 // oneof ("stream", "bonnie"), or "" when none is set.
 std::string_view WorkloadName(const stormark::v1::PhaseSpec& spec);

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "common/address.h"
+#include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/version.h"
 
@@ -39,6 +40,19 @@ void AgentClient::GiveUp() {
   for (grpc::ClientContext* context : calls_) context->TryCancel();
 }
 
+StatusOr<std::optional<common::TlsPem>> LoadControllerTls(const common::TlsFiles& flags,
+                                                          const common::TlsFiles& plan) {
+  common::TlsFiles files = plan;
+  for (auto [flag, field] : {std::pair{&flags.ca, &files.ca}, std::pair{&flags.cert, &files.cert},
+                             std::pair{&flags.key, &files.key}}) {
+    if (!flag->empty()) *field = *flag;
+  }
+  if (files.empty()) return std::optional<common::TlsPem>();
+  ASSIGN_OR_RETURN(common::TlsPem pem,
+                   common::LoadTlsFiles(files, flags.empty() ? "plan tls" : "--tls-*"));
+  return std::optional<common::TlsPem>(std::move(pem));
+}
+
 AgentClient::AgentClient(std::string host, std::shared_ptr<grpc::Channel> channel,
                          const common::Clock& clock)
     : host_(std::move(host)),
@@ -46,33 +60,72 @@ AgentClient::AgentClient(std::string host, std::shared_ptr<grpc::Channel> channe
       stub_(stormark::v1::Agent::NewStub(channel_)),
       clock_(clock) {}
 
-std::shared_ptr<grpc::Channel> AgentClient::MakeChannel(const std::string& address) {
+std::shared_ptr<grpc::Channel> AgentClient::MakeChannel(const std::string& address,
+                                                        const AgentSecurity& security) {
   grpc::ChannelArguments args;
   // Notice a dead or partitioned agent during a long phase within about 20 s.
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
-  // Results carry histograms and time series; allow large ones.
-  args.SetMaxReceiveMessageSize(64 << 20);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  // Results carry histograms and time series; allow large ones. Requests are small: one
+  // over the agent's limit fails here, with a clear status, rather than on the wire.
+  args.SetMaxReceiveMessageSize(common::kMaxReplyBytes);
+  args.SetMaxSendMessageSize(common::kMaxRequestBytes);
+  if (security.tls == nullptr) {
+    return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  }
+  if (!security.tls_name.empty()) {
+    args.SetSslTargetNameOverride(security.tls_name);
+  }
+  return grpc::CreateCustomChannel(address, common::MutualTlsChannelCredentials(*security.tls),
+                                   args);
 }
 
 StatusOr<std::unique_ptr<AgentClient>> AgentClient::ForAddress(const std::string& address,
                                                                const common::Clock& clock,
-                                                               const std::string& name) {
+                                                               const std::string& name,
+                                                               const AgentSecurity& security) {
   ASSIGN_OR_RETURN(std::string target, common::NormalizeAddress(address));
-  return std::make_unique<AgentClient>(name.empty() ? address : name, MakeChannel(target), clock);
+  if (security.tls != nullptr && target.starts_with("unix:")) {
+    return absl::InvalidArgumentError(
+        StrCat("agent address '", address, "': TLS is for network addresses, not unix sockets"));
+  }
+  auto client = std::make_unique<AgentClient>(name.empty() ? address : name,
+                                              MakeChannel(target, security), clock);
+  client->tls_ = security.tls != nullptr;
+  return client;
 }
 
 Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) const {
   if (status.ok()) return absl::OkStatus();
   const auto code = static_cast<absl::StatusCode>(status.error_code());
   std::string message = status.error_message();
+  auto has = [&](std::string_view text) { return message.find(text) != std::string::npos; };
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
-      // gRPC's text is long and technical; say what it means when we can tell.
-      if (message.find("Connection refused") != std::string::npos) {
+    case grpc::StatusCode::UNKNOWN:
+      // gRPC's text is long and technical; say what it means when we can tell. An agent that
+      // refuses a handshake just closes the connection.
+      if (tls_ && has("Peer name ") && has("is not in peer certificate")) {
+        message = "TLS: the agent's certificate does not hold the name this controller expects "
+                  "(give the plan host a tls_name, or issue the agent's certificate with "
+                  "--dns/--ip for this address)";
+      } else if (tls_ && has("certificate verify failed")) {
+        message = "TLS: the agent's certificate does not verify against --tls-ca (signed by "
+                  "another CA?)";
+      } else if (tls_ && has("wrong version number")) {
+        message = "TLS: the agent speaks plain text (its config has no 'tls'); refusing to "
+                  "send it anything";
+      } else if (tls_ && has("Socket closed")) {
+        message = "TLS: the agent refused this controller's certificate (not signed by the "
+                  "agent's CA, or not a controller certificate; the agent's log says which)";
+      } else if (!tls_ && has("Socket closed")) {
+        message = "the agent closed the connection: it probably requires mutual TLS (give "
+                  "--tls-dir, or --tls-ca, --tls-cert and --tls-key)";
+      } else if (status.error_code() == grpc::StatusCode::UNKNOWN) {
+        break;
+      } else if (message.find("Connection refused") != std::string::npos) {
         message = "unreachable: connection refused (is stormark-agent running there?)";
       } else if (message.find("DNS resolution failed") != std::string::npos) {
         message = "unreachable: the host name does not resolve";

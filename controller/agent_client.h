@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,24 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "common/tls.h"
 #include "controller/clock_sync.h"
 #include "stormark/v1/agent.grpc.pb.h"
 
 namespace stormark::controller {
+
+// How the controller reaches an agent: plain text when `tls` is null, else mutual TLS with
+// these files, expecting the agent's certificate to name `tls_name` (when empty, the host
+// part of the address, as gRPC checks by default). `tls` must outlive the clients.
+struct AgentSecurity {
+  const common::TlsPem* tls = nullptr;
+  std::string tls_name;
+};
+
+// The controller's mutual-TLS files: each of `flags` given (--tls-ca, --tls-cert, --tls-key)
+// overrides the plan's. Read and checked; nullopt when neither gives any (plain text).
+common::StatusOr<std::optional<common::TlsPem>> LoadControllerTls(const common::TlsFiles& flags,
+                                                                  const common::TlsFiles& plan);
 
 class AgentClient {
  public:
@@ -27,15 +42,16 @@ class AgentClient {
   AgentClient(std::string host, std::shared_ptr<grpc::Channel> channel,
               const common::Clock& clock);
 
-  // A plain-text channel to HOST:PORT or unix:/path, with keepalive so a dead peer is noticed.
-  static std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address);
+  // A channel to HOST:PORT or unix:/path, with keepalive so a dead peer is noticed.
+  static std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                                    const AgentSecurity& security = {});
 
   // A client for an agent address as the user wrote it, labelled `name` (or the address
   // when `name` is empty). INVALID_ARGUMENT for a malformed address; nothing touches the
   // network yet.
-  static common::StatusOr<std::unique_ptr<AgentClient>> ForAddress(const std::string& address,
-                                                                    const common::Clock& clock,
-                                                                    const std::string& name = "");
+  static common::StatusOr<std::unique_ptr<AgentClient>> ForAddress(
+      const std::string& address, const common::Clock& clock, const std::string& name = "",
+      const AgentSecurity& security = {});
 
   // The target phases use on this agent when they name none (a plan host's `target`).
   void set_default_target(std::string target) { default_target_ = std::move(target); }
@@ -104,6 +120,8 @@ class AgentClient {
   common::Status FromGrpc(const grpc::Status& status, std::string_view call) const;
 
   const std::string host_;
+  // Whether the channel uses TLS, for error messages.
+  bool tls_ = false;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<stormark::v1::Agent::Stub> stub_;
   const common::Clock& clock_;

@@ -24,11 +24,21 @@ std::string Transport(const stormark::v1::TargetInfo& t) {
 
 }  // namespace
 
-int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::FILE* err) {
+int AgentsCommand(const std::vector<HostPlan>& hosts, const common::TlsFiles& tls_files,
+                  std::FILE* out, std::FILE* err) {
   const common::Clock& clock = common::SystemClock();
+  auto tls = LoadControllerTls(tls_files, {});
+  if (!tls.ok()) {
+    std::fprintf(err, "stormark: %s\n", std::string(tls.status().message()).c_str());
+    return 2;
+  }
+  if (tls->has_value() && !(*tls)->warning.empty()) {
+    std::fprintf(err, "stormark: warning: %s\n", (*tls)->warning.c_str());
+  }
   std::vector<std::unique_ptr<AgentClient>> clients;
-  for (const auto& address : agents) {
-    auto client = AgentClient::ForAddress(address, clock);
+  for (const HostPlan& host : hosts) {
+    auto client = AgentClient::ForAddress(host.address, clock, host.name,
+                                          {tls->has_value() ? &**tls : nullptr, host.tls_name});
     if (!client.ok()) {
       std::fprintf(err, "stormark: %s\n", std::string(client.status().message()).c_str());
       return 2;

@@ -6,11 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "common/tls.h"
+#include "controller/plan.h"
+
 namespace stormark::controller {
 
 // Prints each agent's facts. Returns 0 when every agent answered, 1 otherwise, 2 for a bad
 // address.
-int AgentsCommand(const std::vector<std::string>& agents, std::FILE* out, std::FILE* err);
+// `tls` (--tls-*) given: mutual TLS to every agent.
+int AgentsCommand(const std::vector<HostPlan>& hosts, const common::TlsFiles& tls,
+                  std::FILE* out, std::FILE* err);
 
 }  // namespace stormark::controller
 

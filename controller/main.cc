@@ -4,10 +4,13 @@
 
 #include <cstdio>
 #include <iostream>
+#include <tuple>
 
 #include "CLI/CLI.hpp"
 #include "common/version.h"
 #include "controller/agents_command.h"
+#include "controller/certs/certs_command.h"
+#include "controller/discovery.h"
 #include "controller/interrupts.h"
 #include "controller/local_agent.h"
 #include "controller/results/export_command.h"
@@ -115,8 +118,51 @@ int Main(int argc, char** argv) {
 
   std::vector<std::string> inventory;
   CLI::App* agents_cmd = app.add_subcommand("agents", "print the facts of each agent");
-  agents_cmd->add_option("--agent", inventory, "agent HOST:PORT or unix:/path, repeatable")
-      ->required();
+  agents_cmd->add_option("--agent", inventory, "agent HOST:PORT or unix:/path, repeatable");
+  std::string agents_dns, agents_inventory;
+  for (auto [cmd, dns, file] : {std::tuple{run_cmd, &run.agents_dns, &run.inventory},
+                                std::tuple{agents_cmd, &agents_dns, &agents_inventory}}) {
+    cmd->add_option("--agents-dns", *dns,
+                    "NAME:PORT: an agent at every address NAME resolves to (a Kubernetes "
+                    "headless Service)");
+    cmd->add_option("--inventory", *file,
+                    "Ansible inventory (INI or YAML): its stormark_agents group, else every host")
+        ->check(CLI::ExistingFile);
+  }
+  stormark::common::TlsFiles agents_tls;
+  std::string run_tls_dir, agents_tls_dir;
+  for (auto [cmd, files, dir] : {std::tuple{run_cmd, &run.tls, &run_tls_dir},
+                                 std::tuple{agents_cmd, &agents_tls, &agents_tls_dir}}) {
+    cmd->add_option("--tls-dir", *dir,
+                    "mutual TLS with DIR/ca.crt, DIR/controller.crt and DIR/controller.key "
+                    "(stormark certs)");
+    cmd->add_option("--tls-ca", files->ca, "CA certificate the agents' certificates are signed by");
+    cmd->add_option("--tls-cert", files->cert, "this controller's certificate");
+    cmd->add_option("--tls-key", files->key, "this controller's private key");
+  }
+
+  stormark::controller::CertsOptions certs;
+  CLI::App* certs_cmd =
+      app.add_subcommand("certs", "the fleet's private CA and the certificates it signs (mTLS)");
+  certs_cmd->require_subcommand(1);
+  CLI::App* certs_init = certs_cmd->add_subcommand("init", "create a CA: DIR/ca.crt, DIR/ca.key");
+  CLI::App* certs_issue = certs_cmd->add_subcommand(
+      "issue", "sign a key pair for an agent (--agent NAME) or a controller (--controller)");
+  certs_issue->add_option("--agent", certs.agent,
+                          "the agent's host name: its certificate's CN and first subjectAltName");
+  certs_issue->add_option("--controller", certs.controller, "a controller (default name: controller)")
+      ->expected(0, 1);
+  certs_issue->add_option("--ip", certs.ips, "also valid for this IP address, repeatable");
+  certs_issue->add_option("--dns", certs.dns, "also valid for this DNS name, repeatable");
+  for (CLI::App* sub : {certs_init, certs_issue}) {
+    sub->add_option("--dir", certs.dir,
+                    "where the CA lives (default: $XDG_CONFIG_HOME/stormark/pki or "
+                    "~/.config/stormark/pki)");
+    sub->add_option("--key-type", certs.key_type, "ec (P-256, default) or rsa (2048 bits)")
+        ->check(CLI::IsMember({"ec", "rsa"}));
+    sub->add_option("--days", certs.days, "validity in days (default 825)")
+        ->check(CLI::Range(1, 36500));
+  }
 
   stormark::controller::ResultsOptions results;
   std::vector<std::string> run_refs;
@@ -195,9 +241,9 @@ int Main(int argc, char** argv) {
 
   const std::string command = argc > 1 ? argv[1] : "";
   if (argc > 1 && argv[1][0] != '-' && command != "run" && command != "agents" &&
-      command != "results" && command != "report") {
+      command != "results" && command != "report" && command != "certs") {
     std::fprintf(stderr,
-                 "stormark: unknown command '%s' (commands: run, agents, results, report)\n",
+                 "stormark: unknown command '%s' (commands: run, agents, results, report, certs)\n",
                  argv[1]);
     return 2;
   }
@@ -215,7 +261,30 @@ int Main(int argc, char** argv) {
   if (*report_cmd) {
     return stormark::controller::ReportCommand(report, report_run, stdout, stderr);
   }
-  if (*agents_cmd) return stormark::controller::AgentsCommand(inventory, stdout, stderr);
+  // --tls-dir fills in the files that no --tls-ca/--tls-cert/--tls-key gave.
+  for (auto [files, dir] : {std::pair{&run.tls, &run_tls_dir}, std::pair{&agents_tls, &agents_tls_dir}}) {
+    if (dir->empty()) continue;
+    if (files->ca.empty()) files->ca = *dir + "/ca.crt";
+    if (files->cert.empty()) files->cert = *dir + "/controller.crt";
+    if (files->key.empty()) files->key = *dir + "/controller.key";
+  }
+  if (*certs_init) return stormark::controller::CertsInit(certs, stdout, stderr);
+  if (*certs_issue) {
+    certs.for_controller = certs_issue->count("--controller") > 0;
+    return stormark::controller::CertsIssue(certs, stdout, stderr);
+  }
+  if (*agents_cmd) {
+    std::vector<stormark::controller::HostPlan> hosts;
+    for (const std::string& address : inventory) hosts.push_back({address, address, {}, "", ""});
+    auto gathered = stormark::controller::GatherHosts(std::move(hosts), agents_dns, agents_inventory);
+    if (!gathered.ok() || gathered->empty()) {
+      std::fprintf(stderr, "stormark: %s\n",
+                   gathered.ok() ? "agents: give --agent, --agents-dns or --inventory"
+                                 : std::string(gathered.status().message()).c_str());
+      return 2;
+    }
+    return stormark::controller::AgentsCommand(*gathered, agents_tls, stdout, stderr);
+  }
   if (*list_cmd) return stormark::controller::ResultsList(results, stdout, stderr);
   if (*show_cmd) return stormark::controller::ResultsShow(results, run_refs[0], stdout, stderr);
   if (*export_cmd) {

@@ -7,6 +7,7 @@
 
 #include "common/spec_check.h"
 #include "common/strings.h"
+#include "common/text_file.h"
 #include "common/units.h"
 #include "controller/workloads/workload_kinds.h"
 #include "yaml-cpp/yaml.h"
@@ -198,9 +199,11 @@ StatusOr<HostPlan> ParseHost(const YAML::Node& node, std::string_view source) {
   }
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
-    if (key != "name" && key != "address" && key != "labels" && key != "target") {
+    if (key != "name" && key != "address" && key != "labels" && key != "target" &&
+        key != "tls_name") {
       return ErrorAt(source, field.first.Mark(),
-                     StrCat("unknown host field '", key, "' (known: name, address, target, labels)"));
+                     StrCat("unknown host field '", key,
+                            "' (known: name, address, target, labels, tls_name)"));
     }
     if (key != "labels" && !field.second.IsScalar()) {
       return ErrorAt(source, field.second.Mark(), StrCat("host '", key, "' must be a single value"));
@@ -222,6 +225,7 @@ StatusOr<HostPlan> ParseHost(const YAML::Node& node, std::string_view source) {
   if (const YAML::Node labels = node["labels"]) {
     ASSIGN_OR_RETURN(host.labels, ParseLabels(labels, source, host.name));
   }
+  if (const YAML::Node tls_name = node["tls_name"]) host.tls_name = ScalarText(tls_name);
   return host;
 }
 
@@ -307,21 +311,52 @@ Status CheckSweep(const Plan& plan, const YAML::Node& root, std::string_view sou
   return absl::OkStatus();
 }
 
+// The keys that say how to reach and find the agents: tls, agents_dns, inventory.
+Status ParseFleetAccess(const YAML::Node& root, std::string_view source, Plan* plan) {
+  if (const YAML::Node tls = root["tls"]) {
+    if (!tls.IsMap()) return ErrorAt(source, tls.Mark(), "'tls' must be a map {ca, cert, key}");
+    for (const auto& field : tls) {
+      const std::string key = ScalarText(field.first);
+      std::string* slot = key == "ca"     ? &plan->tls.ca
+                          : key == "cert" ? &plan->tls.cert
+                          : key == "key"  ? &plan->tls.key
+                                          : nullptr;
+      if (slot == nullptr || !field.second.IsScalar()) {
+        return ErrorAt(source, field.first.Mark(),
+                       StrCat("'tls.", key, "': expected ca, cert or key with a file path"));
+      }
+      *slot = RelativeToPlan(source, ScalarText(field.second));
+    }
+  }
+  for (auto [key, slot] : {std::pair{"agents_dns", &plan->agents_dns},
+                           std::pair{"inventory", &plan->inventory}}) {
+    const YAML::Node node = root[key];
+    if (!node) continue;
+    if (!node.IsScalar() || ScalarText(node).empty()) {
+      return ErrorAt(source, node.Mark(), StrCat("'", key, "' must be a single value"));
+    }
+    *slot = ScalarText(node);
+  }
+  if (!plan->inventory.empty()) plan->inventory = RelativeToPlan(source, plan->inventory);
+  return absl::OkStatus();
+}
+
 StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   if (!root.IsMap()) return ErrorAt(source, root.Mark(), "a plan must be a map with 'phases:'");
   Plan plan;
   std::string target;
   stormark::v1::CacheMode cache = stormark::v1::CACHE_KEEP;
   static constexpr std::string_view kKnown[] = {
-      "agents", "hosts", "target",   "mode",   "cache",     "repeat",
-      "sweep",  "setup", "teardown", "phases", "heartbeat", "deadline"};
+      "agents",   "hosts",      "target",    "mode",  "cache",      "repeat",
+      "sweep",    "setup",      "teardown",  "phases", "heartbeat", "deadline",
+      "tls",      "agents_dns", "inventory"};
   for (const auto& field : root) {
     const std::string key = ScalarText(field.first);
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
       return ErrorAt(source, field.first.Mark(),
                      StrCat("unknown field '", key,
-                            "' (known: agents, hosts, target, mode, cache, repeat, sweep, setup, "
-                            "teardown, phases, heartbeat, deadline)"));
+                            "' (known: agents, hosts, agents_dns, inventory, tls, target, mode, "
+                            "cache, repeat, sweep, setup, teardown, phases, heartbeat, deadline)"));
     }
   }
   if (const YAML::Node mode = root["mode"]) {
@@ -343,6 +378,7 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
     }
     plan.repeat = static_cast<int>(n);
   }
+  RETURN_IF_ERROR(ParseFleetAccess(root, source, &plan));
   if (root["agents"] && root["hosts"]) {
     return ErrorAt(source, root["hosts"].Mark(), "give 'hosts' or 'agents', not both");
   }
@@ -579,11 +615,8 @@ StatusOr<Plan> ParsePlan(std::string_view yaml, std::string_view source) {
 }
 
 StatusOr<Plan> LoadPlan(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return common::ErrnoError(StrCat("cannot read plan ", path), errno);
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParsePlan(text.str(), path);
+  ASSIGN_OR_RETURN(std::string text, common::ReadTextFile(path, "plan"));
+  return ParsePlan(text, path);
 }
 
 }  // namespace stormark::controller

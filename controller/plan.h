@@ -4,6 +4,10 @@
 //   agents: [ "db1:7420", "db2:7420" ]   # optional; --agent replaces it
 //   hosts:                               # or, with names, labels and targets:
 //     - {name: local, address: "db1:7420", target: nvme, labels: {transport: local}}
+//     - {name: x, address: "10.0.0.7:7420", tls_name: db3}   # the name its certificate holds
+//   agents_dns: "stormark-agent.bench.svc:7420"  # or: every address this name resolves to
+//   inventory: hosts.ini                 # or: the hosts of an Ansible inventory (INI or YAML)
+//   tls: {ca: pki/ca.crt, cert: pki/controller.crt, key: pki/controller.key}  # mutual TLS
 //     - {name: aoe, address: "db2:7420", target: etherd, labels: {transport: aoe}}
 //   target: scratch                      # optional default target for every phase
 //   mode: concurrent                     # or sequential: one host at a time
@@ -43,6 +47,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/tls.h"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
@@ -98,6 +103,8 @@ struct HostPlan {
   std::vector<std::pair<std::string, std::string>> labels;
   // The agent target phases use on this host unless a phase names its own.
   std::string target;
+  // Under TLS, the name the agent's certificate must hold; empty means the address's host.
+  std::string tls_name;
 };
 
 // One swept parameter and its values, in order.
@@ -108,6 +115,12 @@ struct SweepAxis {
 
 struct Plan {
   std::vector<HostPlan> hosts;
+  // Where more hosts come from: every address of a DNS name ("NAME:PORT"), and the hosts of
+  // an Ansible inventory file (relative to the plan). See controller/discovery.h.
+  std::string agents_dns;
+  std::string inventory;
+  // The controller's mutual-TLS files (relative to the plan); empty means plain text.
+  common::TlsFiles tls;
   RunMode mode = RunMode::kConcurrent;
   // Every phase runs `repeat` times at each sweep point, for medians and spreads.
   int repeat = 1;

@@ -18,6 +18,7 @@
 #include "common/units.h"
 #include "common/version.h"
 #include "controller/agent_client.h"
+#include "controller/discovery.h"
 #include "controller/workloads/bonnie_report.h"
 #include "controller/workloads/stream_params.h"
 #include "controller/workloads/workload_kinds.h"
@@ -320,14 +321,30 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   }
   auto fleet_options = MakeFleetOptions(options, &plan);
   if (!fleet_options.ok()) return fail_input(fleet_options.status());
-  if (!options.agents.empty()) {
+  if (!options.agents.empty() || !options.agents_dns.empty() || !options.inventory.empty()) {
     plan.hosts.clear();
-    for (const std::string& address : options.agents) plan.hosts.push_back({address, address, {}, ""});
+    plan.agents_dns = options.agents_dns;
+    plan.inventory = options.inventory;
+    for (const std::string& address : options.agents) plan.hosts.push_back({address, address, {}, "", ""});
   }
+  auto gathered = GatherHosts(std::move(plan.hosts), plan.agents_dns, plan.inventory);
+  if (!gathered.ok()) return fail_input(gathered.status());
+  plan.hosts = std::move(*gathered);
   const bool embedded = plan.hosts.empty();
+  auto tls = LoadControllerTls(options.tls, plan.tls);
+  if (!tls.ok()) return fail_input(tls.status());
+  if (tls->has_value() && !(*tls)->warning.empty()) {
+    std::fprintf(err, "stormark: warning: %s\n", (*tls)->warning.c_str());
+  }
+  if (embedded && tls->has_value()) {
+    return fail_input(absl::InvalidArgumentError(
+        "TLS files were given but no agents (--agent or a plan's hosts); the embedded local "
+        "agent talks plain text over a private unix socket"));
+  }
   std::vector<std::unique_ptr<AgentClient>> clients;
   for (const HostPlan& host : plan.hosts) {
-    auto client = AgentClient::ForAddress(host.address, clock, host.name);
+    const AgentSecurity security{tls->has_value() ? &**tls : nullptr, host.tls_name};
+    auto client = AgentClient::ForAddress(host.address, clock, host.name, security);
     if (!client.ok()) return fail_input(common::Annotate(client.status(), StrCat("host '", host.name, "'")));
     (*client)->set_default_target(host.target);
     clients.push_back(std::move(*client));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/tls.h"
 #include "controller/interrupts.h"
 
 namespace stormark::controller {
@@ -16,6 +17,10 @@ namespace stormark::controller {
 struct RunOptions {
   // --agent HOST:PORT, repeatable. Empty: the plan's agents, else an embedded local agent.
   std::vector<std::string> agents;
+  // --agents-dns NAME:PORT and --inventory FILE: more agents (controller/discovery.h). Any of
+  // --agent, --agents-dns and --inventory replaces the plan's hosts.
+  std::string agents_dns;
+  std::string inventory;
   // --plan FILE.
   std::string plan_path;
   // Workload flags. Without --plan they describe the single phase to run; with --plan,
@@ -57,6 +62,9 @@ struct RunOptions {
   // --deadline: abort a phase still running this long after its start on a host, for every
   // phase (overrides the plan's).
   std::optional<std::string> deadline;
+  // --tls-ca, --tls-cert, --tls-key (or --tls-dir): mutual TLS to every agent; each
+  // overrides the plan's `tls`.
+  common::TlsFiles tls;
   // The agent binary the embedded default starts.
   std::string agent_binary;
 };

@@ -30,6 +30,10 @@ packages=(
   gnutls-bin libiscsi-bin libnbd-bin nbdkit tgt
   # Tests that render the HTML report in a headless browser.
   chromium
+  # Fuzzing: clang with libFuzzer and AddressSanitizer (scripts/fuzz.sh, CTest fuzz.smoke).
+  clang libclang-rt-14-dev
+  # Checks of deploy/: its YAML parses, the playbook passes --syntax-check, the unit verifies.
+  ansible-core python3-yaml systemd
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/strings.h"
+#include "common/text_file.h"
 #include "controller/workloads/postmark_params.h"
 
 namespace stormark::controller {
@@ -54,11 +55,7 @@ std::string DirOf(std::string_view path) {
 }
 
 StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return common::ErrnoError(StrCat("cannot read PostMark script ", path), errno);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return common::ReadTextFile(path, "PostMark script");
 }
 
 // One line of a script, and where it is, for messages.

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +29,7 @@ namespace {
 
 using stormark::v1::PhaseResult;
 using stormark::v1::StreamSpec;
+using ::testing::AllOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
@@ -72,12 +74,13 @@ class AgentServiceTest : public TempDirTest {
     TempDirTest::TearDown();
   }
 
-  void StartServer(const stormark::v1::Version& protocol) {
+  void StartServer(const stormark::v1::Version& protocol,
+                   std::optional<AgentConfig> config = std::nullopt) {
     stub_.reset();
     server_.reset();
     AgentServerOptions options;
     options.listen = "127.0.0.1:0";
-    options.config = ConfigWithTarget();
+    options.config = config ? *config : ConfigWithTarget();
     options.protocol = protocol;
     options.log = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(log_mu_);
@@ -245,6 +248,81 @@ TEST_F(AgentServiceTest, UnknownTargetIsNotFound) {
   grpc::Status status = Prepare(request);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_THAT(status.error_message(), HasSubstr("configured: scratch"));
+}
+
+// Names, never paths, cross the wire: no target name or phase id reaches outside the
+// target's directory, and a refused one creates nothing anywhere.
+TEST_F(AgentServiceTest, NamesThatWouldEscapeTheTargetAreRefused) {
+  // Other tests share the parent directory; only phase directories matter there.
+  const std::string parent = dir().substr(0, dir().rfind('/'));
+  auto phase_dirs = [&] {
+    std::vector<std::string> found;
+    for (const std::string& name : ListDir(parent)) {
+      if (name.starts_with(".stormark-")) found.push_back(name);
+    }
+    return found;
+  };
+  const std::vector<std::string> before = phase_dirs();
+  for (const std::string& target : std::vector<std::string>{
+           "..", ".", "", "../scratch", "scratch/..", "scratch/../..", "/etc", "/",
+        std::string("scratch\0x", 9), "scratch/", "SCRATCH"}) {
+    stormark::v1::PrepareRequest request = PrepareWrite("p1");
+    request.mutable_spec()->set_target(target);
+    grpc::Status status = Prepare(request);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND) << target;
+  }
+  for (const std::string& id :
+       std::vector<std::string>{"..", ".", "", "../x", "a/b", "/var/tmp/x", "x\ny",
+                                std::string("p\0", 2), std::string(65, 'a')}) {
+    grpc::Status status = Prepare(PrepareWrite(id));
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << id;
+  }
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+  EXPECT_EQ(phase_dirs(), before);
+  EXPECT_THAT(Log(), Contains(AllOf(HasSubstr("refused prepare of phase '../x'"),
+                                    HasSubstr("[peer "))));
+}
+
+TEST_F(AgentServiceTest, OversizedRequestIsRefusedBeforeParsing) {
+  stormark::v1::PrepareRequest request;
+  *request.mutable_controller_protocol() = common::OurProtocol();
+  request.mutable_spec()->set_phase_id("big");
+  request.mutable_spec()->set_target("scratch");
+  request.mutable_spec()->mutable_command()->add_argv(std::string(2 << 20, 'x'));
+  grpc::Status status = Prepare(request);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_EQ(GetInfo().busy_with_phase(), "");
+}
+
+TEST_F(AgentServiceTest, PolicyRefusalIsPermissionDeniedAndLogged) {
+  AgentConfig config = ConfigWithTarget();
+  config.limits.max_size_bytes = kMiB;
+  StartServer(common::OurProtocol(), config);
+  grpc::Status status = Prepare(PrepareWrite("big", 2 * kMiB));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(status.error_message(), HasSubstr("limits.max_size (1 MiB)"));
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+  EXPECT_THAT(Log(), Contains(AllOf(HasSubstr("refused prepare of phase 'big'"),
+                                    HasSubstr("limits.max_size"), HasSubstr("[peer "))));
+}
+
+TEST_F(AgentServiceTest, PhaseRunningPastMaxRuntimeIsAborted) {
+  AgentConfig config = ConfigWithTarget();
+  config.commands.enabled = true;
+  config.limits.max_runtime_nanos = 300'000'000;
+  StartServer(common::OurProtocol(), config);
+  stormark::v1::PrepareRequest request = PrepareWrite("slow");
+  request.mutable_spec()->mutable_command()->set_shell("sleep 20");
+  ASSERT_TRUE(Prepare(request).ok());
+  const auto start = std::chrono::steady_clock::now();
+  grpc::Status status;
+  std::vector<stormark::v1::RunUpdate> updates = Run("slow", &status);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_FALSE(updates.empty());
+  const PhaseResult& result = updates.back().result();
+  EXPECT_EQ(result.state(), PhaseResult::ABORTED);
+  EXPECT_THAT(result.error(), HasSubstr("limits.max_runtime"));
 }
 
 TEST_F(AgentServiceTest, RunOfAnUnpreparedPhaseIsFailedPrecondition) {

@@ -276,16 +276,23 @@ class StormarkTestCase(unittest.TestCase):
                                  f"targets:\n  scratch:\n    dir: {target_dir}\n" +
                                  extra_targets.replace("$BASE", base) + extra_config)
         log_path = os.path.join(base, "agent.log")
-        with open(log_path, "wb") as log:
-            proc = subprocess.Popen(
-                [binary("stormark-agent"), "--listen", "127.0.0.1:0", "--config", config],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=_die_with_parent)
-        # Registered after the directory's cleanup, so it runs first: stop, then remove.
-        self.addCleanup(_stop_process, proc)
-        agent = Agent(name, proc, None, target_dir, log_path, config)
+        agent = self.start_agent_process(["--listen", "127.0.0.1:0", "--config", config],
+                                         log_path, name=name, target_dir=target_dir)
         match = agent.wait_for_log(_LISTENING.pattern, timeout=timeout)
         agent.address = match.group(1)
         return agent
+
+    def start_agent_process(self, args, log_path, name="agent", target_dir=None):
+        """Starts `stormark-agent ARGS` with its output going to `log_path`; stopped (by PID)
+        at cleanup. Returns its Agent, whose address is not known yet."""
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen([binary("stormark-agent")] + list(args),
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                    preexec_fn=_die_with_parent)
+        # Registered after the directory's cleanup, so it runs first: stop, then remove.
+        self.addCleanup(_stop_process, proc)
+        config = args[args.index("--config") + 1] if "--config" in args else None
+        return Agent(name, proc, None, target_dir, log_path, config)
 
     def default_results_db(self):
         """The results database the controllers of this test write when given no --db."""

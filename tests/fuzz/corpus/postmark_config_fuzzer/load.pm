@@ -1,0 +1,3 @@
+set location /tmp
+load missing.pm
+run

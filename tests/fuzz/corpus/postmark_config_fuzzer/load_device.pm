@@ -1,0 +1,1 @@
+load /dev/zero

@@ -1,0 +1,4 @@
+
+p1scratch
+j
+true

@@ -1,0 +1,108 @@
+"""What can be checked of deploy/ without a fleet: every YAML file parses (Kubernetes
+manifests, the playbook), the systemd unit passes `systemd-analyze verify`, the playbook
+passes `ansible-playbook --syntax-check`, and the example inventory gives the controller the
+hosts it names. Nothing is installed or started on this machine."""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stormark_harness as h  # noqa: E402
+
+DEPLOY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "deploy")
+
+
+class DeployTest(h.StormarkTestCase):
+
+    def test_every_yaml_file_parses(self):
+        import yaml  # python3-yaml, from scripts/install-deps.sh
+        files = glob.glob(os.path.join(DEPLOY, "**", "*.y*ml"), recursive=True)
+        self.assertGreaterEqual(len(files), 3, files)
+        kinds = []
+        for path in files:
+            with open(path, encoding="utf-8") as f:
+                docs = [d for d in yaml.safe_load_all(f) if d is not None]
+            self.assertTrue(docs, path)
+            kinds += [d.get("kind") for d in docs if isinstance(d, dict)]
+        for kind in ("DaemonSet", "Service", "Job", "ConfigMap"):
+            self.assertIn(kind, kinds)
+        # The headless Service the controller's --agents-dns resolves.
+        with open(os.path.join(DEPLOY, "kubernetes", "stormark-agent.yaml")) as f:
+            service = [d for d in yaml.safe_load_all(f) if d and d.get("kind") == "Service"][0]
+        self.assertEqual(service["spec"]["clusterIP"], "None")
+
+    def test_agent_configs_in_manifests_are_accepted_by_the_agent_parser(self):
+        import yaml
+        with open(os.path.join(DEPLOY, "kubernetes", "stormark-agent.yaml")) as f:
+            config_map = [d for d in yaml.safe_load_all(f) if d and d.get("kind") == "ConfigMap"][0]
+        work = self.make_dir()
+        text = config_map["data"]["agent.yaml"].replace("/srv/stormark", work)
+        # The TLS files do not exist here: the agent must fail on them, not on the config.
+        config = self.write_file(os.path.join(work, "agent.yaml"), text)
+        result = self.run_agent_binary(["--listen", "127.0.0.1:0", "--config", config])
+        self.assert_no_crash(result)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("/etc/stormark/tls/ca.crt", result.stderr)
+
+    @unittest.skipUnless(shutil.which("systemd-analyze"), "needs systemd-analyze")
+    def test_systemd_unit_verifies(self):
+        work = self.make_dir()
+        with open(os.path.join(DEPLOY, "systemd", "stormark-agent.service")) as f:
+            unit = f.read()
+        # verify insists that ExecStart exists: point it at the built agent.
+        unit = unit.replace("/usr/local/bin/stormark-agent",
+                            os.path.abspath(h.binary("stormark-agent")))
+        path = self.write_file(os.path.join(work, "stormark-agent.service"), unit)
+        done = subprocess.run(["systemd-analyze", "verify", "--man=no", path],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        problems = [l for l in done.stderr.splitlines() if "stormark-agent.service" in l]
+        self.assertEqual(problems, [], done.stderr)
+
+    @unittest.skipUnless(shutil.which("ansible-playbook"), "needs ansible-core")
+    def test_playbook_passes_syntax_check(self):
+        env = dict(os.environ, ANSIBLE_LOCAL_TEMP=self.make_dir(),
+                   ANSIBLE_HOME=self.make_dir(), ANSIBLE_NOCOLOR="1")
+        done = subprocess.run(
+            ["ansible-playbook", "--syntax-check", "-i",
+             os.path.join(DEPLOY, "ansible", "inventory.ini"),
+             os.path.join(DEPLOY, "ansible", "stormark-agent.yml")],
+            capture_output=True, text=True, timeout=120, env=env)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+
+    def test_controller_runs_on_the_hosts_of_an_inventory(self):
+        agent = self.start_agent("inv")
+        port = agent.address.split(":")[1]
+        work = self.make_dir()
+        inventory = self.write_file(os.path.join(work, "hosts.ini"), f"""
+[web]
+not-an-agent.invalid
+
+[stormark_agents]
+bench1 ansible_host=127.0.0.1 stormark_port={port} stormark_target=scratch
+""")
+        result = self.run_stormark(["run", "--inventory", inventory, "--rw", "write",
+                                    "--size", "8M", "--no-progress", "--no-db"])
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 0, result.describe())
+        tables = h.phase_tables(result.stdout)
+        self.assertEqual(len(h.rows_for(tables[0], "bench1")), 1, result.describe())
+        self.assertNotIn("not-an-agent", result.stdout + result.stderr)
+
+    def test_controller_runs_on_every_address_of_a_dns_name(self):
+        agent = self.start_agent("dns")
+        port = agent.address.split(":")[1]
+        result = self.run_stormark(["agents", "--agents-dns", f"localhost:{port}"])
+        self.assert_no_crash(result)
+        # localhost may also resolve to ::1, where nothing listens: that host is reported.
+        self.assertIn(f"127.0.0.1:{port}", result.stdout, result.describe())
+        self.assertIn("scratch", result.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
