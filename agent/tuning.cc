@@ -95,9 +95,10 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::Apply(
     }
     const std::string path =
         knob == "queue_depth" ? StrCat(disk, "/device/queue_depth") : StrCat(disk, "/queue/", knob);
-    auto fail = [&](const common::Status& why) {
+    // clang 14 cannot capture a structured binding: name the knob again for the lambda.
+    auto fail = [&, what = StrCat(device, ": ", knob)](const common::Status& why) {
       (void)tuning->Restore();
-      return common::Annotate(why, StrCat(device, ": ", knob));
+      return common::Annotate(why, what);
     };
     if (!Exists(path)) {
       return fail(absl::FailedPreconditionError(

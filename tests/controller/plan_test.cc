@@ -85,9 +85,9 @@ phases:
 }
 
 TEST(ParsePlan, BadHeartbeatsAndDeadlinesNameTheirLineAndField) {
-  EXPECT_EQ(ParseError("heartbeat: {interval: 2s, timeout: 3s}\nphases: [{workload: stream}]\n"),
+  EXPECT_EQ(ParseError("heartbeat: {interval: 2s, timeout: 3s}\nphases: [{workload: stream, rw: write}]\n"),
             "plan.yaml:1: heartbeat.timeout must be at least twice heartbeat.interval");
-  EXPECT_THAT(ParseError("heartbeat: {every: 2s}\nphases: [{workload: stream}]\n"),
+  EXPECT_THAT(ParseError("heartbeat: {every: 2s}\nphases: [{workload: stream, rw: write}]\n"),
               HasSubstr("plan.yaml:1: unknown field 'heartbeat.every'"));
   EXPECT_THAT(ParseError("phases:\n  - {workload: stream, deadline: 0s}\n"),
               AllOf(HasSubstr("plan.yaml:2:"), HasSubstr("bad deadline '0s'")));
