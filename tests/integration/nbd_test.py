@@ -6,7 +6,6 @@ run, and a server that is not there."""
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -14,35 +13,13 @@ import unittest
 
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import net_targets as net  # noqa: E402
 import stormark_harness as h  # noqa: E402
 
 MIB = 1 << 20
 
 
 class NbdTest(h.StormarkTestCase):
-
-    def start_nbdkit(self, *args, unix_socket=None):
-        """Starts `nbdkit -f ... ARGS` on a free loopback port (or on `unix_socket`) and waits
-        until it listens; returns (process, port). Stopped by PID at cleanup."""
-        base = self.make_dir("stormark-itest-nbdkit-")
-        pidfile = os.path.join(base, "nbdkit.pid")
-        port = None
-        if unix_socket:
-            where = ["-U", unix_socket]
-        else:
-            port = h.free_loopback_port()
-            where = ["-i", "127.0.0.1", "-p", str(port)]
-        log = open(os.path.join(base, "nbdkit.log"), "wb")
-        self.addCleanup(log.close)
-        proc = subprocess.Popen(["nbdkit", "-f", "--exit-with-parent", "-P", pidfile] + where +
-                                list(args), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        self.addCleanup(h._stop_process, proc)
-        deadline = time.monotonic() + 20
-        while not os.path.exists(pidfile):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                self.fail(f"nbdkit did not start: {h.read_text(os.path.join(base, 'nbdkit.log'))}")
-            time.sleep(0.05)
-        return proc, port
 
     def start_nbd_agent(self, targets):
         self.agent = self.start_agent("nbd", extra_targets=targets)
@@ -54,7 +31,7 @@ class NbdTest(h.StormarkTestCase):
         return result, row
 
     def test_memory_plugin_over_tcp_verifies_and_reports_the_transport(self):
-        _, port = self.start_nbdkit("memory", "64M")
+        _, port = net.start_nbdkit(self, "memory", "64M")
         uri = f"nbd://127.0.0.1:{port}/"
         self.start_nbd_agent(f"  mem: {{nbd: '{uri}', disposable: true}}\n")
         _, row = self.run_randio("mem", "rw=randrw", "iodepth=16", "numjobs=2", "size=16M",
@@ -83,11 +60,9 @@ class NbdTest(h.StormarkTestCase):
 
     def test_file_plugin_over_unix_socket_holds_the_verified_bytes(self):
         base = self.make_dir()
-        backing = os.path.join(base, "backing.img")
-        with open(backing, "wb") as f:
-            f.truncate(32 * MIB)
+        backing = net.make_backing_file(os.path.join(base, "backing.img"), 32 * MIB)
         sock = os.path.join(base, "nbd.sock")
-        self.start_nbdkit("file", backing, unix_socket=sock)
+        net.start_nbdkit(self, "file", backing, unix_socket=sock)
         self.start_nbd_agent(f"  file: {{nbd: 'nbd+unix:///?socket={sock}', disposable: true}}\n")
         _, row = self.run_randio("file", "rw=randwrite", "bs=4k-64k", "iodepth=8",
                                  "verify=true", "fdatasync=64")
@@ -102,7 +77,7 @@ class NbdTest(h.StormarkTestCase):
         made = subprocess.run(["psktool", "-u", "stormark", "-p", psk], capture_output=True,
                               text=True, timeout=30)
         self.assertEqual(made.returncode, 0, made.stderr)
-        _, port = self.start_nbdkit("--tls=require", f"--tls-psk={psk}", "memory", "16M")
+        _, port = net.start_nbdkit(self, "--tls=require", f"--tls-psk={psk}", "memory", "16M")
         self.start_nbd_agent(
             f"  secure: {{nbd: 'nbds://127.0.0.1:{port}/', disposable: true,"
             f" tls: {{psk_file: {psk}, username: stormark}}}}\n"
@@ -144,8 +119,8 @@ class NbdTest(h.StormarkTestCase):
         os.chmod(os.path.join(server_dir, "server-key.pem"), 0o600)
         # The client trusts that CA and nothing else.
         shutil.copy(os.path.join(server_dir, "ca-cert.pem"), client_dir)
-        _, port = self.start_nbdkit("--tls=require", f"--tls-certificates={server_dir}",
-                                    "memory", "16M")
+        _, port = net.start_nbdkit(self, "--tls=require", f"--tls-certificates={server_dir}",
+                                   "memory", "16M")
         self.start_nbd_agent(f"  x509: {{nbd: 'nbds://127.0.0.1:{port}/', disposable: true,"
                              f" tls: {{certificates: {client_dir}}}}}\n")
         _, row = self.run_randio("x509", "rw=randrw", "iodepth=8", "verify=true")
@@ -154,25 +129,11 @@ class NbdTest(h.StormarkTestCase):
         self.assertEqual(row["device_stats"]["nbd.tls"], "yes")
 
     def test_server_killed_mid_run_fails_the_phase_quickly(self):
-        proc, port = self.start_nbdkit("memory", "64M")
+        proc, port = net.start_nbdkit(self, "memory", "64M")
         uri = f"nbd://127.0.0.1:{port}/"
         self.start_nbd_agent(f"  mem: {{nbd: '{uri}'}}\n")
-        run = self.start_stormark(["run", "--agent", self.agent.address, "--target", "mem",
-                                   "--workload", "randio", "--set", "rw=randread",
-                                   "--set", "iodepth=8", "--set", "runtime=60s",
-                                   "--set", "time_based=true", "--json", self.json_path,
-                                   "--no-progress"])
-        # Let the run get going, then kill the server.
-        time.sleep(3)
-        killed = time.monotonic()
-        proc.send_signal(signal.SIGKILL)
-        result = run.wait(timeout=30)
-        took = time.monotonic() - killed
-        self.assertEqual(result.returncode, 1, result.describe())
+        took, row = net.server_killed_mid_run(self, self.agent, "mem", proc, self.json_path)
         self.assertLess(took, 15, "the phase should fail soon after the server died")
-        with open(self.json_path) as f:
-            row = json.load(f)["phases"][0]["results"][0]
-        self.assertEqual(row["status"], "failed", row["error"])
         self.assertIn(f"lost the connection to NBD server {uri}", row["error"])
         self.assertEqual(row["device_stats"]["nbd.lost_connections"], "1")
 
