@@ -7,6 +7,7 @@ fails: servers and agents are stopped by the PID this process started, veth pair
 namespaces deleted (which takes their nftables tables and loopback with them). Every wait is
 bounded. Needs root and the tools each helper names; tests skip with `have(...)` first."""
 
+import fcntl
 import json
 import os
 import re
@@ -128,21 +129,45 @@ def start_nbdkit(test, *args, unix_socket=None, netns=None):
     return proc, port
 
 
+_TGTD_RUN = "/var/run/tgtd"
+
+
+def _free_tgtd_control(first):
+    """The first tgtd control port from `first` whose lock file no running tgtd holds (tgtd
+    keeps a lockf lock on /var/run/tgtd/socket.N.lock while it runs)."""
+    for n in range(first, 32768):
+        try:
+            fd = os.open(os.path.join(_TGTD_RUN, f"socket.{n}.lock"), os.O_WRONLY)
+        except FileNotFoundError:
+            return n
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1)
+            return n  # Closing the file below releases the probe's lock.
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    raise AssertionError("no free tgtd control port")
+
+
 class Tgtd:
     """One tgtd (in `netns`, if given) with its own control port, holding one target with one
-    file-backed LUN (LUN 1: tgt keeps LUN 0 for its controller), its portal on 127.0.0.1."""
+    file-backed LUN (LUN 1: tgt keeps LUN 0 for its controller), its portal on 127.0.0.1.
+    `bsoflags` "direct" makes tgtd open the backing file with O_DIRECT."""
 
-    def __init__(self, test, backing, chap=None, netns=None):
+    def __init__(self, test, backing, chap=None, netns=None, bsoflags=None):
         self.test = test
-        # tgtd takes control ports up to 32767; the test process's own two. The control
-        # socket is a file in /var/run/tgtd, the same from every namespace.
+        # tgtd takes control ports up to 32767; from the test process's own two, the first no
+        # running tgtd holds. The control socket is a file in /var/run/tgtd, the same from
+        # every namespace, and removed at cleanup.
         started = getattr(test, "_tgtds", 0)
         test._tgtds = started + 1
-        self.control = str(1000 + os.getpid() % 15000 * 2 + started)
+        os.makedirs(_TGTD_RUN, exist_ok=True)
+        self.control = str(_free_tgtd_control(1000 + os.getpid() % 15000 * 2 + started))
+        self.serving = False
         self.port = h.free_loopback_port()
         self.iqn = f"iqn.2024-01.org.stormark.test:lun{os.getpid()}"
         base = test.make_dir("stormark-itest-tgtd-")
-        os.makedirs("/var/run/tgtd", exist_ok=True)
         log = _server_log(test, base, "tgtd.log")
         self.log_path = log.name
         self.proc = subprocess.Popen(
@@ -155,10 +180,12 @@ class Tgtd:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 test.fail(f"tgtd did not start: {h.read_text(self.log_path)}")
             time.sleep(0.1)
+        self.serving = True  # Its socket files are this tgtd's, to remove when it ends.
         self.adm("--lld", "iscsi", "--mode", "target", "--op", "new", "--tid", "1",
                  "--targetname", self.iqn)
         self.adm("--lld", "iscsi", "--mode", "logicalunit", "--op", "new", "--tid", "1",
-                 "--lun", "1", "--backing-store", backing)
+                 "--lun", "1", "--backing-store", backing,
+                 *(["--bsoflags", bsoflags] if bsoflags else []))
         self.adm("--lld", "iscsi", "--mode", "target", "--op", "bind", "--tid", "1",
                  "--initiator-address", "127.0.0.1")
         if chap:
@@ -190,13 +217,21 @@ class Tgtd:
             except subprocess.TimeoutExpired:
                 pass
         h._stop_process(self.proc)
+        if self.serving:
+            for name in (f"socket.{self.control}", f"socket.{self.control}.lock"):
+                try:
+                    os.remove(os.path.join(_TGTD_RUN, name))
+                except FileNotFoundError:
+                    pass
 
 
-def start_vblade(test, netns, interface, backing, shelf, slot):
+def start_vblade(test, netns, interface, backing, shelf, slot, options=()):
     """Starts vblade in `netns`, serving `backing` as AoE SHELF.SLOT on `interface` (which
-    must be up), and waits until it serves; returns its process, stopped by PID at cleanup."""
+    must be up), with `options` ("-d": O_DIRECT), and waits until it serves; returns its
+    process, stopped by PID at cleanup."""
     log = _server_log(test, test.make_dir("stormark-itest-vblade-"), "vblade.log")
-    proc = subprocess.Popen(in_netns(netns, ["vblade", str(shelf), str(slot), interface, backing]),
+    proc = subprocess.Popen(in_netns(netns, ["vblade"] + list(options) +
+                                     [str(shelf), str(slot), interface, backing]),
                             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     test.addCleanup(h._stop_process, proc)
     deadline = time.monotonic() + 10
