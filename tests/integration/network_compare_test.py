@@ -153,7 +153,8 @@ class NetworkCompareTest(h.StormarkTestCase):
             self.assertEqual(len(rows), 1, result.stdout)
             # "b !" marks a row whose environment differs from the first row's, "ok *" one
             # with a footnote.
-            self.assertRegex(rows[0], rf"^  {host}( !)? +{transport} +{target} +write .* ok( \*)?$",
+            self.assertRegex(rows[0],
+                             rf"^  {host}( !)? +{transport} +{target} +write .* ok( \*)?$",
                              result.stdout)
             self.assertRegex(result.stdout, rf"verify {host}( !)?: {SIZE // 4096} units of "
                                             r"4 KiB checked, 0 mismatches")
