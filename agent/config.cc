@@ -94,6 +94,11 @@ std::string AgentConfig::TargetNames() const {
 
 namespace {
 
+// Bounds of io_timeout and connect_timeout: below the first, a busy LAN fails requests that
+// would have completed; above the second, a dead server holds a phase for too long.
+constexpr int64_t kMinNetTimeoutNanos = 100'000'000;
+constexpr int64_t kMaxNetTimeoutNanos = int64_t{3600} * 1'000'000'000;
+
 // "target 'NAME': what" at the node's line.
 Status TargetError(std::string_view source, const YAML::Node& node, const TargetConfig& target,
                    std::string_view what) {
@@ -257,7 +262,8 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
   YAML::Node kind_node;
   // A default YAML::Node counts as defined: whether each was given is kept apart.
   YAML::Node tls_node, chap_node;
-  bool has_tls = false, has_chap = false;
+  YAML::Node timeout_node;
+  bool has_tls = false, has_chap = false, has_timeout = false;
   for (const auto& field : body) {
     const std::string key = field.first.as<std::string>();
     const YAML::Node value = field.second;
@@ -272,11 +278,12 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
       continue;
     }
     if (key != "dir" && key != "block" && key != "aoe" && key != "null" && key != "nbd" &&
-        key != "iscsi" && key != "size" && key != "disposable") {
+        key != "iscsi" && key != "size" && key != "disposable" && key != "io_timeout" &&
+        key != "connect_timeout") {
       return TargetError(source, field.first, *target,
                          common::StrCat("unknown field '", key,
                                         "' (known: dir, block, aoe, null, nbd, iscsi, size, "
-                                        "disposable, tls, chap)"));
+                                        "disposable, io_timeout, connect_timeout, tls, chap)"));
     }
     if (!value.IsScalar()) {
       return TargetError(source, value, *target,
@@ -298,6 +305,18 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
       auto disposable = common::ParseBool(key, text);
       if (!disposable.ok()) return TargetError(source, value, *target, std::string(disposable.status().message()));
       target->disposable = *disposable;
+      continue;
+    }
+    if (key == "io_timeout" || key == "connect_timeout") {
+      auto nanos = common::ParseDurationOf(key, text);
+      if (!nanos.ok()) return TargetError(source, value, *target, std::string(nanos.status().message()));
+      if (*nanos < kMinNetTimeoutNanos || *nanos > kMaxNetTimeoutNanos) {
+        return TargetError(source, value, *target,
+                           common::StrCat("'", key, "' must be between 100ms and 1h"));
+      }
+      (key == "io_timeout" ? target->io_timeout_nanos : target->connect_timeout_nanos) = *nanos;
+      timeout_node.reset(field.first);
+      has_timeout = true;
       continue;
     }
     if (!target->kind.empty()) {
@@ -329,6 +348,10 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
   if ((has_tls || has_chap) && !target->is_network()) {
     return TargetError(source, has_tls ? tls_node : chap_node, *target,
                        "'tls' and 'chap' apply to nbd and iscsi targets only");
+  }
+  if (has_timeout && !target->is_remote()) {
+    return TargetError(source, timeout_node, *target,
+                       "'io_timeout' and 'connect_timeout' apply to aoe, nbd and iscsi targets only");
   }
   if (target->is_network()) return CheckNetTarget(source, body, kind_node, target);
   if (target->kind == "null") {

@@ -97,10 +97,20 @@ struct TargetConfig {
   NbdTlsConfig tls{};
   // iscsi: CHAP and the initiator name.
   ChapConfig chap{};
+  // aoe, nbd, iscsi: how long a request may wait for the server before it fails (AoE: since
+  // its first transmission, and a target silent for half of it is given up on; nbd, iscsi:
+  // with no completion at all on the connection); 0 for the default (10 s AoE, 30 s nbd and
+  // iscsi). Config key `io_timeout`.
+  int64_t io_timeout_nanos = 0;
+  // aoe: discovery (Query Config and IDENTIFY; default 2 s); nbd, iscsi: connecting, TLS and
+  // login (default 10 s); 0 for the default. Config key `connect_timeout`.
+  int64_t connect_timeout_nanos = 0;
   // nbd, iscsi: what was learnt when it was last reached.
   std::shared_ptr<NetTargetCache> cache{};
 
   bool is_network() const { return kind == "nbd" || kind == "iscsi"; }
+  // A target reached over a network protocol spoken by the agent itself.
+  bool is_remote() const { return is_network() || kind == "aoe"; }
 };
 
 // Whether and which commands the `command` workload may run.

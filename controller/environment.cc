@@ -167,10 +167,17 @@ Environment RowEnvironment(const HostOutcome& host, const AgentRecord* agent) {
 
 std::vector<std::string> DifferingKeys(const std::vector<Environment>& rows,
                                        const std::vector<std::string>& ignore) {
+  // A network target's transport detail names its server (portal, IQN, export, interface):
+  // like `device`, that identifies rather than configures. A local one's (virtio, NVMe, SATA)
+  // is compared.
+  const bool remote = std::any_of(rows.begin(), rows.end(), [](const Environment& row) {
+    const std::string* transport = Find(row, "transport");
+    return transport != nullptr && *transport != "local";
+  });
   std::vector<std::string> keys;
   for (const Environment& row : rows) {
     for (const auto& [key, value] : row) {
-      if (key == "device" || key == "backing_file" ||
+      if (key == "device" || key == "backing_file" || (remote && key == "transport_detail") ||
           std::find(ignore.begin(), ignore.end(), key) != ignore.end() ||
           std::find(keys.begin(), keys.end(), key) != keys.end()) {
         continue;

@@ -37,6 +37,10 @@ struct DeviceCaps {
   // queue runs each request to completion inside Submit (psync), so a depth above 1 only
   // batches.
   bool async = false;
+  // Every queue sees what the others wrote, and a flush on one makes every queue's completed
+  // writes durable. False for an NBD server without multi-conn: each connection may then
+  // have its own cache.
+  bool coherent_queues = true;
 };
 
 enum class IoOp : uint8_t {

@@ -182,7 +182,11 @@ common::StatusOr<std::unique_ptr<NbdDevice>> NbdDevice::Open(const NbdDeviceOpti
 }
 
 DeviceCaps NbdDevice::caps() const {
-  return {.writable = options_.writable, .direct = false, .alignment = alignment_, .async = true};
+  return {.writable = options_.writable,
+          .direct = false,
+          .alignment = alignment_,
+          .async = true,
+          .coherent_queues = multi_conn_};
 }
 
 std::string NbdDevice::Describe() const {

@@ -9,6 +9,10 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <fstream>
 #include <sstream>
 
@@ -80,6 +84,18 @@ void Collect(dev_t dev, const std::string& name, std::vector<Related>* out,
   }
 }
 
+// FAILED_PRECONDITION naming what `what` holds, with how to erase it; OK when nothing.
+common::Status RefuseSignatures(const std::string& what, const std::vector<std::string>& found,
+                                const std::string& erase) {
+  if (found.empty()) return absl::OkStatus();
+  std::string names;
+  for (const auto& s : found) names += (names.empty() ? "" : ", ") + s;
+  return absl::FailedPreconditionError(common::StrCat(
+      what, " holds data: ", names,
+      "; refusing to write. If it really is disposable, erase the signatures first (", erase,
+      ")"));
+}
+
 }  // namespace
 
 std::vector<std::string> FindDeviceUsers(const std::string& path, const std::string& mountinfo,
@@ -148,15 +164,46 @@ common::Status CheckWritable(const TargetConfig& target) {
       },
       size);
   close(fd);
-  if (!signatures.empty()) {
-    std::string found;
-    for (const auto& s : signatures) found += (found.empty() ? "" : ", ") + s;
-    return absl::FailedPreconditionError(common::StrCat(
-        what, " holds data: ", found,
-        "; refusing to write. If it really is disposable, erase the signatures first "
-        "(wipefs -a ", target.path, ")"));
+  return RefuseSignatures(what, signatures, common::StrCat("wipefs -a ", target.path));
+}
+
+common::Status CheckRemoteHoldsNoData(const TargetConfig& target, Device& device) {
+  // Signatures sit at byte offsets that a network device may not address directly: read the
+  // whole blocks around each and copy the part asked for.
+  const uint64_t align =
+      std::max<uint64_t>({1, device.block_size(), device.caps().alignment});
+  std::unique_ptr<char, decltype(&std::free)> blocks(nullptr, &std::free);
+  size_t capacity = 0;
+  common::Status error;  // The first read that failed: then nothing can be said.
+  const ReadFn read = [&](uint64_t offset, size_t n, char* buf) {
+    const uint64_t start = offset / align * align;
+    const uint64_t end = (offset + n + align - 1) / align * align;
+    if (end > device.size() || end < start) return false;
+    if (end - start > capacity) {
+      capacity = end - start;
+      blocks.reset(static_cast<char*>(std::aligned_alloc(align, capacity)));
+      if (blocks == nullptr) {
+        error = absl::ResourceExhaustedError("cannot allocate a read buffer");
+        return false;
+      }
+    }
+    const common::Status read = device.ReadAt(start, end - start, blocks.get());
+    if (!read.ok()) {
+      if (error.ok()) error = read;
+      return false;
+    }
+    std::memcpy(buf, blocks.get() + (offset - start), n);
+    return true;
+  };
+  const std::string what = common::StrCat("target '", target.name, "' (", target.path, ")");
+  const std::vector<std::string> found = FindSignatures(read, device.size());
+  if (!error.ok()) {
+    return common::Annotate(
+        error, common::StrCat(what, ": cannot check it for filesystems before writing"));
   }
-  return absl::OkStatus();
+  return RefuseSignatures(
+      what, found,
+      "wipefs -a on the server's backing file, or zero the device's first and last MiB");
 }
 
 }  // namespace stormark::agent

@@ -3,8 +3,8 @@
 //   1. the agent's config marks the target `disposable: true`;
 //   2. for a raw block device: neither it nor any of its partitions is mounted or used as
 //      swap, and nothing is stacked on it (md, device mapper, LVM: /sys/.../holders);
-//   3. for a raw block device: it holds no filesystem, partition table, RAID, LVM or other
-//      signature (signatures.h);
+//   3. for a raw block device, and for an AoE, NBD or iSCSI target: it holds no filesystem,
+//      partition table, RAID, LVM or other signature (signatures.h);
 //   4. for a raw block device: the kernel grants an exclusive open (O_EXCL), which it refuses
 //      while anything else holds the device (FileDeviceOptions::exclusive).
 // Reads need none of these: read-only workloads run on any configured target.
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "agent/config.h"
+#include "agent/devices/device.h"
 #include "common/status.h"
 
 namespace stormark::agent {
@@ -23,6 +24,10 @@ namespace stormark::agent {
 // FAILED_PRECONDITION naming the target, the path and the reason; OK when it may be written.
 // Checks 1 to 3 above.
 common::Status CheckWritable(const TargetConfig& target);
+
+// Check 3 for a target reached over the network (aoe, nbd, iscsi), read through `device`
+// once it is open: FAILED_PRECONDITION naming what it holds, OK when it holds no signature.
+common::Status CheckRemoteHoldsNoData(const TargetConfig& target, Device& device);
 
 // Where the block device `path` (or a partition of it, or a device stacked on it) is in use:
 // "/dev/loop3p1 is mounted at /mnt/x", "/dev/sdb is held by md0", "/dev/sdc2 is swap". Empty

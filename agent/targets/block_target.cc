@@ -59,7 +59,8 @@ common::Status CreateBlockFile(const TargetConfig& target, const std::atomic<boo
 
 // An AoE target, through stormark's own initiator. Writing needs `disposable: true`.
 common::StatusOr<std::unique_ptr<Device>> OpenAoeTarget(const TargetConfig& target,
-                                                        const BlockOpenOptions& options) {
+                                                        const BlockOpenOptions& options,
+                                                        const std::atomic<bool>& cancelled) {
   if (options.write) RETURN_IF_ERROR(CheckWritable(target));
   const std::string context = common::StrCat("target '", target.name, "'");
   auto address = aoe::ParseAoeAddress(target.path);
@@ -67,10 +68,16 @@ common::StatusOr<std::unique_ptr<Device>> OpenAoeTarget(const TargetConfig& targ
   aoe::AoeDeviceOptions device_options;
   device_options.writable = options.write;
   device_options.size = target.size;
+  device_options.timers.cancelled = &cancelled;
+  if (target.io_timeout_nanos > 0) device_options.timers.request_timeout_nanos = target.io_timeout_nanos;
+  if (target.connect_timeout_nanos > 0) {
+    device_options.timers.discovery_timeout_nanos = target.connect_timeout_nanos;
+  }
   auto device = aoe::AoeDevice::Open(*address, device_options,
                                      aoe::PacketLinkFactory(address->interface),
                                      common::SystemClock());
   if (!device.ok()) return common::Annotate(device.status(), context);
+  if (options.write) RETURN_IF_ERROR(CheckRemoteHoldsNoData(target, **device));
   return std::unique_ptr<Device>(std::move(*device));
 }
 
@@ -81,7 +88,7 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
                                                           const std::atomic<bool>& cancelled,
                                                           std::vector<std::string>* warnings) {
   if (target.kind == "null") return std::unique_ptr<Device>(new NullDevice(target.size));
-  if (target.kind == "aoe") return OpenAoeTarget(target, options);
+  if (target.kind == "aoe") return OpenAoeTarget(target, options, cancelled);
   if (target.is_network()) return OpenNetTarget(target, options.write, cancelled);
   if (target.kind != "block") {
     return absl::InvalidArgumentError(

@@ -1,5 +1,6 @@
 #include "agent/targets/net_target.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -40,6 +41,7 @@ common::StatusOr<std::unique_ptr<Device>> Open(const TargetConfig& target, bool 
                                                int64_t connect_timeout_nanos) {
   NetOptions net;
   net.cancelled = cancelled;
+  if (target.io_timeout_nanos > 0) net.timeout_nanos = target.io_timeout_nanos;
   if (target.kind == "nbd") {
     NbdDeviceOptions options;
     options.uri = target.path;
@@ -91,11 +93,15 @@ common::StatusOr<std::unique_ptr<Device>> OpenNetTarget(const TargetConfig& targ
         "target '", target.name, "' is a ", target.kind, " target, not nbd or iscsi"));
   }
   if (write) RETURN_IF_ERROR(CheckWritable(target));
-  auto device = Open(target, write, &cancelled, NbdDeviceOptions{}.connect_timeout_nanos);
+  const int64_t connect_timeout = target.connect_timeout_nanos > 0
+                                      ? target.connect_timeout_nanos
+                                      : NbdDeviceOptions{}.connect_timeout_nanos;
+  auto device = Open(target, write, &cancelled, connect_timeout);
   Remember(target, device);
   if (!device.ok()) {
     return common::Annotate(device.status(), common::StrCat("target '", target.name, "'"));
   }
+  if (write) RETURN_IF_ERROR(CheckRemoteHoldsNoData(target, **device));
   return device;
 }
 
@@ -124,7 +130,12 @@ void ReadNetTargetFacts(const TargetConfig& target, stormark::v1::TargetInfo* in
             (target.cache->failed_at_nanos == 0 ||
              NetNowNanos() - target.cache->failed_at_nanos > kProbeRetryNanos);
   }
-  if (probe) Remember(target, Open(target, /*write=*/false, nullptr, kProbeTimeoutNanos));
+  if (probe) {
+    const int64_t timeout = target.connect_timeout_nanos > 0
+                                ? std::min(target.connect_timeout_nanos, kProbeTimeoutNanos)
+                                : kProbeTimeoutNanos;
+    Remember(target, Open(target, /*write=*/false, nullptr, timeout));
+  }
   std::lock_guard<std::mutex> lock(target.cache->mu);
   info->set_size_bytes(target.cache->size);
   info->set_logical_block_size(target.cache->block_size);

@@ -207,6 +207,13 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
         "engine ", EngineName(EngineOf(spec_)), " runs one request at a time: iodepth ",
         spec_.iodepth(), " acts as 1 (use engine io_uring for a real queue)"));
   }
+  if (!device_->caps().coherent_queues && jobs_count_ > 1) {
+    warnings->push_back(common::StrCat(
+        "target '", target_.name, "': the server does not offer multi-conn, so each of the ",
+        jobs_count_, " jobs' connections may keep its own cache and a flush covers only its own "
+        "writes; flushed-write figures may be too good (use numjobs: 1, or a server with "
+        "multi-conn)"));
+  }
   // A device without a page cache in front of it (AoE, NBD, iSCSI) needs no cache warnings.
   if (!spec_.direct() && !device_->caps().direct && target_.kind != "null" &&
       target_.kind != "aoe" && !target_.is_network()) {

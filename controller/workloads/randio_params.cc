@@ -168,7 +168,10 @@ std::string DescribeRandio(const RandioSpec& s) {
   if (s.has_rwmixread()) text += StrCat(", ", s.rwmixread(), "% reads");
   if (s.iodepth() > 1) text += StrCat(", iodepth ", s.iodepth());
   if (s.numjobs() > 1) text += StrCat(", ", s.numjobs(), " jobs");
-  text += s.engine() == RandioSpec::IO_URING ? ", io_uring" : ", psync";
+  // Unset, each host's target picks: psync on files and raw devices, the initiator's own
+  // queue on aoe, nbd and iscsi targets. The row's resolved engine says which ran.
+  if (s.engine() == RandioSpec::IO_URING) text += ", io_uring";
+  if (s.engine() == RandioSpec::PSYNC) text += ", psync";
   if (s.direct()) text += ", direct";
   if (s.size_bytes() != 0) text += StrCat(", ", common::FormatBytes(s.size_bytes()));
   if (s.offset_bytes() != 0) text += StrCat(" at ", common::FormatBytes(s.offset_bytes()));

@@ -409,5 +409,29 @@ TEST_F(ParseAgentConfigTest, NetworkTargetErrorsNameTheirLine) {
                 5, "'tls' and 'chap' apply to nbd and iscsi targets only");
 }
 
+TEST_F(ParseAgentConfigTest, NetworkTimeoutsAreSetPerTarget) {
+  auto config = Parse(
+      "targets:\n"
+      "  shelf: {aoe: aoe://eth1/1.0, io_timeout: 3s, connect_timeout: 500ms}\n"
+      "  lun: {iscsi: iscsi://x/iqn.a:b/0, io_timeout: 2m}\n"
+      "  nbd: {nbd: nbd://x/e}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->FindTarget("shelf")->io_timeout_nanos, 3'000'000'000);
+  EXPECT_EQ(config->FindTarget("shelf")->connect_timeout_nanos, 500'000'000);
+  EXPECT_EQ(config->FindTarget("lun")->io_timeout_nanos, int64_t{120} * 1'000'000'000);
+  EXPECT_EQ(config->FindTarget("lun")->connect_timeout_nanos, 0);  // the default
+  EXPECT_EQ(config->FindTarget("nbd")->io_timeout_nanos, 0);
+}
+
+TEST_F(ParseAgentConfigTest, BadNetworkTimeoutsNameTheirLine) {
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    io_timeout: soon\n", 4, "io_timeout");
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    io_timeout: 1ms\n", 4,
+                "'io_timeout' must be between 100ms and 1h");
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    connect_timeout: 2h\n", 4,
+                "'connect_timeout' must be between 100ms and 1h");
+  ExpectErrorAt("targets:\n  t:\n    dir: $DIR\n    io_timeout: 5s\n", 4,
+                "'io_timeout' and 'connect_timeout' apply to aoe, nbd and iscsi targets only");
+}
+
 }  // namespace
 }  // namespace stormark::agent

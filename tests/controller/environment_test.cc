@@ -34,6 +34,24 @@ TEST(DifferingKeys, ListsTheSettingsThatDifferInReportOrder) {
   EXPECT_THAT(DifferingKeys(rows, {"read_ahead_kb"}), ElementsAre("scheduler"));
 }
 
+TEST(DifferingKeys, ANetworkTargetsServerIsIdentityNotASetting) {
+  // Two iSCSI LUNs on different portals: not a difference worth a `!`.
+  const std::vector<Environment> iscsi = {
+      {{"transport", "iSCSI"}, {"transport_detail", "initiator to 10.0.0.1:3260 LUN 0"}},
+      {{"transport", "iSCSI"}, {"transport_detail", "initiator to 10.0.0.2:3260 LUN 1"}}};
+  EXPECT_THAT(DifferingKeys(iscsi), IsEmpty());
+  // Local against AoE: the transport differs, and says so once.
+  const std::vector<Environment> mixed = {
+      {{"transport", "local"}, {"transport_detail", "virtio"}},
+      {{"transport", "AoE"}, {"transport_detail", "initiator on veth0, shelf 1 slot 0"}}};
+  EXPECT_THAT(DifferingKeys(mixed), ElementsAre("transport"));
+  // Two local disks on different buses do differ.
+  const std::vector<Environment> local = {
+      {{"transport", "local"}, {"transport_detail", "virtio"}},
+      {{"transport", "local"}, {"transport_detail", "NVMe"}}};
+  EXPECT_THAT(DifferingKeys(local), ElementsAre("transport_detail"));
+}
+
 TEST(DifferingKeys, AKeyOnlySomeRowsReportIsNotADifference) {
   const std::vector<Environment> rows = {
       {{"model", "X"}}, {}, {{"model", "X"}}};

@@ -85,9 +85,15 @@ int64_t AoeDevice::Execute(const IoRequest& request) {
   int64_t result = -EIO;
   if (queue->Submit({&request, 1}).ok()) {
     auto reaped = queue->Reap(1, {&completion, 1}, -1);
-    if (reaped.ok() && *reaped == 1) result = completion.result;
+    if (reaped.ok() && *reaped == 1) {
+      result = completion.result;
+    } else if (reaped.ok() && target_->options().is_cancelled()) {
+      result = -ECANCELED;
+    }
   }
   queue->CountDrops();
+  // A queue left with a request in flight (the phase was cancelled) is dropped, not reused.
+  if (queue->in_flight() > 0) return result;
   std::lock_guard<std::mutex> lock(mu_);
   idle_.push_back(std::move(queue));
   return result;

@@ -43,7 +43,10 @@ AoeQueue::AoeQueue(AoeTarget& target, std::unique_ptr<FrameLink> link, uint8_t s
 
 AoeQueue::~AoeQueue() {
   // Requests still in flight finish or fail (within the request timeout) before their
-  // buffers may go away.
+  // buffers may go away. A cancelled phase does not wait: replies are copied into buffers
+  // only on this thread, inside Reap, so abandoning the frames is safe (their late replies
+  // carry this queue's session and reach no one).
+  if (target_.options().is_cancelled()) FailAll(ECANCELED, "the phase was cancelled");
   std::vector<IoCompletion> sink(depth_);
   while (in_flight_ > done_.size()) {
     if (!Reap(in_flight_, sink, -1).ok()) break;
@@ -349,6 +352,8 @@ common::StatusOr<size_t> AoeQueue::Reap(size_t min_complete, std::span<IoComplet
   const int64_t deadline = timeout_nanos < 0 ? INT64_MAX : now + timeout_nanos;
   min_complete = std::min<size_t>(min_complete, in_flight_);
   while (true) {
+    // Cancelled: what has completed is returned, and the caller sees the flag and stops.
+    if (target_.options().is_cancelled()) break;
     RETURN_IF_ERROR(Pump(now));
     // Once satisfied, replies that have already arrived are still taken, once, without
     // waiting.
@@ -357,7 +362,7 @@ common::StatusOr<size_t> AoeQueue::Reap(size_t min_complete, std::span<IoComplet
     if (!satisfied) {
       int64_t wake = std::min(deadline, NextDeadline());
       if (starved_) wake = std::min(wake, now + kStarvedPollNanos);
-      wait = std::max<int64_t>(0, wake - now);
+      wait = std::clamp<int64_t>(wake - now, 0, kCancelSliceNanos);
     }
     auto got = link_->Receive(rx_, wait);
     now = clock.MonotonicNanos();

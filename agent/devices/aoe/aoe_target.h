@@ -19,7 +19,7 @@
 
 namespace stormark::agent::aoe {
 
-// Timers of the initiator.
+// Timers of the initiator, and the phase's cancel flag.
 struct AoeOptions {
   // The retransmission timeout before the first RTT sample, and its bounds. The floor is far
   // above a LAN's RTT on purpose: a busy target (or a busy initiator host) stalls for
@@ -32,7 +32,17 @@ struct AoeOptions {
   int64_t request_timeout_nanos = 10'000'000'000;
   // Discovery (Query Config and IDENTIFY) gives up after this long.
   int64_t discovery_timeout_nanos = 2'000'000'000;
+  // Set when the phase is cancelled: waits end within kCancelSliceNanos, and requests still
+  // in flight are abandoned rather than waited for. May be null; must outlive the device.
+  const std::atomic<bool>* cancelled = nullptr;
+
+  bool is_cancelled() const {
+    return cancelled != nullptr && cancelled->load(std::memory_order_relaxed);
+  }
 };
+
+// The longest single wait of a queue, so that a cancelled phase is noticed soon.
+inline constexpr int64_t kCancelSliceNanos = 100'000'000;
 
 struct TargetParams {
   AoeAddress address;

@@ -4,6 +4,7 @@
 #include <string>
 #include <thread>
 
+#include "agent/devices/device_wrapper.h"
 #include "agent/devices/fault_device.h"
 #include "agent/devices/memory_device.h"
 #include "common/clock.h"
@@ -191,6 +192,34 @@ TEST(RandioWorkload, SizeZeroTakesTheRestOfTheDevice) {
   ASSERT_TRUE(out.run.ok()) << out.run;
   EXPECT_EQ(out.result.bytes(), 512u * 1024);
   EXPECT_EQ(out.result.resolved().at("size"), "512k");
+}
+
+// A device whose queues do not see each other's writes: an NBD server without multi-conn.
+class IncoherentDevice final : public DeviceWrapper {
+ public:
+  using DeviceWrapper::DeviceWrapper;
+  DeviceCaps caps() const override {
+    DeviceCaps caps = DeviceWrapper::caps();
+    caps.coherent_queues = false;
+    return caps;
+  }
+};
+
+TEST(RandioWorkload, SeveralJobsOnIncoherentQueuesAreWarnedAbout) {
+  MemoryDevice memory(1 << 20);
+  IncoherentDevice device(memory);
+  RandioSpec spec = Spec(RandioSpec::RANDWRITE, 64 << 10);
+  const std::string warning = "does not offer multi-conn";
+  Outcome one = RunOn(spec, device);
+  ASSERT_TRUE(one.prepare.ok()) << one.prepare;
+  for (const auto& w : one.warnings) EXPECT_EQ(w.find(warning), std::string::npos) << w;
+  spec.set_numjobs(2);
+  spec.set_offset_increment_bytes(64 << 10);
+  Outcome two = RunOn(spec, device);
+  ASSERT_TRUE(two.prepare.ok()) << two.prepare;
+  bool warned = false;
+  for (const auto& w : two.warnings) warned |= w.find(warning) != std::string::npos;
+  EXPECT_TRUE(warned);
 }
 
 TEST(RandioWorkload, IoErrorFailsTheRunNamingTheOffset) {

@@ -87,6 +87,18 @@ TEST(RandioParams, ReadsAFioJobLineByLine) {
             "IOPS per job, max 100 MiB/s per job, zipf:1.2, verify");
 }
 
+TEST(RandioParams, TitleNamesTheEngineOnlyWhenThePlanChoseIt) {
+  // Unset, each target picks its own (an AoE, NBD or iSCSI target runs its initiator's queue),
+  // so the phase title must not claim psync for them.
+  RandioSpec spec;
+  spec.set_rw(RandioSpec::RANDREAD);
+  spec.set_bs_min(4096);
+  spec.set_iodepth(16);
+  EXPECT_EQ(DescribeRandio(spec), "randio randread bs 4 KiB, iodepth 16");
+  spec.set_engine(RandioSpec::PSYNC);
+  EXPECT_EQ(DescribeRandio(spec), "randio randread bs 4 KiB, iodepth 16, psync");
+}
+
 TEST(RandioParams, ErrorsNameTheParameterAndTheChoices) {
   EXPECT_THAT(Error("rw", "random"), HasSubstr("bad rw 'random': use read, write, randread"));
   EXPECT_THAT(Error("bs", "4q"), HasSubstr("bad bs '4q'"));

@@ -3,9 +3,11 @@
 // vanishes.
 #include "agent/devices/aoe/aoe_device.h"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "tests/agent/devices/aoe/fake_aoe_target.h"
@@ -252,6 +254,43 @@ TEST_F(AoeDeviceTest, AVanishedTargetFailsEveryRequestWithinTheTimeout) {
   const auto again = std::chrono::steady_clock::now();
   EXPECT_FALSE(device_->ReadAt(0, 512, buf.data()).ok());
   EXPECT_LT(std::chrono::steady_clock::now() - again, std::chrono::milliseconds(100));
+}
+
+TEST_F(AoeDeviceTest, CancellingAgainstASilentTargetEndsWithinASlice) {
+  // A dead target and a long request timeout: cancelling the phase must not wait for it.
+  std::atomic<bool> cancelled{false};
+  AoeDeviceOptions options = FastTimers();
+  options.timers.request_timeout_nanos = 30'000 * kMs;
+  options.timers.cancelled = &cancelled;
+  Open({}, options);
+  auto queue = device_->OpenQueue(4);
+  ASSERT_TRUE(queue.ok());
+  target_->Silence();
+  std::vector<std::string> buffers(4, std::string(64 << 10, '\0'));
+  for (uint32_t i = 0; i < 4; ++i) {
+    IoRequest r{IoOp::kRead, i * uint64_t{64 << 10}, 64 << 10, buffers[i].data(), i};
+    ASSERT_TRUE((*queue)->Submit({&r, 1}).ok());
+  }
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancelled = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<IoCompletion> done(4);
+  auto n = (*queue)->Reap(4, done, -1);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, 0u);  // Nothing completed; the caller sees the flag.
+  queue->reset();     // Abandons the frames instead of waiting 30 s for them.
+  const auto took = std::chrono::steady_clock::now() - start;
+  canceller.join();
+  EXPECT_LT(took, std::chrono::milliseconds(1000));
+  EXPECT_GE(took, std::chrono::milliseconds(150));
+  // The blocking path gives up too, with ECANCELED.
+  std::string buf(512, '\0');
+  IoRequest r{IoOp::kRead, 0, 512, buf.data(), 0};
+  const auto again = std::chrono::steady_clock::now();
+  EXPECT_EQ(device_->Execute(r), -ECANCELED);
+  EXPECT_LT(std::chrono::steady_clock::now() - again, std::chrono::milliseconds(500));
 }
 
 TEST_F(AoeDeviceTest, FlushWaitsForEarlierWrites) {
