@@ -10,6 +10,7 @@ process and removed in cleanup, also when a test fails. Needs root, ip, vblade a
 skipped without them."""
 
 import os
+import signal
 import sys
 import time
 import unittest
@@ -42,8 +43,9 @@ class AoeTest(h.StormarkTestCase):
         self.veth.up()
         self.vblade = net.start_vblade(self, self.netns, self.peer_if, self.backing, SHELF, SLOT)
 
-    def start_aoe_agent(self, size=None):
+    def start_aoe_agent(self, size=None, io_timeout=None):
         extra = f", size: {size}" if size else ""
+        extra += f", io_timeout: {io_timeout}" if io_timeout else ""
         return self.start_agent("aoe", extra_targets=(
             f"  shelf: {{aoe: 'aoe://{self.host_if}/{SHELF}.{SLOT}', disposable: true{extra}}}\n"))
 
@@ -118,6 +120,42 @@ class AoeTest(h.StormarkTestCase):
         self.assertIn(f"no reply from AoE target shelf {SHELF} slot {SLOT}", row["error"])
         self.assertIn("gone or unreachable", row["error"])
         self.assertGreater(int(row["device_stats"]["aoe.timeouts"]), 0)
+
+    def test_io_timeout_from_the_config_bounds_a_dead_target(self):
+        self.start_vblade()
+        agent = self.start_aoe_agent(io_timeout="2s")
+        took, row = net.server_killed_mid_run(
+            self, agent, "shelf", self.vblade, os.path.join(self.make_dir(), "out.json"),
+            runtime="120s", settle=2, wait=30)
+        self.assertLess(took, 8, row)
+        self.assertRegex(row["error"], r"after \d+ attempts in 2\.\d s")
+
+    def test_aborting_against_a_dead_target_does_not_wait_for_the_timeout(self):
+        self.start_vblade()
+        agent = self.start_aoe_agent(io_timeout="60s")
+        json_path = os.path.join(self.make_dir(), "out.json")
+        ctl = self.start_stormark(["run", "--agent", agent.address, "--target", "shelf",
+                                   "--workload", "randio", "--set", "rw=randread",
+                                   "--set", "iodepth=8", "--set", "runtime=120s",
+                                   "--set", "time_based=true", "--json", json_path,
+                                   "--no-progress"])
+        time.sleep(2)
+        self.assertTrue(ctl.running(), ctl.stderr())
+        self.vblade.send_signal(signal.SIGKILL)
+        time.sleep(1)  # Requests are now in flight to no one, with 59 s left on their timers.
+        interrupted = time.monotonic()
+        ctl.proc.send_signal(signal.SIGINT)
+        result = ctl.wait(timeout=60)
+        took = time.monotonic() - interrupted
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 130, result.describe())
+        self.assertLess(took, 5, result.describe())
+        # The agent let go of the phase: it answers and takes the next one at once.
+        started = time.monotonic()
+        result, row = self.randio(agent, "rw=randread", "size=1M", expect=1)
+        self.assertLess(time.monotonic() - started, 20)
+        self.assertNotIn("busy", row.get("error", ""))
+        self.assertNotIn("stuck", row.get("error", ""))
 
     def test_jumbo_frames_carry_17_sectors(self):
         self.veth.set_mtu(9000)

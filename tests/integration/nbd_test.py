@@ -128,6 +128,43 @@ class NbdTest(h.StormarkTestCase):
         self.assertEqual(row["verify"]["mismatches"], 0)
         self.assertEqual(row["device_stats"]["nbd.tls"], "yes")
 
+    def test_an_export_holding_a_filesystem_is_never_written(self):
+        base = self.make_dir()
+        backing = os.path.join(base, "ext4.img")
+        with open(backing, "wb") as f:
+            f.truncate(16 * MIB)
+        made = subprocess.run(["mkfs.ext4", "-q", "-F", backing], capture_output=True,
+                              text=True, timeout=60)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        with open(backing, "rb") as f:
+            before = f.read()
+        _, port = net.start_nbdkit(self, "file", backing)
+        uri = f"nbd://127.0.0.1:{port}/"
+        self.start_nbd_agent(f"  fs: {{nbd: '{uri}', disposable: true}}\n")
+        result, row = self.run_randio("fs", "rw=randwrite", "size=4M", expect=1)
+        self.assertEqual(row["status"], "error", row)
+        self.assertIn(f"target 'fs' ({uri}) holds data: ext4 filesystem; refusing to write",
+                      row["error"])
+        with open(backing, "rb") as f:
+            self.assertTrue(f.read() == before, "the export was written")
+        # Reading it is fine.
+        _, row = self.run_randio("fs", "rw=randread", "size=4M")
+        self.assertEqual(row["status"], "succeeded", row)
+
+    def test_several_jobs_without_multi_conn_are_warned_about(self):
+        _, port = net.start_nbdkit(self, "--filter=multi-conn", "memory", "64M",
+                                   "multi-conn-mode=disable")
+        self.start_nbd_agent(f"  single: {{nbd: 'nbd://127.0.0.1:{port}/', disposable: true}}\n")
+        _, row = self.run_randio("single", "rw=randwrite", "size=4M", "fdatasync=16")
+        self.assertEqual(row["device_stats"]["nbd.multi_conn"], "no")
+        self.assertFalse(any("multi-conn" in w for w in row.get("warnings", [])), row)
+        result, row = self.run_randio("single", "rw=randwrite", "size=4M", "fdatasync=16",
+                                      "numjobs=2", "offset_increment=4M")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertTrue(any("does not offer multi-conn" in w for w in row.get("warnings", [])),
+                        row.get("warnings"))
+        self.assertIn("does not offer multi-conn", result.stdout)
+
     def test_server_killed_mid_run_fails_the_phase_quickly(self):
         proc, port = net.start_nbdkit(self, "memory", "64M")
         uri = f"nbd://127.0.0.1:{port}/"
