@@ -9,6 +9,7 @@ bounded. Needs root and the tools each helper names; tests skip with `have(...)`
 
 import fcntl
 import json
+import ipaddress
 import os
 import re
 import shutil
@@ -79,6 +80,19 @@ class Veth:
             if cidr:
                 run(*self._ip(netns), "addr", "add", cidr, "dev", dev)
             run(*self._ip(netns), "link", "set", dev, "up")
+
+
+def free_subnet():
+    """A /28 of 198.18.0.0/15 that no interface here has an address in: tried from one picked
+    by this process's PID, so tests running at once take different ones."""
+    benchmarking = ipaddress.ip_network("198.18.0.0/15")
+    count = benchmarking.num_addresses // 16
+    for i in range(count):
+        subnet = ipaddress.ip_network(
+            (int(benchmarking.network_address) + (os.getpid() + i) % count * 16, 28))
+        if not run("ip", "-4", "-o", "addr", "show", "to", str(subnet)).stdout.strip():
+            return subnet
+    raise AssertionError("no free /28 in 198.18.0.0/15")
 
 
 def drop_frames(test, percent, ends, ethertype="0x88a2"):
@@ -249,14 +263,14 @@ def make_backing_file(path, size):
     return path
 
 
-def start_agent_in_netns(test, name, netns, listen, config_text, timeout=20):
+def start_agent_in_netns(test, name, netns, listen, config_text, timeout=20, extra_args=()):
     """Starts stormark-agent inside `netns`, listening on `listen` ("ADDR:PORT") with the
     agent.yaml `config_text`; waits for its listening line. Returns its harness Agent, whose
     address is the one it printed. Stopped by PID at cleanup."""
     base = test.make_dir(f"stormark-itest-{name}-")
     config = test.write_file(os.path.join(base, "agent.yaml"), config_text)
     log_path = os.path.join(base, "agent.log")
-    args = ["--listen", listen, "--config", config]
+    args = ["--listen", listen, "--config", config] + list(extra_args)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(in_netns(netns, [h.binary("stormark-agent")] + args),
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,

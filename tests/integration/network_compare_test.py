@@ -16,7 +16,6 @@ Addresses come from 198.18.0.0/15 (RFC 2544's benchmarking range), a /28 chosen 
 process's PID. Every namespace, veth, nftables table, process and file is removed at cleanup,
 also when the test fails. Needs root, ip, nbdkit, tgtd, tgtadm, vblade and nft; skipped without."""
 
-import ipaddress
 import json
 import os
 import re
@@ -39,19 +38,6 @@ HOSTS = {"a": ("files", "local"), "b": ("export", "NBD"), "c": ("lun", "iSCSI"),
          "d": ("shelf", "AoE")}
 
 
-def free_subnet():
-    """A /28 of 198.18.0.0/15 that no interface here has an address in: tried from one picked
-    by this process's PID, so tests running at once take different ones."""
-    benchmarking = ipaddress.ip_network("198.18.0.0/15")
-    count = benchmarking.num_addresses // 16
-    for i in range(count):
-        subnet = ipaddress.ip_network(
-            (int(benchmarking.network_address) + (os.getpid() + i) % count * 16, 28))
-        if not net.run("ip", "-4", "-o", "addr", "show", "to", str(subnet)).stdout.strip():
-            return subnet
-    raise AssertionError("no free /28 in 198.18.0.0/15")
-
-
 @unittest.skipUnless(os.geteuid() == 0 and net.have("ip", "nbdkit", "tgtd", "tgtadm", "vblade",
                                                       "nft"),
                      "needs root, ip, nbdkit, tgtd, tgtadm, vblade and nft")
@@ -61,7 +47,7 @@ class NetworkCompareTest(h.StormarkTestCase):
         self.base = self.make_dir("stormark-itest-netcmp-")
         self.pki = os.path.join(self.base, "pki")
         pid = os.getpid()
-        subnet = list(free_subnet())
+        subnet = list(net.free_subnet())
         self.netns = {}
         self.addresses = {}
         for i, host in enumerate(HOSTS):
