@@ -2,6 +2,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <charconv>
 #include <map>
 
 #include "common/atomic_file.h"
@@ -18,6 +19,41 @@ namespace stormark::controller {
 namespace {
 
 using nlohmann::json;
+
+// The protobuf JSON mapping quotes 64-bit integers ("size_bytes": "1048576"), which JSON
+// readers then take for text: turns them back into numbers, through nested messages too.
+void Unquote64BitFields(const google::protobuf::Descriptor& type, json* object) {
+  using google::protobuf::FieldDescriptor;
+  for (int i = 0; i < type.field_count(); ++i) {
+    const FieldDescriptor& field = *type.field(i);
+    auto it = object->find(field.name());
+    if (it == object->end()) continue;
+    if (field.cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !field.is_map()) {
+      if (it->is_object()) Unquote64BitFields(*field.message_type(), &*it);
+      if (it->is_array()) {
+        for (json& element : *it) Unquote64BitFields(*field.message_type(), &element);
+      }
+      continue;
+    }
+    const bool is_signed = field.cpp_type() == FieldDescriptor::CPPTYPE_INT64;
+    if (!is_signed && field.cpp_type() != FieldDescriptor::CPPTYPE_UINT64) continue;
+    const auto unquote = [is_signed](json& value) {
+      if (!value.is_string()) return;
+      const std::string& text = value.get_ref<const std::string&>();
+      const char* end = text.data() + text.size();
+      int64_t s = 0;
+      uint64_t u = 0;
+      // Anything but a whole number is left as the mapping wrote it.
+      if (is_signed && std::from_chars(text.data(), end, s).ptr == end) value = s;
+      if (!is_signed && std::from_chars(text.data(), end, u).ptr == end) value = u;
+    };
+    if (it->is_array()) {
+      for (json& element : *it) unquote(element);
+    } else {
+      unquote(*it);
+    }
+  }
+}
 
 json LatencyJson(const common::LatencyHistogram& h) {
   json out = {{"unit", "ns"},
@@ -122,7 +158,9 @@ json WorkloadJson(const PhasePlan& plan) {
     if (google::protobuf::util::MessageToJsonString(
             plan.spec.GetReflection()->GetMessage(plan.spec, field), &text, options)
             .ok()) {
-      out.update(json::parse(text, nullptr, /*allow_exceptions=*/false));
+      json fields = json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (fields.is_object()) Unquote64BitFields(*field->message_type(), &fields);
+      out.update(fields);
     }
     return out;
   }

@@ -150,6 +150,18 @@ TEST(RunToJson, ResultsCarryFiguresAndPercentiles) {
   EXPECT_EQ(all.at("latency").at("p99"), latency.at("p99"));
 }
 
+TEST(RunToJson, WorkloadParametersOf64BitsAreNumbersNotStrings) {
+  RunRecord run = SampleRun();
+  stormark::v1::PostmarkSpec* p = run.phases[0].plan.spec.mutable_postmark();
+  p->set_min_size_bytes(500);
+  p->set_max_size_bytes(uint64_t{10} << 30);
+  const json workload = RunToJson(run).at("phases").at(0).at("workload");
+  EXPECT_EQ(workload.at("type"), "postmark");
+  ASSERT_TRUE(workload.at("min_size_bytes").is_number()) << workload.dump();
+  EXPECT_EQ(workload.at("min_size_bytes"), 500);
+  EXPECT_EQ(workload.at("max_size_bytes"), uint64_t{10} << 30);
+}
+
 TEST(RunToJson, PhaseWithoutSuccessHasNullAllHosts) {
   RunRecord run = SampleRun();
   run.phases[0].hosts.erase(run.phases[0].hosts.begin());
