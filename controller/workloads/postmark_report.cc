@@ -123,6 +123,26 @@ bool AnyTooFast(const Figures& f) {
   return f.total.too_fast || f.pool.too_fast || f.transactions_span.too_fast || f.teardown.too_fast;
 }
 
+// What to raise so that the parts marked too fast last long enough: the pool is created and
+// deleted alone in time proportional to `number`, the transactions take `transactions`.
+std::string TooFastRemedy(bool pool_short, bool transactions_short) {
+  if (pool_short && transactions_short) return "raise number (files) and transactions";
+  if (pool_short) return "raise number (files in the pool)";
+  return "raise transactions";
+}
+
+// kTooFastNote with the parts that were short and what to raise, or "" when none was.
+std::string TooFastNote(const std::vector<const Figures*>& hosts) {
+  bool pool = false, transactions = false;
+  for (const Figures* f : hosts) {
+    pool = pool || f->pool.too_fast || f->teardown.too_fast;
+    transactions = transactions || f->transactions_span.too_fast;
+    if (f->total.too_fast) pool = transactions = true;
+  }
+  if (!pool && !transactions) return "";
+  return common::StrCat(kTooFastNote, "; ", TooFastRemedy(pool, transactions));
+}
+
 std::string LatencyCell(const common::LatencyHistogram& h, double percentile) {
   if (h.count() == 0) return "-";
   const double nanos = percentile > 0 ? static_cast<double>(h.Percentile(percentile)) : h.Mean();
@@ -219,7 +239,7 @@ std::string PostmarkVerboseReport(const PhaseResult& result) {
                      Scaled(PerSecond(written, f.total)), Mark(f.total));
   out += "\n";
   out += LatencyBlock(f);
-  if (AnyTooFast(f)) out += common::StrCat("\n", kTooFastNote, "\n");
+  if (AnyTooFast(f)) out += common::StrCat("\n", TooFastNote({&f}), "\n");
   return out;
 }
 
@@ -254,14 +274,17 @@ std::string PostmarkComparisonTable(
     const std::vector<std::pair<std::string, PhaseResult>>& hosts) {
   std::vector<std::string> names;
   std::vector<std::vector<std::pair<std::string, std::string>>> columns;
-  bool too_fast = false;
+  std::vector<Figures> figures;
   for (const auto& [name, result] : hosts) {
     if (std::optional<Figures> f = Extract(result)) {
       names.push_back(name);
       columns.push_back(ComparisonCells(*f));
-      too_fast = too_fast || AnyTooFast(*f);
+      figures.push_back(std::move(*f));
     }
   }
+  std::vector<const Figures*> all;
+  for (const Figures& f : figures) all.push_back(&f);
+  const std::string too_fast = TooFastNote(all);
   if (columns.empty()) return "";
   TextTable table;
   table.AddColumn("PostMark", TextTable::Align::kLeft);
@@ -272,7 +295,7 @@ std::string PostmarkComparisonTable(
     table.AddRow(std::move(cells));
   }
   std::string out = table.Render("  ");
-  if (too_fast) out += common::StrCat("\n  ", kTooFastNote, "\n");
+  if (!too_fast.empty()) out += common::StrCat("\n  ", too_fast, "\n");
   return out;
 }
 

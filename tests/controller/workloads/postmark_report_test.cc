@@ -86,7 +86,17 @@ TEST(PostmarkVerboseReport, MarksFiguresTimedOverLessThanHalfASecond) {
   EXPECT_THAT(report, HasSubstr("Creation alone: 2000 files (125000 per second) *\n"));
   EXPECT_THAT(report, HasSubstr("megabytes per second) *\n"));
   EXPECT_THAT(report, HasSubstr("\n* timed over less than 0.5 s"));
+  // Everything was short: the note says to raise both.
+  EXPECT_THAT(report, HasSubstr("too short to be a stable figure; raise number (files) and "
+                                "transactions\n"));
   EXPECT_THAT(PostmarkVerboseReport(ReferenceRun()), Not(HasSubstr("*")));
+}
+
+TEST(PostmarkVerboseReport, TheTooFastNoteNamesWhatToRaise) {
+  // Only the pool's creation and deletion (0.8 s and 0.7 s at scale 1) were short.
+  const std::string report = PostmarkVerboseReport(ReferenceRun(0.5));
+  EXPECT_THAT(report, HasSubstr("stable figure; raise number (files in the pool)\n"));
+  EXPECT_THAT(report, Not(HasSubstr("transactions\n")));
 }
 
 TEST(PostmarkVerboseReport, SmallDataIsInKilobytesAsPostmarkScales) {
