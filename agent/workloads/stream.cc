@@ -63,7 +63,7 @@ void StreamWorkload::StampBlock(uint64_t offset) {
 
 std::string StreamWorkload::Where() const {
   if (target_.name.empty()) return device_->Describe();
-  return common::StrCat("target '", target_.name, "' (", device_->Describe(), ")");
+  return common::StrCat("target '", target_.name, "' on ", device_->Describe());
 }
 
 Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,

@@ -73,7 +73,7 @@ class StreamWorkload final : public Workload {
   // Before buffered reads of a file or block device: drops [0, size) from the page cache and
   // warns when it stayed.
   void EvictBeforeReading(std::vector<std::string>* warnings) const;
-  // "target 'disk1' (/dev/sdb (psync))", or the device alone when no target is known.
+  // "target 'disk1' on /dev/sdb (psync)", or the device alone when no target is known.
   std::string Where() const;
 
   const stormark::v1::StreamSpec spec_;

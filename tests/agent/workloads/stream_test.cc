@@ -590,7 +590,7 @@ TEST_F(StreamBlockTargetTest, ReadOfATargetNotDisposableReadsInPlaceAndSaysSo) {
   StreamWorkload workload(Spec(StreamSpec::READ, kMiB, 65536), target, "ext4");
   std::vector<std::string> warnings;
   ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
-  EXPECT_THAT(warnings, Contains(AllOf(HasSubstr("target 'ro' (" + target.path),
+  EXPECT_THAT(warnings, Contains(AllOf(HasSubstr("target 'ro' on " + target.path),
                                        HasSubstr("is not disposable"))));
   EXPECT_EQ(Contents(target.path), std::string(kMiB, '\0'));
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
@@ -605,7 +605,7 @@ TEST_F(StreamBlockTargetTest, SizeBeyondTheTargetNamesTheTargetAndBothSizes) {
   const common::Status status = workload.Prepare(kNotCancelled, &warnings);
   EXPECT_EQ(status.code(), absl::StatusCode::kOutOfRange) << status;
   EXPECT_THAT(status.message(), HasSubstr("stream: size " + common::FormatBytes(2 * kMiB) +
-                                          " does not fit target 'img' (" + target.path));
+                                          " does not fit target 'img' on " + target.path));
   EXPECT_THAT(status.message(), HasSubstr("which holds " + common::FormatBytes(kMiB)));
 }
 
