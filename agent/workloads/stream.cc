@@ -90,7 +90,7 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
                                        ": this measures memory, not storage"));
   }
   if (dir_ != nullptr) {
-    RETURN_IF_ERROR(OpenDirFile(cancelled, warnings));
+    RETURN_IF_ERROR(OpenDirFile(cancelled));
   } else if (device_ == nullptr) {
     RETURN_IF_ERROR(OpenTarget(cancelled, warnings));
   }
@@ -121,8 +121,7 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
   return absl::OkStatus();
 }
 
-Status StreamWorkload::OpenDirFile(const std::atomic<bool>& cancelled,
-                                   std::vector<std::string>* warnings) {
+Status StreamWorkload::OpenDirFile(const std::atomic<bool>& cancelled) {
   const bool writing = spec_.direction() == StreamSpec::WRITE;
   ASSIGN_OR_RETURN(int fd, dir_->CreateFile(kFileName, writing ? O_WRONLY : O_RDWR));
   RETURN_IF_ERROR(Fd(fd).Close("stream: close"));

@@ -60,8 +60,7 @@ class StreamWorkload final : public Workload {
   // Fills buf_ for the block at `offset`: random data with the offset stamped per 4 KiB.
   void StampBlock(uint64_t offset);
   // Sets device_ to the phase's file in dir_: new for WRITE, laid out for READ.
-  common::Status OpenDirFile(const std::atomic<bool>& cancelled,
-                             std::vector<std::string>* warnings);
+  common::Status OpenDirFile(const std::atomic<bool>& cancelled);
   // Sets device_ to the target's device, writable for WRITE and, when the target is
   // disposable, for READ (which then lays out the data).
   common::Status OpenTarget(const std::atomic<bool>& cancelled,
