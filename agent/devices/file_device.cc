@@ -76,7 +76,7 @@ common::StatusOr<std::unique_ptr<FileDevice>> FileDevice::Open(const std::string
         common::StrCat(path, " is neither a regular file nor a block device")));
   }
   const uint64_t size = options.size == 0 ? available : options.size;
-  if (size > available) {
+  if (size > available && !(options.extend && !block)) {
     return fail(absl::OutOfRangeError(common::StrCat(
         path, " holds ", common::FormatBytes(available), "; ", common::FormatBytes(size),
         " were asked for")));
@@ -95,7 +95,17 @@ FileDevice::FileDevice(std::string path, int fd, FileDeviceOptions options, uint
       block_size_(block_size),
       is_block_device_(is_block_device) {}
 
-FileDevice::~FileDevice() { close(fd_); }
+FileDevice::~FileDevice() {
+  if (fd_ >= 0) close(fd_);
+}
+
+common::Status FileDevice::Close() {
+  if (fd_ < 0) return absl::OkStatus();
+  const int fd = fd_;
+  fd_ = -1;
+  if (close(fd) != 0) return common::ErrnoError(common::StrCat("close ", path_), errno);
+  return absl::OkStatus();
+}
 
 DeviceCaps FileDevice::caps() const {
   DeviceCaps caps;

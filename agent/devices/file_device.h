@@ -6,8 +6,8 @@
 // With `direct`, the descriptor is opened with O_DIRECT and requests must be aligned to
 // caps().alignment (the logical block size of a block device; 4096 for a file).
 //
-// The device never creates, extends or removes files: whoever opens it (a target) lays out the
-// file first. Thread-safe as Device says.
+// The device never creates or removes files, and extends one only when asked to (`extend`):
+// whoever opens it (a target) lays out the file first. Thread-safe as Device says.
 #ifndef STORMARK_AGENT_DEVICES_FILE_DEVICE_H_
 #define STORMARK_AGENT_DEVICES_FILE_DEVICE_H_
 
@@ -36,6 +36,10 @@ struct FileDeviceOptions {
   // A block device is opened with O_EXCL, which the kernel refuses (EBUSY) while the device
   // is mounted or held by anything else. No effect on regular files.
   bool exclusive = false;
+  // A regular file shorter than `size` (which must then be given) is accepted, and writes past
+  // its end extend it: a workload that writes a new file from its start, as dd does. No effect
+  // on block devices.
+  bool extend = false;
 };
 
 class FileDevice final : public Device {
@@ -57,6 +61,12 @@ class FileDevice final : public Device {
   int64_t Execute(const IoRequest& request) override;
   common::StatusOr<std::unique_ptr<IoQueue>> OpenQueue(uint32_t depth) override;
 
+  // Closes the descriptor now and returns what close(2) said: a network filesystem reports
+  // delayed write errors there, and the last close of a block device writes back its dirty
+  // pages, so a workload that times the close calls this inside its timed region. Later
+  // requests fail with EBADF. Not safe while requests or queues are in flight. Idempotent.
+  common::Status Close();
+
   const std::string& path() const { return path_; }
   bool is_block_device() const { return is_block_device_; }
   Engine engine() const { return options_.engine; }
@@ -66,7 +76,7 @@ class FileDevice final : public Device {
              uint32_t block_size, bool is_block_device);
 
   const std::string path_;
-  const int fd_;
+  int fd_;  // -1 after Close().
   const FileDeviceOptions options_;
   const uint64_t size_;
   const uint32_t block_size_;

@@ -17,7 +17,14 @@ std::vector<std::string> KnownWorkloads() {
 
 namespace {
 
-// stream, bonnie, postmark and command create files: they need a directory.
+// The filesystem holding a dir target, or a block target's file (for the tmpfs warnings); ""
+// for the other kinds.
+std::string FilesystemOf(const TargetConfig& target) {
+  if (target.kind != "dir" && target.kind != "block") return "";
+  return ReadTargetFacts(target).filesystem();
+}
+
+// bonnie, postmark and command create files: they need a directory.
 common::Status NeedsDir(const TargetConfig& target, std::string_view workload) {
   if (target.kind == "dir") return absl::OkStatus();
   return absl::InvalidArgumentError(common::StrCat(
@@ -43,11 +50,14 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
   switch (spec.workload_case()) {
     case stormark::v1::PhaseSpec::kStream: {
       RETURN_IF_ERROR(StreamWorkload::Validate(spec.stream()));
-      RETURN_IF_ERROR(NeedsDir(*target, "stream"));
+      if (target->kind != "dir") {
+        // A block, null or network target: its device, used in place.
+        return std::unique_ptr<Workload>(
+            new StreamWorkload(spec.stream(), *target, FilesystemOf(*target)));
+      }
       ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
-      const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
-          new StreamWorkload(spec.stream(), std::move(dir), filesystem));
+          new StreamWorkload(spec.stream(), std::move(dir), FilesystemOf(*target)));
     }
     case stormark::v1::PhaseSpec::kBonnie: {
       RETURN_IF_ERROR(common::CheckBonnieSpec(spec.bonnie()));
@@ -81,11 +91,8 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       if (target->kind == "dir") {
         ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
       }
-      const std::string filesystem = target->kind == "dir" || target->kind == "block"
-                                         ? ReadTargetFacts(*target).filesystem()
-                                         : "";
       return std::unique_ptr<Workload>(
-          new RandioWorkload(spec.randio(), *target, std::move(dir), host, filesystem));
+          new RandioWorkload(spec.randio(), *target, std::move(dir), host, FilesystemOf(*target)));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

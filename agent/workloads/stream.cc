@@ -1,20 +1,20 @@
 #include "agent/workloads/stream.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <vector>
+#include <optional>
 
+#include "agent/devices/fill.h"
 #include "agent/devices/page_cache.h"
+#include "agent/targets/block_target.h"
 #include "agent/workloads/fd.h"
-#include "common/strings.h"
 #include "common/random.h"
 #include "common/spec_check.h"
+#include "common/strings.h"
 #include "common/units.h"
 #include "fmt/format.h"
 
@@ -25,157 +25,228 @@ using common::Status;
 using stormark::v1::StreamSpec;
 
 constexpr char kFileName[] = "stream.dat";
-constexpr uint64_t kDirectAlignment = 4096;
 constexpr uint64_t kStampEvery = 4096;
 
-Status WriteFull(int fd, const char* buf, size_t n, uint64_t offset) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t r = pwrite(fd, buf + done, n - done, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return common::ErrnoError(common::StrCat("write at offset ", offset + done), errno);
-    if (r == 0) return absl::DataLossError(common::StrCat("write at offset ", offset, " wrote 0 bytes"));
-    done += static_cast<size_t>(r);
-  }
-  return absl::OkStatus();
-}
-
-Status ReadFull(int fd, char* buf, size_t n, uint64_t offset) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t r = pread(fd, buf + done, n - done, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return common::ErrnoError(common::StrCat("read at offset ", offset + done), errno);
-    if (r == 0) {
-      return absl::DataLossError(
-          common::StrCat("file ended at offset ", offset + done, ", before the expected size"));
-    }
-    done += static_cast<size_t>(r);
-  }
-  return absl::OkStatus();
+// The bytes free for an unprivileged user on the filesystem holding `path`, or nullopt.
+std::optional<uint64_t> FreeBytes(const std::string& path) {
+  struct statvfs vfs{};
+  if (statvfs(path.c_str(), &vfs) != 0) return std::nullopt;
+  return static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
 }
 
 }  // namespace
 
-StreamWorkload::StreamWorkload(const StreamSpec& spec, std::unique_ptr<DirTarget> target,
+StreamWorkload::StreamWorkload(const StreamSpec& spec, std::unique_ptr<DirTarget> dir,
                                std::string filesystem)
     : spec_(spec),
-      target_(std::move(target)),
+      target_(dir->config()),
+      dir_(std::move(dir)),
       filesystem_(std::move(filesystem)) {}
 
-StreamWorkload::~StreamWorkload() {
-  Cleanup();
-  free(buf_);
-}
+StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target,
+                               std::string filesystem)
+    : spec_(spec), target_(std::move(target)), filesystem_(std::move(filesystem)) {}
+
+StreamWorkload::StreamWorkload(const StreamSpec& spec, Device& device)
+    : spec_(spec), device_(&device) {}
+
+StreamWorkload::~StreamWorkload() { Cleanup(); }
 
 Status StreamWorkload::Validate(const StreamSpec& spec) { return common::CheckStreamSpec(spec); }
 
 void StreamWorkload::StampBlock(uint64_t offset) {
   for (uint64_t at = 0; at + sizeof(uint64_t) <= spec_.block_size(); at += kStampEvery) {
     const uint64_t stamp = offset + at;
-    std::memcpy(buf_ + at, &stamp, sizeof(stamp));
+    std::memcpy(buf_->data() + at, &stamp, sizeof(stamp));
   }
+}
+
+std::string StreamWorkload::Where() const {
+  if (target_.name.empty()) return device_->Describe();
+  return common::StrCat("target '", target_.name, "' on ", device_->Describe());
 }
 
 Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
                                std::vector<std::string>* warnings) {
   RETURN_IF_ERROR(Validate(spec_));
-  const TargetConfig& target = target_->config();
-
-  struct statvfs vfs{};
-  if (statvfs(target.path.c_str(), &vfs) == 0) {
-    const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-    if (spec_.size_bytes() > free_bytes) {
+  if (dir_ != nullptr) {
+    const std::optional<uint64_t> free_bytes = FreeBytes(target_.path);
+    if (free_bytes && spec_.size_bytes() > *free_bytes) {
       return absl::ResourceExhaustedError(common::StrCat(
-          "target '", target.name, "' has ", common::FormatBytes(free_bytes),
+          "target '", target_.name, "' has ", common::FormatBytes(*free_bytes),
           " free; the phase needs ", common::FormatBytes(spec_.size_bytes())));
     }
   }
 
-  if (posix_memalign(reinterpret_cast<void**>(&buf_), kDirectAlignment, spec_.block_size()) != 0) {
-    return absl::ResourceExhaustedError("stream: cannot allocate the I/O buffer");
-  }
+  buf_ = std::make_unique<IoBuffer>(spec_.block_size());
   uint64_t seed = 0x5eed5eed ^ spec_.size_bytes();
   for (uint32_t at = 0; at < spec_.block_size(); at += sizeof(uint64_t)) {
     const uint64_t r = common::SplitMix64(&seed);
-    std::memcpy(buf_ + at, &r, std::min<size_t>(sizeof(r), spec_.block_size() - at));
+    std::memcpy(buf_->data() + at, &r, std::min<size_t>(sizeof(r), spec_.block_size() - at));
   }
 
   if (filesystem_ == "tmpfs" || filesystem_ == "ramfs") {
-    warnings->push_back(common::StrCat("target '", target.name, "' is on ", filesystem_,
-                                     ": this measures memory, not storage"));
+    warnings->push_back(common::StrCat("target '", target_.name, "' is on ", filesystem_,
+                                       ": this measures memory, not storage"));
+  }
+  if (dir_ != nullptr) {
+    RETURN_IF_ERROR(OpenDirFile(cancelled));
+  } else if (device_ == nullptr) {
+    RETURN_IF_ERROR(OpenTarget(cancelled, warnings));
+  }
+  RETURN_IF_ERROR(CheckFits());
+  if (spec_.direction() == StreamSpec::READ && dir_ == nullptr && target_.kind != "null") {
+    // A device is writable here only when the target allows it (see OpenTarget).
+    if (device_->caps().writable) {
+      RETURN_IF_ERROR(LayOut(*device_, cancelled));
+    } else {
+      warnings->push_back(common::StrCat(
+          Where(), " is not disposable, so stream did not write the data it reads: space never "
+          "written may be answered without touching the disk (thin or sparse storage returns "
+          "zeros), which flatters the figure"));
+    }
   }
 
+  // Only a file or block device opened without O_DIRECT has the page cache in front of it.
+  const bool cached = file_ != nullptr && !spec_.direct();
   if (spec_.direction() == StreamSpec::WRITE) {
-    ASSIGN_OR_RETURN(int fd, target_->CreateFile(kFileName, O_WRONLY));
-    Fd file(fd);
-    RETURN_IF_ERROR(file.Close("stream: close"));
-    if (!spec_.direct() && !spec_.fdatasync()) {
+    if (cached && !spec_.fdatasync()) {
       warnings->push_back(
           "possibly cache-dominated: write without fdatasync or direct, so data may still be "
           "in the page cache when the clock stops (add fdatasync: true)");
     }
-    return absl::OkStatus();
+  } else if (cached) {
+    EvictBeforeReading(warnings);
   }
-  return LayOutFile(cancelled, warnings);
+  return absl::OkStatus();
 }
 
-// Writes the file a READ phase will read, flushes it, and evicts it from the page cache.
-Status StreamWorkload::LayOutFile(const std::atomic<bool>& cancelled,
-                                  std::vector<std::string>* warnings) {
-  ASSIGN_OR_RETURN(int fd, target_->CreateFile(kFileName, O_RDWR));
-  Fd file(fd);
-  for (uint64_t offset = 0; offset < spec_.size_bytes(); offset += spec_.block_size()) {
-    if (cancelled.load(std::memory_order_relaxed)) {
-      return absl::CancelledError("stream: aborted while laying out the file");
-    }
-    StampBlock(offset);
-    RETURN_IF_ERROR(WriteFull(file.get(), buf_, spec_.block_size(), offset));
+Status StreamWorkload::OpenDirFile(const std::atomic<bool>& cancelled) {
+  const bool writing = spec_.direction() == StreamSpec::WRITE;
+  ASSIGN_OR_RETURN(int fd, dir_->CreateFile(kFileName, writing ? O_WRONLY : O_RDWR));
+  RETURN_IF_ERROR(Fd(fd).Close("stream: close"));
+  const std::string path = dir_->PathOf(kFileName);
+  FileDeviceOptions options;
+  options.size = spec_.size_bytes();
+  options.extend = true;
+  if (!writing) {
+    // Laid out through the page cache (and then evicted, unless the reads are direct).
+    options.writable = true;
+    ASSIGN_OR_RETURN(auto layout, FileDevice::Open(path, options));
+    RETURN_IF_ERROR(LayOut(*layout, cancelled));
+    RETURN_IF_ERROR(layout->Close());
   }
-  if (fdatasync(file.get()) != 0) return common::ErrnoError("stream: fdatasync", errno);
-  if (spec_.direct()) return file.Close("stream: close");
+  options.writable = writing;
+  options.direct = spec_.direct();
+  ASSIGN_OR_RETURN(auto file, FileDevice::Open(path, options));
+  file_ = file.get();
+  owned_device_ = std::move(file);
+  device_ = owned_device_.get();
+  return absl::OkStatus();
+}
 
-  const double resident = EvictFromPageCache(file.get(), spec_.size_bytes());
+Status StreamWorkload::OpenTarget(const std::atomic<bool>& cancelled,
+                                  std::vector<std::string>* warnings) {
+  const bool writing = spec_.direction() == StreamSpec::WRITE;
+  // A READ writes the data it will read when the target allows it: unwritten space of a thin
+  // or sparse device reads as zeros without touching the disk.
+  const bool lay_out = !writing && target_.kind != "null" && target_.disposable;
+  BlockOpenOptions options;
+  options.write = writing || lay_out;
+  options.direct = spec_.direct();
+  auto device = OpenBlockTarget(target_, options, cancelled, warnings);
+  if (!device.ok()) {
+    const bool refused = absl::IsPermissionDenied(device.status()) ||
+                         absl::IsFailedPrecondition(device.status());
+    if (!lay_out || !refused) return device.status();
+    return common::Annotate(device.status(),
+                            "stream rw=read first writes the data it reads on a disposable target");
+  }
+  owned_device_ = std::move(*device);
+  device_ = owned_device_.get();
+  file_ = dynamic_cast<FileDevice*>(device_);
+  if (target_.kind == "null") {
+    warnings->push_back(
+        "null target: no data moves; this measures stormark's own cost per I/O, not storage");
+  }
+  return absl::OkStatus();
+}
+
+Status StreamWorkload::CheckFits() const {
+  if (spec_.size_bytes() > device_->size()) {
+    return absl::OutOfRangeError(common::StrCat(
+        "stream: size ", common::FormatBytes(spec_.size_bytes()), " does not fit ", Where(),
+        ", which holds ", common::FormatBytes(device_->size())));
+  }
+  const uint32_t alignment = device_->caps().alignment;
+  if (alignment > 1 && spec_.block_size() % alignment != 0) {
+    return absl::InvalidArgumentError(
+        common::StrCat("stream: with direct, bs must be a multiple of ", alignment, " bytes on ",
+                       Where(), " (got ", common::FormatSizeShort(spec_.block_size()), ")"));
+  }
+  return absl::OkStatus();
+}
+
+Status StreamWorkload::LayOut(Device& device, const std::atomic<bool>& cancelled) {
+  Status status = FillRandom(device, 0, spec_.size_bytes(), 0x5eed5eed ^ spec_.size_bytes(),
+                             cancelled);
+  if (absl::IsCancelled(status)) return absl::CancelledError("stream: aborted while laying out");
+  return common::Annotate(status, "stream: laying out the data to read");
+}
+
+void StreamWorkload::EvictBeforeReading(std::vector<std::string>* warnings) const {
+  const int fd = open(file_->path().c_str(), O_RDONLY | O_CLOEXEC);
+  const double resident = fd < 0 ? -1 : EvictFromPageCache(fd, spec_.size_bytes());
+  if (fd >= 0) close(fd);
   if (resident > 0.05) {
     warnings->push_back(fmt::format(
-        "possibly cache-dominated: {:.0f}% of the file is still in the page cache after "
+        "possibly cache-dominated: {:.0f}% of the data is still in the page cache after "
         "eviction (use direct: true)",
-        resident < 0 ? 100.0 : resident * 100));
+        resident * 100));
   } else if (resident < 0) {
     warnings->push_back(
-        "could not check that the file left the page cache; reads may be cache-dominated");
+        "could not check that the data left the page cache; reads may be cache-dominated");
   }
-  return file.Close("stream: close");
 }
 
 Status StreamWorkload::Run(RunContext& ctx) {
   const bool writing = spec_.direction() == StreamSpec::WRITE;
-  const int flags = (writing ? O_WRONLY : O_RDONLY) | (spec_.direct() ? O_DIRECT : 0);
   common::Recorder* recorder = ctx.recorders.Add();
-  ASSIGN_OR_RETURN(int fd, target_->OpenFile(kFileName, flags));
-  Fd file(fd);
-
   const uint32_t bs = spec_.block_size();
+  char* const buf = buf_->data();
   for (uint64_t offset = 0; offset < spec_.size_bytes(); offset += bs) {
     if (ctx.cancelled.load(std::memory_order_relaxed)) {
       return absl::CancelledError("stream: aborted");
     }
     if (writing) StampBlock(offset);
     const int64_t start = ctx.clock.MonotonicNanos();
-    RETURN_IF_ERROR(writing ? WriteFull(file.get(), buf_, bs, offset)
-                            : ReadFull(file.get(), buf_, bs, offset));
+    RETURN_IF_ERROR(writing ? device_->WriteAt(offset, bs, buf)
+                            : device_->ReadAt(offset, bs, buf));
     const int64_t end = ctx.clock.MonotonicNanos();
     recorder->Record(end, static_cast<uint64_t>(end - start), bs);
   }
   if (spec_.fdatasync()) {
     const int64_t start = ctx.clock.MonotonicNanos();
-    if (fdatasync(file.get()) != 0) return common::ErrnoError("stream: fdatasync", errno);
+    RETURN_IF_ERROR(device_->Flush(/*data_only=*/true));
     const int64_t end = ctx.clock.MonotonicNanos();
     recorder->Record(end, static_cast<uint64_t>(end - start), 0);
   }
-  return file.Close("stream: close");
+  return file_ != nullptr ? file_->Close() : absl::OkStatus();
 }
 
-int StreamWorkload::Cleanup() { return target_ ? target_->Cleanup() : 0; }
+int StreamWorkload::Cleanup() {
+  file_ = nullptr;
+  if (owned_device_ != nullptr) {
+    device_ = nullptr;
+    owned_device_.reset();
+  }
+  return dir_ ? dir_->Cleanup() : 0;
+}
+
+void StreamWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
+  if (device_ == nullptr) return;
+  (*result->mutable_resolved())["device"] = device_->Describe();
+  for (const auto& [key, value] : device_->Stats()) (*result->mutable_device_stats())[key] = value;
+}
 
 }  // namespace stormark::agent

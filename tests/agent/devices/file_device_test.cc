@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,43 @@ TEST_P(FileDeviceTest, ReadPastTheEndIsShort) {
   const common::Status status = (*device)->ReadAt(4096, 4096, buf.data());
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(status.message(), HasSubstr("transferred only 1904 bytes"));
+}
+
+TEST_P(FileDeviceTest, ExtendWritesANewFileFromItsStart) {
+  const std::string path = dir() + "/new.img";
+  std::ofstream(path, std::ios::binary).close();  // Empty.
+  FileDeviceOptions options;
+  options.writable = true;
+  options.engine = GetParam();
+  options.size = 3 * 4096;
+  // Without `extend`, a file shorter than the size asked for is refused.
+  EXPECT_EQ(FileDevice::Open(path, options).status().code(), absl::StatusCode::kOutOfRange);
+  options.extend = true;
+  auto device = FileDevice::Open(path, options);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ((*device)->size(), 3u * 4096);
+  IoBuffer buf(4096);
+  for (uint64_t at = 0; at < 3 * 4096; at += 4096) {
+    std::memset(buf.data(), static_cast<int>('a' + at / 4096), 4096);
+    ASSERT_TRUE((*device)->WriteAt(at, 4096, buf.data()).ok());
+  }
+  ASSERT_TRUE((*device)->Close().ok());
+  std::ifstream in(path, std::ios::binary);
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(data.size(), 3u * 4096);
+  EXPECT_EQ(data[0], 'a');
+  EXPECT_EQ(data[2 * 4096 + 4095], 'c');
+}
+
+TEST_P(FileDeviceTest, CloseEndsTheDeviceAndIsIdempotent) {
+  auto device = Open(MakeFile(65536), true);
+  ASSERT_TRUE(device.ok());
+  IoBuffer buf(4096);
+  ASSERT_TRUE((*device)->ReadAt(0, 4096, buf.data()).ok());
+  EXPECT_TRUE((*device)->Close().ok());
+  EXPECT_TRUE((*device)->Close().ok());
+  const common::Status after = (*device)->ReadAt(0, 4096, buf.data());
+  EXPECT_THAT(after.message(), HasSubstr("Bad file descriptor"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, FileDeviceTest,

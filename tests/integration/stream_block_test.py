@@ -1,0 +1,283 @@
+"""The stream workload on block and network targets, end to end: a real agent and controller.
+
+- a block file and the null target (no root needed);
+- a loop device this test attaches to a file it made (root and losetup): write and read, the
+  bytes in the backing file carry stream's per-4 KiB offset stamps;
+- an nbdkit memory export and an nbdkit file export over a unix socket (nbdkit), started and
+  stopped by this test;
+- vblade in a network namespace joined by a veth pair this test creates (root, ip, vblade).
+
+Everything made here (loop devices, namespaces, veths, servers, files) has a name unique to this
+process and is removed in cleanup, also when a test fails."""
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+import unittest
+
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stormark_harness as h  # noqa: E402
+
+MIB = 1 << 20
+
+
+def have(tool):
+    return shutil.which(tool) is not None
+
+
+def run(*argv, check=True):
+    return subprocess.run(list(argv), check=check, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+
+
+def stamp_problems(path, size, begin=0):
+    """Problems (empty when none) with stream's data in [begin, begin + size) of the file
+    `path`: every 4 KiB must start with its own offset, little-endian."""
+    problems = []
+    with open(path, "rb") as f:
+        f.seek(begin)
+        for offset in range(begin, begin + size, 4096):
+            block = f.read(4096)
+            if len(block) < 8:
+                return problems + [f"file ends at {offset}"]
+            (stamp,) = struct.unpack_from("<Q", block)
+            if stamp != offset:
+                problems.append(f"4 KiB at {offset} is stamped {stamp}")
+            if len(problems) > 5:
+                break
+    return problems
+
+
+class StreamTestCase(h.StormarkTestCase):
+
+    def stream(self, agent, target, rw, size, *flags, expect=0):
+        """Runs one stream phase; returns (Result, the phase's one result row, the phase)."""
+        json_path = os.path.join(self.make_dir(), "out.json")
+        result = self.run_stormark(["run", "--agent", agent.address, "--target", target,
+                                    "--rw", rw, "--size", size, "--json", json_path,
+                                    "--no-progress", "--no-db"] + list(flags), timeout=240)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, expect, result.describe())
+        phase = self.load_json(json_path)["phases"][0]
+        return result, phase["results"][0], phase
+
+    def assert_streamed(self, result, row, phase, size_bytes, device):
+        """A succeeded stream phase over exactly size_bytes of `device`, rendered as on a dir
+        target (MiB/s and the via column)."""
+        self.assert_succeeded_result(phase, row, size_bytes)
+        self.assertIn(device, row["resolved"]["device"])
+        header = [line for line in result.stdout.splitlines() if "MiB/s" in line]
+        self.assertTrue(header, result.stdout)
+        self.assertIn(" via ", header[0])
+
+
+class StreamOnBlockFileTest(StreamTestCase):
+
+    def setUp(self):
+        self.agent = self.start_agent("stream-block", extra_targets=(
+            "  img: {block: $BASE/disk.img, size: 16M, disposable: true}\n"
+            "  ro: {block: $BASE/ro.img, size: 8M}\n"
+            "  sink: {null: true}\n"))
+        self.base = os.path.dirname(self.agent.target_dir)
+
+    def test_write_then_read_in_place(self):
+        image = os.path.join(self.base, "disk.img")
+        result, row, phase = self.stream(self.agent, "img", "write", "8M")
+        self.assert_streamed(result, row, phase, 8 * MIB, image)
+        self.assertEqual(os.path.getsize(image), 16 * MIB)  # Used in place, not recreated.
+        self.assertEqual(stamp_problems(image, 8 * MIB), [])
+        result, row, phase = self.stream(self.agent, "img", "read", "16M", "--direct")
+        self.assert_streamed(result, row, phase, 16 * MIB, image)
+        self.assertIn("direct", row["resolved"]["device"])
+        self.assertFalse([w for w in row["warnings"] if "not disposable" in w], row["warnings"])
+        # The read laid out all it read.
+        self.assertEqual(stamp_problems(image, 16 * MIB), [])
+
+    def test_target_not_disposable_is_read_with_a_warning_and_never_written(self):
+        result, row, _ = self.stream(self.agent, "ro", "write", "1M", expect=1)
+        self.assertIn("is not marked 'disposable: true'", result.stdout + result.stderr)
+        _, row, _ = self.stream(self.agent, "ro", "read", "4M")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertTrue([w for w in row["warnings"]
+                         if "target 'ro' on" in w and "not disposable" in w], row["warnings"])
+
+    def test_size_beyond_the_target_is_one_clear_error(self):
+        result, row, _ = self.stream(self.agent, "img", "write", "32M", expect=1)
+        self.assertEqual(row["status"], "error", row)
+        self.assertIn("stream: size 32 MiB does not fit target 'img' on", row["error"])
+        self.assertIn("which holds 16 MiB", row["error"])
+
+    def test_null_target_says_no_data_moves(self):
+        _, row, _ = self.stream(self.agent, "sink", "write", "64M")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertEqual(row["bytes"], 64 * MIB)
+        self.assertTrue([w for w in row["warnings"] if "null target" in w], row["warnings"])
+
+
+@unittest.skipUnless(os.geteuid() == 0 and have("losetup"), "needs root and losetup")
+class StreamOnLoopDeviceTest(StreamTestCase):
+
+    def setUp(self):
+        self.backing = os.path.join(self.make_dir("stormark-loop-"), "backing.img")
+        with open(self.backing, "wb") as f:
+            f.truncate(64 * MIB)
+        self.device = run("losetup", "-f", "--show", self.backing).stdout.strip()
+        self.assertTrue(self.device.startswith("/dev/loop"), self.device)
+        self.addCleanup(run, "losetup", "-d", self.device, check=False)
+        self.agent = self.start_agent("stream-loop", extra_targets=(
+            f"  loop: {{block: {self.device}, disposable: true}}\n"))
+
+    def test_buffered_write_and_direct_read(self):
+        result, row, phase = self.stream(self.agent, "loop", "write", "32M")
+        self.assert_streamed(result, row, phase, 32 * MIB, self.device)
+        self.assertEqual(stamp_problems(self.backing, 32 * MIB), [])
+        # The rest of the device was not touched.
+        with open(self.backing, "rb") as f:
+            f.seek(32 * MIB)
+            self.assertEqual(f.read(MIB), bytes(MIB))
+        result, row, phase = self.stream(self.agent, "loop", "read", "64M", "--direct")
+        self.assert_streamed(result, row, phase, 64 * MIB, self.device)
+        self.assertEqual(stamp_problems(self.backing, 64 * MIB), [])
+
+    def test_direct_write_and_buffered_read_from_an_evicted_device(self):
+        result, row, phase = self.stream(self.agent, "loop", "write", "64M", "--direct")
+        self.assert_streamed(result, row, phase, 64 * MIB, self.device)
+        self.assertEqual(stamp_problems(self.backing, 64 * MIB), [])
+        result, row, phase = self.stream(self.agent, "loop", "read", "64M")
+        self.assert_streamed(result, row, phase, 64 * MIB, self.device)
+        self.assertFalse([w for w in row["warnings"] if "page cache" in w], row["warnings"])
+
+    @unittest.skipUnless(have("mkfs.ext4"), "needs mkfs.ext4")
+    def test_device_holding_a_filesystem_is_refused_and_kept(self):
+        run("mkfs.ext4", "-q", "-F", self.device)
+        result, _, _ = self.stream(self.agent, "loop", "write", "1M", expect=1)
+        self.assertIn("holds data: ext4 filesystem", result.stdout + result.stderr)
+        # A read of a disposable target writes first, so it is refused too, and says why.
+        result, _, _ = self.stream(self.agent, "loop", "read", "1M", expect=1)
+        self.assertIn("stream rw=read first writes the data it reads",
+                      result.stdout + result.stderr)
+        self.assertEqual(run("blkid", "-o", "value", "-s", "TYPE", self.device,
+                             check=False).stdout.strip(), "ext4")
+
+
+@unittest.skipUnless(have("nbdkit"), "needs nbdkit")
+class StreamOnNbdTest(StreamTestCase):
+
+    def start_nbdkit(self, *args, unix_socket=None):
+        """Starts `nbdkit -f ... ARGS` on a free loopback port (or on `unix_socket`) and waits
+        until it listens; returns its NBD URI. Stopped by PID at cleanup."""
+        base = self.make_dir("stormark-itest-nbdkit-")
+        pidfile = os.path.join(base, "nbdkit.pid")
+        if unix_socket:
+            where, uri = ["-U", unix_socket], f"nbd+unix:///?socket={unix_socket}"
+        else:
+            port = h.free_loopback_port()
+            where, uri = ["-i", "127.0.0.1", "-p", str(port)], f"nbd://127.0.0.1:{port}/"
+        log_path = os.path.join(base, "nbdkit.log")
+        log = open(log_path, "wb")
+        self.addCleanup(log.close)
+        proc = subprocess.Popen(["nbdkit", "-f", "--exit-with-parent", "-P", pidfile] + where +
+                                list(args), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        self.addCleanup(h._stop_process, proc)
+        deadline = time.monotonic() + 20
+        while not os.path.exists(pidfile):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                self.fail(f"nbdkit did not start: {h.read_text(log_path)}")
+            time.sleep(0.05)
+        return uri
+
+    def test_memory_export_write_and_read_report_the_device_counters(self):
+        uri = self.start_nbdkit("memory", "64M")
+        agent = self.start_agent("stream-nbd", extra_targets=(
+            f"  mem: {{nbd: '{uri}', disposable: true}}\n"))
+        result, row, phase = self.stream(agent, "mem", "write", "32M")
+        self.assert_streamed(result, row, phase, 32 * MIB, uri)
+        stats = row["device_stats"]
+        self.assertEqual(stats["nbd.failed_requests"], "0", stats)
+        self.assertEqual(stats["nbd.lost_connections"], "0", stats)
+        # A network device has no page cache in front of it: nothing to warn about.
+        self.assertFalse([w for w in row["warnings"] if "cache" in w], row["warnings"])
+        result, row, phase = self.stream(agent, "mem", "read", "64M")
+        self.assert_streamed(result, row, phase, 64 * MIB, uri)
+        self.assertIn("nbd.connections", row["device_stats"])
+        self.assertIn("NBD", result.stdout)  # The via column names the transport.
+
+    def test_file_export_holds_the_stamped_bytes(self):
+        base = self.make_dir()
+        backing = os.path.join(base, "backing.img")
+        with open(backing, "wb") as f:
+            f.truncate(16 * MIB)
+        sock = os.path.join(base, "nbd.sock")
+        uri = self.start_nbdkit("file", backing, unix_socket=sock)
+        agent = self.start_agent("stream-nbd", extra_targets=(
+            f"  file: {{nbd: '{uri}', disposable: true}}\n"
+            f"  file-ro: {{nbd: '{uri}'}}\n"))
+        _, row, _ = self.stream(agent, "file", "write", "8M", "--bs", "64k")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertEqual(stamp_problems(backing, 8 * MIB), [])
+        # A read of a target that is not disposable leaves the bytes alone, and says so.
+        with open(backing, "r+b") as f:
+            f.seek(12 * MIB)
+            f.write(b"\xab" * 4096)
+        _, row, _ = self.stream(agent, "file-ro", "read", "16M")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertTrue([w for w in row["warnings"] if "not disposable" in w], row["warnings"])
+        with open(backing, "rb") as f:
+            f.seek(12 * MIB)
+            self.assertEqual(f.read(4096), b"\xab" * 4096)
+
+
+@unittest.skipUnless(os.geteuid() == 0 and have("ip") and have("vblade"),
+                     "needs root, ip (iproute2) and vblade")
+class StreamOnAoeTest(StreamTestCase):
+    SHELF, SLOT = 7, 4
+
+    def setUp(self):
+        tag = f"{os.getpid() % 100000}s"
+        netns = f"smstr{tag}"
+        host_if, peer_if = f"smsa{tag}"[:15], f"smsb{tag}"[:15]
+        run("ip", "netns", "add", netns)
+        self.addCleanup(run, "ip", "netns", "del", netns, check=False)
+        run("ip", "link", "add", host_if, "type", "veth", "peer", "name", peer_if)
+        self.addCleanup(run, "ip", "link", "del", host_if, check=False)
+        run("ip", "link", "set", peer_if, "netns", netns)
+        run("ip", "link", "set", host_if, "up")
+        run("ip", "-n", netns, "link", "set", peer_if, "up")
+        base = self.make_dir("stormark-aoe-")
+        self.backing = os.path.join(base, "vblade.img")
+        with open(self.backing, "wb") as f:
+            f.truncate(16 * MIB)
+        log_path = os.path.join(base, "vblade.log")
+        log = open(log_path, "wb")
+        self.addCleanup(log.close)
+        vblade = subprocess.Popen(
+            ["ip", "netns", "exec", netns, "vblade", str(self.SHELF), str(self.SLOT), peer_if,
+             self.backing], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        self.addCleanup(h._stop_process, vblade)
+        deadline = time.monotonic() + 10
+        while "sectors" not in h.read_text(log_path):
+            self.assertIsNone(vblade.poll(), h.read_text(log_path))
+            self.assertLess(time.monotonic(), deadline, "vblade did not start")
+            time.sleep(0.02)
+        self.agent = self.start_agent("stream-aoe", extra_targets=(
+            f"  shelf: {{aoe: 'aoe://{host_if}/{self.SHELF}.{self.SLOT}', disposable: true}}\n"))
+
+    def test_write_and_read_through_the_initiator_count_frames(self):
+        result, row, phase = self.stream(self.agent, "shelf", "write", "4M", "--bs", "256k")
+        self.assert_streamed(result, row, phase, 4 * MIB, f"e{self.SHELF}.{self.SLOT}")
+        self.assertEqual(stamp_problems(self.backing, 4 * MIB), [])
+        stats = row["device_stats"]
+        self.assertGreaterEqual(int(stats["aoe.frames"]), 4 * MIB // 1024, stats)
+        self.assertEqual(stats["aoe.timeouts"], "0", stats)
+        result, row, phase = self.stream(self.agent, "shelf", "read", "8M", "--bs", "256k")
+        self.assert_streamed(result, row, phase, 8 * MIB, f"e{self.SHELF}.{self.SLOT}")
+        self.assertIn("aoe.retransmits", row["device_stats"])
+        self.assertEqual(stamp_problems(self.backing, 8 * MIB), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
