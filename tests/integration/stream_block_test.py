@@ -11,27 +11,16 @@ Everything made here (loop devices, namespaces, veths, servers, files) has a nam
 process and is removed in cleanup, also when a test fails."""
 
 import os
-import shutil
 import struct
-import subprocess
 import sys
-import time
 import unittest
 
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import net_targets as net  # noqa: E402
 import stormark_harness as h  # noqa: E402
 
 MIB = 1 << 20
-
-
-def have(tool):
-    return shutil.which(tool) is not None
-
-
-def run(*argv, check=True):
-    return subprocess.run(list(argv), check=check, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
 
 
 def stamp_problems(path, size, begin=0):
@@ -118,16 +107,16 @@ class StreamOnBlockFileTest(StreamTestCase):
         self.assertTrue([w for w in row["warnings"] if "null target" in w], row["warnings"])
 
 
-@unittest.skipUnless(os.geteuid() == 0 and have("losetup"), "needs root and losetup")
+@unittest.skipUnless(os.geteuid() == 0 and net.have("losetup"), "needs root and losetup")
 class StreamOnLoopDeviceTest(StreamTestCase):
 
     def setUp(self):
         self.backing = os.path.join(self.make_dir("stormark-loop-"), "backing.img")
         with open(self.backing, "wb") as f:
             f.truncate(64 * MIB)
-        self.device = run("losetup", "-f", "--show", self.backing).stdout.strip()
+        self.device = net.run("losetup", "-f", "--show", self.backing).stdout.strip()
         self.assertTrue(self.device.startswith("/dev/loop"), self.device)
-        self.addCleanup(run, "losetup", "-d", self.device, check=False)
+        self.addCleanup(net.run, "losetup", "-d", self.device, check=False)
         self.agent = self.start_agent("stream-loop", extra_targets=(
             f"  loop: {{block: {self.device}, disposable: true}}\n"))
 
@@ -151,44 +140,26 @@ class StreamOnLoopDeviceTest(StreamTestCase):
         self.assert_streamed(result, row, phase, 64 * MIB, self.device)
         self.assertFalse([w for w in row["warnings"] if "page cache" in w], row["warnings"])
 
-    @unittest.skipUnless(have("mkfs.ext4"), "needs mkfs.ext4")
+    @unittest.skipUnless(net.have("mkfs.ext4"), "needs mkfs.ext4")
     def test_device_holding_a_filesystem_is_refused_and_kept(self):
-        run("mkfs.ext4", "-q", "-F", self.device)
+        net.run("mkfs.ext4", "-q", "-F", self.device)
         result, _, _ = self.stream(self.agent, "loop", "write", "1M", expect=1)
         self.assertIn("holds data: ext4 filesystem", result.stdout + result.stderr)
         # A read of a disposable target writes first, so it is refused too, and says why.
         result, _, _ = self.stream(self.agent, "loop", "read", "1M", expect=1)
         self.assertIn("stream rw=read first writes the data it reads",
                       result.stdout + result.stderr)
-        self.assertEqual(run("blkid", "-o", "value", "-s", "TYPE", self.device,
-                             check=False).stdout.strip(), "ext4")
+        self.assertEqual(net.run("blkid", "-o", "value", "-s", "TYPE", self.device,
+                                 check=False).stdout.strip(), "ext4")
 
 
-@unittest.skipUnless(have("nbdkit"), "needs nbdkit")
+@unittest.skipUnless(net.have("nbdkit"), "needs nbdkit")
 class StreamOnNbdTest(StreamTestCase):
 
     def start_nbdkit(self, *args, unix_socket=None):
-        """Starts `nbdkit -f ... ARGS` on a free loopback port (or on `unix_socket`) and waits
-        until it listens; returns its NBD URI. Stopped by PID at cleanup."""
-        base = self.make_dir("stormark-itest-nbdkit-")
-        pidfile = os.path.join(base, "nbdkit.pid")
-        if unix_socket:
-            where, uri = ["-U", unix_socket], f"nbd+unix:///?socket={unix_socket}"
-        else:
-            port = h.free_loopback_port()
-            where, uri = ["-i", "127.0.0.1", "-p", str(port)], f"nbd://127.0.0.1:{port}/"
-        log_path = os.path.join(base, "nbdkit.log")
-        log = open(log_path, "wb")
-        self.addCleanup(log.close)
-        proc = subprocess.Popen(["nbdkit", "-f", "--exit-with-parent", "-P", pidfile] + where +
-                                list(args), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        self.addCleanup(h._stop_process, proc)
-        deadline = time.monotonic() + 20
-        while not os.path.exists(pidfile):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                self.fail(f"nbdkit did not start: {h.read_text(log_path)}")
-            time.sleep(0.05)
-        return uri
+        """nbdkit serving ARGS over loopback TCP (or `unix_socket`); returns its NBD URI."""
+        _, port = net.start_nbdkit(self, *args, unix_socket=unix_socket)
+        return f"nbd+unix:///?socket={unix_socket}" if unix_socket else f"nbd://127.0.0.1:{port}/"
 
     def test_memory_export_write_and_read_report_the_device_counters(self):
         uri = self.start_nbdkit("memory", "64M")
@@ -231,40 +202,22 @@ class StreamOnNbdTest(StreamTestCase):
             self.assertEqual(f.read(4096), b"\xab" * 4096)
 
 
-@unittest.skipUnless(os.geteuid() == 0 and have("ip") and have("vblade"),
+@unittest.skipUnless(os.geteuid() == 0 and net.have("ip", "vblade"),
                      "needs root, ip (iproute2) and vblade")
 class StreamOnAoeTest(StreamTestCase):
     SHELF, SLOT = 7, 4
 
     def setUp(self):
         tag = f"{os.getpid() % 100000}s"
-        netns = f"smstr{tag}"
-        host_if, peer_if = f"smsa{tag}"[:15], f"smsb{tag}"[:15]
-        run("ip", "netns", "add", netns)
-        self.addCleanup(run, "ip", "netns", "del", netns, check=False)
-        run("ip", "link", "add", host_if, "type", "veth", "peer", "name", peer_if)
-        self.addCleanup(run, "ip", "link", "del", host_if, check=False)
-        run("ip", "link", "set", peer_if, "netns", netns)
-        run("ip", "link", "set", host_if, "up")
-        run("ip", "-n", netns, "link", "set", peer_if, "up")
-        base = self.make_dir("stormark-aoe-")
-        self.backing = os.path.join(base, "vblade.img")
-        with open(self.backing, "wb") as f:
-            f.truncate(16 * MIB)
-        log_path = os.path.join(base, "vblade.log")
-        log = open(log_path, "wb")
-        self.addCleanup(log.close)
-        vblade = subprocess.Popen(
-            ["ip", "netns", "exec", netns, "vblade", str(self.SHELF), str(self.SLOT), peer_if,
-             self.backing], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        self.addCleanup(h._stop_process, vblade)
-        deadline = time.monotonic() + 10
-        while "sectors" not in h.read_text(log_path):
-            self.assertIsNone(vblade.poll(), h.read_text(log_path))
-            self.assertLess(time.monotonic(), deadline, "vblade did not start")
-            time.sleep(0.02)
+        netns = net.add_netns(self, f"smstr{tag}", loopback=False)
+        veth = net.Veth(self, f"smsa{tag}"[:15], f"smsb{tag}"[:15], netns)
+        veth.up()
+        self.backing = net.make_backing_file(
+            os.path.join(self.make_dir("stormark-aoe-"), "vblade.img"), 16 * MIB)
+        net.start_vblade(self, netns, veth.peer_if, self.backing, self.SHELF, self.SLOT)
         self.agent = self.start_agent("stream-aoe", extra_targets=(
-            f"  shelf: {{aoe: 'aoe://{host_if}/{self.SHELF}.{self.SLOT}', disposable: true}}\n"))
+            f"  shelf: {{aoe: 'aoe://{veth.host_if}/{self.SHELF}.{self.SLOT}', "
+            "disposable: true}\n"))
 
     def test_write_and_read_through_the_initiator_count_frames(self):
         result, row, phase = self.stream(self.agent, "shelf", "write", "4M", "--bs", "256k")
