@@ -285,10 +285,19 @@ void AgentClient::HeartbeatAsync(const std::string& phase_id, int timeout_ms, He
   auto call = std::make_shared<Call>();
   call->context.set_deadline(After(timeout_ms));
   call->request.set_phase_id(phase_id);
-  stub_->async()->Heartbeat(&call->context, &call->request, &call->reply,
-                            [this, call, done = std::move(done)](grpc::Status status) {
-                              done(FromGrpc(status, "Heartbeat"), call->reply);
-                            });
+  stub_->async()->Heartbeat(
+      &call->context, &call->request, &call->reply,
+      [this, call, done = std::move(done)](grpc::Status status) mutable {
+        const common::Status result = FromGrpc(status, "Heartbeat");
+        const stormark::v1::HeartbeatReply reply = std::move(call->reply);
+        // The context holds a reference to the channel. It goes here, before `done` tells the
+        // owner that the call is over: after that the owner may destroy this client, and
+        // this (gRPC's callback) thread would then drop the channel's last reference, which
+        // gRPC 1.51 cannot do from its own callback thread (it joins itself and frees the
+        // queue it runs on: "assertion failed: prior > 0", grpc/grpc#32584).
+        call.reset();
+        done(result, reply);
+      });
 }
 
 }  // namespace stormark::controller
