@@ -48,16 +48,10 @@
 
 #include "common/status.h"
 #include "common/tls.h"
+#include "controller/plan_sweep.h"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
-
-// One value of each swept parameter, in the order the sweep names them:
-// {{"chunk", "64k"}, {"read_ahead_kb", "4096"}}. Empty outside a sweep.
-using SweepPoint = std::vector<std::pair<std::string, std::string>>;
-
-// "chunk=64k read_ahead_kb=4096", or "" for no sweep.
-std::string DescribeSweepPoint(const SweepPoint& point);
 
 struct PhasePlan {
   // Shown in tables; [A-Za-z0-9._-].
@@ -107,12 +101,6 @@ struct HostPlan {
   std::string tls_name;
 };
 
-// One swept parameter and its values, in order.
-struct SweepAxis {
-  std::string name;
-  std::vector<std::string> values;
-};
-
 struct Plan {
   std::vector<HostPlan> hosts;
   // Where more hosts come from: every address of a DNS name ("NAME:PORT"), and the hosts of
@@ -126,6 +114,7 @@ struct Plan {
   int repeat = 1;
   // The sweep: every combination of the axes' values (the last axis changes fastest). A
   // value goes to a workload parameter of that name, a tuning knob, or {name} in the hooks.
+  // Its points and the phases at each: plan_sweep.h.
   std::vector<SweepAxis> sweep;
   // Shell lines run on every agent before and after each sweep point (or once, without a
   // sweep), with {name} replaced by the point's values. Agents need commands enabled.
@@ -139,17 +128,6 @@ struct Plan {
   // the user to read before the run: "pm.cfg:7: 'show' ignored: ...".
   std::vector<std::string> notes;
 };
-
-// The sweep's points, in run order; one empty point when there is no sweep.
-std::vector<SweepPoint> SweepPoints(const Plan& plan);
-
-// The phases to run at `point` in repetition `repetition`, with the point's values applied.
-common::StatusOr<std::vector<PhasePlan>> PhasesAt(const Plan& plan, const SweepPoint& point,
-                                                  int repetition);
-
-// A hook line with every {name} replaced by the point's value. INVALID_ARGUMENT names a
-// placeholder the sweep does not define.
-common::StatusOr<std::string> ExpandHook(std::string_view line, const SweepPoint& point);
 
 // Sets `key` on `spec`: a tuning knob, or a parameter of the phase's workload. NOT_FOUND
 // when neither takes the key (the caller decides whether that is an error).
