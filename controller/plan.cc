@@ -138,10 +138,12 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
       for (PhasePlan& p : phases) p.spec.set_cache(*mode);
       continue;
     }
-    if (key == "deadline") {
-      auto nanos = ParsePositiveDuration("deadline", value);
+    if (key == "deadline" || key == "prepare_deadline") {
+      auto nanos = ParsePositiveDuration(key, value);
       if (!nanos.ok()) return ErrorAt(source, mark, StrCat(label, ": ", nanos.status().message()));
-      for (PhasePlan& p : phases) p.deadline_nanos = *nanos;
+      for (PhasePlan& p : phases) {
+        (key == "deadline" ? p.deadline_nanos : p.prepare_deadline_nanos) = *nanos;
+      }
       continue;
     }
     for (PhasePlan& p : phases) {
@@ -349,14 +351,15 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   static constexpr std::string_view kKnown[] = {
       "agents",   "hosts",      "target",    "mode",  "cache",      "repeat",
       "sweep",    "setup",      "teardown",  "phases", "heartbeat", "deadline",
-      "tls",      "agents_dns", "inventory"};
+      "prepare_deadline", "tls", "agents_dns", "inventory"};
   for (const auto& field : root) {
     const std::string key = ScalarText(field.first);
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
       return ErrorAt(source, field.first.Mark(),
                      StrCat("unknown field '", key,
                             "' (known: agents, hosts, agents_dns, inventory, tls, target, mode, "
-                            "cache, repeat, sweep, setup, teardown, phases, heartbeat, deadline)"));
+                            "cache, repeat, sweep, setup, teardown, phases, heartbeat, deadline, "
+                            "prepare_deadline)"));
     }
   }
   if (const YAML::Node mode = root["mode"]) {
@@ -432,11 +435,15 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
     }
   }
   if (const YAML::Node node = root["heartbeat"]) RETURN_IF_ERROR(ParseHeartbeat(node, source, &plan));
-  if (const YAML::Node node = root["deadline"]) {
-    auto nanos = ParsePositiveDuration("deadline", node.IsScalar() ? ScalarText(node) : "?");
+  for (const char* key : {"deadline", "prepare_deadline"}) {
+    const YAML::Node node = root[key];
+    if (!node) continue;
+    auto nanos = ParsePositiveDuration(key, node.IsScalar() ? ScalarText(node) : "?");
     if (!nanos.ok()) return ErrorAt(source, node.Mark(), std::string(nanos.status().message()));
     for (PhasePlan& phase : plan.phases) {
-      if (phase.deadline_nanos == 0) phase.deadline_nanos = *nanos;
+      int64_t& field = std::string_view(key) == "deadline" ? phase.deadline_nanos
+                                                           : phase.prepare_deadline_nanos;
+      if (field == 0) field = *nanos;
     }
   }
   RETURN_IF_ERROR(CheckSweep(plan, root, source));

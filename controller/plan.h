@@ -23,6 +23,9 @@
 //                                        # is failed, and its agent drops the phase
 //   deadline: 10m                        # abort a phase still running this long after
 //                                        # its start on a host (a phase may set its own)
+//   prepare_deadline: 30m                # fail a phase whose set-up (Prepare) has not
+//                                        # finished this long after it began on a host
+//                                        # (default 5 min + 1 s per 16 MiB of its size)
 //   phases:
 //     - name: seq-write
 //       workload: stream
@@ -67,6 +70,10 @@ struct PhasePlan {
   // `deadline:`: abort the phase on a host still running this long after its start; 0 means
   // the default (see controller/phase_deadline.h).
   int64_t deadline_nanos = 0;
+  // `prepare_deadline:`: fail the phase on a host whose Prepare (its untimed set-up, such as
+  // laying out the file) has not finished this long after it began; 0 means the default
+  // (see PrepareDeadline in controller/phase_deadline.h).
+  int64_t prepare_deadline_nanos = 0;
 
   // "stream write 1 GiB, bs 1 MiB, fdatasync".
   std::string Describe() const;
