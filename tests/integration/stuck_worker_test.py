@@ -59,6 +59,17 @@ class StuckWorkerTest(h.StormarkTestCase):
         self.addCleanup(thaw)
         return mnt, freeze, thaw
 
+    def start_frozen_agent(self, name):
+        """An agent with a target 'frozen' on a fresh ext4 filesystem that the test can freeze,
+        and stuck_worker_after 2 s; returns (agent, target dir, freeze, thaw)."""
+        mnt, freeze, thaw = self.frozen_filesystem_dir()
+        target = os.path.join(mnt, "t")
+        os.mkdir(target)
+        agent = self.start_agent(name, extra_targets=f"  frozen: {{dir: {target}}}\n",
+                                 extra_config="stuck_worker_after: 2s\n")
+        self.addCleanup(thaw)  # Registered after the agent: runs before it is stopped.
+        return agent, target, freeze, thaw
+
     def assert_refuses_phases_until_thawed(self, agent, target, thaw):
         """While its worker is stuck the agent answers and refuses new phases, saying why;
         thawed, the I/O returns, the phase's files in `target` go and it takes phases again."""
@@ -76,12 +87,7 @@ class StuckWorkerTest(h.StormarkTestCase):
         self.assertEqual(ok.returncode, 0, ok.describe())
 
     def test_stuck_write_fails_the_phase_and_blocks_the_agent_until_it_returns(self):
-        mnt, freeze, thaw = self.frozen_filesystem_dir()
-        target = os.path.join(mnt, "t")
-        os.mkdir(target)
-        agent = self.start_agent("stuck", extra_targets=f"  frozen: {{dir: {target}}}\n",
-                                 extra_config="stuck_worker_after: 2s\n")
-        self.addCleanup(thaw)  # Registered after the agent: runs before it is stopped.
+        agent, target, freeze, thaw = self.start_frozen_agent("stuck")
         json_path = os.path.join(self.make_dir(), "out.json")
         ctl = self.start_stormark(["run", "--agent", agent.address, "--target", "frozen",
                                    "--rw", "write", "--size", "4G", "--bs", "4k", "--direct",
@@ -107,12 +113,7 @@ class StuckWorkerTest(h.StormarkTestCase):
         self.assertIn(phase_id, agent.log())
 
     def test_stuck_prepare_fails_its_host_past_the_prepare_deadline_and_the_others_run(self):
-        mnt, freeze, thaw = self.frozen_filesystem_dir()
-        target = os.path.join(mnt, "t")
-        os.mkdir(target)
-        stuck = self.start_agent("stuckprep", extra_targets=f"  frozen: {{dir: {target}}}\n",
-                                 extra_config="stuck_worker_after: 2s\n")
-        self.addCleanup(thaw)  # Registered after the agent: runs before it is stopped.
+        stuck, target, freeze, thaw = self.start_frozen_agent("stuckprep")
         other = self.start_agent("other")
         work = self.make_dir()
         plan = self.write_file(os.path.join(work, "plan.yaml"), f"""
