@@ -1,13 +1,11 @@
 #include "agent/phase_runner.h"
 
 #include <chrono>
-#include <thread>
 
-#include "common/cache_report.h"
-#include "common/strings.h"
-#include "agent/kernel_waits.h"
-#include "agent/workloads/factory.h"
+#include "agent/phase_setup.h"
+#include "agent/worker_watch.h"
 #include "common/cpu_times.h"
+#include "common/strings.h"
 #include "common/units.h"
 #include "fmt/format.h"
 
@@ -39,11 +37,6 @@ struct PhaseRunner::RunShared {
   common::RecorderSet recorders;
   TimedRegion region;
   RunContext ctx;
-  std::mutex mu;
-  std::condition_variable done_cv;
-  bool done = false;      // Guarded by mu.
-  bool abandoned = false; // Guarded by mu; Run() left, the worker frees the slot.
-  Status status;          // Guarded by mu.
 };
 
 PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
@@ -60,10 +53,7 @@ PhaseRunner::~PhaseRunner() {
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ != State::kStuck) return;
   // The stuck thread may still return and use its workload: leave both to the process's end.
-  {
-    std::lock_guard<std::mutex> run_lock(stuck_run_->mu);
-    stuck_run_->abandoned = false;  // It must not call back into this runner.
-  }
+  stuck_worker_->Disown();  // It must not call back into this runner.
   (void)workload_.release();
 }
 
@@ -110,7 +100,8 @@ int PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   std::lock_guard<std::mutex> lock(mu_);
   warnings_.clear();
   stuck_in_.clear();
-  stuck_run_.reset();
+  stuck_worker_.reset();
+  stuck_setup_.reset();
   cache_report_.Clear();
   host_environment_.clear();
   target_environment_.clear();
@@ -178,25 +169,6 @@ std::string PhaseRunner::ReclaimAbandoned() {
   return phase;
 }
 
-StatusOr<std::unique_ptr<DeviceTuning>> PhaseRunner::ApplyTuning(
-    const stormark::v1::PhaseSpec& spec) const {
-  std::string knobs;
-  for (const auto& [knob, value] : spec.tuning()) knobs += (knobs.empty() ? "" : ", ") + knob;
-  if (!config_.allow_tuning) {
-    return absl::PermissionDeniedError(common::StrCat(
-        "tuning (", knobs, ") is not allowed on this agent: its config must set allow_tuning: true"));
-  }
-  const TargetConfig* target = config_.FindTarget(spec.target());
-  if (target == nullptr) return absl::NotFoundError(common::StrCat("no target '", spec.target(), "'"));
-  const std::string device = ReadTargetFacts(*target, paths_).device();
-  std::map<std::string, std::string> settings(spec.tuning().begin(), spec.tuning().end());
-  auto applied = DeviceTuning::Apply(device, settings, paths_.sys_class_block);
-  if (!applied.ok()) {
-    return common::Annotate(applied.status(), common::StrCat("target '", target->name, "'"));
-  }
-  return applied;
-}
-
 StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
                                                          const GoneFn& gone) {
   std::vector<std::string> warnings;
@@ -234,80 +206,49 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     ++generation_;
   }
 
-  // A caller that goes away during a long set-up cancels it.
-  std::mutex watch_mu;
-  std::condition_variable watch_cv;
-  bool prepared = false;  // Guarded by watch_mu.
-  std::thread watcher;
-  {
-    watcher = std::thread([&] {
-      std::unique_lock<std::mutex> lock(watch_mu);
-      while (!watch_cv.wait_for(lock, std::chrono::nanoseconds(kPollNanos),
-                                [&] { return prepared; })) {
-        bool expired = false;
-        {
-          std::lock_guard<std::mutex> state_lock(mu_);
-          expired = LeaseExpiredLocked();
-        }
-        if (expired || (gone && gone())) {
-          cancelled_ = true;
-          return;
-        }
-      }
-    });
+  // The set-up runs on a worker of its own, which is left behind if it gets stuck in the
+  // kernel (a lay-out write to a frozen or dead filesystem): this call then answers anyway.
+  auto setup = std::make_shared<PhaseSetup>();
+  auto worker = DetachedWorker::Start(
+      [this, setup, spec] {
+        return SetUpPhase(spec, config_, host_, paths_, page_cache_, cancelled_, setup.get());
+      },
+      [this] { ReleaseStuck(); });
+  if (const std::string stuck_in = AwaitSetup(*worker, gone); !stuck_in.empty()) {
+    std::unique_lock<std::mutex> lock(mu_);
+    state_ = State::kStuck;
+    stuck_in_ = stuck_in.substr(0, stuck_in.rfind(" for "));
+    stuck_since_mono_ = clock_.MonotonicNanos();
+    stuck_worker_ = worker;
+    stuck_setup_ = setup;
+    state_changed_.notify_all();
+    Status stuck = absl::AbortedError(fmt::format(
+        "worker stuck in the kernel in {} while preparing phase '{}'; the I/O may never return "
+        "(stopped because: {}). This agent takes no new phase until it does",
+        stuck_in, spec.phase_id(), abort_reason_.empty() ? "the phase was aborted" : abort_reason_));
+    lock.unlock();
+    // The worker may have returned before the slot was marked stuck; then free it here.
+    if (worker->done()) ReleaseStuck();
+    return stuck;
   }
-  // The policy first: a refused phase creates nothing.
-  Status allowed = CheckPolicy(spec, config_, host_);
-  StatusOr<std::unique_ptr<Workload>> workload =
-      allowed.ok() ? MakeWorkload(spec, config_, host_) : allowed;
-  Status status = workload.status();
-  std::unique_ptr<DeviceTuning> tuning;
-  if (status.ok() && !spec.tuning().empty()) {
-    auto applied = ApplyTuning(spec);
-    status = applied.status();
-    if (applied.ok()) tuning = std::move(*applied);
-  }
-  if (status.ok()) status = (*workload)->Prepare(cancelled_, &warnings);
-  // The cache is settled last, so that nothing the set-up wrote or read is left in it.
-  stormark::v1::CacheReport cache_report;
-  if (status.ok() && !cancelled_) {
-    cache_report = page_cache_.Apply(spec.cache(), config_.allow_drop_caches);
-    if (!cache_report.not_done().empty()) {
-      warnings.push_back(common::DescribeCacheReport(cache_report));
-    }
-  }
-  // The environment the phase runs in: after the hooks, the tuning and the cache.
-  Environment host_environment, target_environment;
-  if (status.ok() && !cancelled_) {
-    host_environment = ReadHostEnvironment(host_, paths_);
-    if (const TargetConfig* target = config_.FindTarget(spec.target())) {
-      target_environment = TargetEnvironment(ReadTargetFacts(*target, paths_));
-    }
-  }
-  if (watcher.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(watch_mu);
-      prepared = true;
-    }
-    watch_cv.notify_all();
-    watcher.join();
-  }
+  Status status = worker->status();
 
   std::unique_lock<std::mutex> lock(mu_);
   if (status.ok() && cancelled_) status = absl::CancelledError("phase aborted while preparing");
   if (!status.ok()) {
     BeginCleanupLocked();
     lock.unlock();
-    FinishCleanup(workload.ok() ? std::move(*workload) : nullptr);
-    tuning.reset();  // Restores the device's settings.
+    FinishCleanup(std::move(setup->workload));
+    setup->tuning.reset();  // Restores the device's settings.
     return status;
   }
-  workload_ = std::move(*workload);
-  tuning_ = std::move(tuning);
+  warnings.insert(warnings.end(), setup->warnings.begin(), setup->warnings.end());
+  workload_ = std::move(setup->workload);
+  tuning_ = std::move(setup->tuning);
   warnings_ = warnings;
-  cache_report_ = cache_report;
-  host_environment_ = std::move(host_environment);
-  target_environment_ = std::move(target_environment);
+  cache_report_ = setup->cache_report;
+  host_environment_ = std::move(setup->host_environment);
+  target_environment_ = std::move(setup->target_environment);
   state_ = State::kPrepared;
   last_touched_mono_ = clock_.MonotonicNanos();
   state_changed_.notify_all();
@@ -361,29 +302,19 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   }
 
   std::string stuck_in;
-  std::shared_ptr<RunShared> stuck_shared;
+  std::shared_ptr<DetachedWorker> stuck_worker;
   if (!caller_gone && !cancelled_) {
     auto shared = std::make_shared<RunShared>(clock_, cancelled_);
     // How late the start was is measured as Run begins, before any warm-up.
     const int64_t start_late = shared->region.span().start_unix - request.start_at_unix_nanos();
     // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
-    std::thread([this, shared, workload] {
-      Status s = workload->Run(shared->ctx);
-      bool abandoned = false;
-      {
-        std::lock_guard<std::mutex> lock(shared->mu);
-        shared->status = std::move(s);
-        shared->done = true;
-        abandoned = shared->abandoned;
-        shared->done_cv.notify_all();
-      }
-      if (abandoned) ReleaseStuck();
-    }).detach();
-    stuck_in = AwaitWorker(shared, interval_nanos, progress, gone, &caller_gone);
+    auto worker = DetachedWorker::Start([shared, workload] { return workload->Run(shared->ctx); },
+                                        [this] { ReleaseStuck(); });
+    stuck_in = AwaitWorker(*worker, *shared, interval_nanos, progress, gone, &caller_gone);
     if (stuck_in.empty()) {
       shared->region.Close();
     } else {
-      stuck_shared = shared;
+      stuck_worker = worker;
     }
     const TimedRegion::Span span = shared->region.span();
     const int64_t end_mono = stuck_in.empty() ? span.end_mono : clock_.MonotonicNanos();
@@ -393,12 +324,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     if (stuck_in.empty()) {
       result.set_cpu_user_nanos(span.cpu_end.user_nanos - span.cpu_start.user_nanos);
       result.set_cpu_system_nanos(span.cpu_end.system_nanos - span.cpu_start.system_nanos);
-      Status status;
-      {
-        std::lock_guard<std::mutex> lock(shared->mu);
-        status = shared->status;
-      }
-      FillResult(status, shared->recorders, span.start_mono, span.end_mono, &result);
+      FillResult(worker->status(), shared->recorders, span.start_mono, span.end_mono, &result);
       workload->AddToResult(&result);
     } else {
       // The stuck thread still records; the figures so far are a snapshot, not a result.
@@ -437,7 +363,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       state_ = State::kStuck;
       stuck_in_ = stuck_in.substr(0, stuck_in.rfind(" for "));
       stuck_since_mono_ = clock_.MonotonicNanos();
-      stuck_run_ = stuck_shared;
+      stuck_worker_ = stuck_worker;
       state_changed_.notify_all();
     } else if (caller_gone) {
       // Nobody will call Cleanup: free the slot now.
@@ -449,35 +375,39 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     }
   }
   if (stuck_in.empty() && caller_gone) FinishCleanup(std::move(released));
-  if (stuck_shared) {
-    // The worker may have returned before the slot was marked stuck; then free it here.
-    bool done = false;
-    {
-      std::lock_guard<std::mutex> lock(stuck_shared->mu);
-      done = stuck_shared->done;
-    }
-    if (done) ReleaseStuck();
-  }
+  // The worker may have returned before the slot was marked stuck; then free it here.
+  if (stuck_worker && stuck_worker->done()) ReleaseStuck();
   return result;
 }
 
-std::string PhaseRunner::AwaitWorker(const std::shared_ptr<RunShared>& shared,
+std::string PhaseRunner::AwaitSetup(DetachedWorker& worker, const GoneFn& gone) {
+  WorkerWatch watch(clock_.MonotonicNanos(), config_.stalled_io_after_nanos,
+                    config_.stuck_worker_after_nanos, paths_.proc_self);
+  while (!worker.WaitFor(kPollNanos)) {
+    if (!cancelled_) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (LeaseExpiredLocked()) cancelled_ = true;
+    }
+    if (!cancelled_ && gone && gone()) cancelled_ = true;
+    if (!cancelled_) continue;
+    // Told to stop long ago and not back: stuck if a thread is in the kernel for good.
+    if (std::string stuck = watch.Stuck(clock_.MonotonicNanos()); !stuck.empty()) {
+      if (worker.Abandon()) return stuck;
+    }
+  }
+  return "";
+}
+
+std::string PhaseRunner::AwaitWorker(DetachedWorker& worker, RunShared& shared,
                                      int64_t interval_nanos, const ProgressFn& progress,
                                      const GoneFn& gone, bool* caller_gone) {
-  common::RecorderSet& recorders = shared->recorders;
-  const int64_t start = shared->region.start_mono();
+  common::RecorderSet& recorders = shared.recorders;
+  const int64_t start = shared.region.start_mono();
   int64_t next_progress = start + interval_nanos;
-  int64_t stop_asked = 0;  // Monotonic time the workload was told to stop; 0 before.
-  uint64_t last_ops = 0;
-  int64_t last_op_mono = start;
+  WorkerWatch watch(start, config_.stalled_io_after_nanos, config_.stuck_worker_after_nanos,
+                    paths_.proc_self);
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lock(shared->mu);
-      if (shared->done_cv.wait_for(lock, std::chrono::nanoseconds(kPollNanos),
-                                   [&] { return shared->done; })) {
-        return "";
-      }
-    }
+    if (worker.WaitFor(kPollNanos)) return "";
     const int64_t now = clock_.MonotonicNanos();
     if (!*caller_gone && gone()) {
       *caller_gone = true;
@@ -491,30 +421,18 @@ std::string PhaseRunner::AwaitWorker(const std::shared_ptr<RunShared>& shared,
     if (max_runtime > 0 && !cancelled_ && now - start > max_runtime) StopForRuntimeCap(max_runtime);
     // Stalled I/O: nothing completed for a long time while a thread sits in the kernel.
     const uint64_t ops = recorders.TotalOps();
-    if (ops != last_ops) {
-      last_ops = ops;
-      last_op_mono = now;
-    } else if (!cancelled_ && now - last_op_mono >= config_.stalled_io_after_nanos) {
-      const std::vector<KernelWait> waits = ThreadsInKernelWait(paths_.proc_self);
-      if (!waits.empty()) {
+    watch.Progress(now, ops);
+    if (!cancelled_) {
+      if (std::string stalled = watch.Stalled(now); !stalled.empty()) {
         std::lock_guard<std::mutex> lock(mu_);
-        if (abort_reason_.empty()) {
-          abort_reason_ = fmt::format("no I/O completed for {:.0f} s while a worker sits in {}",
-                                      Seconds(now - last_op_mono), waits.front().Describe());
-        }
+        if (abort_reason_.empty()) abort_reason_ = std::move(stalled);
         cancelled_ = true;
       }
     }
-    if (cancelled_ && stop_asked == 0) stop_asked = now;
-    if (stop_asked != 0 && now - stop_asked >= config_.stuck_worker_after_nanos) {
+    if (cancelled_) {
       // Told to stop long ago and not back: stuck if a thread is in the kernel for good.
-      const std::vector<KernelWait> waits = ThreadsInKernelWait(paths_.proc_self);
-      if (!waits.empty()) {
-        std::lock_guard<std::mutex> lock(shared->mu);
-        if (shared->done) return "";
-        shared->abandoned = true;
-        return fmt::format("{} for {:.0f} s", waits.front().Describe(),
-                           Seconds(now - std::min(stop_asked, last_op_mono)));
+      if (std::string stuck = watch.Stuck(now); !stuck.empty()) {
+        return worker.Abandon() ? stuck : "";
       }
     }
     if (!*caller_gone && now >= next_progress) {
@@ -537,6 +455,11 @@ void PhaseRunner::ReleaseStuck() {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ != State::kStuck) return;
     released = BeginCleanupLocked();
+    if (stuck_setup_) {
+      // A set-up that got stuck: what it made is only in its own hands.
+      released = std::move(stuck_setup_->workload);
+      tuning_ = std::move(stuck_setup_->tuning);
+    }
   }
   FinishCleanup(std::move(released));
 }

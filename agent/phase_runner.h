@@ -2,9 +2,10 @@
 // time. This is the guard that makes a second Prepare fail while a phase is held.
 //
 // States: idle -> preparing -> prepared -> running -> finished -> (Cleanup) cleaning -> idle.
-// Abort from any state cancels, removes the phase's files and returns to idle. A run whose
-// worker does not come back from the kernel after it was stopped (an I/O to a dead disk)
-// ends FAILED and leaves the slot `stuck`: every Prepare is refused until the thread returns,
+// Abort from any state cancels, removes the phase's files and returns to idle. A run or a
+// set-up whose worker does not come back from the kernel after it was stopped (an I/O to a
+// dead disk, a lay-out write to a frozen filesystem) ends FAILED (Prepare: ABORTED, naming
+// the call) and leaves the slot `stuck`: every Prepare is refused until the thread returns,
 // which then removes the phase's files and frees the slot by itself.
 //
 // A phase whose spec sets heartbeat_timeout_ms is held on a lease: Heartbeat() naming it
@@ -24,8 +25,10 @@
 #include <vector>
 
 #include "agent/config.h"
+#include "agent/detached_worker.h"
 #include "agent/environment.h"
 #include "agent/page_cache.h"
+#include "agent/phase_setup.h"
 #include "agent/tuning.h"
 #include "agent/sysinfo.h"
 #include "agent/system_paths.h"
@@ -57,7 +60,9 @@ class PhaseRunner {
   // Validates the spec and runs the workload's untimed set-up. FAILED_PRECONDITION when a
   // phase is already held (unless it was abandoned; see kDefaultReclaimAfterNanos);
   // NOT_FOUND for an unknown target; INVALID_ARGUMENT for bad values. If `gone` reports the
-  // caller gone, the set-up stops and its files are removed.
+  // caller gone, the set-up stops and its files are removed. A set-up that was told to stop
+  // (Abort, `gone`, an expired lease) and is still in the kernel stuck_worker_after later is
+  // left behind: ABORTED, naming the call it is stuck in, and the slot is `stuck`.
   common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec,
                                                        const GoneFn& gone = nullptr);
 
@@ -121,17 +126,18 @@ class PhaseRunner {
   // True when the held phase has a lease and no heartbeat renewed it in time; sets the
   // abort reason. Requires mu_ held.
   bool LeaseExpiredLocked();
+  // Waits for the worker of a set-up to finish, stopping it on an abort, a lost caller or an
+  // expired lease. Returns "" when it finished, else what it is stuck in (the worker is then
+  // left running).
+  std::string AwaitSetup(DetachedWorker& worker, const GoneFn& gone);
   // Waits for the worker of a run to finish, stopping it on an abort, a lost caller, an
   // expired lease or stalled I/O. Returns "" when it finished, else what it is stuck in (the
   // worker is then left running, holding `shared`).
-  std::string AwaitWorker(const std::shared_ptr<RunShared>& shared, int64_t interval_nanos,
+  std::string AwaitWorker(DetachedWorker& worker, RunShared& shared, int64_t interval_nanos,
                           const ProgressFn& progress, const GoneFn& gone, bool* caller_gone);
   // Called by a stuck worker thread when it finally returns: removes the phase's files and
   // frees the slot.
   void ReleaseStuck();
-  // Applies spec.tuning to the target's device, if the config allows it.
-  common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(
-      const stormark::v1::PhaseSpec& spec) const;
   // Cancels the running phase because it ran past limits.max_runtime; its result says so.
   void StopForRuntimeCap(int64_t max_runtime);
   // Fills the result from the recorders and timings of a finished run.
@@ -160,7 +166,8 @@ class PhaseRunner {
   int64_t last_heartbeat_mono_ = 0;              // Guarded by mu_; the lease's last renewal.
   std::string stuck_in_;                         // Guarded by mu_; set in kStuck.
   int64_t stuck_since_mono_ = 0;                 // Guarded by mu_; when the worker stopped.
-  std::shared_ptr<RunShared> stuck_run_;         // Guarded by mu_; the stuck worker's state.
+  std::shared_ptr<DetachedWorker> stuck_worker_;  // Guarded by mu_; set in kStuck.
+  std::shared_ptr<PhaseSetup> stuck_setup_;      // Guarded by mu_; a set-up left stuck.
   uint64_t generation_ = 0;                      // Guarded by mu_; counts accepted Prepares.
   std::atomic<bool> cancelled_{false};
   std::string abort_reason_;                     // Guarded by mu_; why cancelled_ was set.

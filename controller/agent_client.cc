@@ -211,9 +211,13 @@ Status AgentClient::CheckWorkload(const std::string& workload) const {
                                               known, "); upgrade it"));
 }
 
-StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::PhaseSpec& spec) {
+StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::PhaseSpec& spec,
+                                                         int64_t timeout_nanos) {
   grpc::ClientContext context;
   TrackedCall tracked(*this, context);
+  if (timeout_nanos > 0) {
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::nanoseconds(timeout_nanos));
+  }
   stormark::v1::PrepareRequest request;
   *request.mutable_controller_protocol() = common::OurProtocol();
   *request.mutable_spec() = spec;
@@ -265,10 +269,10 @@ void AgentClient::Abort(const std::string& phase_id) {
   stub_->Abort(&context, request, &reply);  // Best effort: the agent may be gone.
 }
 
-Status AgentClient::Cleanup(const std::string& phase_id) {
+Status AgentClient::Cleanup(const std::string& phase_id, int timeout_ms) {
   grpc::ClientContext context;
   TrackedCall tracked(*this, context);
-  context.set_deadline(After(60000));
+  context.set_deadline(After(timeout_ms));
   stormark::v1::CleanupRequest request;
   request.set_phase_id(phase_id);
   stormark::v1::CleanupReply reply;

@@ -76,7 +76,9 @@ class AgentClient {
   // An agent that does not list its workloads is given the benefit of the doubt.
   common::Status CheckWorkload(const std::string& workload) const;
 
-  common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec);
+  // Prepare of `spec` on the agent; the call gives up after `timeout_nanos` (0: never).
+  common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec,
+                                                       int64_t timeout_nanos = 0);
 
   // Runs a prepared phase, starting at `start_at_controller_nanos` on the controller's clock
   // (translated to the agent's with the measured offset). Calls `on_progress` for each
@@ -90,8 +92,8 @@ class AgentClient {
   // result. Best effort: an unreachable agent aborts by itself when its controller goes.
   void Abort(const std::string& phase_id);
 
-  // Removes the phase's files on the agent.
-  common::Status Cleanup(const std::string& phase_id);
+  // Removes the phase's files on the agent; DEADLINE_EXCEEDED after `timeout_ms`.
+  common::Status Cleanup(const std::string& phase_id, int timeout_ms = 60'000);
 
   // Sends one Heartbeat naming `phase_id` ("" between phases) without blocking. `done` runs
   // on a gRPC thread with the outcome once the agent answers or `timeout_ms` has passed. The

@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "controller/workloads/workload_kinds.h"
+#include "fmt/format.h"
 
 namespace stormark::controller {
 namespace {
@@ -35,6 +36,10 @@ constexpr int64_t kMinStartLeadNanos = 250'000'000;
 constexpr int64_t kStartLeadPerHostNanos = 2'000'000;
 // The most the lead learned from late starts may add.
 constexpr int64_t kMaxLearnedLeadNanos = 5'000'000'000;
+// How long past its prepare deadline a Prepare call may still take to answer the abort.
+constexpr int64_t kPrepareBackstopNanos = 60'000'000'000;
+// How long removing a phase's files may take on a host (a large file on a slow disk).
+constexpr int kCleanupTimeoutMs = 60'000;
 
 }  // namespace
 
@@ -153,6 +158,16 @@ void Fleet::CheckDeadlines() {
     std::lock_guard<std::mutex> lock(mu_);
     for (size_t i = 0; i < running_.size(); ++i) {
       Running& r = running_[i];
+      if (r.preparing && r.overdue.empty() &&
+          now - r.prepare_started > r.prepare_deadline->limit_nanos) {
+        r.overdue = fmt::format("prepare of phase '{}' on host {} did not finish in {:g} s ({}); "
+                                "aborted there",
+                                r.phase_name, clients_[i]->host(),
+                                static_cast<double>(r.prepare_deadline->limit_nanos) / 1e9,
+                                r.prepare_deadline->why);
+        overdue.emplace_back(i, r.phase_id);
+        continue;
+      }
       if (!r.active || !r.deadline || !r.overdue.empty() || now < r.start_at) continue;
       std::string why = r.deadline->Overdue(now - r.start_at);
       if (why.empty()) continue;
@@ -230,7 +245,31 @@ bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
   spec.set_target(*target);
   spec.set_heartbeat_timeout_ms(
       static_cast<uint32_t>(options_.heartbeat.timeout_nanos / 1'000'000));
-  auto reply = client.Prepare(spec);
+  // Bounded: a set-up stuck in the kernel must not hold the barrier for ever. Past the
+  // deadline CheckDeadlines aborts it on the agent, which answers within its
+  // stuck_worker_after; the call's own deadline is the backstop for an agent that does not.
+  const PrepareDeadline limit(plan.spec, plan.prepare_deadline_nanos);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Running& r = running_[i];
+    r = Running();
+    r.phase_id = phase_id;
+    r.preparing = true;
+    r.phase_name = plan.name;
+    r.prepare_started = clock_.NowUnixNanos();
+    r.prepare_deadline = limit;
+  }
+  auto reply = client.Prepare(spec, limit.limit_nanos + kPrepareBackstopNanos);
+  std::string overdue;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    overdue = running_[i].overdue;
+    running_[i] = Running();
+  }
+  if (!overdue.empty()) {
+    host->error = reply.ok() ? overdue : StrCat(overdue, ": ", reply.status().message());
+    return false;
+  }
   if (!reply.ok()) {
     host->error = StrCat("prepare failed: ", reply.status().message());
     return false;
@@ -254,7 +293,11 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
                             .start_at = start_at,
                             .deadline = PhaseDeadline(plan.spec, plan.deadline_nanos,
                                                       kind ? kind->expected_bytes(plan.spec) : 0),
-                            .overdue = ""};
+                            .overdue = "",
+                            .preparing = false,
+                            .phase_name = "",
+                            .prepare_started = 0,
+                            .prepare_deadline = std::nullopt};
     }
     auto result = clients_[i]->Run(phase_id, start_at,
                                    [&](const stormark::v1::RunUpdate::Progress& p) {
@@ -298,8 +341,11 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
   }
   // Cleanup, whatever happened; a lost agent removes its files itself.
   if (host_error(i).empty()) {
-    Status cleaned = clients_[i]->Cleanup(phase_id);
-    if (!cleaned.ok() && host->error.empty()) {
+    Status cleaned = clients_[i]->Cleanup(phase_id, kCleanupTimeoutMs);
+    if (absl::IsDeadlineExceeded(cleaned) && host->error.empty()) {
+      host->error = fmt::format("cleanup of phase '{}' on host {} did not finish in {} s",
+                                plan.name, clients_[i]->host(), kCleanupTimeoutMs / 1000);
+    } else if (!cleaned.ok() && host->error.empty()) {
       host->error = StrCat("cleanup failed: ", cleaned.message());
     }
   }

@@ -2,7 +2,7 @@
 // prepare barrier, one common start instant, progress, results and cleanup.
 //
 // A host that fails (unreachable, refused, died mid-phase, silent past the heartbeat
-// timeout, overdue past its phase deadline) becomes a row with its reason; the others go on,
+// timeout, overdue past its phase deadline or its prepare deadline) becomes a row with its reason; the others go on,
 // unless fail_fast is set: then the first failure stops the run, and the phase in flight is
 // aborted on every other host. Thread-safe only where noted.
 #ifndef STORMARK_CONTROLLER_FLEET_H_
@@ -111,7 +111,13 @@ class Fleet {
     std::string phase_id;
     int64_t start_at = 0;  // Controller clock, ns since the epoch.
     std::optional<PhaseDeadline> deadline;
-    std::string overdue;   // Set once the deadline passed and the phase was aborted.
+    std::string overdue;   // Set once a deadline passed and the phase was aborted.
+    // While the host prepares the phase (before the start barrier): since when, on the
+    // controller clock, and for how long at most.
+    bool preparing = false;
+    std::string phase_name;
+    int64_t prepare_started = 0;
+    std::optional<PrepareDeadline> prepare_deadline;
   };
 
   // Prepare barrier, common start, run and cleanup for the hosts in `group`.

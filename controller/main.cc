@@ -101,7 +101,7 @@ int Main(int argc, char** argv) {
   run_cmd->add_flag("--fail-fast", run.fail_fast,
                     "stop the run at the first host failure (abort the phase on the others, "
                     "keep the results so far, exit 1)");
-  std::string heartbeat_interval, heartbeat_timeout, deadline;
+  std::string heartbeat_interval, heartbeat_timeout, deadline, prepare_deadline;
   auto* hb_interval_opt = run_cmd->add_option(
       "--heartbeat-interval", heartbeat_interval,
       "how often each agent is asked whether it is alive (default 2s, or the plan's)");
@@ -112,6 +112,10 @@ int Main(int argc, char** argv) {
       "--deadline", deadline,
       "abort a phase still running this long after its start on a host (default: none for "
       "size-bound phases beyond 4x their own rate, 2x the runtime + 60s for timed ones)");
+  auto* prepare_deadline_opt = run_cmd->add_option(
+      "--prepare-deadline", prepare_deadline,
+      "fail a phase on a host whose set-up (Prepare) has not finished this long after it "
+      "began (default 5 min + 1 s per 16 MiB of the phase's size)");
   bool progress = false;
   auto* progress_opt = run_cmd->add_flag("--progress,!--no-progress", progress,
                                          "live progress line (default: when stdout is a tty)");
@@ -309,6 +313,7 @@ int Main(int argc, char** argv) {
   if (*hb_interval_opt) run.heartbeat_interval = heartbeat_interval;
   if (*hb_timeout_opt) run.heartbeat_timeout = heartbeat_timeout;
   if (*deadline_opt) run.deadline = deadline;
+  if (*prepare_deadline_opt) run.prepare_deadline = prepare_deadline;
   return stormark::controller::RunCommand(run, *interrupts, stdout, stderr);
 }
 

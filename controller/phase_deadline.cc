@@ -8,10 +8,29 @@ namespace {
 constexpr int64_t kGraceNanos = 60'000'000'000;
 constexpr int kRuntimeFactor = 2;
 constexpr int kSizeFactor = 4;
+constexpr int64_t kPrepareBaseNanos = int64_t{300} * 1'000'000'000;
+// The slowest lay-out rate the default prepare deadline allows for: a busy disk or network.
+constexpr uint64_t kPrepareBytesPerSecond = uint64_t{16} << 20;
 
 double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 
 }  // namespace
+
+PrepareDeadline::PrepareDeadline(const stormark::v1::PhaseSpec& spec,
+                                 int64_t plan_deadline_nanos) {
+  if (plan_deadline_nanos > 0) {
+    limit_nanos = plan_deadline_nanos;
+    why = "its prepare_deadline";
+    return;
+  }
+  // What the set-up may write: the one file a stream or randio phase works on.
+  const uint64_t bytes = spec.has_stream()   ? spec.stream().size_bytes()
+                         : spec.has_randio() ? spec.randio().size_bytes()
+                                             : 0;
+  limit_nanos = kPrepareBaseNanos +
+                static_cast<int64_t>(bytes / kPrepareBytesPerSecond) * 1'000'000'000;
+  why = "the default: 5 min + 1 s per 16 MiB of the phase's size";
+}
 
 PhaseDeadline::PhaseDeadline(const stormark::v1::PhaseSpec& spec, int64_t plan_deadline_nanos,
                              uint64_t expected_bytes) {

@@ -5,6 +5,9 @@
 //   - else a size-bound phase is overdue at 4 x the time its own progress so far says the
 //     whole size takes, + 60 s (no estimate before the first progress that moved bytes).
 // A phase with neither (a command, bonnie) has no deadline unless the plan gives one.
+//
+// Prepare, the untimed set-up before the start barrier (laying out a file, creating a file
+// set), has a deadline of its own: PrepareDeadline.
 #ifndef STORMARK_CONTROLLER_PHASE_DEADLINE_H_
 #define STORMARK_CONTROLLER_PHASE_DEADLINE_H_
 
@@ -14,6 +17,21 @@
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
+
+// How long one host's Prepare of a phase may take before the fleet aborts it there and fails
+// the host: the plan's `prepare_deadline:` (or --prepare-deadline) when it gives one, else a
+// generous 5 min + 1 s per 16 MiB of the phase's size (the file a stream or randio phase
+// lays out, also for a time-based randio), so that a set-up stuck in the kernel (a write to a
+// frozen or dead filesystem) ends instead of holding the barrier for ever, while a slow disk
+// laying out a large file is not cut short.
+struct PrepareDeadline {
+  // `plan_deadline_nanos` is the plan's `prepare_deadline:` (0: none).
+  PrepareDeadline(const stormark::v1::PhaseSpec& spec, int64_t plan_deadline_nanos);
+
+  int64_t limit_nanos = 0;
+  // Where the limit comes from: "its prepare_deadline", "the default: 5 min + 1 s per 16 MiB".
+  std::string why;
+};
 
 class PhaseDeadline {
  public:

@@ -138,10 +138,12 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
       for (PhasePlan& p : phases) p.spec.set_cache(*mode);
       continue;
     }
-    if (key == "deadline") {
-      auto nanos = ParsePositiveDuration("deadline", value);
+    if (key == "deadline" || key == "prepare_deadline") {
+      auto nanos = ParsePositiveDuration(key, value);
       if (!nanos.ok()) return ErrorAt(source, mark, StrCat(label, ": ", nanos.status().message()));
-      for (PhasePlan& p : phases) p.deadline_nanos = *nanos;
+      for (PhasePlan& p : phases) {
+        (key == "deadline" ? p.deadline_nanos : p.prepare_deadline_nanos) = *nanos;
+      }
       continue;
     }
     for (PhasePlan& p : phases) {
@@ -349,14 +351,15 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   static constexpr std::string_view kKnown[] = {
       "agents",   "hosts",      "target",    "mode",  "cache",      "repeat",
       "sweep",    "setup",      "teardown",  "phases", "heartbeat", "deadline",
-      "tls",      "agents_dns", "inventory"};
+      "prepare_deadline", "tls", "agents_dns", "inventory"};
   for (const auto& field : root) {
     const std::string key = ScalarText(field.first);
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
       return ErrorAt(source, field.first.Mark(),
                      StrCat("unknown field '", key,
                             "' (known: agents, hosts, agents_dns, inventory, tls, target, mode, "
-                            "cache, repeat, sweep, setup, teardown, phases, heartbeat, deadline)"));
+                            "cache, repeat, sweep, setup, teardown, phases, heartbeat, deadline, "
+                            "prepare_deadline)"));
     }
   }
   if (const YAML::Node mode = root["mode"]) {
@@ -432,11 +435,15 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
     }
   }
   if (const YAML::Node node = root["heartbeat"]) RETURN_IF_ERROR(ParseHeartbeat(node, source, &plan));
-  if (const YAML::Node node = root["deadline"]) {
-    auto nanos = ParsePositiveDuration("deadline", node.IsScalar() ? ScalarText(node) : "?");
+  for (const char* key : {"deadline", "prepare_deadline"}) {
+    const YAML::Node node = root[key];
+    if (!node) continue;
+    auto nanos = ParsePositiveDuration(key, node.IsScalar() ? ScalarText(node) : "?");
     if (!nanos.ok()) return ErrorAt(source, node.Mark(), std::string(nanos.status().message()));
     for (PhasePlan& phase : plan.phases) {
-      if (phase.deadline_nanos == 0) phase.deadline_nanos = *nanos;
+      int64_t& field = std::string_view(key) == "deadline" ? phase.deadline_nanos
+                                                           : phase.prepare_deadline_nanos;
+      if (field == 0) field = *nanos;
     }
   }
   RETURN_IF_ERROR(CheckSweep(plan, root, source));
@@ -476,38 +483,6 @@ Status SetPhaseParameter(std::string_view key, std::string_view value,
   return kind->set(key, value, spec);
 }
 
-std::vector<SweepPoint> SweepPoints(const Plan& plan) {
-  std::vector<SweepPoint> points = {{}};
-  for (const SweepAxis& axis : plan.sweep) {
-    std::vector<SweepPoint> next;
-    for (const SweepPoint& point : points) {
-      for (const std::string& value : axis.values) {
-        SweepPoint p = point;
-        p.emplace_back(axis.name, value);
-        next.push_back(std::move(p));
-      }
-    }
-    points = std::move(next);
-  }
-  return points;
-}
-
-StatusOr<std::vector<PhasePlan>> PhasesAt(const Plan& plan, const SweepPoint& point,
-                                          int repetition) {
-  std::vector<PhasePlan> phases = plan.phases;
-  for (PhasePlan& phase : phases) {
-    phase.repetition = repetition;
-    phase.sweep_point = point;
-    for (const auto& [key, value] : point) {
-      Status s = SetPhaseParameter(key, value, &phase.spec);
-      if (absl::IsNotFound(s)) continue;  // A value for other phases, or for the hooks.
-      if (!s.ok()) return common::Annotate(s, StrCat("phase '", phase.name, "'"));
-    }
-    RETURN_IF_ERROR(common::Annotate(ValidatePhase(phase), StrCat("phase '", phase.name, "'")));
-  }
-  return phases;
-}
-
 StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase, const std::string& path,
                                                   std::vector<std::string>* notes) {
   const WorkloadKind* kind = KindOf(phase.spec);
@@ -528,47 +503,11 @@ StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase, const 
   return phases;
 }
 
-StatusOr<std::string> ExpandHook(std::string_view line, const SweepPoint& point) {
-  std::string out;
-  size_t at = 0;
-  while (at < line.size()) {
-    const size_t open = line.find('{', at);
-    if (open == std::string_view::npos) break;
-    const size_t close = line.find('}', open);
-    if (close == std::string_view::npos) break;
-    const std::string_view name = line.substr(open + 1, close - open - 1);
-    out.append(line.substr(at, open - at));
-    auto it = std::find_if(point.begin(), point.end(),
-                           [&](const auto& kv) { return kv.first == name; });
-    // Shell syntax such as ${VAR} or {a,b} is left alone unless it names a sweep axis.
-    const bool identifier = !name.empty() && name.find_first_not_of(
-        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string_view::npos;
-    const bool shell_variable = open > 0 && line[open - 1] == '$';
-    if (it != point.end() && !shell_variable) {
-      out += it->second;
-    } else if (identifier && !shell_variable) {
-      return absl::InvalidArgumentError(StrCat("hook '", line, "' uses {", name,
-                                               "}, which the sweep does not define"));
-    } else {
-      out.append(line.substr(open, close - open + 1));
-    }
-    at = close + 1;
-  }
-  out.append(line.substr(std::min(at, line.size())));
-  return out;
-}
-
 Status SetWorkloadParameter(std::string_view key, std::string_view value,
                             stormark::v1::PhaseSpec* spec) {
   const WorkloadKind* kind = KindOf(*spec);
   if (kind == nullptr) return absl::InvalidArgumentError("the phase names no workload");
   return kind->set(key, value, spec);
-}
-
-std::string DescribeSweepPoint(const SweepPoint& point) {
-  std::string text;
-  for (const auto& [key, value] : point) text += StrCat(text.empty() ? "" : " ", key, "=", value);
-  return text;
 }
 
 std::string PhasePlan::Describe() const {

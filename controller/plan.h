@@ -23,6 +23,9 @@
 //                                        # is failed, and its agent drops the phase
 //   deadline: 10m                        # abort a phase still running this long after
 //                                        # its start on a host (a phase may set its own)
+//   prepare_deadline: 30m                # fail a phase whose set-up (Prepare) has not
+//                                        # finished this long after it began on a host
+//                                        # (default 5 min + 1 s per 16 MiB of its size)
 //   phases:
 //     - name: seq-write
 //       workload: stream
@@ -48,16 +51,10 @@
 
 #include "common/status.h"
 #include "common/tls.h"
+#include "controller/plan_sweep.h"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
-
-// One value of each swept parameter, in the order the sweep names them:
-// {{"chunk", "64k"}, {"read_ahead_kb", "4096"}}. Empty outside a sweep.
-using SweepPoint = std::vector<std::pair<std::string, std::string>>;
-
-// "chunk=64k read_ahead_kb=4096", or "" for no sweep.
-std::string DescribeSweepPoint(const SweepPoint& point);
 
 struct PhasePlan {
   // Shown in tables; [A-Za-z0-9._-].
@@ -73,6 +70,10 @@ struct PhasePlan {
   // `deadline:`: abort the phase on a host still running this long after its start; 0 means
   // the default (see controller/phase_deadline.h).
   int64_t deadline_nanos = 0;
+  // `prepare_deadline:`: fail the phase on a host whose Prepare (its untimed set-up, such as
+  // laying out the file) has not finished this long after it began; 0 means the default
+  // (see PrepareDeadline in controller/phase_deadline.h).
+  int64_t prepare_deadline_nanos = 0;
 
   // "stream write 1 GiB, bs 1 MiB, fdatasync".
   std::string Describe() const;
@@ -107,12 +108,6 @@ struct HostPlan {
   std::string tls_name;
 };
 
-// One swept parameter and its values, in order.
-struct SweepAxis {
-  std::string name;
-  std::vector<std::string> values;
-};
-
 struct Plan {
   std::vector<HostPlan> hosts;
   // Where more hosts come from: every address of a DNS name ("NAME:PORT"), and the hosts of
@@ -126,6 +121,7 @@ struct Plan {
   int repeat = 1;
   // The sweep: every combination of the axes' values (the last axis changes fastest). A
   // value goes to a workload parameter of that name, a tuning knob, or {name} in the hooks.
+  // Its points and the phases at each: plan_sweep.h.
   std::vector<SweepAxis> sweep;
   // Shell lines run on every agent before and after each sweep point (or once, without a
   // sweep), with {name} replaced by the point's values. Agents need commands enabled.
@@ -139,17 +135,6 @@ struct Plan {
   // the user to read before the run: "pm.cfg:7: 'show' ignored: ...".
   std::vector<std::string> notes;
 };
-
-// The sweep's points, in run order; one empty point when there is no sweep.
-std::vector<SweepPoint> SweepPoints(const Plan& plan);
-
-// The phases to run at `point` in repetition `repetition`, with the point's values applied.
-common::StatusOr<std::vector<PhasePlan>> PhasesAt(const Plan& plan, const SweepPoint& point,
-                                                  int repetition);
-
-// A hook line with every {name} replaced by the point's value. INVALID_ARGUMENT names a
-// placeholder the sweep does not define.
-common::StatusOr<std::string> ExpandHook(std::string_view line, const SweepPoint& point);
 
 // Sets `key` on `spec`: a tuning knob, or a parameter of the phase's workload. NOT_FOUND
 // when neither takes the key (the caller decides whether that is an error).

@@ -193,7 +193,7 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
   return absl::OkStatus();
 }
 
-// The fleet's options: the plan's heartbeat and deadline, overridden by the flags.
+// The fleet's options: the plan's heartbeat and deadlines, overridden by the flags.
 StatusOr<FleetOptions> MakeFleetOptions(const RunOptions& options, Plan* plan) {
   FleetOptions fleet;
   fleet.fail_fast = options.fail_fast;
@@ -205,10 +205,11 @@ StatusOr<FleetOptions> MakeFleetOptions(const RunOptions& options, Plan* plan) {
     const std::optional<std::string>& value;
     int64_t* field;
   };
-  int64_t deadline = 0;
+  int64_t deadline = 0, prepare_deadline = 0;
   for (const Flag& flag : {Flag{"--heartbeat-interval", options.heartbeat_interval, &hb.interval_nanos},
                            Flag{"--heartbeat-timeout", options.heartbeat_timeout, &hb.timeout_nanos},
-                           Flag{"--deadline", options.deadline, &deadline}}) {
+                           Flag{"--deadline", options.deadline, &deadline},
+                           Flag{"--prepare-deadline", options.prepare_deadline, &prepare_deadline}}) {
     if (!flag.value) continue;
     auto nanos = common::ParseDurationNanos(*flag.value);
     if (!nanos.ok() || *nanos <= 0) {
@@ -226,8 +227,9 @@ StatusOr<FleetOptions> MakeFleetOptions(const RunOptions& options, Plan* plan) {
   if (hb.timeout_nanos > int64_t{3600} * 1'000'000'000) {
     return absl::InvalidArgumentError("the heartbeat timeout must be at most 1 h");
   }
-  if (deadline > 0) {
-    for (PhasePlan& phase : plan->phases) phase.deadline_nanos = deadline;
+  for (PhasePlan& phase : plan->phases) {
+    if (deadline > 0) phase.deadline_nanos = deadline;
+    if (prepare_deadline > 0) phase.prepare_deadline_nanos = prepare_deadline;
   }
   return fleet;
 }

@@ -62,6 +62,9 @@ struct RunOptions {
   // --deadline: abort a phase still running this long after its start on a host, for every
   // phase (overrides the plan's).
   std::optional<std::string> deadline;
+  // --prepare-deadline: fail a phase on a host whose Prepare has not finished this long after
+  // it began, for every phase (overrides the plan's).
+  std::optional<std::string> prepare_deadline;
   // --tls-ca, --tls-cert, --tls-key (or --tls-dir): mutual TLS to every agent; each
   // overrides the plan's `tls`.
   common::TlsFiles tls;

@@ -262,13 +262,7 @@ Status AddEnvironment(sqlite::Database* db, const std::string& run_id, int64_t h
   ASSIGN_OR_RETURN(Statement insert,
                    db->Prepare("INSERT OR REPLACE INTO environment VALUES (?,?,?,?,?,?)"));
   for (const auto& [key, value] : facts) {
-    RETURN_IF_ERROR(insert.Bind(1, run_id)
-                        .Bind(2, host_index)
-                        .Bind(3, phase_index)
-                        .Bind(4, scope)
-                        .Bind(5, key)
-                        .Bind(6, value)
-                        .Run());
+    RETURN_IF_ERROR(insert.Insert(run_id, host_index, phase_index, scope, key, value));
   }
   return absl::OkStatus();
 }
@@ -326,28 +320,17 @@ Status AddHost(sqlite::Database* db, const std::string& run_id, size_t phase_ind
   for (int i = 0; i < histogram.bucket_index_size() && i < histogram.bucket_count_size(); ++i) {
     const uint32_t index = histogram.bucket_index(i);
     const bool known = index < common::LatencyHistogram::kBucketCount;
-    RETURN_IF_ERROR(
-        insert_bucket.Bind(1, run_id)
-            .Bind(2, p)
-            .Bind(3, h)
-            .Bind(4, int64_t{histogram.sub_bucket_bits()})
-            .Bind(5, int64_t{index})
-            .Bind(6, known ? I(common::LatencyHistogram::BucketLowerBound(index)) : int64_t{-1})
-            .Bind(7, known ? I(common::LatencyHistogram::BucketWidth(index)) : int64_t{-1})
-            .Bind(8, I(histogram.bucket_count(i)))
-            .Run());
+    RETURN_IF_ERROR(insert_bucket.Insert(
+        run_id, p, h, int64_t{histogram.sub_bucket_bits()}, int64_t{index},
+        known ? I(common::LatencyHistogram::BucketLowerBound(index)) : int64_t{-1},
+        known ? I(common::LatencyHistogram::BucketWidth(index)) : int64_t{-1},
+        I(histogram.bucket_count(i))));
   }
   ASSIGN_OR_RETURN(Statement insert_sample,
                    db->Prepare("INSERT OR REPLACE INTO series VALUES (?,?,?,?,?,?,?)"));
   for (const auto& s : r.series()) {
-    RETURN_IF_ERROR(insert_sample.Bind(1, run_id)
-                        .Bind(2, p)
-                        .Bind(3, h)
-                        .Bind(4, s.offset_nanos())
-                        .Bind(5, s.length_nanos())
-                        .Bind(6, I(s.bytes()))
-                        .Bind(7, I(s.ops()))
-                        .Run());
+    RETURN_IF_ERROR(insert_sample.Insert(run_id, p, h, s.offset_nanos(), s.length_nanos(),
+                                         I(s.bytes()), I(s.ops())));
   }
   ASSIGN_OR_RETURN(
       Statement insert_measurement,
@@ -359,29 +342,15 @@ Status AddHost(sqlite::Database* db, const std::string& run_id, size_t phase_ind
       if (!decoded.ok() || decoded->count() == 0) return std::nullopt;
       return I(percentile >= 100 ? decoded->max() : decoded->Percentile(percentile));
     };
-    RETURN_IF_ERROR(insert_measurement.Bind(1, run_id)
-                        .Bind(2, p)
-                        .Bind(3, h)
-                        .Bind(4, int64_t{i})
-                        .Bind(5, m.name())
-                        .Bind(6, I(m.bytes()))
-                        .Bind(7, I(m.ops()))
-                        .Bind(8, m.elapsed_nanos())
-                        .Bind(9, m.cpu_user_nanos())
-                        .Bind(10, m.cpu_system_nanos())
-                        .Bind(11, int64_t{m.too_fast()})
-                        .Bind(12, int64_t{m.skipped()})
-                        .Bind(13, figure(50))
-                        .Bind(14, figure(99))
-                        .Bind(15, figure(100))
-                        .BindBlob(16, Serialized(m.latency()))
-                        .Run());
+    RETURN_IF_ERROR(insert_measurement.Insert(
+        run_id, p, h, int64_t{i}, m.name(), I(m.bytes()), I(m.ops()), m.elapsed_nanos(),
+        m.cpu_user_nanos(), m.cpu_system_nanos(), int64_t{m.too_fast()}, int64_t{m.skipped()},
+        figure(50), figure(99), figure(100), sqlite::BlobParam{Serialized(m.latency())}));
   }
   ASSIGN_OR_RETURN(Statement insert_resolved,
                    db->Prepare("INSERT INTO resolved VALUES (?,?,?,?,?)"));
   for (const auto& [key, value] : r.resolved()) {
-    RETURN_IF_ERROR(
-        insert_resolved.Bind(1, run_id).Bind(2, p).Bind(3, h).Bind(4, key).Bind(5, value).Run());
+    RETURN_IF_ERROR(insert_resolved.Insert(run_id, p, h, key, value));
   }
   return absl::OkStatus();
 }
@@ -432,17 +401,10 @@ Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
   ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
   ASSIGN_OR_RETURN(Statement insert_run,
                    db_->Prepare("INSERT INTO runs VALUES (?,?,NULL,?,?,?,?,?,?,?,?)"));
-  RETURN_IF_ERROR(insert_run.Bind(1, run.run_id)
-                      .Bind(2, run.started_unix_nanos)
-                      .Bind(3, kRunRunning)
-                      .Bind(4, start.label)
-                      .Bind(5, ModeName(start.mode))
-                      .Bind(6, static_cast<int64_t>(start.planned_phases))
-                      .Bind(7, common::kSoftwareVersion)
-                      .Bind(8, start.owner.host)
-                      .Bind(9, start.owner.pid)
-                      .Bind(10, start.owner.start_ticks)
-                      .Run());
+  RETURN_IF_ERROR(insert_run.Insert(
+      run.run_id, run.started_unix_nanos, kRunRunning, start.label, ModeName(start.mode),
+      static_cast<int64_t>(start.planned_phases), common::kSoftwareVersion, start.owner.host,
+      start.owner.pid, start.owner.start_ticks));
   ASSIGN_OR_RETURN(Statement insert_agent,
                    db_->Prepare("INSERT INTO agents VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   ASSIGN_OR_RETURN(Statement insert_target,
@@ -450,43 +412,24 @@ Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
   for (size_t i = 0; i < run.agents.size(); ++i) {
     const AgentRecord& a = run.agents[i];
     const int64_t index = static_cast<int64_t>(i);
-    RETURN_IF_ERROR(insert_agent.Bind(1, run.run_id)
-                        .Bind(2, index)
-                        .Bind(3, a.host)
-                        .Bind(4, a.error)
-                        .Bind(5, a.info.hostname())
-                        .Bind(6, a.info.agent_version())
-                        .Bind(7, a.info.kernel())
-                        .Bind(8, a.info.cpu_model())
-                        .Bind(9, int64_t{a.info.cpu_count()})
-                        .Bind(10, I(a.info.ram_bytes()))
-                        .Bind(11, a.clock.offset_nanos)
-                        .Bind(12, a.clock.rtt_nanos)
-                        .Bind(13, a.clock.uncertainty_nanos)
-                        .BindBlob(14, Serialized(a.info))
-                        .Run());
+    RETURN_IF_ERROR(insert_agent.Insert(
+        run.run_id, index, a.host, a.error, a.info.hostname(), a.info.agent_version(),
+        a.info.kernel(), a.info.cpu_model(), int64_t{a.info.cpu_count()}, I(a.info.ram_bytes()),
+        a.clock.offset_nanos, a.clock.rtt_nanos, a.clock.uncertainty_nanos,
+        sqlite::BlobParam{Serialized(a.info)}));
     ASSIGN_OR_RETURN(Statement insert_label,
                      db_->Prepare("INSERT OR REPLACE INTO labels VALUES (?,?,?,?)"));
     for (const auto& [key, value] : a.labels) {
-      RETURN_IF_ERROR(
-          insert_label.Bind(1, run.run_id).Bind(2, index).Bind(3, key).Bind(4, value).Run());
+      RETURN_IF_ERROR(insert_label.Insert(run.run_id, index, key, value));
     }
     RETURN_IF_ERROR(
         AddEnvironment(db_.get(), run.run_id, index, -1, "host", a.info.environment()));
     for (const auto& t : a.info.targets()) {
-      RETURN_IF_ERROR(AddEnvironment(db_.get(), run.run_id, index, -1,
-                                     StrCat("target:", t.name()), t.environment()));
-      RETURN_IF_ERROR(insert_target.Bind(1, run.run_id)
-                          .Bind(2, index)
-                          .Bind(3, t.name())
-                          .Bind(4, t.kind())
-                          .Bind(5, t.path())
-                          .Bind(6, t.filesystem())
-                          .Bind(7, t.mount_options())
-                          .Bind(8, t.device())
-                          .Bind(9, I(t.free_bytes()))
-                          .Bind(10, I(t.total_bytes()))
-                          .Run());
+      RETURN_IF_ERROR(AddEnvironment(db_.get(), run.run_id, index, -1, StrCat("target:", t.name()),
+                                     t.environment()));
+      RETURN_IF_ERROR(insert_target.Insert(run.run_id, index, t.name(), t.kind(), t.path(),
+                                           t.filesystem(), t.mount_options(), t.device(),
+                                           I(t.free_bytes()), I(t.total_bytes())));
     }
   }
   return transaction.Commit();
@@ -499,31 +442,17 @@ Status ResultsStore::AddPhase(const std::string& run_id, size_t phase_index,
   ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
   ASSIGN_OR_RETURN(Statement insert_phase,
                    db_->Prepare("INSERT INTO phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
-  RETURN_IF_ERROR(insert_phase.Bind(1, run_id)
-                      .Bind(2, p)
-                      .Bind(3, outcome.phase_id)
-                      .Bind(4, plan.name)
-                      .Bind(5, int64_t{plan.repetition})
-                      .Bind(6, DescribeSweepPoint(plan.sweep_point))
-                      .Bind(7, plan.target)
-                      .Bind(8, common::WorkloadName(plan.spec))
-                      .Bind(9, plan.Describe())
-                      .Bind(10, ModeName(outcome.mode))
-                      .Bind(11, common::CacheModeName(plan.spec.cache()))
-                      .Bind(12, outcome.start_at_unix_nanos)
-                      .Bind(13, outcome.start_skew_nanos)
-                      .Bind(14, outcome.start_skew_uncertainty_nanos)
-                      .BindBlob(15, Serialized(plan.spec))
-                      .Run());
+  RETURN_IF_ERROR(insert_phase.Insert(
+      run_id, p, outcome.phase_id, plan.name, int64_t{plan.repetition},
+      DescribeSweepPoint(plan.sweep_point), plan.target, common::WorkloadName(plan.spec),
+      plan.Describe(), ModeName(outcome.mode), common::CacheModeName(plan.spec.cache()),
+      outcome.start_at_unix_nanos, outcome.start_skew_nanos, outcome.start_skew_uncertainty_nanos,
+      sqlite::BlobParam{Serialized(plan.spec)}));
   ASSIGN_OR_RETURN(Statement insert_sweep,
                    db_->Prepare("INSERT INTO sweep_values VALUES (?,?,?,?,?)"));
   for (size_t i = 0; i < plan.sweep_point.size(); ++i) {
-    RETURN_IF_ERROR(insert_sweep.Bind(1, run_id)
-                        .Bind(2, p)
-                        .Bind(3, static_cast<int64_t>(i))
-                        .Bind(4, plan.sweep_point[i].first)
-                        .Bind(5, plan.sweep_point[i].second)
-                        .Run());
+    RETURN_IF_ERROR(insert_sweep.Insert(run_id, p, static_cast<int64_t>(i),
+                                        plan.sweep_point[i].first, plan.sweep_point[i].second));
   }
   const PhaseSummary summary = Summarize(outcome);
   for (size_t h = 0; h < outcome.hosts.size(); ++h) {

@@ -20,6 +20,11 @@ namespace stormark::controller::sqlite {
 
 class Database;
 
+// A value Insert binds as a BLOB rather than as text.
+struct BlobParam {
+  std::string_view bytes;
+};
+
 // One prepared statement. Bind parameters are numbered from 1, columns from 0, as in SQLite.
 // A statement must not outlive its Database.
 class Statement {
@@ -35,6 +40,16 @@ class Statement {
   Statement& Bind(int index, std::optional<int64_t> value);
   Statement& BindBlob(int index, std::string_view bytes);
   Statement& BindNull(int index);
+  Statement& Bind(int index, BlobParam blob) { return BindBlob(index, blob.bytes); }
+
+  // Binds `values` to parameters 1, 2, ... in order and runs the statement: one row of an
+  // INSERT without counting parameters by hand. Integers must be int64_t.
+  template <typename... Values>
+  common::Status Insert(const Values&... values) {
+    int index = 0;
+    (Bind(++index, values), ...);
+    return Run();
+  }
 
   // Advances to the next row: true for a row, false when done. An error (a bind that failed
   // earlier included) is returned as a Status.

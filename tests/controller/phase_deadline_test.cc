@@ -16,6 +16,30 @@ stormark::v1::PhaseSpec Stream() {
   return spec;
 }
 
+TEST(PrepareDeadline, ThePlansPrepareDeadlineWins) {
+  stormark::v1::PhaseSpec spec;
+  spec.mutable_stream()->set_size_bytes(uint64_t{1} << 40);
+  const PrepareDeadline limit(spec, 45 * kSecond);
+  EXPECT_EQ(limit.limit_nanos, 45 * kSecond);
+  EXPECT_EQ(limit.why, "its prepare_deadline");
+}
+
+TEST(PrepareDeadline, TheDefaultIsFiveMinutesPlusOneSecondPer16MiBOfTheFile) {
+  stormark::v1::PhaseSpec bonnie;
+  bonnie.mutable_bonnie();
+  EXPECT_EQ(PrepareDeadline(bonnie, 0).limit_nanos, 300 * kSecond);
+  stormark::v1::PhaseSpec stream;
+  stream.mutable_stream()->set_size_bytes(uint64_t{1} << 30);
+  const PrepareDeadline gib(stream, 0);
+  EXPECT_EQ(gib.limit_nanos, (300 + 64) * kSecond);
+  EXPECT_THAT(gib.why, HasSubstr("the default"));
+  // A time-based randio still lays out its whole file first.
+  stormark::v1::PhaseSpec randio;
+  randio.mutable_randio()->set_size_bytes(uint64_t{16} << 30);
+  randio.mutable_randio()->set_time_based(true);
+  EXPECT_EQ(PrepareDeadline(randio, 0).limit_nanos, (300 + 1024) * kSecond);
+}
+
 TEST(PhaseDeadline, ThePlansDeadlineWins) {
   stormark::v1::PhaseSpec spec;
   spec.mutable_randio()->set_runtime_nanos(100 * kSecond);

@@ -84,6 +84,21 @@ phases:
   EXPECT_EQ(plan->phases[1].deadline_nanos, 600'000'000'000);  // The plan's.
 }
 
+TEST(ParsePlan, PrepareDeadlinesAreReadForThePlanAndEachPhase) {
+  auto plan = ParsePlan(R"(prepare_deadline: 20m
+phases:
+  - {name: w, workload: stream, rw: write, size: 1M, prepare_deadline: 45s}
+  - {name: r, workload: stream, rw: read, size: 1M}
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->phases[0].prepare_deadline_nanos, 45'000'000'000);    // Its own.
+  EXPECT_EQ(plan->phases[1].prepare_deadline_nanos, 1200'000'000'000);  // The plan's.
+  EXPECT_EQ(plan->phases[1].deadline_nanos, 0);  // The run's deadline is another key.
+  EXPECT_THAT(ParseError("prepare_deadline: soon\nphases: [{workload: stream, rw: write}]\n"),
+              AllOf(HasSubstr("plan.yaml:1:"), HasSubstr("prepare_deadline")));
+}
+
 TEST(ParsePlan, BadHeartbeatsAndDeadlinesNameTheirLineAndField) {
   EXPECT_EQ(ParseError("heartbeat: {interval: 2s, timeout: 3s}\nphases: [{workload: stream, rw: write}]\n"),
             "plan.yaml:1: heartbeat.timeout must be at least twice heartbeat.interval");

@@ -5,7 +5,6 @@ differs, label the rows by transport, and let the plan's label win over detectio
 
 import os
 import re
-import subprocess
 import sys
 import unittest
 
@@ -13,39 +12,8 @@ sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stormark_harness as h  # noqa: E402
 
-MIB = 1 << 20
-
-
-def run(argv):
-    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()
-
 
 class EnvironmentTest(h.StormarkTestCase):
-
-    def start_loop_agent(self, name):
-        """An agent whose target 'scratch' is ext4 on a fresh 64 MiB loop device."""
-        base = self.make_dir(f"stormark-itest-env-{name}-")
-        image = os.path.join(base, "disk.img")
-        with open(image, "wb") as f:
-            f.truncate(64 * MIB)
-        device = run(["losetup", "-f", "--show", image])
-        self.addCleanup(subprocess.run, ["losetup", "-d", device], capture_output=True)
-        mnt = os.path.join(base, "mnt")
-        os.mkdir(mnt)
-        run(["mkfs.ext4", "-q", "-F", device])
-        run(["mount", device, mnt])
-        self.addCleanup(subprocess.run, ["umount", "-l", mnt], capture_output=True)
-        config = self.write_file(os.path.join(base, "agent.yaml"),
-                                 f"targets:\n  scratch:\n    dir: {mnt}\nallow_tuning: true\n")
-        log_path = os.path.join(base, "agent.log")
-        with open(log_path, "wb") as log:
-            proc = subprocess.Popen(
-                [h.binary("stormark-agent"), "--listen", "127.0.0.1:0", "--config", config],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=h._die_with_parent)
-        self.addCleanup(h._stop_process, proc)
-        agent = h.Agent(name, proc, None, mnt, log_path, config)
-        agent.address = agent.wait_for_log(h._LISTENING.pattern).group(1)
-        return agent, device, image
 
     def set_read_ahead(self, device, kb):
         # Our own loop device: changing its queue setting touches nothing else.
@@ -53,7 +21,9 @@ class EnvironmentTest(h.StormarkTestCase):
             f.write(str(kb))
 
     def test_differing_read_ahead_is_noted_everywhere_and_rows_carry_their_transport(self):
-        (a, dev_a, image_a), (b, dev_b, _) = [self.start_loop_agent(n) for n in ("a", "b")]
+        first, second = [h.start_loop_agent(self, n, "allow_tuning: true\n") for n in ("a", "b")]
+        a, dev_a, image_a = first.agent, first.device, first.image
+        b, dev_b = second.agent, second.device
         self.set_read_ahead(dev_a, 128)
         self.set_read_ahead(dev_b, 4096)
         work = self.make_dir()

@@ -462,3 +462,44 @@ def check_verify_stamps(path, size, unit=4096, crc_samples=64):
     if len(salts) > 1:
         problems.append(f"{len(salts)} different run salts: not all units are from this run")
     return problems
+
+
+class LoopAgent:
+    """An agent started by start_loop_agent, with the loop device under its target."""
+
+    def __init__(self, agent, device, image, mount_point):
+        self.agent = agent
+        self.device = device          # /dev/loopN, made by this test.
+        self.image = image            # The file behind it.
+        self.mount_point = mount_point
+
+
+def start_loop_agent(test, name, extra_config="", size=64 << 20):
+    """Starts an agent whose target 'scratch' is ext4 on a fresh loop device of `size` bytes
+    that `test` (a StormarkTestCase) makes, and returns its LoopAgent. The device's path is
+    also written to BASE/device, beside the mount point BASE/mnt, for setup hooks.
+    `extra_config` is appended to its agent.yaml. Cleanup stops the agent, unmounts (also
+    whatever hooks mounted below it), detaches the device and removes the image. Needs root."""
+    base = test.make_dir(f"stormark-itest-loop-{name}-")
+    image = os.path.join(base, "disk.img")
+    with open(image, "wb") as f:
+        f.truncate(size)  # Sparse: only what the test writes takes space.
+
+    def run(*argv):
+        return subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()
+
+    device = run("losetup", "-f", "--show", image)
+    test.addCleanup(subprocess.run, ["losetup", "-d", device], capture_output=True)
+    mnt = os.path.join(base, "mnt")
+    os.mkdir(mnt)
+    run("mkfs.ext4", "-q", "-F", device)
+    run("mount", device, mnt)
+    # Registered after the detach, so it runs before it.
+    test.addCleanup(subprocess.run, ["umount", "-R", "-l", mnt], capture_output=True)
+    test.write_file(os.path.join(base, "device"), device)
+    config = test.write_file(os.path.join(base, "agent.yaml"),
+                             f"targets:\n  scratch:\n    dir: {mnt}\n" + extra_config)
+    agent = test.start_agent_process(["--listen", "127.0.0.1:0", "--config", config],
+                                     os.path.join(base, "agent.log"), name=name, target_dir=mnt)
+    agent.address = agent.wait_for_log(_LISTENING.pattern).group(1)
+    return LoopAgent(agent, device, image, mnt)

@@ -4,7 +4,6 @@ ends with the summary table of medians and spreads."""
 
 import json
 import os
-import subprocess
 import sys
 import unittest
 
@@ -12,54 +11,17 @@ sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stormark_harness as h  # noqa: E402
 
-MIB = 1 << 20
-
-
-def run(argv):
-    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()
-
 
 class SweepTest(h.StormarkTestCase):
-
-    def make_loop_host(self, name):
-        """A 64 MiB loop device with ext4, mounted on the agent's target directory."""
-        base = self.make_dir(f"stormark-itest-{name}-")
-        image = os.path.join(base, "disk.img")
-        with open(image, "wb") as f:
-            f.truncate(64 * MIB)
-        device = run(["losetup", "-f", "--show", image])
-        self.addCleanup(subprocess.run, ["losetup", "-d", device], capture_output=True)
-        mnt = os.path.join(base, "mnt")
-        os.mkdir(mnt)
-        run(["mkfs.ext4", "-q", "-F", device])
-        run(["mount", device, mnt])
-        # Registered last, so it runs first: whatever the hooks left mounted goes.
-        self.addCleanup(subprocess.run, ["umount", "-R", "-l", mnt], capture_output=True)
-        self.write_file(os.path.join(base, "device"), device)
-        return base, mnt, device
-
-    def start_loop_agent(self, name):
-        base, mnt, device = self.make_loop_host(name)
-        config = self.write_file(
-            os.path.join(base, "agent.yaml"),
-            f"targets:\n  scratch:\n    dir: {mnt}\n"
-            "commands: {enabled: true}\nallow_tuning: true\n")
-        log_path = os.path.join(base, "agent.log")
-        with open(log_path, "wb") as log:
-            proc = subprocess.Popen(
-                [h.binary("stormark-agent"), "--listen", "127.0.0.1:0", "--config", config],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=h._die_with_parent)
-        self.addCleanup(h._stop_process, proc)
-        agent = h.Agent(name, proc, None, mnt, log_path, config)
-        agent.address = agent.wait_for_log(h._LISTENING.pattern).group(1)
-        return agent, device
 
     def read_ahead(self, device):
         with open(f"/sys/block/{os.path.basename(device)}/queue/read_ahead_kb") as f:
             return f.read().strip()
 
     def test_mkfs_sweep_with_knob_and_repeats_on_two_agents(self):
-        agents = [self.start_loop_agent(n) for n in ("a", "b")]
+        agents = [h.start_loop_agent(self, n, "commands: {enabled: true}\nallow_tuning: true\n")
+                  for n in ("a", "b")]
+        agents = [(loop.agent, loop.device) for loop in agents]
         before = [self.read_ahead(dev) for _, dev in agents]
         dev_of = '"$(cat "$STORMARK_TARGET_DIR/../device")"'
         plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), f"""

@@ -1,0 +1,58 @@
+#include "agent/detached_worker.h"
+
+#include <chrono>
+#include <thread>
+
+namespace stormark::agent {
+
+DetachedWorker::DetachedWorker(WorkFn work, LateReturnFn late_return)
+    : work_(std::move(work)), late_return_(std::move(late_return)) {}
+
+std::shared_ptr<DetachedWorker> DetachedWorker::Start(WorkFn work, LateReturnFn late_return) {
+  std::shared_ptr<DetachedWorker> worker(
+      new DetachedWorker(std::move(work), std::move(late_return)));
+  std::thread([worker] { worker->Work(); }).detach();
+  return worker;
+}
+
+void DetachedWorker::Work() {
+  common::Status status = work_();
+  LateReturnFn late;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    status_ = std::move(status);
+    done_ = true;
+    if (abandoned_) late = std::move(late_return_);
+    done_cv_.notify_all();
+  }
+  if (late) late();
+}
+
+bool DetachedWorker::WaitFor(int64_t nanos) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return done_cv_.wait_for(lock, std::chrono::nanoseconds(nanos), [this] { return done_; });
+}
+
+bool DetachedWorker::done() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return done_;
+}
+
+common::Status DetachedWorker::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return status_;
+}
+
+bool DetachedWorker::Abandon() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (done_) return false;
+  abandoned_ = true;
+  return true;
+}
+
+void DetachedWorker::Disown() {
+  std::lock_guard<std::mutex> lock(mu_);
+  late_return_ = nullptr;
+}
+
+}  // namespace stormark::agent

@@ -1,0 +1,58 @@
+// A piece of a phase's work (its set-up, its timed run) on a thread of its own, which the
+// caller may leave behind when the thread is stuck in the kernel: an I/O to a dead disk can
+// neither be cancelled nor killed, so the agent answers for it instead of waiting for ever.
+// If a left-behind thread ever returns, it calls back so that the phase's files are removed
+// and the slot freed (see phase_runner.h).
+//
+// Thread-safe.
+#ifndef STORMARK_AGENT_DETACHED_WORKER_H_
+#define STORMARK_AGENT_DETACHED_WORKER_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "common/status.h"
+
+namespace stormark::agent {
+
+class DetachedWorker {
+ public:
+  using WorkFn = std::function<common::Status()>;
+  using LateReturnFn = std::function<void()>;
+
+  // Runs `work` on a new detached thread, which holds the worker (and so whatever `work`
+  // holds) until it returns. If it returns after Abandon(), it calls `late_return` on that
+  // thread, unless Disown() came first.
+  static std::shared_ptr<DetachedWorker> Start(WorkFn work, LateReturnFn late_return);
+
+  // Waits at most `nanos` for the work to end; true when it has.
+  bool WaitFor(int64_t nanos);
+  bool done() const;
+  // What the work returned. Only meaningful once done().
+  common::Status status() const;
+
+  // The caller leaves the thread behind. False when the work has ended already: then
+  // nothing is left behind and the caller goes on as if it had waited.
+  bool Abandon();
+  // Whoever `late_return` calls back is going away: a late return calls nothing.
+  void Disown();
+
+ private:
+  DetachedWorker(WorkFn work, LateReturnFn late_return);
+  void Work();
+
+  const WorkFn work_;
+  mutable std::mutex mu_;
+  std::condition_variable done_cv_;
+  LateReturnFn late_return_;  // Guarded by mu_.
+  bool done_ = false;         // Guarded by mu_.
+  bool abandoned_ = false;    // Guarded by mu_.
+  common::Status status_;     // Guarded by mu_.
+};
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_DETACHED_WORKER_H_

@@ -1,0 +1,58 @@
+#include "agent/phase_setup.h"
+
+#include <map>
+
+#include "agent/policy.h"
+#include "agent/workloads/factory.h"
+#include "common/cache_report.h"
+#include "common/strings.h"
+
+namespace stormark::agent {
+
+using common::Status;
+using common::StatusOr;
+
+StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpec& spec,
+                                                    const AgentConfig& config,
+                                                    const SystemPaths& paths) {
+  std::string knobs;
+  for (const auto& [knob, value] : spec.tuning()) knobs += (knobs.empty() ? "" : ", ") + knob;
+  if (!config.allow_tuning) {
+    return absl::PermissionDeniedError(common::StrCat(
+        "tuning (", knobs, ") is not allowed on this agent: its config must set allow_tuning: true"));
+  }
+  const TargetConfig* target = config.FindTarget(spec.target());
+  if (target == nullptr) return absl::NotFoundError(common::StrCat("no target '", spec.target(), "'"));
+  const std::string device = ReadTargetFacts(*target, paths).device();
+  std::map<std::string, std::string> settings(spec.tuning().begin(), spec.tuning().end());
+  auto applied = DeviceTuning::Apply(device, settings, paths.sys_class_block);
+  if (!applied.ok()) {
+    return common::Annotate(applied.status(), common::StrCat("target '", target->name, "'"));
+  }
+  return applied;
+}
+
+Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const AgentConfig& config,
+                  const HostFacts& host, const SystemPaths& paths, const PageCache& page_cache,
+                  const std::atomic<bool>& cancelled, PhaseSetup* setup) {
+  RETURN_IF_ERROR(CheckPolicy(spec, config, host));
+  ASSIGN_OR_RETURN(setup->workload, MakeWorkload(spec, config, host));
+  if (!spec.tuning().empty()) {
+    ASSIGN_OR_RETURN(setup->tuning, ApplyTuning(spec, config, paths));
+  }
+  RETURN_IF_ERROR(setup->workload->Prepare(cancelled, &setup->warnings));
+  if (cancelled) return absl::OkStatus();
+  // The cache is settled last, so that nothing the set-up wrote or read is left in it.
+  setup->cache_report = page_cache.Apply(spec.cache(), config.allow_drop_caches);
+  if (!setup->cache_report.not_done().empty()) {
+    setup->warnings.push_back(common::DescribeCacheReport(setup->cache_report));
+  }
+  // The environment the phase runs in: after the hooks, the tuning and the cache.
+  setup->host_environment = ReadHostEnvironment(host, paths);
+  if (const TargetConfig* target = config.FindTarget(spec.target())) {
+    setup->target_environment = TargetEnvironment(ReadTargetFacts(*target, paths));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace stormark::agent
