@@ -263,6 +263,7 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                          {"mismatches", v.mismatches()},
                          {"first_mismatches", std::move(mismatches)}};
       }
+      if (!r.stuck_worker().empty()) row["stuck_worker"] = r.stuck_worker();
       if (!r.device_stats().empty()) {
         row["device_stats"] = json(std::map<std::string, std::string>(r.device_stats().begin(),
                                                                       r.device_stats().end()));

@@ -108,6 +108,9 @@ class StuckWorkerTest(h.StormarkTestCase):
                                      r"fdatasync)[^;]* for \d+ s; the I/O may never return")
         # Heartbeats went on: the host was not given up.
         self.assertNotIn("no heartbeat", r["error"])
+        # The stuck call is a field of its own in the report, for tools.
+        self.assertRegex(r.get("stuck_worker", ""),
+                         r"^(write|pwrite64|openat|fdatasync) .* for \d+ s$", r)
 
         self.assert_refuses_phases_until_thawed(agent, target, thaw)
         self.assertIn(phase_id, agent.log())
