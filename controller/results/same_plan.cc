@@ -44,6 +44,20 @@ StatusOr<std::vector<PlannedPhase>> PlanOf(const sqlite::Database& db, const std
   }
 }
 
+// The hosts the run was planned on, sorted: a baseline from other machines says nothing
+// about this one.
+StatusOr<std::vector<std::string>> HostsOf(const sqlite::Database& db, const std::string& run_id) {
+  ASSIGN_OR_RETURN(Statement query,
+                   db.Prepare("SELECT host FROM agents WHERE run_id = ? ORDER BY host"));
+  query.Bind(1, run_id);
+  std::vector<std::string> hosts;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return hosts;
+    hosts.push_back(query.Text(0));
+  }
+}
+
 }  // namespace
 
 StatusOr<std::string> LatestSamePlanRun(const ResultsStore& store, const std::string& run_id) {
@@ -56,6 +70,7 @@ StatusOr<std::string> LatestSamePlanRun(const ResultsStore& store, const std::st
   const std::string label = run.Text(0);
   const int64_t started = run.Int(1);
   ASSIGN_OR_RETURN(std::vector<PlannedPhase> plan, PlanOf(db, run_id));
+  ASSIGN_OR_RETURN(std::vector<std::string> hosts, HostsOf(db, run_id));
 
   ASSIGN_OR_RETURN(Statement earlier,
                    db.Prepare("SELECT run_id FROM runs WHERE label = ? AND status = 'completed' "
@@ -63,19 +78,31 @@ StatusOr<std::string> LatestSamePlanRun(const ResultsStore& store, const std::st
                               "(started_unix_nanos = ? AND run_id < ?)) "
                               "ORDER BY started_unix_nanos DESC, run_id DESC"));
   earlier.Bind(1, label).Bind(2, run_id).Bind(3, started).Bind(4, started).Bind(5, run_id);
-  size_t same_label = 0;
+  size_t same_label = 0, other_hosts = 0;
   while (true) {
     ASSIGN_OR_RETURN(bool row, earlier.Step());
     if (!row) break;
     ++same_label;
     const std::string candidate = earlier.Text(0);
     ASSIGN_OR_RETURN(std::vector<PlannedPhase> other, PlanOf(db, candidate));
-    if (other == plan) return candidate;
+    if (other != plan) continue;
+    ASSIGN_OR_RETURN(std::vector<std::string> other_hosts_list, HostsOf(db, candidate));
+    if (other_hosts_list == hosts) return candidate;
+    ++other_hosts;
   }
-  return absl::NotFoundError(StrCat(
-      "--baseline latest-same-plan: no completed run before ", run_id, " with label '", label,
-      "' and the same plan (", same_label, " earlier completed run",
-      same_label == 1 ? "" : "s", " with that label ran other phases or parameters)"));
+  const size_t other_plans = same_label - other_hosts;
+  std::string why;
+  if (other_plans > 0) {
+    why = StrCat(other_plans, " earlier completed run", other_plans == 1 ? "" : "s",
+                 " with that label ran other phases or parameters");
+  }
+  if (other_hosts > 0) {
+    why += StrCat(why.empty() ? "" : "; ", other_hosts, " ran the same plan on other hosts");
+  }
+  if (why.empty()) why = "there is no earlier completed run with that label";
+  return absl::NotFoundError(StrCat("--baseline latest-same-plan: no completed run before ",
+                                    run_id, " with label '", label,
+                                    "', the same plan and the same hosts (", why, ")"));
 }
 
 }  // namespace stormark::controller

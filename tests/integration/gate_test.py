@@ -29,9 +29,9 @@ phases:
       time_based: true, rate_iops: {RATE}}}
 """)
 
-    def bench(self, *extra):
+    def bench(self, *extra, agents=None):
         args = ["run", "--plan", self.plan, "--db", self.db, "--no-progress"] + list(extra)
-        for agent in self.agents:
+        for agent in agents or self.agents:
             args += ["--agent", agent.address]
         result = self.run_stormark(args, timeout=240)
         self.assertEqual(result.returncode, 0, result.describe())
@@ -93,6 +93,13 @@ phases:
         self.assertEqual(missing.returncode, 2, missing.describe())
         self.assertIn("no completed run before", missing.stderr)
         self.assertIn("2 earlier completed runs with that label ran other phases", missing.stderr)
+
+        # The same plan on fewer hosts is no baseline for the full set, nor the other way.
+        alone = self.bench(agents=self.agents[:1])
+        other = self.gate("--baseline", "latest-same-plan", alone)
+        self.assertEqual(other.returncode, 2, other.describe())
+        self.assertIn("the same plan and the same hosts", other.stderr)
+        self.assertIn("2 ran the same plan on other hosts", other.stderr)
 
         # Bad input is one line and exit 2.
         bad = self.run_stormark(["results", "--db", self.db, "compare", "--baseline", first,
