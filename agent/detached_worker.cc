@@ -1,7 +1,10 @@
 #include "agent/detached_worker.h"
 
 #include <chrono>
+#include <system_error>
 #include <thread>
+
+#include "common/strings.h"
 
 namespace stormark::agent {
 
@@ -11,7 +14,15 @@ DetachedWorker::DetachedWorker(WorkFn work, LateReturnFn late_return)
 std::shared_ptr<DetachedWorker> DetachedWorker::Start(WorkFn work, LateReturnFn late_return) {
   std::shared_ptr<DetachedWorker> worker(
       new DetachedWorker(std::move(work), std::move(late_return)));
-  std::thread([worker] { worker->Work(); }).detach();
+  try {
+    std::thread([worker] { worker->Work(); }).detach();
+  } catch (const std::system_error& e) {
+    // Out of threads (or memory for one): the work fails at once instead of the agent.
+    std::lock_guard<std::mutex> lock(worker->mu_);
+    worker->status_ = absl::UnavailableError(
+        common::StrCat("cannot start a worker thread: ", e.what()));
+    worker->done_ = true;
+  }
   return worker;
 }
 

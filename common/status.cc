@@ -23,6 +23,7 @@ Status ErrnoError(std::string_view what, int errno_value) {
     case EDQUOT:
       return absl::ResourceExhaustedError(message);
     case EINTR:
+    case ECANCELED:
       return absl::CancelledError(message);
     default:
       return absl::InternalError(message);

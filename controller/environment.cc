@@ -165,19 +165,20 @@ Environment RowEnvironment(const HostOutcome& host, const AgentRecord* agent) {
   return env;
 }
 
-std::vector<std::string> DifferingKeys(const std::vector<Environment>& rows,
+std::vector<std::string> DifferingKeys(const std::vector<Environment>& all_rows,
                                        const std::vector<std::string>& ignore) {
   // A network target's transport detail names its server (portal, IQN, export, interface):
-  // like `device`, that identifies rather than configures. A local one's (virtio, NVMe, SATA)
-  // is compared.
-  const bool remote = std::any_of(rows.begin(), rows.end(), [](const Environment& row) {
+  // like `device`, that identifies rather than configures. A local one's (virtio, NVMe,
+  // SATA) is compared, with the other local rows'.
+  std::vector<Environment> rows = all_rows;
+  for (Environment& row : rows) {
     const std::string* transport = Find(row, "transport");
-    return transport != nullptr && *transport != "local";
-  });
+    if (transport != nullptr && *transport != "local") row.erase("transport_detail");
+  }
   std::vector<std::string> keys;
   for (const Environment& row : rows) {
     for (const auto& [key, value] : row) {
-      if (key == "device" || key == "backing_file" || (remote && key == "transport_detail") ||
+      if (key == "device" || key == "backing_file" ||
           std::find(ignore.begin(), ignore.end(), key) != ignore.end() ||
           std::find(keys.begin(), keys.end(), key) != keys.end()) {
         continue;

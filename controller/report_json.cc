@@ -43,9 +43,14 @@ void Unquote64BitFields(const google::protobuf::Descriptor& type, json* object) 
       const char* end = text.data() + text.size();
       int64_t s = 0;
       uint64_t u = 0;
-      // Anything but a whole number is left as the mapping wrote it.
-      if (is_signed && std::from_chars(text.data(), end, s).ptr == end) value = s;
-      if (!is_signed && std::from_chars(text.data(), end, u).ptr == end) value = u;
+      // Anything but a whole number is left as the mapping wrote it, and so is one beyond
+      // 2^53, which JavaScript and jq would round (a seed must survive a copy).
+      constexpr uint64_t kExact = uint64_t{1} << 53;
+      if (is_signed && std::from_chars(text.data(), end, s).ptr == end &&
+          s >= -static_cast<int64_t>(kExact) && s <= static_cast<int64_t>(kExact)) {
+        value = s;
+      }
+      if (!is_signed && std::from_chars(text.data(), end, u).ptr == end && u <= kExact) value = u;
     };
     if (it->is_array()) {
       for (json& element : *it) unquote(element);

@@ -181,8 +181,9 @@ Status StreamWorkload::CheckFits() const {
   const uint32_t alignment = device_->caps().alignment;
   if (alignment > 1 && spec_.block_size() % alignment != 0) {
     return absl::InvalidArgumentError(
-        common::StrCat("stream: with direct, bs must be a multiple of ", alignment, " bytes on ",
-                       Where(), " (got ", common::FormatSizeShort(spec_.block_size()), ")"));
+        common::StrCat("stream: ", device_->caps().direct ? "with direct, " : "",
+                       "bs must be a multiple of ", alignment, " bytes on ", Where(), " (got ",
+                       common::FormatSizeShort(spec_.block_size()), ")"));
   }
   return absl::OkStatus();
 }

@@ -45,11 +45,14 @@ TEST(DifferingKeys, ANetworkTargetsServerIsIdentityNotASetting) {
       {{"transport", "local"}, {"transport_detail", "virtio"}},
       {{"transport", "AoE"}, {"transport_detail", "initiator on veth0, shelf 1 slot 0"}}};
   EXPECT_THAT(DifferingKeys(mixed), ElementsAre("transport"));
-  // Two local disks on different buses do differ.
+  // Two local disks on different buses do differ, also next to a network row.
   const std::vector<Environment> local = {
       {{"transport", "local"}, {"transport_detail", "virtio"}},
       {{"transport", "local"}, {"transport_detail", "NVMe"}}};
   EXPECT_THAT(DifferingKeys(local), ElementsAre("transport_detail"));
+  std::vector<Environment> with_nbd = local;
+  with_nbd.push_back({{"transport", "NBD"}, {"transport_detail", "client to 10.0.0.1:10809"}});
+  EXPECT_THAT(DifferingKeys(with_nbd), ElementsAre("transport", "transport_detail"));
 }
 
 TEST(DifferingKeys, AKeyOnlySomeRowsReportIsNotADifference) {

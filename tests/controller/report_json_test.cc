@@ -160,6 +160,13 @@ TEST(RunToJson, WorkloadParametersOf64BitsAreNumbersNotStrings) {
   ASSERT_TRUE(workload.at("min_size_bytes").is_number()) << workload.dump();
   EXPECT_EQ(workload.at("min_size_bytes"), 500);
   EXPECT_EQ(workload.at("max_size_bytes"), uint64_t{10} << 30);
+  // Beyond 2^53 a JSON reader would round it: such a value stays a string.
+  stormark::v1::RandioSpec* r = run.phases[0].plan.spec.mutable_randio();
+  r->set_seed(uint64_t{1} << 60);
+  r->set_size_bytes(uint64_t{1} << 30);
+  const json randio = RunToJson(run).at("phases").at(0).at("workload");
+  EXPECT_EQ(randio.at("seed"), std::to_string(uint64_t{1} << 60));
+  EXPECT_EQ(randio.at("size_bytes"), uint64_t{1} << 30);
 }
 
 TEST(RunToJson, PhaseWithoutSuccessHasNullAllHosts) {

@@ -15,7 +15,8 @@ common::StatusOr<std::unique_ptr<AoeDevice>> AoeDevice::Open(const AoeAddress& a
                                                              const common::Clock& clock) {
   ASSIGN_OR_RETURN(std::unique_ptr<FrameLink> link, links(std::nullopt));
   ASSIGN_OR_RETURN(TargetParams params,
-                   Discover(*link, address, options.timers.discovery_timeout_nanos, clock));
+                   Discover(*link, address, options.timers.discovery_timeout_nanos, clock,
+                            options.timers.cancelled));
   const uint64_t capacity = params.identify.sectors * kSectorSize;
   if (options.size > capacity) {
     return absl::OutOfRangeError(common::StrCat(

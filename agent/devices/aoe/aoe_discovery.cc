@@ -19,13 +19,16 @@ constexpr int64_t kMaxWaitNanos = 500'000'000;
 common::StatusOr<std::vector<uint8_t>> Transact(
     FrameLink& link, std::span<const uint8_t> request, uint32_t tag,
     const std::function<bool(const Header&)>& accept, int64_t timeout_nanos,
-    const common::Clock& clock, const std::string& what) {
+    const common::Clock& clock, const std::string& what, const std::atomic<bool>* cancelled) {
   const int64_t start = clock.MonotonicNanos();
   const int64_t deadline = start + timeout_nanos;
   std::vector<uint8_t> buffer(link.mtu() + kEthernetHeaderSize + 64);
   int attempts = 0;
   for (int64_t wait = kFirstWaitNanos;; wait = std::min(wait * 2, kMaxWaitNanos)) {
     int64_t now = clock.MonotonicNanos();
+    if (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
+      return absl::CancelledError(common::StrCat(what, ": the phase was cancelled"));
+    }
     if (now >= deadline) {
       // NOT_FOUND rather than DEADLINE_EXCEEDED: the RPC did not time out, the target is
       // absent.
@@ -38,8 +41,10 @@ common::StatusOr<std::vector<uint8_t>> Transact(
     ++attempts;
     const int64_t attempt_end = std::min(deadline, now + wait);
     while ((now = clock.MonotonicNanos()) < attempt_end) {
+      if (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) break;
       RxFrame rx{buffer, 0};
-      ASSIGN_OR_RETURN(size_t got, link.Receive({&rx, 1}, attempt_end - now));
+      ASSIGN_OR_RETURN(size_t got,
+                       link.Receive({&rx, 1}, std::min(attempt_end - now, kCancelSliceNanos)));
       Header header;
       if (got == 0 || !ParseHeader({buffer.data(), rx.length}, &header)) continue;
       if (header.tag != tag || !(header.flags & kFlagResponse) || !accept(header)) continue;
@@ -52,7 +57,8 @@ common::StatusOr<std::vector<uint8_t>> Transact(
 }  // namespace
 
 common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& address,
-                                        int64_t timeout_nanos, const common::Clock& clock) {
+                                        int64_t timeout_nanos, const common::Clock& clock,
+                                        const std::atomic<bool>* cancelled) {
   const int64_t deadline = clock.MonotonicNanos() + timeout_nanos;
   const std::string where =
       common::StrCat(DescribeAddress(address.shelf, address.slot), " on ", address.interface);
@@ -76,8 +82,9 @@ common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& addre
   auto config_reply = Transact(
       link, query, header.tag,
       [&](const Header& h) { return from_target(h) && h.command == kCommandQueryConfig; },
-      timeout_nanos, clock, common::StrCat("Query Config for AoE target ", where));
+      timeout_nanos, clock, common::StrCat("Query Config for AoE target ", where), cancelled);
   if (!config_reply.ok()) {
+    if (absl::IsCancelled(config_reply.status())) return config_reply.status();
     return absl::NotFoundError(common::StrCat(
         config_reply.status().message(),
         ": is vblade (or the shelf) running, and is the interface up and on its network?"));
@@ -118,7 +125,7 @@ common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& addre
       link, identify, header.tag,
       [&](const Header& h) { return from_target(h) && h.command == kCommandAta; },
       std::max<int64_t>(deadline - clock.MonotonicNanos(), kFirstWaitNanos), clock,
-      common::StrCat("IDENTIFY DEVICE for AoE target ", where));
+      common::StrCat("IDENTIFY DEVICE for AoE target ", where), cancelled);
   if (!identify_reply.ok()) return identify_reply.status();
   ParseHeader(*identify_reply, &reply);
   if (reply.flags & kFlagError) {

@@ -5,6 +5,8 @@
 #ifndef STORMARK_AGENT_DEVICES_AOE_AOE_DISCOVERY_H_
 #define STORMARK_AGENT_DEVICES_AOE_AOE_DISCOVERY_H_
 
+#include <atomic>
+
 #include "agent/devices/aoe/aoe_address.h"
 #include "agent/devices/aoe/aoe_target.h"
 #include "agent/devices/aoe/frame_link.h"
@@ -14,9 +16,11 @@ namespace stormark::agent::aoe {
 
 // The target at `address`, reached through `link` (a link without a session filter).
 // NOT_FOUND when nothing answers within `timeout_nanos`; the target's own errors
-// (AoE error codes, ATA status) otherwise.
+// (AoE error codes, ATA status) otherwise; CANCELLED within kCancelSliceNanos of `cancelled`
+// being set (it may be null).
 common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& address,
-                                        int64_t timeout_nanos, const common::Clock& clock);
+                                        int64_t timeout_nanos, const common::Clock& clock,
+                                        const std::atomic<bool>* cancelled = nullptr);
 
 }  // namespace stormark::agent::aoe
 

@@ -46,9 +46,13 @@ AoeQueue::~AoeQueue() {
   // buffers may go away. A cancelled phase does not wait: replies are copied into buffers
   // only on this thread, inside Reap, so abandoning the frames is safe (their late replies
   // carry this queue's session and reach no one).
-  if (target_.options().is_cancelled()) FailAll(ECANCELED, "the phase was cancelled");
   std::vector<IoCompletion> sink(depth_);
   while (in_flight_ > done_.size()) {
+    // Also when the phase is cancelled while this waits: Reap then returns at once.
+    if (target_.options().is_cancelled()) {
+      FailAll(ECANCELED, "the phase was cancelled");
+      break;
+    }
     if (!Reap(in_flight_, sink, -1).ok()) break;
   }
   for (const Frame& f : frames_) {

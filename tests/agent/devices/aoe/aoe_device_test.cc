@@ -293,6 +293,50 @@ TEST_F(AoeDeviceTest, CancellingAgainstASilentTargetEndsWithinASlice) {
   EXPECT_LT(std::chrono::steady_clock::now() - again, std::chrono::milliseconds(500));
 }
 
+TEST_F(AoeDeviceTest, CancellingWhileTheQueueIsDestroyedStopsItsWait) {
+  // The queue is already waiting for its frames in its destructor when the phase is cancelled.
+  std::atomic<bool> cancelled{false};
+  AoeDeviceOptions options = FastTimers();
+  options.timers.request_timeout_nanos = 30'000 * kMs;
+  options.timers.cancelled = &cancelled;
+  Open({}, options);
+  auto queue = device_->OpenQueue(2);
+  ASSERT_TRUE(queue.ok());
+  target_->Silence();
+  std::string buffer(4096, '\0');
+  IoRequest r{IoOp::kRead, 0, 4096, buffer.data(), 1};
+  ASSERT_TRUE((*queue)->Submit({&r, 1}).ok());
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancelled = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  queue->reset();
+  const auto took = std::chrono::steady_clock::now() - start;
+  canceller.join();
+  EXPECT_LT(took, std::chrono::milliseconds(1000));
+}
+
+TEST_F(AoeDeviceTest, CancellingDiscoveryOfAnAbsentTargetEndsIt) {
+  std::atomic<bool> cancelled{false};
+  AoeDeviceOptions options = FastTimers();
+  options.timers.discovery_timeout_nanos = 30'000 * kMs;
+  options.timers.cancelled = &cancelled;
+  FakeAoeTarget target({});
+  target.Silence();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancelled = true;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto device = AoeDevice::Open(address_, options, target.Factory(), common::SystemClock());
+  const auto took = std::chrono::steady_clock::now() - start;
+  canceller.join();
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.status().code(), absl::StatusCode::kCancelled) << device.status();
+  EXPECT_LT(took, std::chrono::milliseconds(1000));
+}
+
 TEST_F(AoeDeviceTest, FlushWaitsForEarlierWrites) {
   Open();
   auto queue = device_->OpenQueue(4);
