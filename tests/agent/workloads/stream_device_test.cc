@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/test_dir.h"
+#include "tests/agent/workloads/stream_test_util.h"
 
 namespace stormark::agent {
 namespace {
@@ -29,19 +30,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
-
-// Prepare is never cancelled in these tests, except where a test makes its own flag.
-const std::atomic<bool> kNotCancelled{false};
-
-constexpr uint64_t kMiB = 1 << 20;
-
-StreamSpec Spec(StreamSpec::Direction direction, uint64_t size, uint32_t bs) {
-  StreamSpec spec;
-  spec.set_direction(direction);
-  spec.set_size_bytes(size);
-  spec.set_block_size(bs);
-  return spec;
-}
 
 // Runs a prepared workload's timed region to the end.
 common::Status RunStream(StreamWorkload& workload, common::RecorderSet& recorders) {

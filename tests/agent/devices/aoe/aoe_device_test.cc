@@ -82,6 +82,23 @@ class AoeDeviceTest : public ::testing::Test {
     EXPECT_TRUE(back == data);
   }
 
+  // FastTimers with timeouts far too long to wait for, and the phase's cancel flag.
+  static AoeDeviceOptions Cancellable(std::atomic<bool>* cancelled) {
+    AoeDeviceOptions options = FastTimers();
+    options.timers.request_timeout_nanos = 30'000 * kMs;
+    options.timers.discovery_timeout_nanos = 30'000 * kMs;
+    options.timers.cancelled = cancelled;
+    return options;
+  }
+
+  // Sets `cancelled` 200 ms from now, as an abort arriving mid-wait; join it before the end.
+  static std::thread CancelSoon(std::atomic<bool>& cancelled) {
+    return std::thread([&cancelled] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      cancelled = true;
+    });
+  }
+
   const AoeAddress address_{"fake0", 1, 0};
   std::unique_ptr<FakeAoeTarget> target_;
   std::unique_ptr<AoeDevice> device_;
@@ -259,10 +276,7 @@ TEST_F(AoeDeviceTest, AVanishedTargetFailsEveryRequestWithinTheTimeout) {
 TEST_F(AoeDeviceTest, CancellingAgainstASilentTargetEndsWithinASlice) {
   // A dead target and a long request timeout: cancelling the phase must not wait for it.
   std::atomic<bool> cancelled{false};
-  AoeDeviceOptions options = FastTimers();
-  options.timers.request_timeout_nanos = 30'000 * kMs;
-  options.timers.cancelled = &cancelled;
-  Open({}, options);
+  Open({}, Cancellable(&cancelled));
   auto queue = device_->OpenQueue(4);
   ASSERT_TRUE(queue.ok());
   target_->Silence();
@@ -271,10 +285,7 @@ TEST_F(AoeDeviceTest, CancellingAgainstASilentTargetEndsWithinASlice) {
     IoRequest r{IoOp::kRead, i * uint64_t{64 << 10}, 64 << 10, buffers[i].data(), i};
     ASSERT_TRUE((*queue)->Submit({&r, 1}).ok());
   }
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    cancelled = true;
-  });
+  std::thread canceller = CancelSoon(cancelled);
   const auto start = std::chrono::steady_clock::now();
   std::vector<IoCompletion> done(4);
   auto n = (*queue)->Reap(4, done, -1);
@@ -296,20 +307,14 @@ TEST_F(AoeDeviceTest, CancellingAgainstASilentTargetEndsWithinASlice) {
 TEST_F(AoeDeviceTest, CancellingWhileTheQueueIsDestroyedStopsItsWait) {
   // The queue is already waiting for its frames in its destructor when the phase is cancelled.
   std::atomic<bool> cancelled{false};
-  AoeDeviceOptions options = FastTimers();
-  options.timers.request_timeout_nanos = 30'000 * kMs;
-  options.timers.cancelled = &cancelled;
-  Open({}, options);
+  Open({}, Cancellable(&cancelled));
   auto queue = device_->OpenQueue(2);
   ASSERT_TRUE(queue.ok());
   target_->Silence();
   std::string buffer(4096, '\0');
   IoRequest r{IoOp::kRead, 0, 4096, buffer.data(), 1};
   ASSERT_TRUE((*queue)->Submit({&r, 1}).ok());
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    cancelled = true;
-  });
+  std::thread canceller = CancelSoon(cancelled);
   const auto start = std::chrono::steady_clock::now();
   queue->reset();
   const auto took = std::chrono::steady_clock::now() - start;
@@ -319,15 +324,10 @@ TEST_F(AoeDeviceTest, CancellingWhileTheQueueIsDestroyedStopsItsWait) {
 
 TEST_F(AoeDeviceTest, CancellingDiscoveryOfAnAbsentTargetEndsIt) {
   std::atomic<bool> cancelled{false};
-  AoeDeviceOptions options = FastTimers();
-  options.timers.discovery_timeout_nanos = 30'000 * kMs;
-  options.timers.cancelled = &cancelled;
+  const AoeDeviceOptions options = Cancellable(&cancelled);
   FakeAoeTarget target({});
   target.Silence();
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    cancelled = true;
-  });
+  std::thread canceller = CancelSoon(cancelled);
   const auto start = std::chrono::steady_clock::now();
   auto device = AoeDevice::Open(address_, options, target.Factory(), common::SystemClock());
   const auto took = std::chrono::steady_clock::now() - start;
