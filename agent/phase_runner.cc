@@ -353,6 +353,10 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   }
   if (caller_gone && result.state() == PhaseResult::ABORTED) {
     result.set_error("the controller went away during the phase");
+  } else if (caller_gone && stuck_in.empty()) {
+    // The workload ended by itself as the caller left: nobody takes this result, and the
+    // agent's log is the only place that says why the files are gone.
+    result.set_error("the controller went away before taking the result; its files are removed");
   }
 
   std::unique_ptr<Workload> released;

@@ -397,6 +397,26 @@ TEST_F(PhaseRunnerTest, RunWhoseCallerGoesDuringTheRunFreesTheSlot) {
   EXPECT_THAT(ListDir(dir()), IsEmpty());
 }
 
+TEST_F(PhaseRunnerTest, RunThatEndsByItselfAsItsCallerGoesSaysSoAndFreesTheSlot) {
+  // The write ends by itself while the first progress report is being sent; only then does
+  // that report find nobody listening (as when an agent resumes after SIGSTOP and its
+  // workload's time is already up).
+  MustPrepare(WriteSpec("p1", 256 * kMiB, 1 << 20));
+  auto gone_while_reporting = [](const stormark::v1::RunUpdate::Progress&) {
+    std::this_thread::sleep_for(std::chrono::seconds(5));
+    return false;
+  };
+  common::StatusOr<PhaseResult> result =
+      runner_->Run(RunNow("p1"), gone_while_reporting, StillHere);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED) << result->error();
+  EXPECT_EQ(result->bytes(), 256 * kMiB);
+  EXPECT_EQ(result->error(),
+            "the controller went away before taking the result; its files are removed");
+  EXPECT_EQ(runner_->BusyWith(), "");
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+}
+
 TEST_F(PhaseRunnerTest, CleanupRemovesFilesAndIsIdempotent) {
   MustPrepare(WriteSpec("p1"));
   ASSERT_TRUE(runner_->Run(RunNow("p1"), KeepListening, StillHere).ok());
