@@ -24,6 +24,14 @@
 
 namespace stormark::agent {
 
+// A span of a device's (or a file's) bytes.
+struct ByteRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;  // Exclusive.
+
+  bool operator==(const ByteRange&) const = default;
+};
+
 // What a device can do, known before anything runs.
 struct DeviceCaps {
   // Writes are allowed (the device was opened for writing).

@@ -12,6 +12,7 @@
 #include "agent/devices/fill.h"
 #include "agent/devices/io_buffer.h"
 #include "agent/devices/page_cache.h"
+#include "agent/system_paths.h"
 #include "agent/targets/block_target.h"
 #include "agent/workloads/fd.h"
 #include "common/random.h"
@@ -148,10 +149,15 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
   // A synchronous engine runs one request at a time whatever the depth (as fio's psync).
   iodepth_ = device_->caps().async ? std::max<uint32_t>(1, spec_.iodepth()) : 1;
 
+  const uint64_t span_end = spec_.offset_bytes() +
+                            uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() +
+                            region_size_;
+  if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && Reads(spec_)) {
+    // Verify lays out all it reads; other reads must not land in a sparse file's holes.
+    RETURN_IF_ERROR(FillUnallocated(target_, spec_.offset_bytes(), span_end,
+                                    SystemPaths().sys_class_block, cancelled, warnings));
+  }
   if (spec_.verify()) {
-    const uint64_t span_end = spec_.offset_bytes() +
-                              uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() +
-                              region_size_;
     const uint32_t unit =
         bs_min_ % 4096 == 0 && spec_.offset_bytes() % 4096 == 0 &&
                 spec_.offset_increment_bytes() % 4096 == 0 && region_size_ % 4096 == 0

@@ -20,6 +20,8 @@ class RandioTest(h.StormarkTestCase):
         self.agent = self.start_agent("randio", extra_targets=(
             "  img: {block: $BASE/disk.img, size: 32M, disposable: true}\n"
             "  ro: {block: $BASE/ro.img, size: 8M}\n"
+            "  holes: {block: $BASE/holes.img, size: 8M, disposable: true}\n"
+            "  holes_ro: {block: $BASE/holes-ro.img, size: 8M}\n"
             "  sink: {null: true}\n"))
         self.base = os.path.dirname(self.agent.target_dir)
         self.json_path = os.path.join(self.make_dir(), "out.json")
@@ -71,6 +73,52 @@ class RandioTest(h.StormarkTestCase):
         _, row = self.run_randio("ro", "rw=randread", "size=4M")
         self.assertEqual(row["status"], "succeeded", row)
         self.assertEqual(row["bytes"], 4 * MIB)
+
+    def sparse_file(self, name):
+        """An 8 MiB sparse file whose first MiB holds 0xab; returns its path."""
+        path = os.path.join(self.base, name)
+        with open(path, "wb") as f:
+            f.write(b"\xab" * MIB)
+            f.truncate(8 * MIB)
+            os.fsync(f.fileno())
+        return path
+
+    @staticmethod
+    def holes(path):
+        """The (begin, end) ranges of `path` that hold no data."""
+        ranges, at = [], 0
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            while at < size:
+                try:
+                    data = os.lseek(f.fileno(), at, os.SEEK_DATA)
+                except OSError:
+                    data = size
+                if data > at:
+                    ranges.append((at, data))
+                if data >= size:
+                    break
+                at = os.lseek(f.fileno(), data, os.SEEK_HOLE)
+        return ranges
+
+    def test_reads_of_a_sparse_block_file_are_filled_or_flagged(self):
+        # A hole reads as zeros without touching the disk: such figures are the kernel's.
+        disposable = self.sparse_file("holes.img")
+        _, row = self.run_randio("holes", "rw=randread", "direct=true", "size=8M")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertTrue(any(w.startswith("target 'holes': filled 7 MiB that held no data")
+                            for w in row["warnings"]), row["warnings"])
+        self.assertEqual(self.holes(disposable), [])
+        with open(disposable, "rb") as f:
+            self.assertEqual(f.read(MIB), b"\xab" * MIB, "data already there is left alone")
+            self.assertNotEqual(f.read(4096), bytes(4096), "holes got random data, not zeros")
+
+        kept = self.sparse_file("holes-ro.img")
+        _, row = self.run_randio("holes_ro", "rw=randread", "direct=true", "size=8M")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertTrue(any("7 MiB of the 8 MiB this phase reads hold no data" in w
+                            for w in row["warnings"]), row["warnings"])
+        self.assertEqual(self.holes(kept), [(MIB, 8 * MIB)], "a target not disposable is not written")
 
     def test_dir_target_file_is_removed_after_the_phase(self):
         _, row = self.run_randio("scratch", "rw=randrw", "size=16M", "bs=4k-64k")
