@@ -146,16 +146,20 @@ common::Status FillUnallocated(const TargetConfig& target, uint64_t begin, uint6
   for (const ByteRange& hole : *holes) unallocated += hole.end - hole.begin;
   const std::string where =
       file == target.path ? target.path : common::StrCat(target.path, " (on ", file, ")");
-  if (!target.disposable) {
+  // A read-only phase is never refused for this: a target it may not write gets a warning.
+  const common::Status writable = CheckWritable(target);
+  if (!writable.ok()) {
     warnings->push_back(common::StrCat(
         "target '", target.name, "': ", common::FormatBytes(unallocated), " of the ",
         common::FormatBytes(end - begin), " this phase reads hold no data in ", where,
         " (a sparse or preallocated file); reads there return zeros without touching the disk, "
-        "so the figures are too good (write it first, or mark the target disposable and let "
-        "the phase fill it)"));
+        "so the figures are too good (",
+        target.disposable
+            ? common::StrCat("not filled: ", writable.message())
+            : "write it first, or mark the target disposable and let the phase fill it",
+        ")"));
     return absl::OkStatus();
   }
-  RETURN_IF_ERROR(CheckWritable(target));
   FileDeviceOptions options;
   options.writable = true;
   auto device = FileDevice::Open(target.path, options);

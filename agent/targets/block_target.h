@@ -40,9 +40,9 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
 
 // Makes sure a phase's reads of [begin, end) of a block target touch the disk. For a regular
 // file, or a loop device over one, the parts of the range that hold no data (holes,
-// preallocated extents) are filled with random data (untimed) when the target is disposable;
-// otherwise a warning names how much of the range would read as zeros without touching the
-// disk. Other devices cannot tell and are left alone. `sys_class_block` is where loop devices
+// preallocated extents) are filled with random data (untimed) when the target may be written
+// (disposable, and past the interlocks of write_guard.h); otherwise a warning names how much
+// of the range would read as zeros without touching the disk, and why it was not filled. Other devices cannot tell and are left alone. `sys_class_block` is where loop devices
 // are looked up (SystemPaths). A remark for the result goes to `warnings`.
 common::Status FillUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
                                const std::string& sys_class_block,

@@ -82,7 +82,10 @@ class BlockSafetyTest(h.StormarkTestCase):
         out = self.randio(device, "randwrite", expect=1)
         self.assertIn(f"({device}) holds data: ext4 filesystem", out)
         self.assertIn(f"wipefs -a {device}", out)
-        self.randio(device, "randread")
+        out = self.randio(device, "randread")
+        # The image behind the device is sparse; it is flagged, never filled, and never refused.
+        self.assertIn("this phase reads hold no data", out)
+        self.assertIn("not filled: target 'loop'", out)
 
     @unittest.skipUnless(have("mkfs.ext4"), "needs mkfs.ext4")
     def test_mounted_device_is_refused(self):
