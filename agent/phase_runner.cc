@@ -30,23 +30,30 @@ double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 // The timed part of a run, shared with its worker thread, which outlives Run() when it is
 // stuck in the kernel.
 struct PhaseRunner::RunShared {
-  RunShared(const common::Clock& clock, const std::atomic<bool>& cancelled)
-      : recorders(clock.MonotonicNanos()),
+  RunShared(const common::Clock& clock, std::shared_ptr<Lasting> lasting)
+      : lasting(std::move(lasting)),
+        recorders(clock.MonotonicNanos()),
         region(clock, recorders),
-        ctx{clock, cancelled, recorders, region} {}
+        ctx{clock, this->lasting->cancelled, recorders, region} {}
+  const std::shared_ptr<Lasting> lasting;  // Holds the cancel flag ctx refers to.
   common::RecorderSet recorders;
   TimedRegion region;
   RunContext ctx;
 };
 
+PhaseRunner::Lasting::Lasting(AgentConfig config, HostFacts host, SystemPaths paths,
+                              const common::Clock& clock)
+    : config(std::move(config)),
+      host(std::move(host)),
+      paths(std::move(paths)),
+      page_cache(clock, this->paths.drop_caches) {}
+
 PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
                          int64_t reclaim_after_nanos, SystemPaths paths)
-    : config_(std::move(config)),
-      host_(std::move(host)),
+    : lasting_(std::make_shared<Lasting>(std::move(config), std::move(host), std::move(paths),
+                                         clock)),
       clock_(clock),
-      reclaim_after_nanos_(reclaim_after_nanos),
-      paths_(std::move(paths)),
-      page_cache_(clock, paths_.drop_caches) {}
+      reclaim_after_nanos_(reclaim_after_nanos) {}
 
 PhaseRunner::~PhaseRunner() {
   Shutdown();
@@ -210,8 +217,9 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   // kernel (a lay-out write to a frozen or dead filesystem): this call then answers anyway.
   auto setup = std::make_shared<PhaseSetup>();
   auto worker = DetachedWorker::Start(
-      [this, setup, spec] {
-        return SetUpPhase(spec, config_, host_, paths_, page_cache_, cancelled_, setup.get());
+      [lasting = lasting_, setup, spec] {
+        return SetUpPhase(spec, lasting->config, lasting->host, lasting->paths,
+                          lasting->page_cache, lasting->cancelled, setup.get());
       },
       [this] { ReleaseStuck(); });
   if (const std::string stuck_in = AwaitSetup(*worker, gone); !stuck_in.empty()) {
@@ -304,7 +312,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   std::string stuck_in;
   std::shared_ptr<DetachedWorker> stuck_worker;
   if (!caller_gone && !cancelled_) {
-    auto shared = std::make_shared<RunShared>(clock_, cancelled_);
+    auto shared = std::make_shared<RunShared>(clock_, lasting_);
     // How late the start was is measured as Run begins, before any warm-up.
     const int64_t start_late = shared->region.span().start_unix - request.start_at_unix_nanos();
     // The worker holds `shared` and, when it is left stuck, frees the slot on its return.

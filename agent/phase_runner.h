@@ -144,12 +144,24 @@ class PhaseRunner {
   void FillResult(const common::Status& status, const common::RecorderSet& recorders,
                   int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result);
 
-  const AgentConfig config_;
-  const HostFacts host_;
+  // What a worker left stuck in the kernel may still use when it returns, which can be after
+  // this runner is gone (the agent shutting down): such a worker holds these alive.
+  struct Lasting {
+    Lasting(AgentConfig config, HostFacts host, SystemPaths paths, const common::Clock& clock);
+    const AgentConfig config;
+    const HostFacts host;
+    const SystemPaths paths;
+    const PageCache page_cache;
+    std::atomic<bool> cancelled{false};
+  };
+
+  const std::shared_ptr<Lasting> lasting_;
+  const AgentConfig& config_ = lasting_->config;
+  const HostFacts& host_ = lasting_->host;
   const common::Clock& clock_;
   const int64_t reclaim_after_nanos_;
-  const SystemPaths paths_;
-  const PageCache page_cache_;
+  const SystemPaths& paths_ = lasting_->paths;
+  const PageCache& page_cache_ = lasting_->page_cache;
 
   mutable std::mutex mu_;
   std::condition_variable state_changed_;
@@ -169,7 +181,7 @@ class PhaseRunner {
   std::shared_ptr<DetachedWorker> stuck_worker_;  // Guarded by mu_; set in kStuck.
   std::shared_ptr<PhaseSetup> stuck_setup_;      // Guarded by mu_; a set-up left stuck.
   uint64_t generation_ = 0;                      // Guarded by mu_; counts accepted Prepares.
-  std::atomic<bool> cancelled_{false};
+  std::atomic<bool>& cancelled_ = lasting_->cancelled;
   std::string abort_reason_;                     // Guarded by mu_; why cancelled_ was set.
 };
 
