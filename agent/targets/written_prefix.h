@@ -30,11 +30,13 @@
 namespace stormark::agent {
 
 // [0, bytes) of a target's device, of device_size bytes, holds data the agent's phases wrote;
-// `phase_id` is the last phase that extended it. bytes == 0: nothing is known.
+// `phase_id` is the last phase that extended it, and `how` says what it did ("stream write").
+// bytes == 0: nothing is known.
 struct WrittenPrefix {
   uint64_t bytes = 0;
   uint64_t device_size = 0;
   std::string phase_id;
+  std::string how;
 };
 
 class WrittenPrefixes {

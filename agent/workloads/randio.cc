@@ -172,6 +172,7 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
         (jobs_count_ == 1 || spec_.offset_increment_bytes() <= region_size_)) {
       laid_out_.bytes = span_end;
       laid_out_.device_size = device_->size();
+      laid_out_.how = "randio's verify layout";
     }
   }
   // Buffered reads must start from the disk, not from the data just laid out.

@@ -204,10 +204,11 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
   }
   if (earlier_.bytes >= spec_.size_bytes() && earlier_.device_size == device_->size()) {
     warnings->push_back(common::StrCat(
-        "no layout: this reads the data phase '", earlier_.phase_id, "' wrote earlier on ",
-        Where(), " (this agent wrote its first ", common::FormatBytes(earlier_.bytes),
-        " and ran nothing since that may discard it; a discard made outside the agent would "
-        "not be seen)"));
+        "no layout: this reads the data that phase '", earlier_.phase_id, "' (",
+        earlier_.how.empty() ? "a write" : earlier_.how, ") wrote earlier on ", Where(),
+        ": this agent wrote its first ", common::FormatBytes(earlier_.bytes),
+        " and ran nothing since that may discard it (a discard made outside the agent is not "
+        "seen)"));
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(LayOut(*device_, cancelled));
@@ -270,6 +271,7 @@ WrittenPrefix StreamWorkload::WrittenFromStart() const {
   WrittenPrefix written;
   written.bytes = std::max(laid_out_, written_.load(std::memory_order_relaxed));
   written.device_size = device_size_;
+  written.how = spec_.direction() == StreamSpec::WRITE ? "stream write" : "stream read's layout";
   return written;
 }
 

@@ -204,7 +204,7 @@ TEST(StreamOnADevice, ReadOfWhatAnEarlierPhaseWroteIsNotLaidOutAndSaysSo) {
   ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
   EXPECT_EQ(memory.writes(), 0u);
   EXPECT_THAT(warnings, ElementsAre(AllOf(HasSubstr("no layout"),
-                                          HasSubstr("phase 'seq-write' wrote earlier"),
+                                          HasSubstr("phase 'seq-write' (a write) wrote"),
                                           HasSubstr(common::FormatBytes(4 * kMiB)))));
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   ASSERT_TRUE(RunStream(workload, recorders).ok());
