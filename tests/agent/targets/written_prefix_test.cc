@@ -138,7 +138,8 @@ TEST_F(WrittenPrefixesTest, ForgetAllForgetsEveryTarget) {
 TEST_F(WrittenPrefixesTest, ALoopDeviceIsToldApartByItsBackingFile) {
   // Any block device will do for its number; its loop attributes come from a fake sysfs.
   std::string device;
-  for (const char* candidate : {"/dev/loop0", "/dev/loop1", "/dev/sda", "/dev/vda", "/dev/nvme0n1"}) {
+  for (const char* candidate :
+       {"/dev/loop0", "/dev/loop1", "/dev/sda", "/dev/vda", "/dev/nvme0n1"}) {
     struct stat st;
     if (stat(candidate, &st) == 0 && S_ISBLK(st.st_mode)) device = candidate;
     if (!device.empty()) break;
