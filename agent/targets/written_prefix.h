@@ -5,7 +5,9 @@
 //
 // Only what is certain is kept:
 //   - a phase adds what it wrote from offset 0 in requests that completed (a stream write
-//     aborted halfway adds the half it wrote); a phase that failed adds nothing;
+//     aborted halfway adds the half it wrote; on a network target, whose server's cache
+//     need not be shared with the next connection, only a write flushed by its fdatasync
+//     counts); a phase that failed adds nothing;
 //   - a command phase forgets every target: a command or hook may discard, recreate or
 //     reformat anything (blkdiscard, lvcreate, losetup);
 //   - a target whose device is no longer the same one (a block file replaced by another
@@ -23,6 +25,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "agent/config.h"
 #include "agent/system_paths.h"

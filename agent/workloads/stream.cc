@@ -233,6 +233,9 @@ void StreamWorkload::EvictBeforeReading(std::vector<std::string>* warnings) cons
 
 Status StreamWorkload::Run(RunContext& ctx) {
   const bool writing = spec_.direction() == StreamSpec::WRITE;
+  // A network server's cache need not be shared by the next phase's connection: there, only
+  // a flushed write counts as written (see WrittenFromStart).
+  const bool count_each_write = writing && !target_.is_remote();
   common::Recorder* recorder = ctx.recorders.Add();
   const uint32_t bs = spec_.block_size();
   char* const buf = buf_->data();
@@ -245,7 +248,7 @@ Status StreamWorkload::Run(RunContext& ctx) {
     RETURN_IF_ERROR(writing ? device_->WriteAt(offset, bs, buf)
                             : device_->ReadAt(offset, bs, buf));
     const int64_t end = ctx.clock.MonotonicNanos();
-    if (writing) written_.store(offset + bs, std::memory_order_relaxed);
+    if (count_each_write) written_.store(offset + bs, std::memory_order_relaxed);
     recorder->Record(end, static_cast<uint64_t>(end - start), bs);
   }
   if (spec_.fdatasync()) {
@@ -253,6 +256,7 @@ Status StreamWorkload::Run(RunContext& ctx) {
     RETURN_IF_ERROR(device_->Flush(/*data_only=*/true));
     const int64_t end = ctx.clock.MonotonicNanos();
     recorder->Record(end, static_cast<uint64_t>(end - start), 0);
+    if (writing) written_.store(spec_.size_bytes(), std::memory_order_relaxed);
   }
   return file_ != nullptr ? file_->Close() : absl::OkStatus();
 }

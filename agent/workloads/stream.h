@@ -62,7 +62,8 @@ class StreamWorkload final : public Workload {
   int Cleanup() override;
   // The device (resolved["device"]) and its counters (device_stats).
   void AddToResult(stormark::v1::PhaseResult* result) const override;
-  // The layout of a READ, or the blocks a WRITE completed; {} on a dir or null target.
+  // The layout of a READ, or the blocks a WRITE completed (on an aoe, nbd or iscsi target,
+  // only once its fdatasync did); {} on a dir or null target.
   WrittenPrefix WrittenFromStart() const override;
 
  private:
@@ -103,7 +104,8 @@ class StreamWorkload final : public Workload {
   std::unique_ptr<IoBuffer> buf_;  // block_size bytes, aligned for O_DIRECT.
   uint64_t device_size_ = 0;
   // On the target's device: the bytes Prepare laid out, and those Run wrote from offset 0 in
-  // requests that completed (read by WrittenFromStart after Run returned).
+  // requests that completed, flushed on a network target (read by WrittenFromStart after Run
+  // returned).
   uint64_t laid_out_ = 0;
   std::atomic<uint64_t> written_{0};
 };

@@ -357,6 +357,19 @@ class StreamOnIscsiTest(StreamTestCase):
         self.assert_laid_out(row)
         self.assertEqual(stamp_problems(self.backing, 16 * MIB), [])
 
+    def test_a_write_without_fdatasync_is_laid_out_again(self):
+        # The server's cache need not be shared with the read's own connection.
+        _, row, _ = self.stream(self.agent, "lun", "write", "4M", "--bs", "256k",
+                                "--no-fdatasync")
+        self.assertEqual(row["status"], "succeeded", row)
+        marker = b"\xab" * 4096
+        self.poke(MIB, marker)
+        _, row, _ = self.stream(self.agent, "lun", "read", "4M", "--bs", "256k")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assert_laid_out(row)
+        self.assertNotEqual(self.read_back(MIB, 4096), marker)
+        self.assertEqual(stamp_problems(self.backing, 4 * MIB), [])
+
     def test_read_of_a_lun_not_disposable_leaves_its_bytes_alone(self):
         marker = b"\xcd" * 4096
         self.poke(2 * MIB, marker)
