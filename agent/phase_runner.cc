@@ -53,7 +53,8 @@ PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock
     : lasting_(std::make_shared<Lasting>(std::move(config), std::move(host), std::move(paths),
                                          clock)),
       clock_(clock),
-      reclaim_after_nanos_(reclaim_after_nanos) {}
+      reclaim_after_nanos_(reclaim_after_nanos),
+      written_(paths_) {}
 
 PhaseRunner::~PhaseRunner() {
   Shutdown();
@@ -213,13 +214,19 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     ++generation_;
   }
 
+  // A command or hook may discard, recreate or reformat any device: what the agent wrote
+  // before is no longer certain anywhere.
+  if (spec.has_command()) written_.ForgetAll();
+  const TargetConfig* target = config_.FindTarget(spec.target());
+  const WrittenPrefix earlier = target != nullptr ? written_.Find(*target) : WrittenPrefix{};
+
   // The set-up runs on a worker of its own, which is left behind if it gets stuck in the
   // kernel (a lay-out write to a frozen or dead filesystem): this call then answers anyway.
   auto setup = std::make_shared<PhaseSetup>();
   auto worker = DetachedWorker::Start(
-      [lasting = lasting_, setup, spec] {
+      [lasting = lasting_, setup, spec, earlier] {
         return SetUpPhase(spec, lasting->config, lasting->host, lasting->paths,
-                          lasting->page_cache, lasting->cancelled, setup.get());
+                          lasting->page_cache, earlier, lasting->cancelled, setup.get());
       },
       [this] { ReleaseStuck(); });
   if (const std::string stuck_in = AwaitSetup(*worker, gone); !stuck_in.empty()) {
@@ -240,6 +247,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     return stuck;
   }
   Status status = worker->status();
+  if (status.ok()) RecordWritten(spec.target(), spec.phase_id(), *setup->workload);
 
   std::unique_lock<std::mutex> lock(mu_);
   if (status.ok() && cancelled_) status = absl::CancelledError("phase aborted while preparing");
@@ -271,6 +279,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
                                        const ProgressFn& progress, const GoneFn& gone) {
   Workload* workload = nullptr;
   int64_t interval_nanos = 0;
+  std::string target;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ == State::kIdle || spec_.phase_id() != request.phase_id()) {
@@ -291,6 +300,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     }
     state_ = State::kRunning;
     workload = workload_.get();
+    target = spec_.target();
     const uint32_t ms = spec_.progress_interval_ms() == 0 ? 1000 : spec_.progress_interval_ms();
     interval_nanos = static_cast<int64_t>(ms) * 1'000'000;
   }
@@ -334,6 +344,11 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       result.set_cpu_system_nanos(span.cpu_end.system_nanos - span.cpu_start.system_nanos);
       FillResult(worker->status(), shared->recorders, span.start_mono, span.end_mono, &result);
       workload->AddToResult(&result);
+      // A failed run may have lost writes it was told were done (a device error, a lost
+      // connection): only a run that ended or was stopped adds what it wrote.
+      if (result.state() != PhaseResult::FAILED) {
+        RecordWritten(target, request.phase_id(), *workload);
+      }
     } else {
       // The stuck thread still records; the figures so far are a snapshot, not a result.
       result.set_bytes(shared->recorders.TotalBytes());
@@ -474,6 +489,15 @@ void PhaseRunner::ReleaseStuck() {
     }
   }
   FinishCleanup(std::move(released));
+}
+
+void PhaseRunner::RecordWritten(const std::string& target, const std::string& phase_id,
+                                const Workload& workload) {
+  const TargetConfig* config = config_.FindTarget(target);
+  if (config == nullptr) return;
+  WrittenPrefix written = workload.WrittenFromStart();
+  written.phase_id = phase_id;
+  written_.Record(*config, written);
 }
 
 void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& recorders,

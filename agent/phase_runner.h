@@ -8,6 +8,10 @@
 // the call) and leaves the slot `stuck`: every Prepare is refused until the thread returns,
 // which then removes the phase's files and frees the slot by itself.
 //
+// The runner also keeps, for the agent's lifetime, what its phases wrote from the start of each
+// disposable block and network target (agent/targets/written_prefix.h): a phase that succeeded
+// or was aborted adds what it certainly wrote, and a command phase forgets it all.
+//
 // A phase whose spec sets heartbeat_timeout_ms is held on a lease: Heartbeat() naming it
 // renews the lease, and when the lease runs out the phase is aborted (while running, within
 // 20 ms; prepared or finished, at the next ReclaimAbandoned()).
@@ -32,6 +36,7 @@
 #include "agent/tuning.h"
 #include "agent/sysinfo.h"
 #include "agent/system_paths.h"
+#include "agent/targets/written_prefix.h"
 #include "agent/workloads/workload.h"
 #include "common/clock.h"
 #include "common/status.h"
@@ -140,6 +145,10 @@ class PhaseRunner {
   void ReleaseStuck();
   // Cancels the running phase because it ran past limits.max_runtime; its result says so.
   void StopForRuntimeCap(int64_t max_runtime);
+  // Adds to written_ what `workload`, of phase `phase_id` on target `target`, wrote from the
+  // start of the target's device.
+  void RecordWritten(const std::string& target, const std::string& phase_id,
+                     const Workload& workload);
   // Fills the result from the recorders and timings of a finished run.
   void FillResult(const common::Status& status, const common::RecorderSet& recorders,
                   int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result);
@@ -162,6 +171,7 @@ class PhaseRunner {
   const int64_t reclaim_after_nanos_;
   const SystemPaths& paths_ = lasting_->paths;
   const PageCache& page_cache_ = lasting_->page_cache;
+  WrittenPrefixes written_;  // Thread-safe by itself.
 
   mutable std::mutex mu_;
   std::condition_variable state_changed_;

@@ -34,9 +34,10 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
 
 Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const AgentConfig& config,
                   const HostFacts& host, const SystemPaths& paths, const PageCache& page_cache,
-                  const std::atomic<bool>& cancelled, PhaseSetup* setup) {
+                  const WrittenPrefix& earlier, const std::atomic<bool>& cancelled,
+                  PhaseSetup* setup) {
   RETURN_IF_ERROR(CheckPolicy(spec, config, host));
-  ASSIGN_OR_RETURN(setup->workload, MakeWorkload(spec, config, host));
+  ASSIGN_OR_RETURN(setup->workload, MakeWorkload(spec, config, host, earlier));
   if (!spec.tuning().empty()) {
     ASSIGN_OR_RETURN(setup->tuning, ApplyTuning(spec, config, paths));
   }

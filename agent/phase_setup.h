@@ -14,6 +14,7 @@
 #include "agent/page_cache.h"
 #include "agent/sysinfo.h"
 #include "agent/system_paths.h"
+#include "agent/targets/written_prefix.h"
 #include "agent/tuning.h"
 #include "agent/workloads/workload.h"
 #include "common/status.h"
@@ -37,14 +38,15 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::
                                                             const SystemPaths& paths);
 
 // Builds `setup` for `spec`: the policy first (a refused phase creates nothing), then the
-// workload, the tuning, the workload's Prepare (which watches `cancelled`), the cache and
-// the environment. On an error, or when `cancelled` is set, what was made so far stays in
-// `setup` for the caller to remove. Blocks for as long as the set-up takes, which may be
-// for ever when an I/O never returns.
+// workload (told what the agent's earlier phases wrote on the target: `earlier`), the
+// tuning, the workload's Prepare (which watches `cancelled`), the cache and the environment.
+// On an error, or when `cancelled` is set, what was made so far stays in `setup` for the
+// caller to remove. Blocks for as long as the set-up takes, which may be for ever when an
+// I/O never returns.
 common::Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const AgentConfig& config,
                           const HostFacts& host, const SystemPaths& paths,
-                          const PageCache& page_cache, const std::atomic<bool>& cancelled,
-                          PhaseSetup* setup);
+                          const PageCache& page_cache, const WrittenPrefix& earlier,
+                          const std::atomic<bool>& cancelled, PhaseSetup* setup);
 
 }  // namespace stormark::agent
 

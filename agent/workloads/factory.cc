@@ -36,7 +36,8 @@ common::Status NeedsDir(const TargetConfig& target, std::string_view workload) {
 
 common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
                                                          const AgentConfig& config,
-                                                         const HostFacts& host) {
+                                                         const HostFacts& host,
+                                                         const WrittenPrefix& earlier) {
   if (!IsValidName(spec.phase_id())) {
     return absl::InvalidArgumentError(common::StrCat(
         "phase id '", spec.phase_id(), "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
@@ -53,7 +54,7 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       if (target->kind != "dir") {
         // A block, null or network target: its device, used in place.
         return std::unique_ptr<Workload>(
-            new StreamWorkload(spec.stream(), *target, FilesystemOf(*target)));
+            new StreamWorkload(spec.stream(), *target, FilesystemOf(*target), earlier));
       }
       ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
       return std::unique_ptr<Workload>(

@@ -8,6 +8,7 @@
 
 #include "agent/config.h"
 #include "agent/sysinfo.h"
+#include "agent/targets/written_prefix.h"
 #include "agent/workloads/workload.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
@@ -18,10 +19,12 @@ namespace stormark::agent {
 std::vector<std::string> KnownWorkloads();
 
 // NOT_FOUND for a target the configuration does not name; INVALID_ARGUMENT for a bad spec.
-// Creates the phase's directory on the target.
+// Creates the phase's directory on the target. `earlier` is what the agent's earlier phases
+// wrote on the target (a stream read need not lay that out again).
 common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
                                                          const AgentConfig& config,
-                                                         const HostFacts& host);
+                                                         const HostFacts& host,
+                                                         const WrittenPrefix& earlier = {});
 
 }  // namespace stormark::agent
 

@@ -174,6 +174,12 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
     book_ = std::make_unique<VerifyBook>(spec_.offset_bytes(), span, unit,
                                          static_cast<uint32_t>(common::SplitMix64(&salt_state)));
     RETURN_IF_ERROR(LayOutVerifiable(cancelled));
+    if (dir_ == nullptr && spec_.offset_bytes() == 0 &&
+        (jobs_count_ == 1 || spec_.offset_increment_bytes() <= region_size_)) {
+      laid_out_.bytes = span_end;
+      laid_out_.device_size = device_->size();
+      laid_out_.how = "randio's verify layout";
+    }
   }
   // Buffered reads must start from the disk, not from the data just laid out.
   const auto* file = dynamic_cast<const FileDevice*>(device_);
@@ -288,6 +294,8 @@ Status RandioWorkload::LayOutVerifiable(const std::atomic<bool>& cancelled) {
   }
   return device_->Flush(/*data_only=*/true);
 }
+
+WrittenPrefix RandioWorkload::WrittenFromStart() const { return laid_out_; }
 
 Status RandioWorkload::ReadBack(const std::atomic<bool>& cancelled) {
   constexpr uint32_t kChunk = 1 << 20;

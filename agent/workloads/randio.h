@@ -49,6 +49,9 @@ class RandioWorkload final : public Workload {
   common::Status Run(RunContext& ctx) override;
   int Cleanup() override;
   void AddToResult(stormark::v1::PhaseResult* result) const override;
+  // The verify layout, when it covers a prefix of a block or network target's device (offset
+  // 0, jobs' regions touching); the timed writes are not counted (random, or time-bounded).
+  WrittenPrefix WrittenFromStart() const override;
 
  private:
   // Opens device_ (creating and filling the dir target's file first).
@@ -78,6 +81,7 @@ class RandioWorkload final : public Workload {
   std::unique_ptr<Device> owned_device_;
   Device* device_ = nullptr;
   std::unique_ptr<VerifyBook> book_;
+  WrittenPrefix laid_out_;  // The verify layout, when it is a prefix of the target's device.
 
   // Built in Prepare, after device_, so that they go first.
   std::vector<std::unique_ptr<RandioJob>> jobs_;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -44,11 +45,14 @@ StreamWorkload::StreamWorkload(const StreamSpec& spec, std::unique_ptr<DirTarget
       filesystem_(std::move(filesystem)) {}
 
 StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target,
-                               std::string filesystem)
-    : spec_(spec), target_(std::move(target)), filesystem_(std::move(filesystem)) {}
+                               std::string filesystem, WrittenPrefix earlier)
+    : spec_(spec),
+      target_(std::move(target)),
+      filesystem_(std::move(filesystem)),
+      earlier_(std::move(earlier)) {}
 
-StreamWorkload::StreamWorkload(const StreamSpec& spec, Device& device)
-    : spec_(spec), device_(&device) {}
+StreamWorkload::StreamWorkload(const StreamSpec& spec, Device& device, WrittenPrefix earlier)
+    : spec_(spec), earlier_(std::move(earlier)), device_(&device) {}
 
 StreamWorkload::~StreamWorkload() { Cleanup(); }
 
@@ -95,16 +99,9 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
     RETURN_IF_ERROR(OpenTarget(cancelled, warnings));
   }
   RETURN_IF_ERROR(CheckFits());
+  device_size_ = device_->size();
   if (spec_.direction() == StreamSpec::READ && dir_ == nullptr && target_.kind != "null") {
-    // A device is writable here only when the target allows it (see OpenTarget).
-    if (device_->caps().writable) {
-      RETURN_IF_ERROR(LayOut(*device_, cancelled));
-    } else {
-      warnings->push_back(common::StrCat(
-          Where(), " is not disposable, so stream did not write the data it reads: space never "
-          "written may be answered without touching the disk (thin or sparse storage returns "
-          "zeros), which flatters the figure"));
-    }
+    RETURN_IF_ERROR(LayOutOrReuse(cancelled, warnings));
   }
 
   // Only a file or block device opened without O_DIRECT has the page cache in front of it.
@@ -195,6 +192,30 @@ Status StreamWorkload::LayOut(Device& device, const std::atomic<bool>& cancelled
   return common::Annotate(status, "stream: laying out the data to read");
 }
 
+Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
+                                     std::vector<std::string>* warnings) {
+  // A device is writable here only when the target allows it (see OpenTarget).
+  if (!device_->caps().writable) {
+    warnings->push_back(common::StrCat(
+        Where(), " is not disposable, so stream did not write the data it reads: space never "
+        "written may be answered without touching the disk (thin or sparse storage returns "
+        "zeros), which flatters the figure"));
+    return absl::OkStatus();
+  }
+  if (earlier_.bytes >= spec_.size_bytes() && earlier_.device_size == device_->size()) {
+    warnings->push_back(common::StrCat(
+        "no layout: this reads the data that phase '", earlier_.phase_id, "' (",
+        earlier_.how.empty() ? "a write" : earlier_.how, ") wrote earlier on ", Where(),
+        ": this agent wrote its first ", common::FormatBytes(earlier_.bytes),
+        " and ran nothing since that may discard it (a discard made outside the agent is not "
+        "seen)"));
+    return absl::OkStatus();
+  }
+  RETURN_IF_ERROR(LayOut(*device_, cancelled));
+  laid_out_ = spec_.size_bytes();
+  return absl::OkStatus();
+}
+
 void StreamWorkload::EvictBeforeReading(std::vector<std::string>* warnings) const {
   const int fd = open(file_->path().c_str(), O_RDONLY | O_CLOEXEC);
   const double resident = fd < 0 ? -1 : EvictFromPageCache(fd, spec_.size_bytes());
@@ -212,6 +233,9 @@ void StreamWorkload::EvictBeforeReading(std::vector<std::string>* warnings) cons
 
 Status StreamWorkload::Run(RunContext& ctx) {
   const bool writing = spec_.direction() == StreamSpec::WRITE;
+  // A network server's cache need not be shared by the next phase's connection: there, only
+  // a flushed write counts as written (see WrittenFromStart).
+  const bool count_each_write = writing && !target_.is_remote();
   common::Recorder* recorder = ctx.recorders.Add();
   const uint32_t bs = spec_.block_size();
   char* const buf = buf_->data();
@@ -224,6 +248,7 @@ Status StreamWorkload::Run(RunContext& ctx) {
     RETURN_IF_ERROR(writing ? device_->WriteAt(offset, bs, buf)
                             : device_->ReadAt(offset, bs, buf));
     const int64_t end = ctx.clock.MonotonicNanos();
+    if (count_each_write) written_.store(offset + bs, std::memory_order_relaxed);
     recorder->Record(end, static_cast<uint64_t>(end - start), bs);
   }
   if (spec_.fdatasync()) {
@@ -231,6 +256,7 @@ Status StreamWorkload::Run(RunContext& ctx) {
     RETURN_IF_ERROR(device_->Flush(/*data_only=*/true));
     const int64_t end = ctx.clock.MonotonicNanos();
     recorder->Record(end, static_cast<uint64_t>(end - start), 0);
+    if (writing) written_.store(spec_.size_bytes(), std::memory_order_relaxed);
   }
   return file_ != nullptr ? file_->Close() : absl::OkStatus();
 }
@@ -242,6 +268,15 @@ int StreamWorkload::Cleanup() {
     owned_device_.reset();
   }
   return dir_ ? dir_->Cleanup() : 0;
+}
+
+WrittenPrefix StreamWorkload::WrittenFromStart() const {
+  if (dir_ != nullptr || target_.kind == "null") return {};
+  WrittenPrefix written;
+  written.bytes = std::max(laid_out_, written_.load(std::memory_order_relaxed));
+  written.device_size = device_size_;
+  written.how = spec_.direction() == StreamSpec::WRITE ? "stream write" : "stream read's layout";
+  return written;
 }
 
 void StreamWorkload::AddToResult(stormark::v1::PhaseResult* result) const {

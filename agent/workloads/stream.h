@@ -9,13 +9,16 @@
 //   - on a block, null, aoe, nbd or iscsi target: the target's device, used in place. WRITE,
 //     and the layout before a READ, go through the interlocks of agent/devices/write_guard.h
 //     (`disposable: true`); a READ of a target that is not disposable reads what is there, and
-//     says that this may be space never written.
+//     says that this may be space never written. A READ of [0, size) that the agent's own
+//     earlier phases wrote in full (agent/targets/written_prefix.h) is not laid out again:
+//     it reads their data, and says so, naming the phase.
 //
 // Data is random (incompressible) and every 4 KiB carries its own offset, so that
 // deduplicating or compressing storage cannot shortcut the work.
 #ifndef STORMARK_AGENT_WORKLOADS_STREAM_H_
 #define STORMARK_AGENT_WORKLOADS_STREAM_H_
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +28,7 @@
 #include "agent/devices/file_device.h"
 #include "agent/devices/io_buffer.h"
 #include "agent/targets/dir_target.h"
+#include "agent/targets/written_prefix.h"
 #include "agent/workloads/workload.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -38,12 +42,15 @@ class StreamWorkload final : public Workload {
   StreamWorkload(const stormark::v1::StreamSpec& spec, std::unique_ptr<DirTarget> dir,
                  std::string filesystem);
   // On a block, null, aoe, nbd or iscsi target, opened in Prepare. `filesystem` is the one
-  // holding a block target's file (for the tmpfs warning), or "".
+  // holding a block target's file (for the tmpfs warning), or "". `earlier` is what the
+  // agent's earlier phases wrote on the target.
   StreamWorkload(const stormark::v1::StreamSpec& spec, TargetConfig target,
-                 std::string filesystem);
+                 std::string filesystem, WrittenPrefix earlier = {});
   // On a device the caller made (a memory or fault-injecting device in tests), which must
-  // outlive the workload. A READ lays out its data first when the device is writable.
-  StreamWorkload(const stormark::v1::StreamSpec& spec, Device& device);
+  // outlive the workload. A READ lays out its data first when the device is writable, unless
+  // `earlier` covers it.
+  StreamWorkload(const stormark::v1::StreamSpec& spec, Device& device,
+                 WrittenPrefix earlier = {});
   ~StreamWorkload() override;
 
   // Checks the parameters (without touching the target) and returns the first problem.
@@ -55,6 +62,9 @@ class StreamWorkload final : public Workload {
   int Cleanup() override;
   // The device (resolved["device"]) and its counters (device_stats).
   void AddToResult(stormark::v1::PhaseResult* result) const override;
+  // The layout of a READ, or the blocks a WRITE completed (on an aoe, nbd or iscsi target,
+  // only once its fdatasync did); {} on a dir or null target.
+  WrittenPrefix WrittenFromStart() const override;
 
  private:
   // Fills buf_ for the block at `offset`: random data with the offset stamped per 4 KiB.
@@ -69,6 +79,10 @@ class StreamWorkload final : public Workload {
   common::Status CheckFits() const;
   // Writes [0, size) of `device` with stamped random data and flushes it.
   common::Status LayOut(Device& device, const std::atomic<bool>& cancelled);
+  // Before a READ of the target's device: lays out its data, unless `earlier_` covers it
+  // (then says so), or warns that a device that may not be written reads what is there.
+  common::Status LayOutOrReuse(const std::atomic<bool>& cancelled,
+                               std::vector<std::string>* warnings);
   // Before buffered reads of a file or block device: drops [0, size) from the page cache and
   // warns when it stayed.
   void EvictBeforeReading(std::vector<std::string>* warnings) const;
@@ -80,6 +94,7 @@ class StreamWorkload final : public Workload {
   const TargetConfig target_;
   std::unique_ptr<DirTarget> dir_;
   const std::string filesystem_;
+  const WrittenPrefix earlier_;
 
   // Settled in Prepare. device_ is owned_device_ or the caller's; file_ is device_ when it is
   // a file or block device (closed at the end of Run, inside the timed region, as dd does).
@@ -87,6 +102,12 @@ class StreamWorkload final : public Workload {
   Device* device_ = nullptr;
   FileDevice* file_ = nullptr;
   std::unique_ptr<IoBuffer> buf_;  // block_size bytes, aligned for O_DIRECT.
+  uint64_t device_size_ = 0;
+  // On the target's device: the bytes Prepare laid out, and those Run wrote from offset 0 in
+  // requests that completed, flushed on a network target (read by WrittenFromStart after Run
+  // returned).
+  uint64_t laid_out_ = 0;
+  std::atomic<uint64_t> written_{0};
 };
 
 }  // namespace stormark::agent

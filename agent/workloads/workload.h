@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "agent/targets/written_prefix.h"
+#include "agent/workloads/timed_region.h"
 #include "common/clock.h"
 #include "common/recorder.h"
-#include "agent/workloads/timed_region.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -46,6 +47,12 @@ class Workload {
   // Adds what the recorders' totals do not hold (per-test measurements, parameters the
   // workload resolved, its own warnings) to the result. Called once, after Run returned.
   virtual void AddToResult(stormark::v1::PhaseResult* result) const {}
+
+  // The prefix [0, bytes) of the target's device that this phase has certainly written so
+  // far, in requests that completed (its layout, its timed writes), and the device's size;
+  // {} when it wrote none, or only its own files. The phase id is left empty. Called after
+  // Prepare or Run returned, whatever their status (see agent/targets/written_prefix.h).
+  virtual WrittenPrefix WrittenFromStart() const { return {}; }
 };
 
 }  // namespace stormark::agent

@@ -5,7 +5,12 @@
   bytes in the backing file carry stream's per-4 KiB offset stamps;
 - an nbdkit memory export and an nbdkit file export over a unix socket (nbdkit), started and
   stopped by this test;
-- vblade in a network namespace joined by a veth pair this test creates (root, ip, vblade).
+- vblade in a network namespace joined by a veth pair this test creates (root, ip, vblade);
+- tgtd with a file-backed LUN on loopback (tgtd, tgtadm), started and stopped by this test.
+
+A read of bytes an earlier phase of the same agent wrote is not laid out again: the block file's
+mtime, the loop device's count of sectors written (/sys/block/loopN/stat) and a marker poked into
+the LUN's backing file show that nothing was written, and the row's warnings say so.
 
 Everything made here (loop devices, namespaces, veths, servers, files) has a name unique to this
 process and is removed in cleanup, also when a test fails."""
@@ -13,6 +18,7 @@ process and is removed in cleanup, also when a test fails."""
 import os
 import struct
 import sys
+import time
 import unittest
 
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
@@ -54,6 +60,15 @@ class StreamTestCase(h.StormarkTestCase):
         phase = self.load_json(json_path)["phases"][0]
         return result, phase["results"][0], phase
 
+    def assert_no_layout(self, row, writer, how):
+        """The row says that the read used what the phase `writer` (its JSON) wrote by `how`
+        ("stream write"), without a layout."""
+        self.assertTrue([w for w in row["warnings"] if w.startswith("no layout") and
+                         f"phase '{writer['phase_id']}' ({how})" in w], row["warnings"])
+
+    def assert_laid_out(self, row):
+        self.assertFalse([w for w in row["warnings"] if "no layout" in w], row["warnings"])
+
     def assert_streamed(self, result, row, phase, size_bytes, device):
         """A succeeded stream phase over exactly size_bytes of `device`, rendered as on a dir
         target (MiB/s and the via column)."""
@@ -85,6 +100,38 @@ class StreamOnBlockFileTest(StreamTestCase):
         self.assertFalse([w for w in row["warnings"] if "not disposable" in w], row["warnings"])
         # The read laid out all it read.
         self.assertEqual(stamp_problems(image, 16 * MIB), [])
+
+    def test_read_of_what_a_write_wrote_is_not_laid_out_again(self):
+        image = os.path.join(self.base, "disk.img")
+        _, row, writer = self.stream(self.agent, "img", "write", "8M", "--fdatasync")
+        self.assertEqual(row["status"], "succeeded", row)
+        written = os.stat(image).st_mtime_ns
+        time.sleep(0.05)  # Past the filesystem's timestamp granularity.
+        _, row, _ = self.stream(self.agent, "img", "read", "8M")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assert_no_layout(row, writer, "stream write")
+        self.assertEqual(os.stat(image).st_mtime_ns, written, "the read wrote to the file")
+        # Beyond what was written: laid out (the file changes), and remembered from then on.
+        _, row, reader = self.stream(self.agent, "img", "read", "16M")
+        self.assert_laid_out(row)
+        laid_out = os.stat(image).st_mtime_ns
+        self.assertGreater(laid_out, written)
+        time.sleep(0.05)
+        _, row, _ = self.stream(self.agent, "img", "read", "12M")
+        self.assert_no_layout(row, reader, "stream read's layout")
+        self.assertEqual(os.stat(image).st_mtime_ns, laid_out)
+
+    def test_a_restarted_agent_lays_out_again(self):
+        image = os.path.join(self.base, "disk.img")
+        self.stream(self.agent, "img", "write", "8M", "--fdatasync")
+        self.agent.stop()
+        self.agent = self.start_agent("stream-block", extra_targets=(
+            f"  img: {{block: {image}, size: 16M, disposable: true}}\n"))
+        written = os.stat(image).st_mtime_ns
+        time.sleep(0.05)
+        _, row, _ = self.stream(self.agent, "img", "read", "8M")
+        self.assert_laid_out(row)
+        self.assertGreater(os.stat(image).st_mtime_ns, written)
 
     def test_target_not_disposable_is_read_with_a_warning_and_never_written(self):
         result, row, _ = self.stream(self.agent, "ro", "write", "1M", expect=1)
@@ -139,6 +186,40 @@ class StreamOnLoopDeviceTest(StreamTestCase):
         result, row, phase = self.stream(self.agent, "loop", "read", "64M")
         self.assert_streamed(result, row, phase, 64 * MIB, self.device)
         self.assertFalse([w for w in row["warnings"] if "page cache" in w], row["warnings"])
+
+    def sectors_written(self):
+        """The loop device's count of 512-byte sectors written (/sys/block/loopN/stat)."""
+        name = os.path.basename(self.device)
+        with open(f"/sys/block/{name}/stat") as f:
+            return int(f.read().split()[6])
+
+    def test_write_then_read_plan_writes_the_device_once(self):
+        work = self.make_dir()
+        plan = self.write_file(os.path.join(work, "plan.yaml"), f"""
+hosts:
+  - {{name: loophost, address: "{self.agent.address}", target: loop}}
+phases:
+  - {{name: seq-write, workload: stream, rw: write, size: 32M, bs: 1M, direct: true}}
+  - {{name: seq-read, workload: stream, rw: read, size: 32M, bs: 1M, direct: true}}
+""")
+        json_path = os.path.join(work, "out.json")
+        before = self.sectors_written()
+        result = self.run_stormark(["run", "--plan", plan, "--json", json_path, "--no-progress",
+                                    "--no-db"], timeout=240)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 0, result.describe())
+        written = (self.sectors_written() - before) * 512
+        # The write phase's 32 MiB (and the signature check's nothing); a layout would double it.
+        self.assertGreaterEqual(written, 32 * MIB)
+        self.assertLess(written, 40 * MIB)
+        phases = self.load_json(json_path)["phases"]
+        read = self.result_for(phases[1], "loophost")
+        self.assertEqual(read["status"], "succeeded", read)
+        self.assertEqual(read["bytes"], 32 * MIB)
+        self.assertEqual(phases[0]["name"], "seq-write")
+        self.assert_no_layout(read, phases[0], "stream write")
+        self.assertIn("no layout", result.stdout)  # The table's notes show it too.
+        self.assertEqual(stamp_problems(self.backing, 32 * MIB), [])
 
     @unittest.skipUnless(net.have("mkfs.ext4"), "needs mkfs.ext4")
     def test_device_holding_a_filesystem_is_refused_and_kept(self):
@@ -230,6 +311,76 @@ class StreamOnAoeTest(StreamTestCase):
         self.assert_streamed(result, row, phase, 8 * MIB, f"e{self.SHELF}.{self.SLOT}")
         self.assertIn("aoe.retransmits", row["device_stats"])
         self.assertEqual(stamp_problems(self.backing, 8 * MIB), [])
+
+
+@unittest.skipUnless(os.geteuid() == 0 and net.have("tgtd", "tgtadm"),
+                     "needs root, tgtd and tgtadm (tgt)")
+class StreamOnIscsiTest(StreamTestCase):
+
+    def setUp(self):
+        self.backing = net.make_backing_file(
+            os.path.join(self.make_dir("stormark-iscsi-"), "lun.img"), 16 * MIB)
+        tgtd = net.Tgtd(self, self.backing)
+        self.uri = tgtd.uri
+        self.agent = self.start_agent("stream-iscsi", extra_targets=(
+            f"  lun: {{iscsi: '{tgtd.uri}', disposable: true}}\n"
+            f"  lun-ro: {{iscsi: '{tgtd.uri}'}}\n"))
+
+    def poke(self, offset, data):
+        with open(self.backing, "r+b") as f:
+            f.seek(offset)
+            f.write(data)
+
+    def read_back(self, offset, size):
+        with open(self.backing, "rb") as f:
+            f.seek(offset)
+            return f.read(size)
+
+    def test_write_then_read_hold_the_stamped_bytes_in_the_backing_file(self):
+        result, row, writer = self.stream(self.agent, "lun", "write", "8M", "--bs", "64k",
+                                          "--fdatasync")
+        self.assert_streamed(result, row, writer, 8 * MIB, self.uri)
+        self.assertEqual(row["device_stats"]["iscsi.failed_requests"], "0", row["device_stats"])
+        self.assertEqual(stamp_problems(self.backing, 8 * MIB), [])
+        self.assertEqual(self.read_back(8 * MIB, MIB), bytes(MIB))  # Only [0, 8M) written.
+        self.assertIn("iSCSI", result.stdout)  # The via column names the transport.
+        # A read of those bytes is not laid out again: a marker in them stays.
+        marker = b"\xab" * 4096
+        self.poke(4 * MIB, marker)
+        result, row, phase = self.stream(self.agent, "lun", "read", "8M", "--bs", "64k")
+        self.assert_streamed(result, row, phase, 8 * MIB, self.uri)
+        self.assert_no_layout(row, writer, "stream write")
+        self.assertEqual(self.read_back(4 * MIB, 4096), marker)
+        # A read of the whole LUN lays out what it reads first.
+        result, row, phase = self.stream(self.agent, "lun", "read", "16M", "--bs", "64k")
+        self.assert_streamed(result, row, phase, 16 * MIB, self.uri)
+        self.assert_laid_out(row)
+        self.assertEqual(stamp_problems(self.backing, 16 * MIB), [])
+
+    def test_a_write_without_fdatasync_is_laid_out_again(self):
+        # The server's cache need not be shared with the read's own connection.
+        _, row, _ = self.stream(self.agent, "lun", "write", "4M", "--bs", "256k",
+                                "--no-fdatasync")
+        self.assertEqual(row["status"], "succeeded", row)
+        marker = b"\xab" * 4096
+        self.poke(MIB, marker)
+        _, row, _ = self.stream(self.agent, "lun", "read", "4M", "--bs", "256k")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assert_laid_out(row)
+        self.assertNotEqual(self.read_back(MIB, 4096), marker)
+        self.assertEqual(stamp_problems(self.backing, 4 * MIB), [])
+
+    def test_read_of_a_lun_not_disposable_leaves_its_bytes_alone(self):
+        marker = b"\xcd" * 4096
+        self.poke(2 * MIB, marker)
+        _, row, _ = self.stream(self.agent, "lun-ro", "read", "16M", "--bs", "256k")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertEqual(row["bytes"], 16 * MIB)
+        self.assertTrue([w for w in row["warnings"] if "not disposable" in w], row["warnings"])
+        self.assertEqual(self.read_back(2 * MIB, 4096), marker)
+        result, _, _ = self.stream(self.agent, "lun-ro", "write", "1M", expect=1)
+        self.assertIn("is not marked 'disposable: true'", result.stdout + result.stderr)
+        self.assertEqual(self.read_back(0, MIB), bytes(MIB))
 
 
 if __name__ == "__main__":

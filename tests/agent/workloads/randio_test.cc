@@ -349,5 +349,40 @@ TEST_F(RandioVerifyTest, ReadsInTheRunCheckTooAndFailTheRun) {
   EXPECT_EQ(out.result.verify().first_mismatches(0).kind(), "corrupt");
 }
 
+// The verify layout writes every job's region before the run: from offset 0, that is a prefix
+// of the device a later stream read need not lay out again.
+TEST(RandioWrittenFromStart, VerifyLayoutFromOffsetZeroIsAWrittenPrefix) {
+  MemoryDevice memory(4 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDWRITE, 1 << 20);
+  spec.set_verify(true);
+  spec.set_numjobs(2);
+  spec.set_offset_increment_bytes(1 << 20);
+  HostFacts host;
+  RandioWorkload workload(spec, memory, host);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_EQ(workload.WrittenFromStart().bytes, uint64_t{2} << 20);
+  EXPECT_EQ(workload.WrittenFromStart().device_size, uint64_t{4} << 20);
+}
+
+TEST(RandioWrittenFromStart, LayoutsWithGapsOrAnOffsetAndPlainRunsCountNothing) {
+  RandioSpec gaps = Spec(RandioSpec::RANDWRITE, 1 << 20);
+  gaps.set_verify(true);
+  gaps.set_numjobs(2);
+  gaps.set_offset_increment_bytes(2 << 20);  // A 1 MiB hole between the regions.
+  RandioSpec offset = Spec(RandioSpec::RANDWRITE, 1 << 20);
+  offset.set_verify(true);
+  offset.set_offset_bytes(4096);
+  const RandioSpec plain = Spec(RandioSpec::WRITE, 1 << 20);  // Timed writes are not counted.
+  for (const RandioSpec& spec : {gaps, offset, plain}) {
+    MemoryDevice memory(4 << 20);
+    HostFacts host;
+    RandioWorkload workload(spec, memory, host);
+    std::vector<std::string> warnings;
+    ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+    EXPECT_EQ(workload.WrittenFromStart().bytes, 0u) << spec.ShortDebugString();
+  }
+}
+
 }  // namespace
 }  // namespace stormark::agent

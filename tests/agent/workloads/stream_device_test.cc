@@ -187,6 +187,77 @@ TEST(StreamOnADevice, CancelledLayoutStopsWithCancelled) {
   EXPECT_EQ(memory.writes(), 0u);
 }
 
+// What earlier phases wrote on the device, as the phase runner keeps it.
+WrittenPrefix Earlier(uint64_t bytes, uint64_t device_size) {
+  WrittenPrefix earlier;
+  earlier.bytes = bytes;
+  earlier.device_size = device_size;
+  earlier.phase_id = "seq-write";
+  return earlier;
+}
+
+TEST(StreamOnADevice, ReadOfWhatAnEarlierPhaseWroteIsNotLaidOutAndSaysSo) {
+  MemoryDevice memory(8 * kMiB);
+  StreamWorkload workload(Spec(StreamSpec::READ, 4 * kMiB, kMiB), memory,
+                          Earlier(4 * kMiB, 8 * kMiB));
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_EQ(memory.writes(), 0u);
+  EXPECT_THAT(warnings, ElementsAre(AllOf(HasSubstr("no layout"),
+                                          HasSubstr("phase 'seq-write' (a write) wrote"),
+                                          HasSubstr(common::FormatBytes(4 * kMiB)))));
+  common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
+  ASSERT_TRUE(RunStream(workload, recorders).ok());
+  EXPECT_EQ(recorders.TotalBytes(), 4 * kMiB);
+  EXPECT_EQ(workload.WrittenFromStart().bytes, 0u);  // It wrote nothing itself.
+}
+
+TEST(StreamOnADevice, ReadBeyondWhatAnEarlierPhaseWroteIsLaidOutAndCounted) {
+  MemoryDevice memory(8 * kMiB);
+  StreamWorkload workload(Spec(StreamSpec::READ, 4 * kMiB, kMiB), memory,
+                          Earlier(4 * kMiB - 4096, 8 * kMiB));
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_THAT(warnings, IsEmpty());
+  EXPECT_GT(memory.writes(), 0u);
+  EXPECT_EQ(workload.WrittenFromStart().bytes, 4 * kMiB);
+  EXPECT_EQ(workload.WrittenFromStart().device_size, 8 * kMiB);
+}
+
+TEST(StreamOnADevice, EarlierWriteOfADeviceOfAnotherSizeIsNotTrusted) {
+  MemoryDevice memory(8 * kMiB);
+  StreamWorkload workload(Spec(StreamSpec::READ, 4 * kMiB, kMiB), memory,
+                          Earlier(16 * kMiB, 16 * kMiB));
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_GT(memory.writes(), 0u);
+  EXPECT_THAT(warnings, IsEmpty());
+}
+
+TEST(StreamOnADevice, WriteStoppedByAnErrorCountsOnlyTheBlocksThatCompleted) {
+  MemoryDevice memory(kMiB);
+  FaultDevice fault(memory);
+  StreamWorkload workload(Spec(StreamSpec::WRITE, kMiB, 65536), fault);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_EQ(workload.WrittenFromStart().bytes, 0u);
+  fault.ArmWrite(3, Fault::kFail);
+  common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
+  EXPECT_FALSE(RunStream(workload, recorders).ok());
+  EXPECT_EQ(workload.WrittenFromStart().bytes, 2u * 65536);
+  EXPECT_EQ(workload.WrittenFromStart().device_size, kMiB);
+}
+
+TEST(StreamOnADevice, CompletedWriteCountsItsWholeSize) {
+  MemoryDevice memory(2 * kMiB);
+  StreamWorkload workload(Spec(StreamSpec::WRITE, kMiB, 65536), memory);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+  common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
+  ASSERT_TRUE(RunStream(workload, recorders).ok());
+  EXPECT_EQ(workload.WrittenFromStart().bytes, kMiB);
+}
+
 TEST(StreamOnADevice, ResultNamesTheDeviceAndCarriesItsCounters) {
   MemoryDevice memory(kMiB);
   CountingDevice device(memory);

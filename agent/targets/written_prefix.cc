@@ -1,0 +1,67 @@
+#include "agent/targets/written_prefix.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <optional>
+
+#include "common/strings.h"
+
+namespace stormark::agent {
+namespace {
+
+// Targets the agent may write and whose data a later phase can read.
+bool Tracked(const TargetConfig& target) {
+  return target.disposable && (target.kind == "block" || target.is_remote());
+}
+
+}  // namespace
+
+std::string TargetIdentity(const TargetConfig& target, const SystemPaths& paths) {
+  if (target.kind != "block") return "";
+  struct stat st;
+  if (stat(target.path.c_str(), &st) != 0) return "missing";
+  if (!S_ISBLK(st.st_mode)) return common::StrCat("file ", st.st_dev, ":", st.st_ino);
+  std::string identity =
+      common::StrCat("device ", major(st.st_rdev), ":", minor(st.st_rdev));
+  const std::optional<std::string> backing = ReadSysfsLine(common::StrCat(
+      paths.sys_dev_block, "/", major(st.st_rdev), ":", minor(st.st_rdev), "/loop/backing_file"));
+  if (backing) {
+    struct stat file;
+    const bool found = stat(backing->c_str(), &file) == 0;
+    identity += common::StrCat(" on ", *backing, found ? common::StrCat(" ", file.st_ino) : "");
+  }
+  return identity;
+}
+
+WrittenPrefix WrittenPrefixes::Find(const TargetConfig& target) {
+  if (!Tracked(target)) return {};
+  const std::string identity = TargetIdentity(target, paths_);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(target.name);
+  if (it == entries_.end()) return {};
+  if (it->second.identity != identity) {
+    entries_.erase(it);
+    return {};
+  }
+  return it->second.prefix;
+}
+
+void WrittenPrefixes::Record(const TargetConfig& target, const WrittenPrefix& written) {
+  if (!Tracked(target) || written.bytes == 0) return;
+  const std::string identity = TargetIdentity(target, paths_);
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& entry = entries_[target.name];
+  if (entry.identity != identity || entry.prefix.device_size != written.device_size ||
+      written.bytes >= entry.prefix.bytes) {
+    entry.identity = identity;
+    entry.prefix = written;
+  }
+}
+
+void WrittenPrefixes::ForgetAll() {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.clear();
+}
+
+}  // namespace stormark::agent
