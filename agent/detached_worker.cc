@@ -34,9 +34,14 @@ void DetachedWorker::Work() {
     status_ = std::move(status);
     done_ = true;
     if (abandoned_) late = std::move(late_return_);
+    calling_late_ = static_cast<bool>(late);
     done_cv_.notify_all();
   }
-  if (late) late();
+  if (!late) return;
+  late();
+  std::lock_guard<std::mutex> lock(mu_);
+  calling_late_ = false;
+  done_cv_.notify_all();
 }
 
 bool DetachedWorker::WaitFor(int64_t nanos) {
@@ -62,8 +67,9 @@ bool DetachedWorker::Abandon() {
 }
 
 void DetachedWorker::Disown() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   late_return_ = nullptr;
+  done_cv_.wait(lock, [this] { return !calling_late_; });
 }
 
 }  // namespace stormark::agent

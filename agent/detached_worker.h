@@ -37,7 +37,9 @@ class DetachedWorker {
   // The caller leaves the thread behind. False when the work has ended already: then
   // nothing is left behind and the caller goes on as if it had waited.
   bool Abandon();
-  // Whoever `late_return` calls back is going away: a late return calls nothing.
+  // Whoever `late_return` calls back is going away: a late return calls nothing, and one
+  // already calling back is waited for. Must not be called with anything held that
+  // `late_return` takes.
   void Disown();
 
  private:
@@ -50,6 +52,7 @@ class DetachedWorker {
   LateReturnFn late_return_;  // Guarded by mu_.
   bool done_ = false;         // Guarded by mu_.
   bool abandoned_ = false;    // Guarded by mu_.
+  bool calling_late_ = false;  // Guarded by mu_; late_return is running.
   common::Status status_;     // Guarded by mu_.
 };
 

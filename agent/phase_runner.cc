@@ -58,10 +58,18 @@ PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock
 
 PhaseRunner::~PhaseRunner() {
   Shutdown();
+  std::shared_ptr<DetachedWorker> stuck;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_ != State::kStuck) return;
+    stuck = stuck_worker_;
+  }
+  // It must not call back into this runner from now on; a call already under way (which
+  // takes mu_ and removes the phase's files) is waited for.
+  if (stuck) stuck->Disown();
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ != State::kStuck) return;
-  // The stuck thread may still return and use its workload: leave both to the process's end.
-  stuck_worker_->Disown();  // It must not call back into this runner.
+  // The stuck thread may still return and use its workload: leave it to the process's end.
   (void)workload_.release();
 }
 
@@ -378,8 +386,10 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     result.set_error("the controller went away during the phase");
   } else if (caller_gone && stuck_in.empty()) {
     // The workload ended by itself as the caller left: nobody takes this result, and the
-    // agent's log is the only place that says why the files are gone.
-    result.set_error("the controller went away before taking the result; its files are removed");
+    // agent's log is the only place that says so (and keeps a failure's own error).
+    constexpr std::string_view kGone = "the controller went away before taking the result";
+    result.set_error(result.error().empty() ? std::string(kGone)
+                                            : common::StrCat(result.error(), "; ", kGone));
   }
 
   std::unique_ptr<Workload> released;

@@ -1,6 +1,5 @@
 #include "agent/devices/fill.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "agent/devices/io_buffer.h"
@@ -9,14 +8,11 @@
 
 namespace stormark::agent {
 
-namespace {
-
-constexpr size_t kChunk = 1 << 20;
-
-// Writes [begin, end) without flushing, through `buf` (kChunk bytes).
-common::Status FillRange(Device& device, uint64_t begin, uint64_t end, uint64_t seed,
-                         const std::atomic<bool>& cancelled, IoBuffer& buf) {
+common::Status FillRandom(Device& device, uint64_t begin, uint64_t end, uint64_t seed,
+                          const std::atomic<bool>& cancelled) {
+  constexpr size_t kChunk = 1 << 20;
   constexpr size_t kStampEvery = 4096;
+  IoBuffer buf(kChunk);
   common::Xoshiro256 random(seed);
   for (uint64_t at = begin; at < end;) {
     if (cancelled.load(std::memory_order_relaxed)) {
@@ -30,22 +26,6 @@ common::Status FillRange(Device& device, uint64_t begin, uint64_t end, uint64_t 
     }
     RETURN_IF_ERROR(device.WriteAt(at, n, buf.data()));
     at += n;
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-common::Status FillRandom(Device& device, uint64_t begin, uint64_t end, uint64_t seed,
-                          const std::atomic<bool>& cancelled) {
-  return FillRandom(device, {ByteRange{begin, end}}, seed, cancelled);
-}
-
-common::Status FillRandom(Device& device, const std::vector<ByteRange>& ranges, uint64_t seed,
-                          const std::atomic<bool>& cancelled) {
-  IoBuffer buf(kChunk);
-  for (const ByteRange& range : ranges) {
-    RETURN_IF_ERROR(FillRange(device, range.begin, range.end, seed ^ range.begin, cancelled, buf));
   }
   return device.Flush(/*data_only=*/true);
 }

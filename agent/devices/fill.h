@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <vector>
 
 #include "agent/devices/device.h"
 #include "common/status.h"
@@ -17,10 +16,6 @@ namespace stormark::agent {
 // flushes. `begin` and `end` must be multiples of the device's alignment. Returns CANCELLED
 // soon after `cancelled` is set.
 common::Status FillRandom(Device& device, uint64_t begin, uint64_t end, uint64_t seed,
-                          const std::atomic<bool>& cancelled);
-// The same over each of `ranges`, with one flush at the end (each range's data is seeded
-// with `seed` XOR its start).
-common::Status FillRandom(Device& device, const std::vector<ByteRange>& ranges, uint64_t seed,
                           const std::atomic<bool>& cancelled);
 
 }  // namespace stormark::agent

@@ -1,5 +1,6 @@
 #include "agent/devices/unallocated.h"
 
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,20 +34,19 @@ common::StatusOr<std::vector<ByteRange>> UnallocatedRanges(int fd, uint64_t begi
   return holes;
 }
 
-std::optional<LoopBacking> LoopBackingOf(const std::string& device,
-                                         const std::string& sys_class_block) {
-  const std::string name = device.substr(device.rfind('/') + 1);
-  if (!name.starts_with("loop")) return std::nullopt;
-  const std::string dir = common::StrCat(sys_class_block, "/", name, "/loop/");
+std::optional<LoopBacking> LoopBackingOf(dev_t rdev, const std::string& sys_dev_block) {
+  const std::string dir =
+      common::StrCat(sys_dev_block, "/", major(rdev), ":", minor(rdev), "/loop/");
   std::optional<std::string> file = ReadSysfsLine(dir + "backing_file");
   if (!file || file->empty() || !file->starts_with("/")) return std::nullopt;
   // A backing file deleted while attached reads "/path (deleted)": nothing to look at.
   if (file->ends_with(" (deleted)")) return std::nullopt;
+  std::optional<std::string> offset = ReadSysfsLine(dir + "offset");
   LoopBacking backing{*file, 0};
-  if (std::optional<std::string> offset = ReadSysfsLine(dir + "offset")) {
-    const char* first = offset->data();
-    std::from_chars(first, first + offset->size(), backing.offset);
-  }
+  if (!offset) return std::nullopt;
+  const char* first = offset->data();
+  const auto [end, error] = std::from_chars(first, first + offset->size(), backing.offset);
+  if (error != std::errc() || end != first + offset->size()) return std::nullopt;
   return backing;
 }
 

@@ -6,6 +6,8 @@
 #ifndef STORMARK_AGENT_DEVICES_UNALLOCATED_H_
 #define STORMARK_AGENT_DEVICES_UNALLOCATED_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,11 +29,10 @@ struct LoopBacking {
   uint64_t offset = 0;
 };
 
-// What `device` (a path such as /dev/loop3) is backed by, read from
-// `sys_class_block`/loopN/loop/{backing_file,offset}; nullopt when it is not a loop device
-// or has no backing file.
-std::optional<LoopBacking> LoopBackingOf(const std::string& device,
-                                         const std::string& sys_class_block);
+// What the block device numbered `rdev` (st_rdev of /dev/loop3, or of a symlink to it) is
+// backed by, read from `sys_dev_block`/MAJ:MIN/loop/{backing_file,offset}; nullopt when it is
+// not a loop device, has no backing file, or the attributes cannot be read.
+std::optional<LoopBacking> LoopBackingOf(dev_t rdev, const std::string& sys_dev_block);
 
 }  // namespace stormark::agent
 

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 
 #include "agent/devices/aoe/aoe_address.h"
@@ -119,66 +118,37 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
   return std::unique_ptr<Device>(std::move(*device));
 }
 
-common::Status FillUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
-                               const std::string& sys_class_block,
-                               const std::atomic<bool>& cancelled,
-                               std::vector<std::string>* warnings) {
-  if (target.kind != "block" || begin >= end) return absl::OkStatus();
+void WarnUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
+                     const std::string& sys_dev_block, std::vector<std::string>* warnings) {
+  if (target.kind != "block" || begin >= end) return;
   struct stat st;
-  if (stat(target.path.c_str(), &st) != 0) return absl::OkStatus();  // Opening it will say.
-  // Where the device's bytes live: the file itself, or a loop device's backing file.
+  if (stat(target.path.c_str(), &st) != 0) return;  // Opening it says what is wrong.
+  // Where the device's bytes live: the file itself, or a loop device's backing file (found
+  // by the device's number, so a symlink to it is followed).
   std::string file = target.path;
   uint64_t shift = 0;
   if (S_ISBLK(st.st_mode)) {
-    std::optional<LoopBacking> backing = LoopBackingOf(target.path, sys_class_block);
-    if (!backing) return absl::OkStatus();
+    std::optional<LoopBacking> backing = LoopBackingOf(st.st_rdev, sys_dev_block);
+    if (!backing) return;
     file = backing->file;
     shift = backing->offset;
   } else if (!S_ISREG(st.st_mode)) {
-    return absl::OkStatus();
+    return;
   }
   const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::OkStatus();  // A backing file we may not read: cannot tell.
+  if (fd < 0) return;  // A backing file this agent may not read: it cannot tell.
   auto holes = UnallocatedRanges(fd, begin + shift, end + shift);
   close(fd);
-  if (!holes.ok() || holes->empty()) return absl::OkStatus();
+  if (!holes.ok() || holes->empty()) return;
   uint64_t unallocated = 0;
   for (const ByteRange& hole : *holes) unallocated += hole.end - hole.begin;
   const std::string where =
       file == target.path ? target.path : common::StrCat(target.path, " (on ", file, ")");
-  // A read-only phase is never refused for this: a target it may not write gets a warning.
-  const common::Status writable = CheckWritable(target);
-  if (!writable.ok()) {
-    warnings->push_back(common::StrCat(
-        "target '", target.name, "': ", common::FormatBytes(unallocated), " of the ",
-        common::FormatBytes(end - begin), " this phase reads hold no data in ", where,
-        " (a sparse or preallocated file); reads there return zeros without touching the disk, "
-        "so the figures are too good (",
-        target.disposable
-            ? common::StrCat("not filled: ", writable.message())
-            : "write it first, or mark the target disposable and let the phase fill it",
-        ")"));
-    return absl::OkStatus();
-  }
-  FileDeviceOptions options;
-  options.writable = true;
-  auto device = FileDevice::Open(target.path, options);
-  if (!device.ok()) {
-    return common::Annotate(device.status(), common::StrCat("target '", target.name, "'"));
-  }
-  // Holes are whole filesystem blocks; round out to the device's alignment all the same.
-  const uint64_t align = std::max<uint64_t>(1, (*device)->caps().alignment);
-  std::vector<ByteRange> fill;
-  for (const ByteRange& hole : *holes) {
-    fill.push_back({(hole.begin - shift) / align * align,
-                    std::min((*device)->size(), (hole.end - shift + align - 1) / align * align)});
-  }
-  RETURN_IF_ERROR(FillRandom(**device, fill, target.size ^ begin, cancelled));
   warnings->push_back(common::StrCat(
-      "target '", target.name, "': filled ", common::FormatBytes(unallocated),
-      " that held no data in ", where,
-      " with random data before the phase (untimed), so that its reads touch the disk"));
-  return absl::OkStatus();
+      "target '", target.name, "': ", common::FormatBytes(unallocated), " of the ",
+      common::FormatBytes(end - begin), " this phase reads hold no data in ", where,
+      " (a sparse or preallocated file); reads there return zeros without touching the disk, "
+      "so the figures are too good: write it first (e.g. a stream write phase of that size)"));
 }
 
 }  // namespace stormark::agent

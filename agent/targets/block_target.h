@@ -38,16 +38,14 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
                                                           const std::atomic<bool>& cancelled,
                                                           std::vector<std::string>* warnings);
 
-// Makes sure a phase's reads of [begin, end) of a block target touch the disk. For a regular
-// file, or a loop device over one, the parts of the range that hold no data (holes,
-// preallocated extents) are filled with random data (untimed) when the target may be written
-// (disposable, and past the interlocks of write_guard.h); otherwise a warning names how much
-// of the range would read as zeros without touching the disk, and why it was not filled. Other devices cannot tell and are left alone. `sys_class_block` is where loop devices
-// are looked up (SystemPaths). A remark for the result goes to `warnings`.
-common::Status FillUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
-                               const std::string& sys_class_block,
-                               const std::atomic<bool>& cancelled,
-                               std::vector<std::string>* warnings);
+// Warns when a phase's reads of [begin, end) of a block target would not touch the disk: for a
+// regular file, or a loop device over one, the parts of the range that hold no data (holes,
+// preallocated extents) read as zeros from the filesystem. The warning names how much. It
+// never writes: filling a sparse image could fill its filesystem, and a read-only phase is
+// not where a device gets written. Other devices cannot tell and pass silently.
+// `sys_dev_block` is where loop devices are looked up (SystemPaths).
+void WarnUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
+                     const std::string& sys_dev_block, std::vector<std::string>* warnings);
 
 }  // namespace stormark::agent
 

@@ -153,9 +153,9 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
                             uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() +
                             region_size_;
   if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && Reads(spec_)) {
-    // Verify lays out all it reads; other reads must not land in a sparse file's holes.
-    RETURN_IF_ERROR(FillUnallocated(target_, spec_.offset_bytes(), span_end,
-                                    SystemPaths().sys_class_block, cancelled, warnings));
+    // Verify lays out all it reads; other reads may land in a sparse file's holes.
+    WarnUnallocated(target_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block,
+                    warnings);
   }
   if (spec_.verify()) {
     const uint32_t unit =

@@ -401,7 +401,7 @@ TEST_F(PhaseRunnerTest, RunThatEndsByItselfAsItsCallerGoesSaysSoAndFreesTheSlot)
   // The write ends by itself while the first progress report is being sent; only then does
   // that report find nobody listening (as when an agent resumes after SIGSTOP and its
   // workload's time is already up).
-  MustPrepare(WriteSpec("p1", 256 * kMiB, 1 << 20));
+  MustPrepare(WriteSpec("p1", 64 * kMiB, 1 << 20));
   auto gone_while_reporting = [](const stormark::v1::RunUpdate::Progress&) {
     std::this_thread::sleep_for(std::chrono::seconds(5));
     return false;
@@ -410,9 +410,8 @@ TEST_F(PhaseRunnerTest, RunThatEndsByItselfAsItsCallerGoesSaysSoAndFreesTheSlot)
       runner_->Run(RunNow("p1"), gone_while_reporting, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED) << result->error();
-  EXPECT_EQ(result->bytes(), 256 * kMiB);
-  EXPECT_EQ(result->error(),
-            "the controller went away before taking the result; its files are removed");
+  EXPECT_EQ(result->bytes(), 64 * kMiB);
+  EXPECT_EQ(result->error(), "the controller went away before taking the result");
   EXPECT_EQ(runner_->BusyWith(), "");
   EXPECT_THAT(ListDir(dir()), IsEmpty());
 }

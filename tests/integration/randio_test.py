@@ -101,24 +101,16 @@ class RandioTest(h.StormarkTestCase):
                 at = os.lseek(f.fileno(), data, os.SEEK_HOLE)
         return ranges
 
-    def test_reads_of_a_sparse_block_file_are_filled_or_flagged(self):
+    def test_reads_of_a_sparse_block_file_are_flagged_and_nothing_is_written(self):
         # A hole reads as zeros without touching the disk: such figures are the kernel's.
-        disposable = self.sparse_file("holes.img")
-        _, row = self.run_randio("holes", "rw=randread", "direct=true", "size=8M")
-        self.assertEqual(row["status"], "succeeded", row)
-        self.assertTrue(any(w.startswith("target 'holes': filled 7 MiB that held no data")
-                            for w in row["warnings"]), row["warnings"])
-        self.assertEqual(self.holes(disposable), [])
-        with open(disposable, "rb") as f:
-            self.assertEqual(f.read(MIB), b"\xab" * MIB, "data already there is left alone")
-            self.assertNotEqual(f.read(4096), bytes(4096), "holes got random data, not zeros")
-
-        kept = self.sparse_file("holes-ro.img")
-        _, row = self.run_randio("holes_ro", "rw=randread", "direct=true", "size=8M")
-        self.assertEqual(row["status"], "succeeded", row)
-        self.assertTrue(any("7 MiB of the 8 MiB this phase reads hold no data" in w
-                            for w in row["warnings"]), row["warnings"])
-        self.assertEqual(self.holes(kept), [(MIB, 8 * MIB)], "a target not disposable is not written")
+        for target, name in (("holes", "holes.img"), ("holes_ro", "holes-ro.img")):
+            path = self.sparse_file(name)
+            _, row = self.run_randio(target, "rw=randread", "direct=true", "size=8M")
+            self.assertEqual(row["status"], "succeeded", row)
+            self.assertTrue(any(w.startswith(f"target '{target}': 7 MiB of the 8 MiB this phase "
+                                             "reads hold no data") for w in row["warnings"]),
+                            row["warnings"])
+            self.assertEqual(self.holes(path), [(MIB, 8 * MIB)], "a read phase writes nothing")
 
     def test_dir_target_file_is_removed_after_the_phase(self):
         _, row = self.run_randio("scratch", "rw=randrw", "size=16M", "bs=4k-64k")

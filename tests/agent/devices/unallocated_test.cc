@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -83,22 +84,26 @@ TEST_F(UnallocatedTest, PreallocatedButUnwrittenSpaceCounts) {
   EXPECT_THAT(*holes, ElementsAre(ByteRange{0, 4 * kMiB}));
 }
 
-TEST_F(UnallocatedTest, LoopBackingComesFromSysfs) {
-  const std::string sys = dir() + "/class_block";
+TEST_F(UnallocatedTest, LoopBackingComesFromSysfsByDeviceNumber) {
+  // /sys/dev/block/7:3 -> the loop device's directory; only its loop/ attributes matter.
+  const std::string sys = dir() + "/dev_block";
   ASSERT_EQ(mkdir(sys.c_str(), 0700), 0);
-  ASSERT_EQ(mkdir((sys + "/loop7").c_str(), 0700), 0);
-  ASSERT_EQ(mkdir((sys + "/loop7/loop").c_str(), 0700), 0);
-  WriteFile(sys + "/loop7/loop/backing_file", "/srv/images/disk.img\n");
-  WriteFile(sys + "/loop7/loop/offset", "1048576\n");
-  std::optional<LoopBacking> backing = LoopBackingOf("/dev/loop7", sys);
+  ASSERT_EQ(mkdir((sys + "/7:3").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((sys + "/7:3/loop").c_str(), 0700), 0);
+  WriteFile(sys + "/7:3/loop/backing_file", "/srv/images/disk.img\n");
+  WriteFile(sys + "/7:3/loop/offset", "1048576\n");
+  std::optional<LoopBacking> backing = LoopBackingOf(makedev(7, 3), sys);
   ASSERT_TRUE(backing.has_value());
   EXPECT_EQ(backing->file, "/srv/images/disk.img");
   EXPECT_EQ(backing->offset, kMiB);
 
-  WriteFile(sys + "/loop7/loop/backing_file", "/srv/images/disk.img (deleted)\n");
-  EXPECT_FALSE(LoopBackingOf("/dev/loop7", sys).has_value());
-  EXPECT_FALSE(LoopBackingOf("/dev/loop8", sys).has_value()) << "not attached";
-  EXPECT_FALSE(LoopBackingOf("/dev/vda", sys).has_value()) << "not a loop device";
+  WriteFile(sys + "/7:3/loop/offset", "12x\n");
+  EXPECT_FALSE(LoopBackingOf(makedev(7, 3), sys).has_value()) << "an offset it cannot read";
+  WriteFile(sys + "/7:3/loop/offset", "0\n");
+  WriteFile(sys + "/7:3/loop/backing_file", "/srv/images/disk.img (deleted)\n");
+  EXPECT_FALSE(LoopBackingOf(makedev(7, 3), sys).has_value());
+  EXPECT_FALSE(LoopBackingOf(makedev(7, 4), sys).has_value()) << "not attached";
+  EXPECT_FALSE(LoopBackingOf(makedev(253, 0), sys).has_value()) << "not a loop device";
 }
 
 }  // namespace
