@@ -398,19 +398,29 @@ TEST_F(PhaseRunnerTest, RunWhoseCallerGoesDuringTheRunFreesTheSlot) {
 }
 
 TEST_F(PhaseRunnerTest, RunThatEndsByItselfAsItsCallerGoesSaysSoAndFreesTheSlot) {
-  // The write ends by itself while the first progress report is being sent; only then does
+  // A timed read runs its 0.3 s while the first progress report is being sent; only then does
   // that report find nobody listening (as when an agent resumes after SIGSTOP and its
   // workload's time is already up).
-  MustPrepare(WriteSpec("p1", 64 * kMiB, 1 << 20));
+  PhaseSpec spec;
+  spec.set_phase_id("p1");
+  spec.set_target("scratch");
+  spec.set_progress_interval_ms(10);
+  stormark::v1::RandioSpec* randio = spec.mutable_randio();
+  randio->set_rw(stormark::v1::RandioSpec::RANDREAD);
+  randio->set_bs_min(4096);
+  randio->set_size_bytes(kMiB);
+  randio->set_runtime_nanos(300'000'000);
+  randio->set_time_based(true);
+  MustPrepare(spec);
   auto gone_while_reporting = [](const stormark::v1::RunUpdate::Progress&) {
-    std::this_thread::sleep_for(std::chrono::seconds(5));
+    std::this_thread::sleep_for(std::chrono::seconds(2));
     return false;
   };
   common::StatusOr<PhaseResult> result =
       runner_->Run(RunNow("p1"), gone_while_reporting, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED) << result->error();
-  EXPECT_EQ(result->bytes(), 64 * kMiB);
+  EXPECT_GT(result->ops(), 0u);
   EXPECT_EQ(result->error(), "the controller went away before taking the result");
   EXPECT_EQ(runner_->BusyWith(), "");
   EXPECT_THAT(ListDir(dir()), IsEmpty());
