@@ -17,6 +17,12 @@ dd copies from a file of random bytes in /dev/shm, not /dev/zero: stormark write
 data, and some storage (thin provisioning, zero detection in a hypervisor) writes zeros
 faster than anything else.
 
+Next to each figure the script prints the kernel CPU time the tool's measured run took, in
+seconds per GiB (dd's own system time; for stormark the agent's, over its timed region). A
+buffered read after eviction is a memory copy: where that time differs between the tools, they
+did not pay the same for memory, and the ratio says more about the machine than about the tool
+(see README.md, Performance).
+
 Cases (all 1 MiB blocks):
   write+fdatasync   dd conv=fdatasync         vs  stormark --rw write --fdatasync
   write direct      dd oflag=direct           vs  stormark --rw write --direct --no-fdatasync
@@ -27,6 +33,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,13 +48,15 @@ BIN = os.environ.get("STORMARK_BIN_DIR", os.path.join(HERE, "..", "build", "bin"
 
 
 def dd(args):
-    """Runs dd and returns bytes/s from its own summary line."""
+    """Runs dd; returns bytes/s from its own summary line and its system CPU seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime
     out = subprocess.run(["dd", *args], capture_output=True, text=True,
                          env={**os.environ, "LC_ALL": "C"}, check=True).stderr
+    system = resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime - before
     m = re.search(r"(\d+) bytes .* copied, ([0-9.e+-]+) s", out)
     if not m:
         sys.exit(f"cannot parse dd output: {out!r}")
-    return int(m.group(1)) / float(m.group(2))
+    return int(m.group(1)) / float(m.group(2)), system
 
 
 def evict(path):
@@ -65,7 +74,7 @@ def stormark(workdir, flags):
     os.unlink(report)
     if result["status"] != "succeeded":
         sys.exit(f"stormark failed: {result['error']}")
-    return result["bytes_per_second"]
+    return result["bytes_per_second"], result["cpu_system_nanos"] / 1e9
 
 
 def main():
@@ -113,20 +122,24 @@ def main():
         ]
         print(f"stream vs dd: {args.size} in 1 MiB blocks on {args.dir}, "
               f"median of {args.repeat} alternating runs")
-        print(f"{'case':<18}{'dd MiB/s':>12}{'stormark MiB/s':>16}{'stormark/dd':>13}")
+        print(f"{'case':<18}{'dd MiB/s':>12}{'stormark MiB/s':>16}{'stormark/dd':>13}"
+              f"{'dd sys s/GiB':>14}{'stormark sys s/GiB':>20}")
         for name, dd_case, flags in cases:
             if args.only and not name.startswith(args.only):
                 continue
-            dd_rates, sm_rates = [], []
+            dd_runs, sm_runs = [], []
             for _ in range(args.repeat):
                 time.sleep(args.settle)
-                dd_rates.append(dd_case())
+                dd_runs.append(dd_case())
                 if os.path.exists(data):
                     os.unlink(data)
                 time.sleep(args.settle)
-                sm_rates.append(stormark(workdir, flags))
-            d, s = statistics.median(dd_rates), statistics.median(sm_rates)
-            print(f"{name:<18}{d / 2**20:>12.1f}{s / 2**20:>16.1f}{s / d:>13.2f}")
+                sm_runs.append(stormark(workdir, flags))
+            d, s = (statistics.median(rate for rate, _ in runs) for runs in (dd_runs, sm_runs))
+            d_sys, s_sys = (statistics.median(t for _, t in runs) / (size / 2**30)
+                            for runs in (dd_runs, sm_runs))
+            print(f"{name:<18}{d / 2**20:>12.1f}{s / 2**20:>16.1f}{s / d:>13.2f}"
+                  f"{d_sys:>14.2f}{s_sys:>20.2f}", flush=True)
     finally:
         os.unlink(source)
         if os.path.exists(data):
