@@ -118,28 +118,29 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
   return std::unique_ptr<Device>(std::move(*device));
 }
 
-void WarnUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
+bool WarnUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
                      const std::string& sys_dev_block, std::vector<std::string>* warnings) {
-  if (target.kind != "block" || begin >= end) return;
+  if (target.kind != "block" || begin >= end) return false;
   struct stat st;
-  if (stat(target.path.c_str(), &st) != 0) return;  // Opening it says what is wrong.
+  if (stat(target.path.c_str(), &st) != 0) return false;  // Opening it says what is wrong.
   // Where the device's bytes live: the file itself, or a loop device's backing file (found
   // by the device's number, so a symlink to it is followed).
   std::string file = target.path;
   uint64_t shift = 0;
   if (S_ISBLK(st.st_mode)) {
     std::optional<LoopBacking> backing = LoopBackingOf(st.st_rdev, sys_dev_block);
-    if (!backing) return;
+    if (!backing) return false;
     file = backing->file;
     shift = backing->offset;
   } else if (!S_ISREG(st.st_mode)) {
-    return;
+    return false;
   }
   const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;  // A backing file this agent may not read: it cannot tell.
+  if (fd < 0) return false;  // A backing file this agent may not read: it cannot tell.
   auto holes = UnallocatedRanges(fd, begin + shift, end + shift);
   close(fd);
-  if (!holes.ok() || holes->empty()) return;
+  if (!holes.ok()) return false;
+  if (holes->empty()) return true;
   uint64_t unallocated = 0;
   for (const ByteRange& hole : *holes) unallocated += hole.end - hole.begin;
   const std::string where =
@@ -149,6 +150,7 @@ void WarnUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
       common::FormatBytes(end - begin), " this phase reads hold no data in ", where,
       " (a sparse or preallocated file); reads there return zeros without touching the disk, "
       "so the figures are too good: write it first (e.g. a stream write phase of that size)"));
+  return true;
 }
 
 }  // namespace stormark::agent

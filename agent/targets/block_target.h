@@ -42,9 +42,10 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
 // regular file, or a loop device over one, the parts of the range that hold no data (holes,
 // preallocated extents) read as zeros from the filesystem. The warning names how much. It
 // never writes: filling a sparse image could fill its filesystem, and a read-only phase is
-// not where a device gets written. Other devices cannot tell and pass silently.
+// not where a device gets written. Returns whether the target could be asked (false for raw
+// disks, network targets and anything else that cannot tell; then nothing is said).
 // `sys_dev_block` is where loop devices are looked up (SystemPaths).
-void WarnUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
+bool WarnUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
                      const std::string& sys_dev_block, std::vector<std::string>* warnings);
 
 }  // namespace stormark::agent

@@ -11,6 +11,7 @@
 
 #include "agent/devices/fill.h"
 #include "agent/devices/page_cache.h"
+#include "agent/system_paths.h"
 #include "agent/targets/block_target.h"
 #include "agent/workloads/fd.h"
 #include "common/random.h"
@@ -196,6 +197,10 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
                                      std::vector<std::string>* warnings) {
   // A device is writable here only when the target allows it (see OpenTarget).
   if (!device_->caps().writable) {
+    // A file-backed target says exactly how much of it holds no data (nothing when all does).
+    if (WarnUnallocated(target_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block, warnings)) {
+      return absl::OkStatus();
+    }
     warnings->push_back(common::StrCat(
         Where(), " is not disposable, so stream did not write the data it reads: space never "
         "written may be answered without touching the disk (thin or sparse storage returns "

@@ -16,6 +16,7 @@ Everything made here (loop devices, namespaces, veths, servers, files) has a nam
 process and is removed in cleanup, also when a test fails."""
 
 import os
+import subprocess
 import struct
 import sys
 import time
@@ -133,13 +134,24 @@ class StreamOnBlockFileTest(StreamTestCase):
         self.assert_laid_out(row)
         self.assertGreater(os.stat(image).st_mtime_ns, written)
 
-    def test_target_not_disposable_is_read_with_a_warning_and_never_written(self):
+    def test_target_not_disposable_is_read_as_it_is_and_never_written(self):
         result, row, _ = self.stream(self.agent, "ro", "write", "1M", expect=1)
         self.assertIn("is not marked 'disposable: true'", result.stdout + result.stderr)
+        # The agent created and filled ro.img at its first phase: it holds data all through.
+        image = os.path.join(self.base, "ro.img")
         _, row, _ = self.stream(self.agent, "ro", "read", "4M")
         self.assertEqual(row["status"], "succeeded", row)
-        self.assertTrue([w for w in row["warnings"]
-                         if "target 'ro' on" in w and "not disposable" in w], row["warnings"])
+        self.assertFalse([w for w in row["warnings"] if "no data" in w or "not disposable" in w],
+                         row["warnings"])
+        # Punch a hole: a block file can tell what its reads would not find on the disk.
+        subprocess.run(["fallocate", "--punch-hole", "--offset", "1MiB", "--length", "2MiB",
+                        image], check=True)
+        mtime = os.stat(image).st_mtime_ns
+        _, row, _ = self.stream(self.agent, "ro", "read", "4M")
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertTrue([w for w in row["warnings"] if w.startswith(
+            "target 'ro': 2 MiB of the 4 MiB this phase reads hold no data in ")], row["warnings"])
+        self.assertEqual(os.stat(image).st_mtime_ns, mtime, "a read phase writes nothing")
 
     def test_size_beyond_the_target_is_one_clear_error(self):
         result, row, _ = self.stream(self.agent, "img", "write", "32M", expect=1)

@@ -1,5 +1,7 @@
 // The stream workload on a Device (any block or network target) and through the agent's own
 // opening of block and null targets: what a dir target's stream.dat does not exercise.
+#include <unistd.h>
+
 #include <atomic>
 #include <cstring>
 #include <fstream>
@@ -352,13 +354,26 @@ TEST_F(StreamBlockTargetTest, ReadOfADisposableTargetLaysOutTheDataFirst) {
   EXPECT_EQ(recorders.TotalBytes(), 2 * kMiB);
 }
 
-TEST_F(StreamBlockTargetTest, ReadOfATargetNotDisposableReadsInPlaceAndSaysSo) {
-  const TargetConfig target = Image("ro", kMiB, /*disposable=*/false);
-  StreamWorkload workload(Spec(StreamSpec::READ, kMiB, 65536), target, "ext4");
+TEST_F(StreamBlockTargetTest, ReadOfATargetNotDisposableReadsInPlaceAndSaysWhatHoldsNoData) {
+  // A file holding data all through: nothing to say.
+  const TargetConfig written = Image("written", kMiB, /*disposable=*/false);
+  StreamWorkload read_written(Spec(StreamSpec::READ, kMiB, 65536), written, "ext4");
   std::vector<std::string> warnings;
+  ASSERT_TRUE(read_written.Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_THAT(warnings, Not(Contains(HasSubstr("no data"))));
+  EXPECT_THAT(warnings, Not(Contains(HasSubstr("not disposable"))));
+
+  // A sparse one: how much of the read holds no data, and nothing written to it.
+  TargetConfig target = written;
+  target.name = "ro";
+  target.path = dir() + "/sparse.img";
+  std::ofstream(target.path, std::ios::binary).close();
+  ASSERT_EQ(truncate(target.path.c_str(), static_cast<off_t>(kMiB)), 0);
+  StreamWorkload workload(Spec(StreamSpec::READ, kMiB, 65536), target, "ext4");
+  warnings.clear();
   ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
-  EXPECT_THAT(warnings, Contains(AllOf(HasSubstr("target 'ro' on " + target.path),
-                                       HasSubstr("is not disposable"))));
+  EXPECT_THAT(warnings, Contains(HasSubstr("target 'ro': 1 MiB of the 1 MiB this phase reads "
+                                           "hold no data in " + target.path)));
   EXPECT_EQ(Contents(target.path), std::string(kMiB, '\0'));
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   ASSERT_TRUE(RunStream(workload, recorders).ok());
