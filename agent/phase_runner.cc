@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "agent/phase_setup.h"
+#include "agent/run_result.h"
 #include "agent/worker_watch.h"
 #include "common/cpu_times.h"
 #include "common/strings.h"
@@ -16,8 +17,6 @@ using common::Status;
 using common::StatusOr;
 using stormark::v1::PhaseResult;
 
-// A run shorter than this is reported as too fast to time, as bonnie++ does.
-constexpr int64_t kTooFastNanos = 500'000'000;
 // A start instant further ahead than this means the clocks or the request are wrong.
 constexpr int64_t kMaxStartDelayNanos = 60'000'000'000;
 // How often a waiting or running phase looks for a caller that has gone.
@@ -512,34 +511,15 @@ void PhaseRunner::RecordWritten(const std::string& target, const std::string& ph
 
 void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& recorders,
                              int64_t start_mono, int64_t end_mono, PhaseResult* result) {
-  const int64_t elapsed = end_mono - start_mono;
-  std::unique_ptr<common::Recorder> merged = recorders.Merged();
-  result->set_bytes(merged->bytes());
-  result->set_ops(merged->ops());
-  result->set_elapsed_nanos(elapsed);
-  merged->latency().ToProto(result->mutable_latency());
-  merged->SeriesToProto(end_mono, result->mutable_series());
+  std::string abort_reason;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& w : warnings_) result->add_warnings(w);
     *result->mutable_cache() = cache_report_;
     if (tuning_) result->mutable_tuning()->insert(tuning_->report().begin(), tuning_->report().end());
+    abort_reason = abort_reason_;
   }
-  if (status.ok()) {
-    result->set_state(PhaseResult::SUCCEEDED);
-    if (elapsed < kTooFastNanos) {
-      result->add_warnings(fmt::format(
-          "too fast to time: finished in {:.3f} s (under 0.5 s); use a larger size",
-          static_cast<double>(elapsed) / 1e9));
-    }
-  } else if (absl::IsCancelled(status) || cancelled_) {
-    result->set_state(PhaseResult::ABORTED);
-    std::lock_guard<std::mutex> lock(mu_);
-    result->set_error(abort_reason_.empty() ? std::string(status.message()) : abort_reason_);
-  } else {
-    result->set_state(PhaseResult::FAILED);
-    result->set_error(std::string(status.message()));
-  }
+  FillRunResult(status, cancelled_, abort_reason, recorders, start_mono, end_mono, result);
 }
 
 void PhaseRunner::StopForRuntimeCap(int64_t max_runtime) {
