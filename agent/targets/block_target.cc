@@ -118,36 +118,43 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
   return std::unique_ptr<Device>(std::move(*device));
 }
 
-bool WarnUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
-                     const std::string& sys_dev_block, std::vector<std::string>* warnings) {
-  if (target.kind != "block" || begin >= end) return false;
+std::optional<Unallocated> FindUnallocated(const TargetConfig& target, uint64_t begin,
+                                           uint64_t end, const std::string& sys_dev_block) {
+  if (target.kind != "block" || begin >= end) return std::nullopt;
   struct stat st;
-  if (stat(target.path.c_str(), &st) != 0) return false;  // Opening it says what is wrong.
+  if (stat(target.path.c_str(), &st) != 0) return std::nullopt;  // Opening it says why.
   // Where the device's bytes live: the file itself, or a loop device's backing file (found
   // by the device's number, so a symlink to it is followed).
+  Unallocated found;
+  found.where = target.path;
   std::string file = target.path;
   uint64_t shift = 0;
   if (S_ISBLK(st.st_mode)) {
     std::optional<LoopBacking> backing = LoopBackingOf(st.st_rdev, sys_dev_block);
-    if (!backing) return false;
+    if (!backing) return std::nullopt;
     file = backing->file;
     shift = backing->offset;
+    found.where = common::StrCat(target.path, " (on ", file, ")");
   } else if (!S_ISREG(st.st_mode)) {
-    return false;
+    return std::nullopt;
   }
   const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;  // A backing file this agent may not read: it cannot tell.
+  if (fd < 0) return std::nullopt;  // A backing file this agent may not read: it cannot tell.
   auto holes = UnallocatedRanges(fd, begin + shift, end + shift);
   close(fd);
-  if (!holes.ok()) return false;
-  if (holes->empty()) return true;
-  uint64_t unallocated = 0;
-  for (const ByteRange& hole : *holes) unallocated += hole.end - hole.begin;
-  const std::string where =
-      file == target.path ? target.path : common::StrCat(target.path, " (on ", file, ")");
+  if (!holes.ok()) return std::nullopt;
+  for (const ByteRange& hole : *holes) found.bytes += hole.end - hole.begin;
+  return found;
+}
+
+bool WarnUnallocated(const TargetConfig& target, uint64_t begin, uint64_t end,
+                     const std::string& sys_dev_block, std::vector<std::string>* warnings) {
+  const std::optional<Unallocated> found = FindUnallocated(target, begin, end, sys_dev_block);
+  if (!found) return false;
+  if (found->bytes == 0) return true;
   warnings->push_back(common::StrCat(
-      "target '", target.name, "': ", common::FormatBytes(unallocated), " of the ",
-      common::FormatBytes(end - begin), " this phase reads hold no data in ", where,
+      "target '", target.name, "': ", common::FormatBytes(found->bytes), " of the ",
+      common::FormatBytes(end - begin), " this phase reads hold no data in ", found->where,
       " (a sparse or preallocated file); reads there return zeros without touching the disk, "
       "so the figures are too good: write it first (e.g. a stream write phase of that size)"));
   return true;

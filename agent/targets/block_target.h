@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,21 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(const TargetConfig& ta
                                                           const BlockOpenOptions& options,
                                                           const std::atomic<bool>& cancelled,
                                                           std::vector<std::string>* warnings);
+
+// How much of a range of a block target holds no data, and where that was asked (the file,
+// or "/dev/loop3 (on /srv/disk.img)").
+struct Unallocated {
+  uint64_t bytes = 0;
+  std::string where;
+};
+
+// For a block target that is a regular file, or a loop device over one: the bytes of
+// [begin, end) that hold no data (holes, preallocated extents), which read as zeros from the
+// filesystem without touching the disk. nullopt for anything that cannot tell (raw disks,
+// network targets, a backing file this agent may not read). `sys_dev_block` is where loop
+// devices are looked up (SystemPaths).
+std::optional<Unallocated> FindUnallocated(const TargetConfig& target, uint64_t begin,
+                                           uint64_t end, const std::string& sys_dev_block);
 
 // Warns when a phase's reads of [begin, end) of a block target would not touch the disk: for a
 // regular file, or a loop device over one, the parts of the range that hold no data (holes,

@@ -216,6 +216,17 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
         "seen)"));
     return absl::OkStatus();
   }
+  // A block file (or loop device over one) that holds data all through needs none written:
+  // its filesystem says so, also for data from before this agent started.
+  const std::optional<Unallocated> unallocated =
+      FindUnallocated(target_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block);
+  if (unallocated && unallocated->bytes == 0) {
+    warnings->push_back(common::StrCat(
+        "no layout: ", unallocated->where, " holds data all through the ",
+        common::FormatBytes(spec_.size_bytes()),
+        " this reads (no holes or unwritten extents, says its filesystem)"));
+    return absl::OkStatus();
+  }
   RETURN_IF_ERROR(LayOut(*device_, cancelled));
   laid_out_ = spec_.size_bytes();
   return absl::OkStatus();

@@ -286,7 +286,9 @@ class StreamBlockTargetTest : public TempDirTest {
     target.kind = "block";
     target.path = dir() + "/" + name + ".img";
     target.disposable = disposable;
-    std::ofstream(target.path, std::ios::binary) << std::string(size, '\0');
+    // Sparse, as a fresh image is: a disposable one gets laid out before a read.
+    std::ofstream(target.path, std::ios::binary).close();
+    EXPECT_EQ(truncate(target.path.c_str(), static_cast<off_t>(size)), 0);
     return target;
   }
 
@@ -339,6 +341,19 @@ TEST_F(StreamBlockTargetTest, WriteToATargetNotDisposableIsRefused) {
   EXPECT_EQ(Contents(target.path), std::string(kMiB, '\0'));
 }
 
+TEST_F(StreamBlockTargetTest, ReadOfADisposableFileHoldingDataAllThroughIsNotLaidOut) {
+  const TargetConfig target = Image("img", 4 * kMiB, /*disposable=*/true);
+  std::ofstream(target.path, std::ios::binary) << std::string(4 * kMiB, '\x5a');
+  StreamWorkload workload(Spec(StreamSpec::READ, 2 * kMiB, 65536), target, "ext4");
+  std::vector<std::string> warnings;
+  const common::Status prepared = workload.Prepare(kNotCancelled, &warnings);
+  ASSERT_TRUE(prepared.ok()) << prepared;
+  EXPECT_THAT(warnings, Contains(HasSubstr("no layout: " + target.path +
+                                           " holds data all through the 2 MiB this reads")));
+  EXPECT_EQ(Contents(target.path), std::string(4 * kMiB, '\x5a')) << "nothing written";
+  EXPECT_EQ(workload.WrittenFromStart().bytes, 0u) << "and nothing counted as written by us";
+}
+
 TEST_F(StreamBlockTargetTest, ReadOfADisposableTargetLaysOutTheDataFirst) {
   const TargetConfig target = Image("img", 4 * kMiB, /*disposable=*/true);
   StreamWorkload workload(Spec(StreamSpec::READ, 2 * kMiB, 65536), target, "ext4");
@@ -357,6 +372,7 @@ TEST_F(StreamBlockTargetTest, ReadOfADisposableTargetLaysOutTheDataFirst) {
 TEST_F(StreamBlockTargetTest, ReadOfATargetNotDisposableReadsInPlaceAndSaysWhatHoldsNoData) {
   // A file holding data all through: nothing to say.
   const TargetConfig written = Image("written", kMiB, /*disposable=*/false);
+  std::ofstream(written.path, std::ios::binary) << std::string(kMiB, '\0');
   StreamWorkload read_written(Spec(StreamSpec::READ, kMiB, 65536), written, "ext4");
   std::vector<std::string> warnings;
   ASSERT_TRUE(read_written.Prepare(kNotCancelled, &warnings).ok());
@@ -364,11 +380,7 @@ TEST_F(StreamBlockTargetTest, ReadOfATargetNotDisposableReadsInPlaceAndSaysWhatH
   EXPECT_THAT(warnings, Not(Contains(HasSubstr("not disposable"))));
 
   // A sparse one: how much of the read holds no data, and nothing written to it.
-  TargetConfig target = written;
-  target.name = "ro";
-  target.path = dir() + "/sparse.img";
-  std::ofstream(target.path, std::ios::binary).close();
-  ASSERT_EQ(truncate(target.path.c_str(), static_cast<off_t>(kMiB)), 0);
+  const TargetConfig target = Image("ro", kMiB, /*disposable=*/false);
   StreamWorkload workload(Spec(StreamSpec::READ, kMiB, 65536), target, "ext4");
   warnings.clear();
   ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
