@@ -140,10 +140,16 @@ std::optional<Unallocated> FindUnallocated(const TargetConfig& target, uint64_t 
   }
   const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;  // A backing file this agent may not read: it cannot tell.
+  struct stat file_st;
+  const bool stated = fstat(fd, &file_st) == 0;
   auto holes = UnallocatedRanges(fd, begin + shift, end + shift);
   close(fd);
-  if (!holes.ok()) return std::nullopt;
+  if (!stated || !holes.ok()) return std::nullopt;
   for (const ByteRange& hole : *holes) found.bytes += hole.end - hole.begin;
+  // A filesystem without SEEK_HOLE (NFSv3, FUSE) calls everything data; so does one that
+  // compresses. Fewer bytes allocated than the data claimed means the answer cannot be trusted.
+  const uint64_t allocated = static_cast<uint64_t>(file_st.st_blocks) * 512;
+  if (allocated < (end - begin) - found.bytes) return std::nullopt;
   return found;
 }
 

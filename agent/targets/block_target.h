@@ -49,7 +49,8 @@ struct Unallocated {
 // For a block target that is a regular file, or a loop device over one: the bytes of
 // [begin, end) that hold no data (holes, preallocated extents), which read as zeros from the
 // filesystem without touching the disk. nullopt for anything that cannot tell (raw disks,
-// network targets, a backing file this agent may not read). `sys_dev_block` is where loop
+// network targets, a backing file this agent may not read, a filesystem that calls a file
+// with fewer bytes allocated than it claims hold data all data: no SEEK_HOLE, compression). `sys_dev_block` is where loop
 // devices are looked up (SystemPaths).
 std::optional<Unallocated> FindUnallocated(const TargetConfig& target, uint64_t begin,
                                            uint64_t end, const std::string& sys_dev_block);
