@@ -5,6 +5,7 @@
 
 #include <optional>
 
+#include "agent/devices/unallocated.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -24,12 +25,11 @@ std::string TargetIdentity(const TargetConfig& target, const SystemPaths& paths)
   if (!S_ISBLK(st.st_mode)) return common::StrCat("file ", st.st_dev, ":", st.st_ino);
   std::string identity =
       common::StrCat("device ", major(st.st_rdev), ":", minor(st.st_rdev));
-  const std::optional<std::string> backing = ReadSysfsLine(common::StrCat(
-      paths.sys_dev_block, "/", major(st.st_rdev), ":", minor(st.st_rdev), "/loop/backing_file"));
-  if (backing) {
+  if (const std::optional<LoopBacking> backing = LoopBackingOf(st.st_rdev, paths.sys_dev_block)) {
     struct stat file;
-    const bool found = stat(backing->c_str(), &file) == 0;
-    identity += common::StrCat(" on ", *backing, found ? common::StrCat(" ", file.st_ino) : "");
+    const bool found = stat(backing->file.c_str(), &file) == 0;
+    identity += common::StrCat(" on ", backing->file, " at ", backing->offset,
+                               found ? common::StrCat(" ", file.st_ino) : "");
   }
   return identity;
 }

@@ -9,9 +9,11 @@
 //   - on a block, null, aoe, nbd or iscsi target: the target's device, used in place. WRITE,
 //     and the layout before a READ, go through the interlocks of agent/devices/write_guard.h
 //     (`disposable: true`); a READ of a target that is not disposable reads what is there, and
-//     says that this may be space never written. A READ of [0, size) that the agent's own
-//     earlier phases wrote in full (agent/targets/written_prefix.h) is not laid out again:
-//     it reads their data, and says so, naming the phase.
+//     says how much of it holds no data (a block file or loop device: see FindUnallocated in
+//     agent/targets/block_target.h) or that this may be space never written (any other). A
+//     READ of [0, size) that the agent's own earlier phases wrote in full
+//     (agent/targets/written_prefix.h), or of a block file whose filesystem reports no hole
+//     there, is not laid out again: it reads that data, and says whose.
 //
 // Data is random (incompressible) and every 4 KiB carries its own offset, so that
 // deduplicating or compressing storage cannot shortcut the work.

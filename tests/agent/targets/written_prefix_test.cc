@@ -154,6 +154,7 @@ TEST_F(WrittenPrefixesTest, ALoopDeviceIsToldApartByItsBackingFile) {
   const std::string backing = dir() + "/backing.img";
   std::ofstream(backing) << "x";
   std::ofstream(loop_dir + "/backing_file") << backing << "\n";
+  std::ofstream(loop_dir + "/offset") << "0\n";
 
   TargetConfig target;
   target.name = "loop";
