@@ -51,6 +51,11 @@ common::StatusOr<std::unique_ptr<FileDevice>> FileDevice::Open(const std::string
     }
     return common::ErrnoError(common::StrCat("cannot open ", path), err);
   }
+  return Adopt(fd, path, options);
+}
+
+common::StatusOr<std::unique_ptr<FileDevice>> FileDevice::Adopt(int fd, std::string path,
+                                                                const FileDeviceOptions& options) {
   auto fail = [fd](common::Status status) {
     close(fd);
     return status;
@@ -83,7 +88,7 @@ common::StatusOr<std::unique_ptr<FileDevice>> FileDevice::Open(const std::string
   }
   if (size == 0) return fail(absl::InvalidArgumentError(common::StrCat(path, " is empty")));
   return std::unique_ptr<FileDevice>(
-      new FileDevice(path, fd, options, size, block_size, block));
+      new FileDevice(std::move(path), fd, options, size, block_size, block));
 }
 
 FileDevice::FileDevice(std::string path, int fd, FileDeviceOptions options, uint64_t size,

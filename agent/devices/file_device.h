@@ -49,6 +49,13 @@ class FileDevice final : public Device {
   // start (io_uring disabled by the kernel).
   static common::StatusOr<std::unique_ptr<FileDevice>> Open(const std::string& path,
                                                             const FileDeviceOptions& options);
+  // Takes over `fd`, already opened by the caller (a phase directory's own file, opened
+  // beneath its directory; a device whose identity the caller checked) with flags that match
+  // `options` (writable, direct). `name` is what messages and Describe() call it. The same
+  // checks as Open apply to what the descriptor refers to; on an error the descriptor is
+  // closed.
+  static common::StatusOr<std::unique_ptr<FileDevice>> Adopt(int fd, std::string name,
+                                                             const FileDeviceOptions& options);
   ~FileDevice() override;
 
   FileDevice(const FileDevice&) = delete;
