@@ -103,8 +103,8 @@ std::unique_ptr<Workload> PhaseRunner::BeginCleanupLocked() {
   return std::move(workload_);
 }
 
-int PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
-  const int removed = workload ? workload->Cleanup() : 0;
+CleanupReport PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
+  const CleanupReport removed = workload ? workload->Cleanup() : CleanupReport();
   workload.reset();
   std::unique_ptr<DeviceTuning> tuning;
   {
@@ -565,9 +565,9 @@ bool PhaseRunner::Abort(const std::string& phase_id, int64_t max_wait_nanos) {
   return true;
 }
 
-StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id) {
+StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (state_ == State::kIdle) return 0;
+  if (state_ == State::kIdle) return CleanupReport();
   if (phase_id != spec_.phase_id()) {
     return absl::FailedPreconditionError(common::StrCat(
         "cannot clean up phase '", phase_id, "': this agent holds '", spec_.phase_id(), "'"));
@@ -576,7 +576,9 @@ StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id) {
     return absl::FailedPreconditionError(common::StrCat(
         "phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
   }
-  if (state_ == State::kCleaning) return 0;  // Another call is removing the files already.
+  if (state_ == State::kCleaning) {
+    return CleanupReport();  // Another call is removing the files already.
+  }
   if (state_ == State::kStuck) {
     return absl::UnavailableError(common::StrCat("phase '", phase_id, "' has a worker stuck in ",
                                                  stuck_in_, "; its files are removed when it returns"));

@@ -102,7 +102,7 @@ class PhaseRunner {
   // Removes the files of a prepared or finished phase and frees the slot. OK with 0 when the
   // slot is already empty (Cleanup is idempotent); FAILED_PRECONDITION while running or when
   // a different phase is held.
-  common::StatusOr<int> Cleanup(const std::string& phase_id);
+  common::StatusOr<CleanupReport> Cleanup(const std::string& phase_id);
 
   // The id of the phase held, or "" when idle.
   std::string BusyWith() const;
@@ -125,7 +125,7 @@ class PhaseRunner {
   // and calls FinishCleanup, since removing a large file can take seconds.
   std::unique_ptr<Workload> BeginCleanupLocked();
   // Removes the workload's files, then frees the slot. Requires mu_ NOT held.
-  int FinishCleanup(std::unique_ptr<Workload> workload);
+  CleanupReport FinishCleanup(std::unique_ptr<Workload> workload);
   // BeginCleanupLocked() if the held phase is abandoned, with a note saying so; else nullptr.
   std::unique_ptr<Workload> ReleaseIfAbandonedLocked(std::string* note);
   // True when the held phase has a lease and no heartbeat renewed it in time; sets the

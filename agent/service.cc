@@ -124,7 +124,13 @@ grpc::Status AgentService::Cleanup(grpc::ServerContext* context,
                                    stormark::v1::CleanupReply* reply) {
   auto removed = runner_.Cleanup(request->phase_id());
   if (!removed.ok()) return ToGrpc(removed.status());
-  reply->set_removed(static_cast<uint32_t>(*removed));
+  reply->set_removed(static_cast<uint32_t>(removed->removed));
+  for (const std::string& left : removed->left) reply->add_left(left);
+  if (!removed->left.empty()) {
+    Log(context, common::StrCat("cleanup of phase '", request->phase_id(), "' left ",
+                                removed->left.size(), " entries: ", removed->left.front(),
+                                removed->left.size() > 1 ? " (and more)" : ""));
+  }
   return grpc::Status::OK;
 }
 

@@ -269,14 +269,17 @@ void AgentClient::Abort(const std::string& phase_id) {
   stub_->Abort(&context, request, &reply);  // Best effort: the agent may be gone.
 }
 
-Status AgentClient::Cleanup(const std::string& phase_id, int timeout_ms) {
+Status AgentClient::Cleanup(const std::string& phase_id, int timeout_ms,
+                            std::vector<std::string>* left) {
   grpc::ClientContext context;
   TrackedCall tracked(*this, context);
   context.set_deadline(After(timeout_ms));
   stormark::v1::CleanupRequest request;
   request.set_phase_id(phase_id);
   stormark::v1::CleanupReply reply;
-  return FromGrpc(stub_->Cleanup(&context, request, &reply), "Cleanup");
+  Status status = FromGrpc(stub_->Cleanup(&context, request, &reply), "Cleanup");
+  if (left != nullptr) left->assign(reply.left().begin(), reply.left().end());
+  return status;
 }
 
 void AgentClient::HeartbeatAsync(const std::string& phase_id, int timeout_ms, HeartbeatFn done) {

@@ -27,7 +27,7 @@ void KeepTail(const char* data, size_t n, size_t limit, std::string* tail) {
 
 // In the child, between fork and execve: only async-signal-safe calls.
 [[noreturn]] void ExecChild(const char* path, char* const* argv, char* const* envp, const char* cwd,
-                            int out_fd, int err_fd, int report_fd, pid_t parent) {
+                            int cwd_fd, int out_fd, int err_fd, int report_fd, pid_t parent) {
   auto fail = [report_fd](int err) {
     const ssize_t ignored = write(report_fd, &err, sizeof(err));
     (void)ignored;
@@ -44,7 +44,7 @@ void KeepTail(const char* data, size_t n, size_t limit, std::string* tail) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (chdir(cwd) != 0) fail(errno);
+  if ((cwd_fd >= 0 ? fchdir(cwd_fd) : chdir(cwd)) != 0) fail(errno);
   const int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd < 0) fail(errno);
   if (dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) fail(errno);
@@ -118,7 +118,7 @@ common::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ChildO
     return common::ErrnoError("fork", e);
   }
   if (pid == 0) {
-    ExecChild(options.program.c_str(), argv.data(), envp.data(), options.cwd.c_str(), out[1], err[1], report[1],
+    ExecChild(options.program.c_str(), argv.data(), envp.data(), options.cwd.c_str(), options.cwd_fd, out[1], err[1], report[1],
               parent);
   }
   setpgid(pid, pid);  // Also in the parent: no window in which a kill misses the group.

@@ -24,8 +24,10 @@ struct ChildOptions {
   std::string program;
   // Its arguments, argv[0] first (the name the program sees itself called by).
   std::vector<std::string> argv;
-  // The working directory.
+  // The working directory: the directory `cwd_fd` refers to when it is not -1 (a phase
+  // directory, never reached by its path), else `cwd`, which also names it in messages.
   std::string cwd;
+  int cwd_fd = -1;
   // "NAME=VALUE" entries added to the agent's environment.
   std::vector<std::string> extra_env;
   // How many of the last bytes of stdout and of stderr to keep.

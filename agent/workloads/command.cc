@@ -28,7 +28,7 @@ std::string LastLine(const std::string& text) {
 }  // namespace
 
 CommandWorkload::CommandWorkload(const stormark::v1::CommandSpec& spec,
-                                 std::unique_ptr<DirTarget> target, std::string target_dir,
+                                 std::unique_ptr<Dir> target, std::string target_dir,
                                  CommandPolicy policy)
     : spec_(spec),
       target_(std::move(target)),
@@ -58,9 +58,10 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   ChildOptions options;
   options.program = program_;
   options.argv = argv_;
-  options.cwd = target_ ? target_->phase_dir() : "/";
+  options.cwd = target_ ? target_->Describe("") : "/";
+  options.cwd_fd = target_ ? target_->fd() : -1;
   options.extra_env = {common::StrCat("STORMARK_TARGET_DIR=", target_dir_)};
-  if (target_) options.extra_env.push_back(common::StrCat("STORMARK_PHASE_DIR=", target_->phase_dir()));
+  if (target_) options.extra_env.push_back(common::StrCat("STORMARK_PHASE_DIR=", target_->Describe("")));
   const int64_t start = ctx.clock.MonotonicNanos();
   ASSIGN_OR_RETURN(std::unique_ptr<ChildProcess> child, ChildProcess::Start(options, ctx.clock));
   const int64_t deadline =
@@ -80,14 +81,18 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
     return absl::AbortedError(why);
   }
   if (spec_.sync()) {
-    const std::string dir = target_ ? target_->phase_dir() : target_dir_;
-    const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return common::ErrnoError(common::StrCat("open ", dir), errno);
     const int64_t sync_start = ctx.clock.MonotonicNanos();
-    const int rc = syncfs(fd);
-    const int err = errno;
-    close(fd);
-    if (rc != 0) return common::ErrnoError("syncfs of the target's filesystem", err);
+    if (target_) {
+      RETURN_IF_ERROR(target_->SyncFilesystem());
+    } else {
+      // A hook has no phase directory: the target's own, which is not written through.
+      const int fd = open(target_dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) return common::ErrnoError(common::StrCat("open ", target_dir_), errno);
+      const int rc = syncfs(fd);
+      const int err = errno;
+      close(fd);
+      if (rc != 0) return common::ErrnoError("syncfs of the target's filesystem", err);
+    }
     end = ctx.clock.MonotonicNanos();
     sync_nanos_ = end - sync_start;
   }
@@ -97,7 +102,9 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   return absl::OkStatus();
 }
 
-int CommandWorkload::Cleanup() { return target_ ? target_->Cleanup() : 0; }
+CleanupReport CommandWorkload::Cleanup() {
+  return target_ ? target_->Cleanup() : CleanupReport();
+}
 
 void CommandWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   auto& resolved = *result->mutable_resolved();

@@ -26,7 +26,7 @@
 #include <string>
 
 #include "agent/config.h"
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
 #include "agent/workloads/child_process.h"
 #include "agent/workloads/workload.h"
 #include "stormark/v1/agent.pb.h"
@@ -37,19 +37,19 @@ class CommandWorkload final : public Workload {
  public:
   // `target` is null for a hook (spec.hook()), which runs in "/" and makes no phase
   // directory; `target_dir` is the target's configured directory either way.
-  CommandWorkload(const stormark::v1::CommandSpec& spec, std::unique_ptr<DirTarget> target,
+  CommandWorkload(const stormark::v1::CommandSpec& spec, std::unique_ptr<Dir> target,
                   std::string target_dir, CommandPolicy policy);
 
   // Finds the program and checks it against the policy. Nothing is run.
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
-  int Cleanup() override;
+  CleanupReport Cleanup() override;
   void AddToResult(stormark::v1::PhaseResult* result) const override;
 
  private:
   const stormark::v1::CommandSpec spec_;
-  std::unique_ptr<DirTarget> target_;
+  std::unique_ptr<Dir> target_;
   const std::string target_dir_;
   const CommandPolicy policy_;
   // From Prepare: the real path of the program, and its argv.

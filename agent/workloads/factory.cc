@@ -56,14 +56,14 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
         return std::unique_ptr<Workload>(
             new StreamWorkload(spec.stream(), *target, FilesystemOf(*target), earlier));
       }
-      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      ASSIGN_OR_RETURN(auto dir, OpenPhaseDir(*target, spec.phase_id()));
       return std::unique_ptr<Workload>(
-          new StreamWorkload(spec.stream(), std::move(dir), FilesystemOf(*target)));
+          new StreamWorkload(spec.stream(), *target, std::move(dir), FilesystemOf(*target)));
     }
     case stormark::v1::PhaseSpec::kBonnie: {
       RETURN_IF_ERROR(common::CheckBonnieSpec(spec.bonnie()));
       RETURN_IF_ERROR(NeedsDir(*target, "bonnie"));
-      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      ASSIGN_OR_RETURN(auto dir, OpenPhaseDir(*target, spec.phase_id()));
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new BonnieWorkload(spec.bonnie(), std::move(dir), host, filesystem));
@@ -71,9 +71,9 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     case stormark::v1::PhaseSpec::kCommand: {
       RETURN_IF_ERROR(common::CheckCommandSpec(spec.command()));
       if (!spec.command().hook()) RETURN_IF_ERROR(NeedsDir(*target, "command"));
-      std::unique_ptr<DirTarget> dir;
+      std::unique_ptr<Dir> dir;
       if (!spec.command().hook()) {
-        ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
+        ASSIGN_OR_RETURN(dir, OpenPhaseDir(*target, spec.phase_id()));
       }
       return std::unique_ptr<Workload>(
           new CommandWorkload(spec.command(), std::move(dir), target->path, config.commands));
@@ -81,16 +81,16 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     case stormark::v1::PhaseSpec::kPostmark: {
       RETURN_IF_ERROR(common::CheckPostmarkSpec(spec.postmark()));
       RETURN_IF_ERROR(NeedsDir(*target, "postmark"));
-      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      ASSIGN_OR_RETURN(auto dir, OpenPhaseDir(*target, spec.phase_id()));
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new PostmarkWorkload(spec.postmark(), std::move(dir), host, filesystem));
     }
     case stormark::v1::PhaseSpec::kRandio: {
       RETURN_IF_ERROR(common::CheckRandioSpec(spec.randio()));
-      std::unique_ptr<DirTarget> dir;
+      std::unique_ptr<Dir> dir;
       if (target->kind == "dir") {
-        ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
+        ASSIGN_OR_RETURN(dir, OpenPhaseDir(*target, spec.phase_id()));
       }
       return std::unique_ptr<Workload>(
           new RandioWorkload(spec.randio(), *target, std::move(dir), host, FilesystemOf(*target)));

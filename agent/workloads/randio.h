@@ -21,7 +21,7 @@
 #include "agent/config.h"
 #include "agent/devices/device.h"
 #include "agent/sysinfo.h"
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
 #include "agent/workloads/block_verify.h"
 #include "agent/workloads/randio_job.h"
 #include "agent/workloads/workload.h"
@@ -37,7 +37,7 @@ class RandioWorkload final : public Workload {
   // `dir` is the phase's directory for a dir target, nullptr for block and null targets.
   // `filesystem` is the filesystem holding the target (for the tmpfs note), or "".
   RandioWorkload(const stormark::v1::RandioSpec& spec, TargetConfig target,
-                 std::unique_ptr<DirTarget> dir, HostFacts host, std::string filesystem);
+                 std::unique_ptr<Dir> dir, HostFacts host, std::string filesystem);
   ~RandioWorkload() override;
 
   // A workload on a device the caller made (a memory or fault-injecting device in tests).
@@ -47,7 +47,7 @@ class RandioWorkload final : public Workload {
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
-  int Cleanup() override;
+  CleanupReport Cleanup() override;
   void AddToResult(stormark::v1::PhaseResult* result) const override;
   // The verify layout, when it covers a prefix of a block or network target's device (offset
   // 0, jobs' regions touching); the timed writes are not counted (random, or time-bounded).
@@ -68,7 +68,7 @@ class RandioWorkload final : public Workload {
 
   const stormark::v1::RandioSpec spec_;
   const TargetConfig target_;
-  std::unique_ptr<DirTarget> dir_;
+  std::unique_ptr<Dir> dir_;
   const HostFacts host_;
   const std::string filesystem_;
 

@@ -1,7 +1,6 @@
 #include "agent/workloads/stream.h"
 
 #include <fcntl.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +12,7 @@
 #include "agent/devices/page_cache.h"
 #include "agent/system_paths.h"
 #include "agent/targets/block_target.h"
-#include "agent/workloads/fd.h"
+#include "agent/targets/dir_target.h"
 #include "common/random.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
@@ -29,19 +28,12 @@ using stormark::v1::StreamSpec;
 constexpr char kFileName[] = "stream.dat";
 constexpr uint64_t kStampEvery = 4096;
 
-// The bytes free for an unprivileged user on the filesystem holding `path`, or nullopt.
-std::optional<uint64_t> FreeBytes(const std::string& path) {
-  struct statvfs vfs{};
-  if (statvfs(path.c_str(), &vfs) != 0) return std::nullopt;
-  return static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-}
-
 }  // namespace
 
-StreamWorkload::StreamWorkload(const StreamSpec& spec, std::unique_ptr<DirTarget> dir,
-                               std::string filesystem)
+StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target,
+                               std::unique_ptr<Dir> dir, std::string filesystem)
     : spec_(spec),
-      target_(dir->config()),
+      target_(std::move(target)),
       dir_(std::move(dir)),
       filesystem_(std::move(filesystem)) {}
 
@@ -75,7 +67,7 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
                                std::vector<std::string>* warnings) {
   RETURN_IF_ERROR(Validate(spec_));
   if (dir_ != nullptr) {
-    const std::optional<uint64_t> free_bytes = FreeBytes(target_.path);
+    const std::optional<uint64_t> free_bytes = dir_->FreeBytes();
     if (free_bytes && spec_.size_bytes() > *free_bytes) {
       return absl::ResourceExhaustedError(common::StrCat(
           "target '", target_.name, "' has ", common::FormatBytes(*free_bytes),
@@ -121,22 +113,24 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
 
 Status StreamWorkload::OpenDirFile(const std::atomic<bool>& cancelled) {
   const bool writing = spec_.direction() == StreamSpec::WRITE;
-  ASSIGN_OR_RETURN(int fd, dir_->CreateFile(kFileName, writing ? O_WRONLY : O_RDWR));
-  RETURN_IF_ERROR(Fd(fd).Close("stream: close"));
-  const std::string path = dir_->PathOf(kFileName);
+  ASSIGN_OR_RETURN(std::unique_ptr<File> created,
+                   dir_->CreateFile(kFileName, writing ? O_WRONLY : O_RDWR));
+  if (const int err = created->Close(); err != 0) {
+    return common::ErrnoError(common::StrCat("stream: close ", dir_->Describe(kFileName)), -err);
+  }
   FileDeviceOptions options;
   options.size = spec_.size_bytes();
   options.extend = true;
   if (!writing) {
     // Laid out through the page cache (and then evicted, unless the reads are direct).
     options.writable = true;
-    ASSIGN_OR_RETURN(auto layout, FileDevice::Open(path, options));
+    ASSIGN_OR_RETURN(auto layout, OpenFileDevice(*dir_, kFileName, options));
     RETURN_IF_ERROR(LayOut(*layout, cancelled));
     RETURN_IF_ERROR(layout->Close());
   }
   options.writable = writing;
   options.direct = spec_.direct();
-  ASSIGN_OR_RETURN(auto file, FileDevice::Open(path, options));
+  ASSIGN_OR_RETURN(auto file, OpenFileDevice(*dir_, kFileName, options));
   file_ = file.get();
   owned_device_ = std::move(file);
   device_ = owned_device_.get();
@@ -233,9 +227,8 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
 }
 
 void StreamWorkload::EvictBeforeReading(std::vector<std::string>* warnings) const {
-  const int fd = open(file_->path().c_str(), O_RDONLY | O_CLOEXEC);
-  const double resident = fd < 0 ? -1 : EvictFromPageCache(fd, spec_.size_bytes());
-  if (fd >= 0) close(fd);
+  // The device's own descriptor: the file is not reached by its path again.
+  const double resident = EvictFromPageCache(file_->fd(), spec_.size_bytes());
   if (resident > 0.05) {
     warnings->push_back(fmt::format(
         "possibly cache-dominated: {:.0f}% of the data is still in the page cache after "
@@ -277,13 +270,13 @@ Status StreamWorkload::Run(RunContext& ctx) {
   return file_ != nullptr ? file_->Close() : absl::OkStatus();
 }
 
-int StreamWorkload::Cleanup() {
+CleanupReport StreamWorkload::Cleanup() {
   file_ = nullptr;
   if (owned_device_ != nullptr) {
     device_ = nullptr;
     owned_device_.reset();
   }
-  return dir_ ? dir_->Cleanup() : 0;
+  return dir_ ? dir_->Cleanup() : CleanupReport();
 }
 
 WrittenPrefix StreamWorkload::WrittenFromStart() const {

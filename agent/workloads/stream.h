@@ -29,7 +29,7 @@
 #include "agent/devices/device.h"
 #include "agent/devices/file_device.h"
 #include "agent/devices/io_buffer.h"
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
 #include "agent/targets/written_prefix.h"
 #include "agent/workloads/workload.h"
 #include "stormark/v1/agent.pb.h"
@@ -41,8 +41,8 @@ class StreamWorkload final : public Workload {
   // On a dir target. `filesystem` is the target's filesystem type, for the tmpfs warning. The
   // page cache is handled without the 2xRAM rule: writes are flushed inside the timed region
   // (fdatasync or direct, else a warning), and reads start from a file evicted from the cache.
-  StreamWorkload(const stormark::v1::StreamSpec& spec, std::unique_ptr<DirTarget> dir,
-                 std::string filesystem);
+  StreamWorkload(const stormark::v1::StreamSpec& spec, TargetConfig target,
+                 std::unique_ptr<Dir> dir, std::string filesystem);
   // On a block, null, aoe, nbd or iscsi target, opened in Prepare. `filesystem` is the one
   // holding a block target's file (for the tmpfs warning), or "". `earlier` is what the
   // agent's earlier phases wrote on the target.
@@ -61,7 +61,7 @@ class StreamWorkload final : public Workload {
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
-  int Cleanup() override;
+  CleanupReport Cleanup() override;
   // The device (resolved["device"]) and its counters (device_stats).
   void AddToResult(stormark::v1::PhaseResult* result) const override;
   // The layout of a READ, or the blocks a WRITE completed (on an aoe, nbd or iscsi target,
@@ -92,9 +92,9 @@ class StreamWorkload final : public Workload {
   std::string Where() const;
 
   const stormark::v1::StreamSpec spec_;
-  // The target's configuration (dir_->config() for a dir target); empty for a given device.
+  // The target's configuration; empty for a given device.
   const TargetConfig target_;
-  std::unique_ptr<DirTarget> dir_;
+  std::unique_ptr<Dir> dir_;  // The phase's directory on a dir target; null otherwise.
   const std::string filesystem_;
   const WrittenPrefix earlier_;
 

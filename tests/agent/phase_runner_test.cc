@@ -345,7 +345,7 @@ TEST_F(PhaseRunnerTest, AbortBeforeTheStartInstant) {
     return runner_->Run(RunNow("p1", 10'000'000'000), KeepListening, gone);
   });
   ASSERT_EQ(waiting.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
-  common::StatusOr<int> cleanup = runner_->Cleanup("p1");
+  common::StatusOr<CleanupReport> cleanup = runner_->Cleanup("p1");
   EXPECT_EQ(cleanup.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(cleanup.status().message(), HasSubstr("running; Abort it instead"));
 
@@ -429,31 +429,31 @@ TEST_F(PhaseRunnerTest, RunThatEndsByItselfAsItsCallerGoesSaysSoAndFreesTheSlot)
 TEST_F(PhaseRunnerTest, CleanupRemovesFilesAndIsIdempotent) {
   MustPrepare(WriteSpec("p1"));
   ASSERT_TRUE(runner_->Run(RunNow("p1"), KeepListening, StillHere).ok());
-  common::StatusOr<int> removed = runner_->Cleanup("p1");
+  common::StatusOr<CleanupReport> removed = runner_->Cleanup("p1");
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_EQ(*removed, 2);  // stream.dat and the phase directory.
+  EXPECT_EQ(removed->removed, 2);  // stream.dat and the phase directory.
   EXPECT_THAT(ListDir(dir()), IsEmpty());
   EXPECT_EQ(runner_->BusyWith(), "");
 
   removed = runner_->Cleanup("p1");
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_EQ(*removed, 0);
+  EXPECT_EQ(removed->removed, 0);
   removed = runner_->Cleanup("never-prepared");
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_EQ(*removed, 0);
+  EXPECT_EQ(removed->removed, 0);
 }
 
 TEST_F(PhaseRunnerTest, CleanupOfAPreparedPhaseFreesTheSlot) {
   MustPrepare(WriteSpec("p1"));
-  common::StatusOr<int> removed = runner_->Cleanup("p1");
+  common::StatusOr<CleanupReport> removed = runner_->Cleanup("p1");
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_EQ(*removed, 2);
+  EXPECT_EQ(removed->removed, 2);
   MustPrepare(WriteSpec("p2"));
 }
 
 TEST_F(PhaseRunnerTest, CleanupOfAnotherPhaseIsRefused) {
   MustPrepare(WriteSpec("p1"));
-  common::StatusOr<int> removed = runner_->Cleanup("p2");
+  common::StatusOr<CleanupReport> removed = runner_->Cleanup("p2");
   ASSERT_FALSE(removed.ok());
   EXPECT_EQ(removed.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(removed.status().message(), HasSubstr("holds 'p1'"));

@@ -1,4 +1,5 @@
 #include "agent/workloads/command.h"
+#include "agent/targets/dir_target.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,10 +33,10 @@ CommandPolicy Enabled() {
 class CommandWorkloadTest : public TempDirTest {
  protected:
   std::unique_ptr<CommandWorkload> Make(const CommandSpec& spec, CommandPolicy policy = Enabled()) {
-    auto target = DirTarget::Create(ConfigWithTarget().targets[0], "phase1");
+    auto target = OpenPhaseDir(ConfigWithTarget().targets[0], "phase1");
     EXPECT_TRUE(target.ok()) << target.status();
     if (!target.ok()) return nullptr;
-    phase_dir_ = (*target)->phase_dir();
+    phase_dir_ = (*target)->Describe("");
     return std::make_unique<CommandWorkload>(spec, std::move(*target), dir(), std::move(policy));
   }
 
@@ -145,7 +146,7 @@ TEST_F(CommandWorkloadTest, CleanupRemovesWhatTheCommandLeftButNotWhatALinkPoint
                              outside + " link && ln -s " + outside + "/keep a/keeplink"));
   stormark::v1::PhaseResult result;
   ASSERT_TRUE(PrepareAndRun(*workload, &result).ok());
-  EXPECT_GE(workload->Cleanup(), 7);
+  EXPECT_GE(workload->Cleanup().removed, 7);
   struct stat st;
   EXPECT_NE(stat(phase_dir_.c_str(), &st), 0);
   EXPECT_EQ(stat((outside + "/keep").c_str(), &st), 0);
@@ -158,7 +159,7 @@ TEST_F(CommandWorkloadTest, AHookRunsInTheRootWithoutAPhaseDirectory) {
   stormark::v1::PhaseResult result;
   ASSERT_TRUE(PrepareAndRun(hook, &result).ok());
   EXPECT_EQ(result.resolved().at("stdout_tail"), "/\n" + dir() + "\n");
-  EXPECT_EQ(hook.Cleanup(), 0);
+  EXPECT_EQ(hook.Cleanup().removed, 0);
   EXPECT_TRUE(ListDir(dir()).empty());
 }
 
