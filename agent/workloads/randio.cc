@@ -49,12 +49,13 @@ bool Reads(const RandioSpec& spec) {
 
 RandioWorkload::RandioWorkload(const RandioSpec& spec, TargetConfig target,
                                std::unique_ptr<DirTarget> dir, HostFacts host,
-                               std::string filesystem)
+                               std::string filesystem, std::shared_ptr<BlockTarget> block)
     : spec_(spec),
       target_(std::move(target)),
       dir_(std::move(dir)),
       host_(std::move(host)),
-      filesystem_(std::move(filesystem)) {}
+      filesystem_(std::move(filesystem)),
+      block_(std::move(block)) {}
 
 RandioWorkload::RandioWorkload(const RandioSpec& spec, Device& device, HostFacts host)
     : spec_(spec), host_(std::move(host)), device_(&device) {}
@@ -70,7 +71,10 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
     options.write = writes;
     options.direct = spec_.direct();
     options.engine = EngineOf(spec_);
-    ASSIGN_OR_RETURN(owned_device_, OpenBlockTarget(target_, options, cancelled, warnings));
+    if (block_ == nullptr) {
+      ASSIGN_OR_RETURN(block_, BlockTarget::Resolve(target_));
+    }
+    ASSIGN_OR_RETURN(owned_device_, OpenBlockTarget(*block_, options, cancelled, warnings));
     device_ = owned_device_.get();
     return absl::OkStatus();
   }
@@ -154,7 +158,7 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
                             region_size_;
   if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && Reads(spec_)) {
     // Verify lays out all it reads; other reads may land in a sparse file's holes.
-    WarnUnallocated(target_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block,
+    WarnUnallocated(*block_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block,
                     warnings);
   }
   if (spec_.verify()) {
@@ -184,7 +188,9 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
   // Buffered reads must start from the disk, not from the data just laid out.
   const auto* file = dynamic_cast<const FileDevice*>(device_);
   if (file != nullptr && !spec_.direct() && Reads(spec_)) {
-    const int fd = open(file->path().c_str(), O_RDONLY | O_CLOEXEC);
+    // A block target through what the phase resolved; a dir target's file by its path.
+    const int fd = block_ != nullptr ? fcntl(block_->fd(), F_DUPFD_CLOEXEC, 0)
+                                     : open(file->path().c_str(), O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
       const double resident = EvictFromPageCache(fd, device_->size());
       close(fd);
