@@ -70,6 +70,7 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const AgentConfig& config
     setup->target_environment = TargetEnvironment(ReadTargetFacts(
         *target, paths, setup->block != nullptr ? setup->block->fd() : -1));
   }
+  if (setup->block != nullptr) setup->block->ReleaseDescriptor();
   return absl::OkStatus();
 }
 

@@ -249,12 +249,6 @@ common::Status CheckDescriptorWritable(const TargetConfig& target, int fd,
   return RefuseSignatures(what, *signatures, common::StrCat("wipefs -a ", target.path));
 }
 
-common::Status CheckWritable(const TargetConfig& target, int fd,
-                             const std::string& sys_dev_block) {
-  RETURN_IF_ERROR(CheckDisposable(target));
-  return CheckDescriptorWritable(target, fd, sys_dev_block);
-}
-
 common::Status CheckRemoteHoldsNoData(const TargetConfig& target, Device& device) {
   // Signatures sit at byte offsets that a network device may not address directly.
   const uint64_t align =

@@ -38,10 +38,6 @@ common::Status CheckDisposable(const TargetConfig& target);
 common::Status CheckDescriptorWritable(const TargetConfig& target, int fd,
                                        const std::string& sys_dev_block = "/sys/dev/block");
 
-// Checks 1 to 3 on `fd`, as CheckDisposable and CheckDescriptorWritable.
-common::Status CheckWritable(const TargetConfig& target, int fd,
-                             const std::string& sys_dev_block = "/sys/dev/block");
-
 // Check 3 for a target reached over the network (aoe, nbd, iscsi), read through `device`
 // once it is open: FAILED_PRECONDITION naming what it holds, OK when it holds no signature.
 common::Status CheckRemoteHoldsNoData(const TargetConfig& target, Device& device);

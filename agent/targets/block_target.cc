@@ -157,7 +157,13 @@ common::StatusOr<std::shared_ptr<BlockTarget>> BlockTarget::Resolve(const Target
   }
   resolved->fd_ = fd;
   resolved->identity_ = DeviceIdentity::Of(st);
+  resolved->exists_ = true;
   return resolved;
+}
+
+void BlockTarget::ReleaseDescriptor() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
 }
 
 BlockTarget::~BlockTarget() {
@@ -166,7 +172,7 @@ BlockTarget::~BlockTarget() {
 
 common::StatusOr<int> BlockTarget::Reopen(int flags) const {
   const std::string name = TargetName(config_);
-  if (fd_ < 0) {
+  if (!exists_) {
     return absl::FailedPreconditionError(
         common::StrCat(name, ": ", config_.path, " was not resolved for this phase"));
   }
@@ -208,7 +214,7 @@ common::StatusOr<int> BlockTarget::Reopen(int flags) const {
 
 common::StatusOr<int> BlockTarget::CreateFile() {
   const std::string name = TargetName(config_);
-  if (fd_ >= 0) {
+  if (exists_) {
     return absl::FailedPreconditionError(
         common::StrCat(name, ": ", config_.path, " exists already"));
   }
@@ -227,6 +233,7 @@ common::StatusOr<int> BlockTarget::CreateFile() {
   }
   fd_ = anchor;
   identity_ = DeviceIdentity::Of(st);
+  exists_ = true;
   created_ = true;
   return fd;
 }
@@ -238,9 +245,9 @@ void BlockTarget::RemoveCreatedFile() {
       DeviceIdentity::Of(st) == identity_) {
     unlink(config_.path.c_str());
   }
-  close(fd_);
-  fd_ = -1;
+  ReleaseDescriptor();
   identity_ = DeviceIdentity();
+  exists_ = false;
   created_ = false;
 }
 
@@ -256,11 +263,12 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(BlockTarget& block,
     return absl::InvalidArgumentError(
         common::StrCat("target '", target.name, "' is a ", target.kind, " target, not block"));
   }
-  if (block.fd() < 0) RETURN_IF_ERROR(CreateBlockFile(block, cancelled, warnings));
+  if (!block.exists()) RETURN_IF_ERROR(CreateBlockFile(block, cancelled, warnings));
   if (options.write) {
+    RETURN_IF_ERROR(CheckDisposable(target));
     // First on what the phase resolved, so that a device in use is refused naming what uses
     // it (the exclusive open below could only say "busy").
-    RETURN_IF_ERROR(CheckWritable(target, block.fd()));
+    if (block.fd() >= 0) RETURN_IF_ERROR(CheckDescriptorWritable(target, block.fd()));
   }
   int flags = (options.write ? O_RDWR : O_RDONLY) | (options.direct ? O_DIRECT : 0);
   if (options.write && block.identity().block) flags |= O_EXCL;  // Interlock 4.

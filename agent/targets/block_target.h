@@ -50,7 +50,7 @@ struct DeviceIdentity {
 };
 
 // A target as one phase uses it: for a `block:` target, what its path led to when the phase
-// resolved it. The other kinds hold their config alone (fd() is -1).
+// resolved it. The other kinds hold their config alone (exists() is false).
 //
 // Not thread-safe: a phase's set-up makes it and may create its file; afterwards it is only
 // read.
@@ -58,7 +58,7 @@ class BlockTarget {
  public:
   // Resolves `target` for a phase. A block target's path is opened read-only and must be a
   // block device or a regular file; a block file that does not exist yet but has a size
-  // configured resolves to nothing (fd() -1) until OpenBlockTarget creates it. Fails, naming
+  // configured resolves to nothing (exists() false) until OpenBlockTarget creates it. Fails, naming
   // the target and the path, otherwise.
   static common::StatusOr<std::shared_ptr<BlockTarget>> Resolve(const TargetConfig& target);
   ~BlockTarget();
@@ -67,14 +67,22 @@ class BlockTarget {
   BlockTarget& operator=(const BlockTarget&) = delete;
 
   const TargetConfig& config() const { return config_; }
-  // The read-only descriptor of what the path led to, owned by this; -1 for the other kinds
-  // and for a block file not created yet.
-  int fd() const { return fd_; }
-  // What fd() refers to (meaningless while fd() is -1).
+  // Whether the path led to something (false for the other kinds, and for a block file not
+  // created yet).
+  bool exists() const { return exists_; }
+  // What the path led to (meaningless unless exists()).
   const DeviceIdentity& identity() const { return identity_; }
+  // The read-only descriptor of what the path led to, owned by this; -1 unless exists(), and
+  // after ReleaseDescriptor.
+  int fd() const { return fd_; }
+  // Closes fd() once the phase's set-up no longer needs it; identity() stays, and Reopen
+  // still compares with it. A run holds only its workload's own device open: the kernel
+  // writes a block device's dirty pages back at its last close, which a run times (as dd's).
+  void ReleaseDescriptor();
 
   // Opens the path again with `flags` (O_CLOEXEC is added), for a descriptor with other flags
-  // than fd()'s (O_RDWR, O_DIRECT, O_EXCL), and checks that it is what the phase resolved:
+  // than fd()'s (O_RDWR, O_DIRECT, O_EXCL), and checks that it is what the phase resolved
+  // (it must exist()):
   // FAILED_PRECONDITION naming the target, the path and both identities when it is not (the
   // descriptor is then closed again, unused). Errors of open(2) name the path. The caller
   // owns the descriptor returned.
@@ -83,7 +91,7 @@ class BlockTarget {
   // Creates the block file that did not exist (O_CREAT | O_EXCL | O_NOFOLLOW: nothing put in
   // its place is followed or reused), which becomes what the target resolves to. Returns a
   // read-write descriptor to it that the caller owns. FAILED_PRECONDITION when the target
-  // already resolved to something.
+  // exists() already.
   common::StatusOr<int> CreateFile();
   // Removes the file CreateFile made (its fill failed) if the path still names that file,
   // and forgets it: the target resolves to nothing again.
@@ -93,8 +101,9 @@ class BlockTarget {
   explicit BlockTarget(TargetConfig config) : config_(std::move(config)) {}
 
   const TargetConfig config_;
-  int fd_ = -1;
+  bool exists_ = false;
   DeviceIdentity identity_;
+  int fd_ = -1;
   bool created_ = false;  // By CreateFile.
 };
 

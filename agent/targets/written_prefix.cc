@@ -20,7 +20,7 @@ bool Tracked(const TargetConfig& target) {
 
 std::string TargetIdentity(const BlockTarget& target, const SystemPaths& paths) {
   if (target.config().kind != "block") return "";
-  if (target.fd() < 0) return "missing";
+  if (!target.exists()) return "missing";
   const DeviceIdentity& device = target.identity();
   if (!device.block) return common::StrCat("file ", device.dev, ":", device.ino);
   std::string identity =

@@ -141,10 +141,14 @@ class BlockIdentityTest(h.StormarkTestCase):
         return result.returncode, row
 
     def assert_clear_refusal(self, row):
+        """The row failed with one line naming the target and one of CLEAR_REFUSALS; returns
+        which."""
         error = row["error"]
         self.assertNotIn("\n", error.strip(), "one line")
-        self.assertTrue(any(text in error for text in CLEAR_REFUSALS), row)
         self.assertIn("target '", error)
+        said = [text for text in CLEAR_REFUSALS if text in error]
+        self.assertTrue(said, row)
+        return said[0]
 
     PHASES = (
         ["--workload", "randio", "--set", "rw=randwrite", "--set", "size=4M"],
@@ -164,15 +168,15 @@ class BlockIdentityTest(h.StormarkTestCase):
             f"  disk: {{block: {link}, disposable: true}}\n"
             f"  victim: {{block: {victim}}}\n"))
         swapper = self.start_swapper(link, disposable, victim)
-        outcomes = {"succeeded": 0, "refused": 0}
+        outcomes = {"succeeded": 0}
         for _ in range(3):
             for args in self.PHASES:
                 code, row = self.phase(agent, "disk", args)
                 if code == 0:
                     outcomes["succeeded"] += 1
                 else:
-                    self.assert_clear_refusal(row)
-                    outcomes["refused"] += 1
+                    said = self.assert_clear_refusal(row)
+                    outcomes[said] = outcomes.get(said, 0) + 1
         h._stop_process(swapper)
         print(f"\n  re-pointed link: {outcomes}", file=sys.stderr)
         self.assert_intact(victim, before)
@@ -181,6 +185,23 @@ class BlockIdentityTest(h.StormarkTestCase):
         code, row = self.phase(agent, "disk", ["--rw", "write", "--size", "8M"])
         self.assertEqual(code, 0, row)
         self.assertIn(link, row["resolved"]["device"])
+
+    def test_tuning_reaches_the_device_the_link_led_to_and_is_put_back(self):
+        disposable = self.loop_device()
+        queue = f"/sys/block/{os.path.basename(disposable)}/queue/read_ahead_kb"
+        link = os.path.join(self.make_dir("stormark-by-id-"), "wwn-0x5000c500a1b2c3d5")
+        os.symlink(disposable, link)
+        agent = self.start_agent("identity-tuning", extra_config="allow_tuning: true\n",
+                                 extra_targets=f"  disk: {{block: {link}, disposable: true}}\n")
+        before = h.read_text(queue).strip()
+        wanted = "1024" if before != "1024" else "512"
+        code, row = self.phase(agent, "disk", ["--workload", "randio", "--set", "rw=randread",
+                                               "--set", "size=4M",
+                                               "--set", f"read_ahead_kb={wanted}"])
+        self.assertEqual(code, 0, row)
+        self.assertEqual(row["tuning"]["read_ahead_kb"], wanted, row)
+        self.assertEqual(row["tuning"]["read_ahead_kb.before"], before, row)
+        self.assertEqual(h.read_text(queue).strip(), before, "put back after the phase")
 
     def test_a_block_file_replaced_by_a_link_to_a_device_between_phases_is_refused(self):
         victim, before = self.victim()

@@ -154,9 +154,10 @@ TEST_F(LocalWriteGuardTest, ARegularFileNeedsOnlyToBeDisposable) {
   target.disposable = true;
   const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(fd, 0);
-  EXPECT_TRUE(CheckWritable(target, fd, sys_dev_block()).ok());
+  EXPECT_TRUE(CheckDescriptorWritable(target, fd, sys_dev_block()).ok());
+  EXPECT_TRUE(CheckDisposable(target).ok());
   target.disposable = false;
-  const common::Status refused = CheckWritable(target, fd, sys_dev_block());
+  const common::Status refused = CheckDisposable(target);
   close(fd);
   EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(refused.message(), HasSubstr("target 'img' (" + path +

@@ -172,6 +172,21 @@ TEST_F(BlockTargetIdentityTest, AReopenOfAPathThatLeadsElsewhereNamesTheTargetTh
                 " as when this phase resolved it; refusing to use it");
 }
 
+TEST_F(BlockTargetIdentityTest, ItsIdentityOutlivesItsDescriptor) {
+  const TargetConfig target = File("img", 4096);
+  const TargetConfig other = File("other", 4096, 'o');
+  auto block = Resolved(target);
+  ASSERT_NE(block, nullptr);
+  block->ReleaseDescriptor();
+  EXPECT_EQ(block->fd(), -1);
+  EXPECT_TRUE(block->exists());
+  auto same = block->Reopen(O_RDONLY);
+  ASSERT_TRUE(same.ok()) << same.status();
+  close(*same);
+  PointAt(target.path, other.path);
+  EXPECT_EQ(block->Reopen(O_RDONLY).status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
 TEST_F(BlockTargetIdentityTest, SomethingNeitherAFileNorABlockDeviceIsRefused) {
   TargetConfig target;
   target.name = "tty";
