@@ -98,8 +98,11 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   const int64_t start = ctx.clock.MonotonicNanos();
   auto started = ChildProcess::Start(options, ctx.clock);
   if (!started.ok()) {
+    // A failed switch or exec names the user already.
     const common::Status& status = started.status();
-    return common::Status(status.code(), common::StrCat(status.message(), RootHint(std::string(status.message()))));
+    const std::string message(status.message());
+    if (message.find(" as user '") != std::string::npos) return status;
+    return common::Status(status.code(), common::StrCat(message, RootHint(message)));
   }
   std::unique_ptr<ChildProcess> child = std::move(*started);
   const int64_t deadline =
