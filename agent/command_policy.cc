@@ -38,8 +38,9 @@ bool IsPlain(unsigned char c) {
 std::string Shown(std::string_view text) {
   const bool cut = text.size() > kShownBytes;
   if (cut) text = text.substr(0, kShownBytes);
-  if (!text.empty() && !cut &&
-      std::all_of(text.begin(), text.end(), [](char c) { return IsPlain(static_cast<unsigned char>(c)); })) {
+  if (!text.empty() && !cut && std::all_of(text.begin(), text.end(), [](char c) {
+        return IsPlain(static_cast<unsigned char>(c));
+      })) {
     return std::string(text);
   }
   std::string out = "\"";
@@ -82,8 +83,8 @@ size_t Mismatch(const CommandRule& rule, const std::vector<std::string>& argv, s
       return i;
     }
     if (!ArgumentMatches(p[i], argv[i])) {
-      *why = StrCat("argv[", i, "] ", Shown(argv[i]), " does not match ", Shown(p[i]),
-                    " in rule ", rule.ToString());
+      *why = StrCat("argv[", i, "] ", Shown(argv[i]), " does not match ", Shown(p[i]), " in rule ",
+                    rule.ToString());
       return i;
     }
   }
@@ -99,7 +100,9 @@ size_t Mismatch(const CommandRule& rule, const std::vector<std::string>& argv, s
 
 std::string CommandRule::ToString() const {
   std::string out = "[";
-  for (size_t i = 0; i < patterns.size(); ++i) out += StrCat(i == 0 ? "" : ", ", Shown(patterns[i]));
+  for (size_t i = 0; i < patterns.size(); ++i) {
+    out += StrCat(i == 0 ? "" : ", ", Shown(patterns[i]));
+  }
   return out + "]";
 }
 
@@ -107,11 +110,13 @@ StatusOr<CommandRule> MakeCommandRule(std::vector<std::string> patterns) {
   if (patterns.empty()) return absl::InvalidArgumentError("a rule needs at least the program");
   for (size_t i = 0; i + 1 < patterns.size(); ++i) {
     if (patterns[i] == kAnyRest) {
-      return absl::InvalidArgumentError(
-          StrCat("\"**\" (any further arguments) may only be a rule's last element, not element ", i));
+      return absl::InvalidArgumentError(StrCat(
+          "\"**\" (any further arguments) may only be a rule's last element, not element ", i));
     }
   }
-  if (patterns[0] == kAnyRest) return absl::InvalidArgumentError("a rule's first element names a program, not \"**\"");
+  if (patterns[0] == kAnyRest) {
+    return absl::InvalidArgumentError("a rule's first element names a program, not \"**\"");
+  }
   CommandRule rule;
   std::string found;
   ASSIGN_OR_RETURN(rule.program, FindExecutable(patterns[0], &found));
@@ -151,9 +156,10 @@ StatusOr<ApprovedCommand> CommandPolicy::Approve(const stormark::v1::CommandSpec
   size_t nearest_at = 0;
   std::string nearest_why;
   for (const CommandRule& rule : allow) {
-    const bool names_it = std::any_of(spellings.begin(), spellings.end(), [&](const std::string& s) {
-      return std::find(rule.names.begin(), rule.names.end(), s) != rule.names.end();
-    });
+    const bool names_it =
+        std::any_of(spellings.begin(), spellings.end(), [&](const std::string& s) {
+          return std::find(rule.names.begin(), rule.names.end(), s) != rule.names.end();
+        });
     if (!names_it) continue;
     std::string why;
     const size_t at = Mismatch(rule, argv, &why);
@@ -166,9 +172,9 @@ StatusOr<ApprovedCommand> CommandPolicy::Approve(const stormark::v1::CommandSpec
   }
   const std::string prefix = shell ? "a shell command line runs as [sh, -c, LINE]: " : "";
   if (nearest == nullptr) {
-    return absl::PermissionDeniedError(StrCat(
-        prefix, "argv[0] ", Shown(shell ? "sh" : argv[0]),
-        " is no program in this agent's 'commands.allow' (rules: ", RuleList(allow), ")"));
+    return absl::PermissionDeniedError(
+        StrCat(prefix, "argv[0] ", Shown(shell ? "sh" : argv[0]),
+               " is no program in this agent's 'commands.allow' (rules: ", RuleList(allow), ")"));
   }
   return absl::PermissionDeniedError(StrCat(prefix, "this agent's 'commands.allow' refuses it: ",
                                             nearest_why, " (rules: ", RuleList(allow), ")"));
@@ -176,7 +182,8 @@ StatusOr<ApprovedCommand> CommandPolicy::Approve(const stormark::v1::CommandSpec
 
 StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_view source) {
   CommandPolicy policy;
-  if (!node.IsMap()) return ErrorAt(source, node, "'commands' must be a map such as {enabled: true}");
+  if (!node.IsMap())
+    return ErrorAt(source, node, "'commands' must be a map such as {enabled: true}");
   YAML::Node user_node;
   for (const auto& field : node) {
     const std::string key = field.first.IsScalar() ? field.first.as<std::string>() : "?";
@@ -205,8 +212,8 @@ StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_v
               source, item,
               StrCat("commands.allow: '", name,
                      "' is a bare program name; a rule is now a list that pins the whole argument "
-                     "vector, such as [", name, ", -xf, \"*.tar\"] or [", name,
-                     "] for no arguments ([", name,
+                     "vector, such as [",
+                     name, ", -xf, \"*.tar\"] or [", name, "] for no arguments ([", name,
                      ", \"**\"] allows any arguments, which for many programs is a shell)"));
         }
         if (!item.IsSequence() || item.size() == 0) {
@@ -222,7 +229,8 @@ StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_v
           patterns.push_back(element.as<std::string>());
         }
         auto rule = MakeCommandRule(std::move(patterns));
-        if (!rule.ok()) return ErrorAt(source, item, StrCat("commands.allow: ", rule.status().message()));
+        if (!rule.ok())
+          return ErrorAt(source, item, StrCat("commands.allow: ", rule.status().message()));
         policy.allow.push_back(std::move(*rule));
       }
     } else {
@@ -233,7 +241,8 @@ StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_v
   if (policy.enabled) {
     // A user that does not exist is found now, not at the first command.
     auto user = LookUpCommandUser(policy.user);
-    if (!user.ok()) return ErrorAt(source, user_node ? user_node : node, std::string(user.status().message()));
+    if (!user.ok())
+      return ErrorAt(source, user_node ? user_node : node, std::string(user.status().message()));
   }
   return policy;
 }

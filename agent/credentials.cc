@@ -27,9 +27,8 @@ common::StatusOr<PasswdEntry> LookUpPasswd(const char* name, uid_t uid) {
   for (;;) {
     struct passwd pw;
     struct passwd* found = nullptr;
-    const int rc = name != nullptr
-                       ? getpwnam_r(name, &pw, buffer.data(), buffer.size(), &found)
-                       : getpwuid_r(uid, &pw, buffer.data(), buffer.size(), &found);
+    const int rc = name != nullptr ? getpwnam_r(name, &pw, buffer.data(), buffer.size(), &found)
+                                   : getpwuid_r(uid, &pw, buffer.data(), buffer.size(), &found);
     if (rc == ERANGE && buffer.size() < (size_t{1} << 22)) {
       buffer.resize(buffer.size() * 4);
       continue;
@@ -65,10 +64,10 @@ common::StatusOr<Credentials> LookUpCommandUser(std::string_view configured) {
     auto entry = LookUpPasswd(nullptr, self);
     const std::string self_name = entry.ok() ? entry->name : StrCat(self);
     if (!configured.empty() && configured != self_name) {
-      return absl::FailedPreconditionError(StrCat(
-          "commands.user '", configured, "': this agent runs as ", self_name, " (uid ", self,
-          "), not root, and cannot switch users; remove commands.user or set it to '", self_name,
-          "'"));
+      return absl::FailedPreconditionError(
+          StrCat("commands.user '", configured, "': this agent runs as ", self_name, " (uid ", self,
+                 "), not root, and cannot switch users; remove commands.user or set it to '",
+                 self_name, "'"));
     }
     Credentials own;
     own.name = self_name;

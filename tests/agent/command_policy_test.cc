@@ -10,9 +10,9 @@
 namespace stormark::agent {
 namespace {
 
+using stormark::v1::CommandSpec;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using stormark::v1::CommandSpec;
 
 CommandSpec Exec(const std::vector<std::string>& argv) {
   CommandSpec spec;
@@ -109,7 +109,8 @@ TEST(CommandPolicy, ARefusalDependsOnlyOnTheRequestsStrings) {
   // Neither file is looked at: the messages differ only where the names do.
   const std::string exists = Refusal(policy, Exec({"/root/.bashrc", "-x"}));
   const std::string missing = Refusal(policy, Exec({"/root/does-not-exist", "-x"}));
-  EXPECT_EQ(Replaced(exists, "/root/.bashrc", "NAME"), Replaced(missing, "/root/does-not-exist", "NAME"));
+  EXPECT_EQ(Replaced(exists, "/root/.bashrc", "NAME"),
+            Replaced(missing, "/root/does-not-exist", "NAME"));
   const std::string fd = Refusal(policy, Exec({"/proc/self/fd/2"}));
   EXPECT_THAT(fd, HasSubstr("argv[0] /proc/self/fd/2 is no program"));
   EXPECT_THAT(fd, Not(HasSubstr("pts")));
@@ -149,7 +150,8 @@ TEST(CommandPolicy, TheNearestRuleExplainsARefusal) {
   EXPECT_THAT(Refusal(policy, Exec({"tar", "-xf", "x.zip"})),
               HasSubstr("argv[2] x.zip does not match \"*.tar\" in rule [tar, -xf, \"*.tar\"] "
                         "(rules: [tar, -cf, \"*.tar\", .]; [tar, -xf, \"*.tar\"]; [true])"));
-  EXPECT_THAT(Refusal(policy, Exec({"true", "x"})), HasSubstr("more than rule [true] takes (0 arguments)"));
+  EXPECT_THAT(Refusal(policy, Exec({"true", "x"})),
+              HasSubstr("more than rule [true] takes (0 arguments)"));
   EXPECT_TRUE(policy.Approve(Exec({"true"})).ok());
 }
 
@@ -161,7 +163,8 @@ TEST(CommandPolicy, DoubleStarTakesAnyFurtherArguments) {
 }
 
 TEST(CommandPolicy, AShellLineIsShDashCLine) {
-  const CommandPolicy policy = WithRules({{"sh", "-c", "sync"}, {"/bin/sh", "-c", "umount /mnt/+([0-9])"}});
+  const CommandPolicy policy =
+      WithRules({{"sh", "-c", "sync"}, {"/bin/sh", "-c", "umount /mnt/+([0-9])"}});
   auto ok = policy.Approve(Shell("sync"));
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(ok->argv, (std::vector<std::string>{"sh", "-c", "sync"}));
@@ -169,8 +172,7 @@ TEST(CommandPolicy, AShellLineIsShDashCLine) {
   const std::string refused = Refusal(policy, Shell("sync; touch /victim"));
   EXPECT_THAT(refused, HasSubstr("a shell command line runs as [sh, -c, LINE]: "));
   EXPECT_THAT(refused, HasSubstr("argv[2] \"sync; touch /victim\" does not match sync"));
-  EXPECT_THAT(Refusal(WithRules({{"true"}}), Shell("true")),
-              HasSubstr("argv[0] sh is no program"));
+  EXPECT_THAT(Refusal(WithRules({{"true"}}), Shell("true")), HasSubstr("argv[0] sh is no program"));
 }
 
 TEST(CommandPolicy, RefusalsQuoteAndCutWhatTheyRepeat) {
