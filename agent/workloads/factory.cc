@@ -72,6 +72,8 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     }
     case stormark::v1::PhaseSpec::kCommand: {
       RETURN_IF_ERROR(common::CheckCommandSpec(spec.command()));
+      // Refused by policy before the phase directory is made (Prepare decides again).
+      RETURN_IF_ERROR(config.commands.Approve(spec.command()).status());
       if (!spec.command().hook()) RETURN_IF_ERROR(NeedsDir(*target, "command"));
       std::unique_ptr<Dir> dir;
       if (!spec.command().hook()) {
