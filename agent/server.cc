@@ -93,8 +93,8 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
     // Loopback too: every local user can reach a loopback port.
     return absl::PermissionDeniedError(common::StrCat(
         "refusing to listen on ", listen,
-        " in plain text: every local user, and anyone who reaches the port, could write to "
-        "this host's disks. Give the config 'tls: {ca, cert, key}' (stormark certs), listen on "
+        " without TLS: in plain text every local user, and anyone who reaches the port, could "
+        "write to this host's disks. Give the config 'tls: {ca, cert, key}' (stormark certs), listen on "
         "a unix socket (the default, ", kDefaultListen, "), or pass --insecure in a lab"));
   }
   std::unique_ptr<AgentServer> server(new AgentServer());

@@ -9,8 +9,10 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import time
 import unittest
 
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
@@ -38,10 +40,12 @@ class LocalAccessTest(h.StormarkTestCase):
             os.chmod(self.socket, 0o666)
         return agent
 
-    def as_nobody(self, args, timeout=60):
-        """Runs `stormark ARGS` as uid/gid 65534 with no supplementary groups."""
-        argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                h.binary("stormark")] + list(args)
+    def as_nobody(self, args, timeout=60, groups=()):
+        """Runs `stormark ARGS` as uid/gid 65534 with supplementary `groups` (gids) only."""
+        group_flags = ([f"--groups={','.join(str(g) for g in groups)}"] if groups
+                       else ["--clear-groups"])
+        argv = (["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}"] + group_flags +
+                [h.binary("stormark")] + list(args))
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               errors="replace", timeout=timeout, cwd="/",
                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -110,6 +114,42 @@ class LocalAccessTest(h.StormarkTestCase):
         self.assertEqual(result.returncode, 0, result.describe())
         self.assertIn("scratch", result.stdout)
 
+    @unittest.skipUnless(can_drop_to_nobody(), "needs root and setpriv")
+    def test_supplementary_group_the_config_names_is_admitted(self):
+        agent = self.start_unix_agent("supp", "access:\n  groups: [users]\n", open_socket=True)
+        users = 100  # Debian's group 'users'
+        args = ["agents", "--agent", agent.address]
+        result = self.as_nobody(args, groups=[users])
+        self.assertEqual(result.returncode, 0, result.describe())
+        result = self.as_nobody(args)
+        self.assertNotEqual(result.returncode, 0, result.describe())
+        self.assertIn("access.groups [users]", result.stderr)
+
+    def test_embedded_agent_listens_on_a_socket_only_the_caller_can_reach(self):
+        tmpdir = self.make_dir("stormark-itest-tmpdir-")
+        ctl = self.start_stormark(["run", "--workload", "randio", "--set", "size=16M",
+                                   "--set", "runtime=4s", "--set", "time_based=true",
+                                   "--no-progress", "--no-db"], env={"TMPDIR": tmpdir})
+        deadline = time.monotonic() + 30
+        work = []
+        while time.monotonic() < deadline and ctl.running():
+            work = [d for d in os.listdir(tmpdir) if d.startswith("stormark-")]
+            if work and os.path.exists(os.path.join(tmpdir, work[0], "agent.sock")):
+                break
+            time.sleep(0.05)
+        self.assertTrue(work, ctl.stderr())
+        work_dir = os.path.join(tmpdir, work[0])
+        self.assertEqual(os.stat(work_dir).st_mode & 0o7777, 0o700)
+        self.assertTrue(stat.S_ISSOCK(os.stat(os.path.join(work_dir, "agent.sock")).st_mode))
+        with open(f"/proc/{ctl.proc.pid}/task/{ctl.proc.pid}/children") as f:
+            children = f.read().split()
+        self.assertEqual(len(children), 1, children)
+        listening = subprocess.run(["ss", "-Hltnp"], capture_output=True, text=True).stdout
+        self.assertNotIn(f"pid={children[0]},", listening)
+        result = ctl.wait()
+        self.assertEqual(result.returncode, 0, result.describe())
+        self.assertEqual(os.listdir(tmpdir), [])
+
     def test_plain_tcp_without_insecure_is_refused_at_start_with_one_line(self):
         work = self.make_dir()
         config = self.write_file(os.path.join(work, "agent.yaml"),
@@ -119,7 +159,7 @@ class LocalAccessTest(h.StormarkTestCase):
         self.assertNotEqual(result.returncode, 0, result.describe())
         lines = result.stderr.splitlines()
         self.assertEqual(len(lines), 1, result.describe())
-        self.assertIn("refusing to listen on 127.0.0.1:0 in plain text", lines[0])
+        self.assertIn("refusing to listen on 127.0.0.1:0 without TLS", lines[0])
         self.assertIn("--insecure", lines[0])
         self.assertNotIn("listening on", result.stderr)
 
