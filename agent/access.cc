@@ -81,7 +81,8 @@ Status ParseIds(const YAML::Node& node, std::string_view source, std::string_vie
 }
 
 bool Contains(const std::vector<AccessConfig::Id>& ids, uint32_t id) {
-  return std::any_of(ids.begin(), ids.end(), [id](const AccessConfig::Id& i) { return i.id == id; });
+  return std::any_of(ids.begin(), ids.end(),
+                     [id](const AccessConfig::Id& i) { return i.id == id; });
 }
 
 std::string List(const std::vector<AccessConfig::Id>& ids) {
@@ -97,7 +98,8 @@ std::string List(const std::vector<AccessConfig::Id>& ids) {
 
 Status ParseAccess(const YAML::Node& node, std::string_view source, AccessConfig* access) {
   if (!node.IsMap()) {
-    return ErrorAt(source, node, "'access' must be a map such as {users: [alice], groups: [stormark]}");
+    return ErrorAt(source, node,
+                   "'access' must be a map such as {users: [alice], groups: [stormark]}");
   }
   for (const auto& field : node) {
     const std::string key = field.first.IsScalar() ? field.first.as<std::string>() : "";

@@ -94,8 +94,9 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
     return absl::PermissionDeniedError(common::StrCat(
         "refusing to listen on ", listen,
         " without TLS: in plain text every local user, and anyone who reaches the port, could "
-        "write to this host's disks. Give the config 'tls: {ca, cert, key}' (stormark certs), listen on "
-        "a unix socket (the default, ", kDefaultListen, "), or pass --insecure in a lab"));
+        "write to this host's disks. Give the config 'tls: {ca, cert, key}' (stormark certs), "
+        "listen on a unix socket (the default, ", kDefaultListen, "), or pass --insecure in a "
+        "lab"));
   }
   std::unique_ptr<AgentServer> server(new AgentServer());
   server->log_ = options.log;

@@ -78,14 +78,15 @@ Status MakeAddress(const std::string& path, sockaddr_un* addr) {
   return absl::OkStatus();
 }
 
-// Whether some process accepts connections on the socket at `path`.
+// Whether some process accepts connections on the socket at `path`. Non-blocking: a server
+// whose backlog is full (EAGAIN) is alive too, and must not hang this start.
 common::StatusOr<bool> SomeoneListens(const sockaddr_un& addr, const std::string& path) {
-  const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (probe < 0) return ErrnoError("socket", errno);
   const int rc = connect(probe, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
   const int error = errno;
   close(probe);
-  if (rc == 0) return true;
+  if (rc == 0 || error == EAGAIN) return true;
   if (error == ECONNREFUSED) return false;
   return ErrnoError(StrCat("cannot tell whether a process serves unix:", path), error);
 }
@@ -201,7 +202,8 @@ common::StatusOr<std::unique_ptr<UnixListener>> UnixListener::Bind(Options optio
   }
   if (fchownat(AT_FDCWD, path.c_str(), static_cast<uid_t>(-1), group, AT_SYMLINK_NOFOLLOW) != 0 ||
       chmod(path.c_str(), kSocketMode) != 0 || lstat(path.c_str(), &st) != 0) {
-    const Status error = ErrnoError(StrCat("unix:", path, ": cannot set its owner and mode"), errno);
+    const Status error =
+        ErrnoError(StrCat("unix:", path, ": cannot set its owner and mode"), errno);
     unlink(path.c_str());
     return error;
   }

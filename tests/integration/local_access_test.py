@@ -45,7 +45,7 @@ class LocalAccessTest(h.StormarkTestCase):
         group_flags = ([f"--groups={','.join(str(g) for g in groups)}"] if groups
                        else ["--clear-groups"])
         argv = (["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}"] + group_flags +
-                [h.binary("stormark")] + list(args))
+                [os.path.abspath(h.binary("stormark"))] + list(args))
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                               errors="replace", timeout=timeout, cwd="/",
                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
