@@ -346,12 +346,16 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
       RETURN_IF_ERROR(ParsePolicyKey(key, entry.second, source, &config));
       continue;
     }
+    if (key == "access") {
+      RETURN_IF_ERROR(ParseAccess(entry.second, source, &config.access));
+      continue;
+    }
     if (key != "targets" && key != "commands" && key != "allow_drop_caches" &&
         key != "allow_tuning" && key != "stuck_worker_after" && key != "stalled_io_after") {
       return ErrorAt(source, entry.first.Mark(),
                      common::StrCat("unknown field '", key,
                                     "' (known: targets, commands, allow_drop_caches, "
-                                    "allow_tuning, stuck_worker_after, stalled_io_after, ",
+                                    "allow_tuning, stuck_worker_after, stalled_io_after, access, ",
                                     kPolicyKeyNames, ")"));
     }
   }

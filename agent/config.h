@@ -37,6 +37,7 @@
 //   stalled_io_after: 120s           # default; no I/O completed for this long while a
 //                                    # worker sits in the kernel stops the phase as stalled
 //   tls: ..., scratch: ..., limits: ...  # see agent/policy.h
+//   access: {users: [...], groups: [...]}  # who may use the unix socket; see agent/access.h
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
@@ -47,6 +48,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/access.h"
 #include "agent/command_policy.h"
 #include "agent/policy.h"
 #include "common/spec_check.h"
@@ -139,6 +141,8 @@ struct AgentConfig {
   TlsConfig tls;
   std::vector<std::string> scratch;
   ResourceLimits limits;
+  // agent/access.h: who may use the unix socket besides root and the agent's own user.
+  AccessConfig access;
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

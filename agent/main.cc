@@ -26,12 +26,14 @@ int Main(int argc, char** argv) {
   stormark::agent::AgentServerOptions options;
   std::string config_path;
   app.add_option("--listen", options.listen,
-                 "address to serve on: HOST:PORT, [V6]:PORT or unix:/path (port 0 picks one)")
+                 "address to serve on: unix:/path (peer credentials checked against the "
+                 "config's access), or HOST:PORT / [V6]:PORT (mutual TLS; port 0 picks one)")
       ->capture_default_str();
   app.add_option("--config", config_path, "YAML file naming the targets this host allows")
       ->required();
   app.add_flag("--insecure", options.insecure,
-               "allow plain text on a non-loopback address (trusted networks only)");
+               "allow plain text on TCP, loopback included: anyone who reaches the port, every "
+               "local user too, can command this agent (labs only)");
   stormark::common::TlsFiles tls;
   app.add_option("--tls-ca", tls.ca, "CA certificate controllers must be signed by (overrides "
                                      "the config's tls.ca)");

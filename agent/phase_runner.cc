@@ -96,6 +96,11 @@ std::string PhaseRunner::BusyWith() const {
   return state_ == State::kIdle ? "" : spec_.phase_id();
 }
 
+PeerIdentity PhaseRunner::PreparedBy() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_ == State::kIdle ? PeerIdentity() : prepared_by_;
+}
+
 std::unique_ptr<Workload> PhaseRunner::BeginCleanupLocked() {
   state_ = State::kCleaning;
   state_changed_.notify_all();
@@ -184,7 +189,8 @@ std::string PhaseRunner::ReclaimAbandoned() {
 }
 
 StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
-                                                         const GoneFn& gone) {
+                                                         const GoneFn& gone,
+                                                         const PeerIdentity& caller) {
   std::vector<std::string> warnings;
   std::unique_ptr<Workload> abandoned;
   std::string note;
@@ -214,6 +220,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     }
     state_ = State::kPreparing;
     spec_ = spec;
+    prepared_by_ = caller;
     cancelled_ = false;
     abort_reason_.clear();
     last_heartbeat_mono_ = clock_.MonotonicNanos();

@@ -32,6 +32,7 @@
 #include "agent/detached_worker.h"
 #include "agent/environment.h"
 #include "agent/page_cache.h"
+#include "agent/peer_identity.h"
 #include "agent/phase_setup.h"
 #include "agent/tuning.h"
 #include "agent/sysinfo.h"
@@ -68,8 +69,10 @@ class PhaseRunner {
   // caller gone, the set-up stops and its files are removed. A set-up that was told to stop
   // (Abort, `gone`, an expired lease) and is still in the kernel stuck_worker_after later is
   // left behind: ABORTED, naming the call it is stuck in, and the slot is `stuck`.
+  // `caller` is who asked (agent/peer_identity.h); the held phase keeps it (PreparedBy).
   common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec,
-                                                       const GoneFn& gone = nullptr);
+                                                       const GoneFn& gone = nullptr,
+                                                       const PeerIdentity& caller = {});
 
   // Called with progress every interval; returns false when nobody listens any more, which
   // aborts the phase.
@@ -106,6 +109,8 @@ class PhaseRunner {
 
   // The id of the phase held, or "" when idle.
   std::string BusyWith() const;
+  // Who prepared the phase held (kUnknown when idle). Not yet used to decide anything.
+  PeerIdentity PreparedBy() const;
 
   // Aborts the held phase and refuses every later Prepare. For SIGTERM/SIGINT. Waits at
   // most 10 s for a running workload (an I/O may hang on a dead network device).
@@ -179,6 +184,7 @@ class PhaseRunner {
   State state_ = State::kIdle;                   // Guarded by mu_.
   bool shut_down_ = false;                       // Guarded by mu_.
   stormark::v1::PhaseSpec spec_;                 // Guarded by mu_.
+  PeerIdentity prepared_by_;                     // Guarded by mu_; who prepared spec_.
   std::unique_ptr<Workload> workload_;           // Guarded by mu_ (used unlocked while running).
   std::vector<std::string> warnings_;            // Guarded by mu_.
   stormark::v1::CacheReport cache_report_;       // Guarded by mu_; from Prepare.

@@ -4,7 +4,6 @@
 
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
-#include "common/tls.h"
 #include "common/version.h"
 
 namespace stormark::agent {
@@ -17,15 +16,21 @@ grpc::Status ToGrpc(const common::Status& status) {
 }
 
 AgentService::AgentService(PhaseRunner& runner, const common::Clock& clock, LogFn log,
-                           stormark::v1::Version protocol)
-    : runner_(runner), clock_(clock), log_(std::move(log)), protocol_(std::move(protocol)) {}
+                           stormark::v1::Version protocol, IdentifyFn identify)
+    : runner_(runner),
+      clock_(clock),
+      log_(std::move(log)),
+      protocol_(std::move(protocol)),
+      identify_(std::move(identify)) {}
+
+void AgentService::Log(const PeerIdentity& caller, const std::string& line) const {
+  // The caller as its transport proved it: a unix user, a certificate's name (an address
+  // alone may be a NAT's), or only an address.
+  if (log_) log_(common::StrCat(line, " [peer ", caller.Describe(), "]"));
+}
 
 void AgentService::Log(grpc::ServerContext* context, const std::string& line) const {
-  if (!log_) return;
-  // Under mutual TLS the certificate says who asked; the address alone may be a NAT's.
-  const auto auth = context->auth_context();
-  const std::string cert = auth ? common::PeerCertificateName(*auth) : "";
-  log_(common::StrCat(line, " [peer ", context->peer(), cert.empty() ? "" : " ", cert, "]"));
+  if (log_) Log(identify_(*context), line);
 }
 
 grpc::Status AgentService::GetInfo(grpc::ServerContext* context,
@@ -75,14 +80,15 @@ grpc::Status AgentService::Prepare(grpc::ServerContext* context,
     return ToGrpc(compatible);
   }
   const auto& spec = request->spec();
-  auto prepared = runner_.Prepare(spec, [context] { return context->IsCancelled(); });
+  const PeerIdentity caller = identify_(*context);
+  auto prepared = runner_.Prepare(spec, [context] { return context->IsCancelled(); }, caller);
   if (!prepared.ok()) {
-    Log(context, common::StrCat("refused prepare of phase '", spec.phase_id(), "' on target '",
+    Log(caller, common::StrCat("refused prepare of phase '", spec.phase_id(), "' on target '",
                               spec.target(), "': ", prepared.status().message()));
     return ToGrpc(prepared.status());
   }
-  Log(context, common::StrCat("prepared phase '", spec.phase_id(), "' on target '", spec.target(),
-                            "'"));
+  Log(caller, common::StrCat("prepared phase '", spec.phase_id(), "' on target '", spec.target(),
+                             "'"));
   *reply = std::move(*prepared);
   return grpc::Status::OK;
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "agent/peer_identity.h"
 #include "agent/phase_runner.h"
 #include "common/clock.h"
 #include "stormark/v1/agent.grpc.pb.h"
@@ -20,9 +21,10 @@ using LogFn = std::function<void(const std::string&)>;
 class AgentService final : public stormark::v1::Agent::Service {
  public:
   // `runner` and `clock` must outlive the service. `protocol` is the version this agent
-  // claims; tests pass another to exercise the compatibility check.
+  // claims; tests pass another to exercise the compatibility check. `identify` tells who
+  // is calling (the server knows its transports); every log line names that caller.
   AgentService(PhaseRunner& runner, const common::Clock& clock, LogFn log,
-               stormark::v1::Version protocol);
+               stormark::v1::Version protocol, IdentifyFn identify);
 
   grpc::Status GetInfo(grpc::ServerContext* context, const stormark::v1::GetInfoRequest* request,
                        stormark::v1::AgentInfo* reply) override;
@@ -43,11 +45,13 @@ class AgentService final : public stormark::v1::Agent::Service {
 
  private:
   void Log(grpc::ServerContext* context, const std::string& line) const;
+  void Log(const PeerIdentity& caller, const std::string& line) const;
 
   PhaseRunner& runner_;
   const common::Clock& clock_;
   const LogFn log_;
   const stormark::v1::Version protocol_;
+  const IdentifyFn identify_;
 };
 
 // absl::Status -> grpc::Status with the same code and message.

@@ -131,6 +131,9 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
         message = "unreachable: the host name does not resolve";
       } else if (message.find("No such file") != std::string::npos) {
         message = "unreachable: no such socket";
+      } else if (message.find("Permission denied") != std::string::npos) {
+        message = "cannot connect: permission denied on the agent's socket (it admits root and "
+                  "its group, usually 'stormark'; see ls -l on the socket)";
       } else {
         message = StrCat("unreachable (", message, ")");
       }

@@ -163,7 +163,7 @@ LocalAgent::~LocalAgent() {
   }
   if (!work_dir_.empty()) {
     if (own_data_dir_) rmdir(data_dir_.c_str());
-    for (const char* name : {"/agent.yaml", "/agent.sock", "/agent.log"}) {
+    for (const char* name : {"/agent.yaml", "/agent.sock", "/agent.sock.lock", "/agent.log"}) {
       unlink((work_dir_ + name).c_str());
     }
     rmdir(work_dir_.c_str());

@@ -137,6 +137,7 @@ class FileSafetyTest(h.StormarkTestCase):
         if result.returncode != 0:
             # One line that names what it met, never a crash.
             self.assertRegex(out, r"symbolic link|not what this phase created|cleanup left|"
+                                  r"was replaced as soon as it was made|"
                                   r"was moved away|No such file")
         elif swapper.swapped:
             # Unaffected: it worked in its own directory, and the user hears what stayed.
