@@ -1,10 +1,14 @@
 #include "agent/policy.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 
 #include "agent/config.h"
+#include "agent/executables.h"
+#include "agent/strict_modes.h"
 #include "agent/sysinfo.h"
 #include "agent/workloads/bonnie.h"
 #include "agent/workloads/randio.h"
@@ -138,6 +142,70 @@ Status CheckScratch(const AgentConfig& config, const TargetConfig& target) {
              ") is outside the agent's scratch directories (", dirs, ")"));
 }
 
+Status CheckTargetOwnership(const AgentConfig& config, const TargetConfig& target) {
+  if (target.kind != "dir" || !target.strict_modes) return absl::OkStatus();
+  return common::Annotate(CheckTrustedPath(target.path, TrustedKind::kDirectory, config.agent_uid),
+                          StrCat("target '", target.name, "'"));
+}
+
+Status CheckCommandProgram(const stormark::v1::PhaseSpec& spec, const AgentConfig& config) {
+  if (!spec.has_command()) return absl::OkStatus();
+  const stormark::v1::CommandSpec& command = spec.command();
+  const bool shell = !command.shell().empty();
+  if (!shell && command.argv().empty()) return absl::OkStatus();
+  auto program = FindExecutable(shell ? "/bin/sh" : command.argv(0));
+  if (!program.ok() || !config.commands.Check(*program).ok()) return absl::OkStatus();
+  return common::Annotate(CheckTrustedPath(*program, TrustedKind::kFile, config.agent_uid),
+                          StrCat("program '", shell ? "/bin/sh" : command.argv(0), "'"));
+}
+
+Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_path,
+                         std::vector<std::string>* warnings) {
+  std::vector<std::pair<std::string, std::string>> files = {{"config", config_path}};
+  for (auto [setting, path] : {std::pair{"tls.ca", &config.tls.ca},
+                               std::pair{"tls.cert", &config.tls.cert},
+                               std::pair{"tls.key", &config.tls.key}}) {
+    if (!path->empty()) files.emplace_back(setting, *path);
+  }
+  for (const std::string& program : config.commands.allow) {
+    files.emplace_back("commands.allow", program);
+  }
+  for (const TargetConfig& target : config.targets) {
+    const std::string name = StrCat("target '", target.name, "': ");
+    if (!target.tls.psk_file.empty()) files.emplace_back(name + "tls.psk_file", target.tls.psk_file);
+    if (!target.chap.password_file.empty()) {
+      files.emplace_back(name + "chap.password_file", target.chap.password_file);
+    }
+    if (!target.tls.certificates.empty()) {
+      RETURN_IF_ERROR(common::Annotate(
+          CheckTrustedPath(target.tls.certificates, TrustedKind::kDirectory, config.agent_uid),
+          name + "tls.certificates"));
+      for (const char* file : {"ca-cert.pem", "client-cert.pem", "client-key.pem"}) {
+        const std::string path = StrCat(target.tls.certificates, "/", file);
+        if (access(path.c_str(), F_OK) == 0) files.emplace_back(name + "tls.certificates", path);
+      }
+    }
+    if (target.kind != "dir") continue;
+    if (!target.strict_modes) {
+      warnings->push_back(StrCat(
+          "warning: target '", target.name, "': strict_modes is off: the owner and mode of ",
+          target.path, " are not checked, so whoever can write to it can redirect this agent's "
+          "writes"));
+    } else if (Status owned = CheckTargetOwnership(config, target); !owned.ok()) {
+      warnings->push_back(StrCat("warning: ", owned.message(),
+                                 " (each phase on it is refused until this is fixed)"));
+    }
+  }
+  for (const auto& [setting, path] : files) {
+    Status trusted = CheckTrustedPath(path, TrustedKind::kFile, config.agent_uid);
+    // The path is named again only when the refusal is about another one (a directory above
+    // it, or where a link led).
+    const bool names_path = std::string(trusted.message()).starts_with(path + " ");
+    RETURN_IF_ERROR(common::Annotate(trusted, names_path ? setting : StrCat(setting, " ", path)));
+  }
+  return absl::OkStatus();
+}
+
 StatusOr<uint64_t> PhaseDataBytes(const stormark::v1::PhaseSpec& spec, const TargetConfig& target,
                                   const HostFacts& host) {
   if (target.kind != "dir") return 0;
@@ -193,6 +261,8 @@ Status CheckPolicy(const stormark::v1::PhaseSpec& spec, const AgentConfig& confi
   const TargetConfig* target = config.FindTarget(spec.target());
   if (target == nullptr) return absl::OkStatus();  // The factory names the missing target.
   RETURN_IF_ERROR(CheckScratch(config, *target));
+  RETURN_IF_ERROR(CheckTargetOwnership(config, *target));
+  RETURN_IF_ERROR(CheckCommandProgram(spec, config));
   const ResourceLimits& limits = config.limits;
   if (limits.max_size_bytes > 0) {
     ASSIGN_OR_RETURN(uint64_t bytes, PhaseDataBytes(spec, *target, host));
