@@ -191,9 +191,12 @@ Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_pa
           "warning: target '", target.name, "': strict_modes is off: the owner and mode of ",
           target.path, " are not checked, so whoever can write to it can redirect this agent's "
           "writes"));
-    } else if (Status owned = CheckTargetOwnership(config, target); !owned.ok()) {
-      warnings->push_back(StrCat("warning: ", owned.message(),
-                                 " (each phase on it is refused until this is fixed)"));
+    } else if (Status owned = CheckTrustedPath(target.path, TrustedKind::kDirectory,
+                                               config.agent_uid);
+               !owned.ok()) {
+      warnings->push_back(StrCat("warning: target '", target.name,
+                                 "': every phase on it is refused until this is fixed: ",
+                                 owned.message()));
     }
   }
   for (const auto& [setting, path] : files) {

@@ -271,8 +271,8 @@ TEST_F(TrustedFilesTest, PassesOwnFilesAndWarnsOfDirTargets) {
   config.targets.back().strict_modes = false;
   EXPECT_TRUE(CheckTrustedFiles(config, config_path, &warnings).ok());
   ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_THAT(warnings[0], StartsWith("warning: target 'shared': " + dir() + "/shared is owned"));
-  EXPECT_THAT(warnings[0], HasSubstr("(each phase on it is refused until this is fixed)"));
+  EXPECT_THAT(warnings[0], StartsWith("warning: target 'shared': every phase on it is refused "
+                                      "until this is fixed: " + dir() + "/shared is owned"));
   EXPECT_THAT(warnings[1], StartsWith("warning: target 'nfs': strict_modes is off"));
 }
 

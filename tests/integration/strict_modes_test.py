@@ -68,8 +68,8 @@ class StrictModesTest(h.StormarkTestCase):
         agent = self.start_agent("strict", extra_targets=(
             f"  theirs: {{dir: {theirs}}}\n  ours: {{dir: {ours}}}\n"))
         # At start it is a warning: the owner may be fixed while the agent runs.
-        agent.wait_for_log(re.escape(f"warning: target 'theirs': {self.refusal(theirs)} "
-                                     "(each phase on it is refused"))
+        agent.wait_for_log(re.escape(f"warning: target 'theirs': every phase on it is refused "
+                                     f"until this is fixed: {self.refusal(theirs)}"))
 
         result = self.run_stream(agent, "theirs", expect=1)
         line = f"target 'theirs': {self.refusal(theirs)}"
