@@ -161,11 +161,17 @@ Status CheckCommandProgram(const stormark::v1::PhaseSpec& spec, const AgentConfi
 
 Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_path,
                          std::vector<std::string>* warnings) {
-  std::vector<std::pair<std::string, std::string>> files = {{"config", config_path}};
+  // --config and the --tls-* flags may be relative; the walk starts from /.
+  const auto absolute = [](const std::string& path) {
+    if (path.empty() || path.front() == '/') return path;
+    char cwd[PATH_MAX];
+    return getcwd(cwd, sizeof(cwd)) == nullptr ? path : StrCat(cwd, "/", path);
+  };
+  std::vector<std::pair<std::string, std::string>> files = {{"config", absolute(config_path)}};
   for (auto [setting, path] : {std::pair{"tls.ca", &config.tls.ca},
                                std::pair{"tls.cert", &config.tls.cert},
                                std::pair{"tls.key", &config.tls.key}}) {
-    if (!path->empty()) files.emplace_back(setting, *path);
+    if (!path->empty()) files.emplace_back(setting, absolute(*path));
   }
   for (const std::string& program : config.commands.allow) {
     files.emplace_back("commands.allow", program);

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -292,6 +293,21 @@ TEST_F(TrustedFilesTest, WritableConfigOrKeyRefusesToStart) {
   EXPECT_THAT(std::string(status.message()),
               StartsWith("tls.key: " + config.tls.key + " is owned by "));
   EXPECT_THAT(std::string(status.message()), HasSubstr("mode 0666"));
+}
+
+TEST_F(TrustedFilesTest, RelativeConfigPathIsWalkedFromTheWorkingDirectory) {
+  WriteFile("agent.yaml", 0600);
+  char cwd[PATH_MAX];
+  ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+  ASSERT_EQ(chdir(dir().c_str()), 0);
+  std::vector<std::string> warnings;
+  const common::Status ok = CheckTrustedFiles(ConfigWithTarget(), "agent.yaml", &warnings);
+  ASSERT_EQ(chmod("agent.yaml", 0620), 0);
+  const common::Status refused = CheckTrustedFiles(ConfigWithTarget(), "agent.yaml", &warnings);
+  ASSERT_EQ(chdir(cwd), 0);
+  EXPECT_TRUE(ok.ok()) << ok;
+  EXPECT_THAT(std::string(refused.message()),
+              StartsWith("config: " + dir() + "/agent.yaml is owned by "));
 }
 
 TEST_F(TrustedFilesTest, ARefusalAboveTheFileNamesTheSettingsPathToo) {
