@@ -311,8 +311,9 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
     return TargetError(source, timeout_node, *target,
                        "'io_timeout' and 'connect_timeout' apply to aoe, nbd and iscsi targets only");
   }
-  if (has_strict && target->kind != "dir") {
-    return TargetError(source, strict_node, *target, "'strict_modes' applies to dir targets only");
+  if (has_strict && target->kind != "dir" && target->kind != "block") {
+    return TargetError(source, strict_node, *target,
+                       "'strict_modes' applies to dir and block targets only");
   }
   if (target->is_network()) return CheckNetTarget(source, body, kind_node, target);
   if (target->kind == "null") {

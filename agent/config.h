@@ -13,7 +13,8 @@
 //                              # start: for a root-squashed NFS export, whose directory
 //                              # must belong to nobody
 //     disk1:
-//       block: /dev/sdb   # a raw block device, or a regular file (created if missing)
+//       block: /dev/sdb   # a raw block device, or a regular file (created if missing;
+//                         # a file and its directories are checked as a dir target is)
 //       size: 100G        # optional for a device (default: all of it), needed for a new file
 //       disposable: true  # workloads may write to it; without this, reads only
 //     shelf:
@@ -121,8 +122,8 @@ struct TargetConfig {
   int64_t connect_timeout_nanos = 0;
   // nbd, iscsi: what was learnt when it was last reached.
   std::shared_ptr<NetTargetCache> cache{};
-  // dir: its directory's owner and mode are checked before each phase (agent/strict_modes.h).
-  // Config key `strict_modes`.
+  // dir, and block on a regular file: its owner and mode, and those of the directories above
+  // it, are checked before each phase (agent/strict_modes.h). Config key `strict_modes`.
   bool strict_modes = true;
 
   bool is_network() const { return kind == "nbd" || kind == "iscsi"; }

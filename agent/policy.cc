@@ -1,5 +1,6 @@
 #include "agent/policy.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -142,10 +143,31 @@ Status CheckScratch(const AgentConfig& config, const TargetConfig& target) {
              ") is outside the agent's scratch directories (", dirs, ")"));
 }
 
+namespace {
+
+// The check of CheckTargetOwnership, without the target's name.
+Status CheckTargetPath(const AgentConfig& config, const TargetConfig& target) {
+  if (target.kind == "dir") {
+    return CheckTrustedPath(target.path, TrustedKind::kDirectory, config.agent_uid);
+  }
+  if (target.kind != "block") return absl::OkStatus();
+  // A device node (/dev/sdb, or a /dev/disk/by-id link to one) is root:disk 0660 by design;
+  // its identity is checked where it is opened. A regular file is written as a dir target's
+  // files are, and one not made yet will be made in its directory ("/." lets that be a link).
+  struct stat st;
+  if (stat(target.path.c_str(), &st) == 0) {
+    if (S_ISBLK(st.st_mode)) return absl::OkStatus();
+    return CheckTrustedPath(target.path, TrustedKind::kFile, config.agent_uid);
+  }
+  const std::string parent = target.path.substr(0, target.path.rfind('/') + 1);
+  return CheckTrustedPath(StrCat(parent, "."), TrustedKind::kDirectory, config.agent_uid);
+}
+
+}  // namespace
+
 Status CheckTargetOwnership(const AgentConfig& config, const TargetConfig& target) {
-  if (target.kind != "dir" || !target.strict_modes) return absl::OkStatus();
-  return common::Annotate(CheckTrustedPath(target.path, TrustedKind::kDirectory, config.agent_uid),
-                          StrCat("target '", target.name, "'"));
+  if (!target.strict_modes) return absl::OkStatus();
+  return common::Annotate(CheckTargetPath(config, target), StrCat("target '", target.name, "'"));
 }
 
 Status CheckCommandProgram(const stormark::v1::PhaseSpec& spec, const AgentConfig& config) {
@@ -191,15 +213,13 @@ Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_pa
         if (access(path.c_str(), F_OK) == 0) files.emplace_back(name + "tls.certificates", path);
       }
     }
-    if (target.kind != "dir") continue;
+    if (target.kind != "dir" && target.kind != "block") continue;
     if (!target.strict_modes) {
       warnings->push_back(StrCat(
           "warning: target '", target.name, "': strict_modes is off: the owner and mode of ",
           target.path, " are not checked, so whoever can write to it can redirect this agent's "
           "writes"));
-    } else if (Status owned = CheckTrustedPath(target.path, TrustedKind::kDirectory,
-                                               config.agent_uid);
-               !owned.ok()) {
+    } else if (Status owned = CheckTargetPath(config, target); !owned.ok()) {
       warnings->push_back(StrCat("warning: target '", target.name,
                                  "': every phase on it is refused until this is fixed: ",
                                  owned.message()));

@@ -64,9 +64,11 @@ common::Status ParsePolicyKey(std::string_view key, const YAML::Node& value,
 // configured), after resolving symbolic links; PERMISSION_DENIED naming both otherwise.
 common::Status CheckScratch(const AgentConfig& config, const TargetConfig& target);
 
-// OK when a dir target's directory passes agent/strict_modes.h for config.agent_uid (or is
-// not checked: another kind, or `strict_modes: false`); otherwise the refusal, prefixed
-// "target 'NAME': ". Called before each phase: an owner or mode may change after start.
+// OK when a dir target's directory, or a block target that is a regular file (or the
+// directory it will be made in), passes agent/strict_modes.h for config.agent_uid, or is not
+// checked (a device, a network or null target, `strict_modes: false`); otherwise the refusal,
+// prefixed "target 'NAME': ". Called before each phase: an owner or mode may change after
+// start.
 common::Status CheckTargetOwnership(const AgentConfig& config, const TargetConfig& target);
 
 // OK when the program a command phase (or hook) would run passes agent/strict_modes.h, and for
@@ -76,8 +78,8 @@ common::Status CheckCommandProgram(const stormark::v1::PhaseSpec& spec, const Ag
 
 // The start-up check of what the agent reads and runs: the config file at `config_path`, the
 // TLS files (agent and nbd), CHAP password files and the commands.allow programs must pass
-// agent/strict_modes.h, else an error naming the setting. A dir target that fails, or is not
-// checked, is a line in `warnings` instead: its owner may be fixed while the agent runs, and
+// agent/strict_modes.h, else an error naming the setting. A dir or block target that fails,
+// or is not checked, is a line in `warnings` instead: its owner may be fixed while the agent runs, and
 // each phase checks again.
 common::Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_path,
                                  std::vector<std::string>* warnings);

@@ -153,8 +153,8 @@ StatusOr<Fd> OpenTrustedPath(const std::string& path, TrustedKind kind, uid_t ag
     if (fstat(fd.get(), &st) != 0) return common::ErrnoError(shown, errno);
     if (S_ISLNK(st.st_mode)) {
       // A link's own mode means nothing; who made it does.
-      const std::string agent = ChownName(agent_uid);
       if (!TrustedOwner(st.st_uid, agent_uid)) {
+        const std::string agent = ChownName(agent_uid);
         return absl::PermissionDeniedError(StrCat(
             shown, " is a symbolic link owned by ", DescribeUser(st.st_uid),
             ": a link on the way must be owned by root or by the agent's user (", agent,

@@ -225,7 +225,7 @@ TEST_F(ParseAgentConfigTest, StrictModesCanBeTurnedOffForADirTargetOnly) {
       "  t:\n"
       "    null: true\n"
       "    strict_modes: false\n",
-      4, "'strict_modes' applies to dir targets only");
+      4, "'strict_modes' applies to dir and block targets only");
   ExpectErrorAt(
       "targets:\n"
       "  t:\n"

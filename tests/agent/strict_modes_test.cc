@@ -56,8 +56,8 @@ class StrictModesTest : public TempDirTest {
   const uid_t me_ = geteuid();
 };
 
-#define SKIP_UNLESS_ROOT()                                                  \
-  do {                                                                      \
+#define SKIP_UNLESS_ROOT()                                                      \
+  do {                                                                          \
     if (geteuid() != 0) GTEST_SKIP() << "needs root to chown to another user"; \
   } while (0)
 
