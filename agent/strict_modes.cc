@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <string_view>
 #include <vector>
@@ -170,10 +171,13 @@ StatusOr<Fd> OpenTrustedPath(const std::string& path, TrustedKind kind, uid_t ag
       }
       const std::string_view to(target, static_cast<size_t>(n));
       if (pending.empty() && kind == TrustedKind::kDirectory) {
-        return absl::PermissionDeniedError(StrCat(
-            shown, " is a symbolic link (to ", to,
-            "): a dir target must name its directory itself; fix: write the directory it "
-            "leads to in the config"));
+        // Worded as agent/targets/dir_target.h's OpenPhaseDir words it. The real path is a
+        // hint only.
+        char resolved[PATH_MAX];
+        const bool known = realpath(shown.c_str(), resolved) != nullptr;
+        return absl::FailedPreconditionError(StrCat(
+            shown, " is a symbolic link; the agent does not follow one to a target",
+            known ? StrCat(" (configure ", resolved, " instead)") : std::string()));
       }
       if (++links > kMaxLinks) return common::ErrnoError(path, ELOOP);
       if (to.front() == '/') dirs.resize(1);

@@ -22,7 +22,8 @@
 // path twice. Once a path passes, only root or the agent's user can change where it leads.
 //
 // A refusal is PERMISSION_DENIED with one line naming the path, its owner and mode, the rule and
-// the commands that fix it:
+// the commands that fix it (FAILED_PRECONDITION for the wrong kind of file, or a dir target
+// that is a link):
 //   "/var/tmp/stormark is owned by nobody (uid 65534), mode 0777: it must be owned by root or
 //    by the agent's user (root) and not writable by group or others; fix: chown root
 //    /var/tmp/stormark && chmod go-w /var/tmp/stormark"

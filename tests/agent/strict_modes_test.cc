@@ -182,10 +182,9 @@ TEST_F(StrictModesTest, TargetThatIsASymlinkIsRefused) {
   MakeDir("real", 0755);
   MakeLink("link", Path("real"));
   const common::Status s = CheckDir("link");
-  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(std::string(s.message()),
-              StartsWith(Path("link") + " is a symbolic link (to " + Path("real") +
-                         "): a dir target must name its directory itself"));
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), Path("link") + " is a symbolic link; the agent does not follow one to a "
+                                        "target (configure " + Path("real") + " instead)");
 }
 
 TEST_F(StrictModesTest, TrustedSymlinkOnTheWayIsFollowedAndItsDestinationWalked) {
