@@ -172,13 +172,21 @@ Status CheckTargetOwnership(const AgentConfig& config, const TargetConfig& targe
 
 Status CheckCommandProgram(const stormark::v1::PhaseSpec& spec, const AgentConfig& config) {
   if (!spec.has_command()) return absl::OkStatus();
-  const stormark::v1::CommandSpec& command = spec.command();
-  const bool shell = !command.shell().empty();
-  if (!shell && command.argv().empty()) return absl::OkStatus();
-  auto program = FindExecutable(shell ? "/bin/sh" : command.argv(0));
-  if (!program.ok() || !config.commands.Check(*program).ok()) return absl::OkStatus();
-  return common::Annotate(CheckTrustedPath(*program, TrustedKind::kFile, config.agent_uid),
-                          StrCat("program '", shell ? "/bin/sh" : command.argv(0), "'"));
+  // Only an approved command is looked at: a refusal must read the same whether or not a file
+  // exists (agent/command_policy.h), and the workload gives it.
+  auto approved = config.commands.Approve(spec.command());
+  if (!approved.ok()) return absl::OkStatus();
+  std::string program = approved->program;
+  if (program.find('/') == std::string::npos) {
+    // No allow-list, a bare name: the first match in PATH, as the child will find it. None
+    // is for the child to report.
+    std::string found;
+    if (!FindExecutable(program, &found).ok()) return absl::OkStatus();
+    program = found;
+  }
+  Status trusted = CheckTrustedPath(program, TrustedKind::kFile, config.agent_uid);
+  if (absl::IsNotFound(trusted)) return absl::OkStatus();  // The child reports it.
+  return common::Annotate(trusted, StrCat("program '", approved->argv[0], "'"));
 }
 
 Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_path,
@@ -195,8 +203,8 @@ Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_pa
                                std::pair{"tls.key", &config.tls.key}}) {
     if (!path->empty()) files.emplace_back(setting, absolute(*path));
   }
-  for (const std::string& program : config.commands.allow) {
-    files.emplace_back("commands.allow", program);
+  for (const CommandRule& rule : config.commands.allow) {
+    files.emplace_back("commands.allow", rule.program);
   }
   for (const TargetConfig& target : config.targets) {
     const std::string name = StrCat("target '", target.name, "': ");

@@ -272,10 +272,20 @@ TEST_F(PolicyTest, CommandProgramInAWritableDirectoryIsRefused) {
   config.commands.enabled = true;
   spec.mutable_command()->set_argv(0, dir() + "/bin/missing");
   EXPECT_TRUE(CheckPolicy(spec, config, host_).ok());
-  // /bin/sh, for a shell command line, passes on any sane host.
+  // /bin/sh, for a shell command line, passes on any sane host, as does a bare name found in
+  // PATH.
   spec.mutable_command()->clear_argv();
   spec.mutable_command()->set_shell("true");
   EXPECT_TRUE(CheckPolicy(spec, config, host_).ok());
+  spec.mutable_command()->clear_shell();
+  spec.mutable_command()->add_argv("true");
+  EXPECT_TRUE(CheckPolicy(spec, config, host_).ok());
+  // With an allow-list, the rule's program is what is checked.
+  ASSERT_EQ(chmod(program.c_str(), 0775), 0);
+  config.commands.allow = {CommandRule{{"job", "**"}, program, {"job"}}};
+  spec.mutable_command()->set_argv(0, "job");
+  EXPECT_THAT(std::string(CheckPolicy(spec, config, host_).message()),
+              StartsWith(common::StrCat("program 'job': ", program, " is owned by ")));
 }
 
 class TrustedFilesTest : public PolicyTest {
@@ -357,10 +367,11 @@ TEST_F(TrustedFilesTest, ARefusalAboveTheFileNamesTheSettingsPathToo) {
 TEST_F(TrustedFilesTest, AllowedProgramsAndNetworkSecretsAreChecked) {
   const std::string config_path = WriteFile("agent.yaml", 0600);
   AgentConfig config = ConfigWithTarget();
-  config.commands.allow = {WriteFile("job", 0775)};
+  const std::string job = WriteFile("job", 0775);
+  config.commands.allow = {CommandRule{{job, "**"}, job, {job}}};
   std::vector<std::string> warnings;
   EXPECT_THAT(std::string(CheckTrustedFiles(config, config_path, &warnings).message()),
-              StartsWith("commands.allow: " + config.commands.allow[0] + " is owned by "));
+              StartsWith("commands.allow: " + job + " is owned by "));
   config.commands.allow.clear();
   TargetConfig lun{"lun", "iscsi", "iscsi://127.0.0.1/iqn.2003-01.org.example:x/0"};
   lun.chap.password_file = WriteFile("chap.secret", 0644);
