@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <iostream>
 #include <thread>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "common/strings.h"
 #include "agent/config.h"
+#include "agent/policy.h"
 #include "agent/server.h"
 #include "common/clock.h"
 #include "common/tls.h"
@@ -68,6 +70,14 @@ int Main(int argc, char** argv) {
                              std::pair{&tls.key, &options.config.tls.key}}) {
     if (!flag->empty()) *field = *flag;
   }
+  // What the agent reads and runs must be its own or root's (agent/strict_modes.h).
+  std::vector<std::string> warnings;
+  if (auto trusted = stormark::agent::CheckTrustedFiles(options.config, config_path, &warnings);
+      !trusted.ok()) {
+    LogLine(std::string(trusted.message()));
+    return 2;
+  }
+  for (const std::string& warning : warnings) LogLine(warning);
   options.log = LogLine;
   options.protocol = stormark::common::OurProtocol();
   const std::string targets = options.config.TargetNames();

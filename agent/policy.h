@@ -8,6 +8,8 @@
 //     key: /etc/stormark/agent.key
 //   scratch: [/srv/bench]       # every dir target must lie under one of these (after
 //                               # symlinks), checked at start and again before each phase
+// The files named here (and the config file itself) must be owned by root or the agent's
+// user and not writable by group or others, nor any directory above them (strict_modes.h).
 //   limits:
 //     max_size: 10G             # the most data one phase may lay out in a dir target
 //     max_runtime: 10m          # the longest a phase may ask to run; a phase running longer
@@ -62,6 +64,26 @@ common::Status ParsePolicyKey(std::string_view key, const YAML::Node& value,
 // configured), after resolving symbolic links; PERMISSION_DENIED naming both otherwise.
 common::Status CheckScratch(const AgentConfig& config, const TargetConfig& target);
 
+// OK when a dir target's directory, or a block target that is a regular file (or the
+// directory it will be made in), passes agent/strict_modes.h for config.agent_uid, or is not
+// checked (a device, a network or null target, `strict_modes: false`); otherwise the refusal,
+// prefixed "target 'NAME': ". Called before each phase: an owner or mode may change after
+// start.
+common::Status CheckTargetOwnership(const AgentConfig& config, const TargetConfig& target);
+
+// OK when the program a command phase (or hook) would run passes agent/strict_modes.h, and for
+// every other phase. A program that cannot be found, or that the command policy does not
+// allow, is left for the workload to report.
+common::Status CheckCommandProgram(const stormark::v1::PhaseSpec& spec, const AgentConfig& config);
+
+// The start-up check of what the agent reads and runs: the config file at `config_path`, the
+// TLS files (agent and nbd), CHAP password files and the commands.allow programs must pass
+// agent/strict_modes.h, else an error naming the setting. A dir or block target that fails,
+// or is not checked, is a line in `warnings` instead: its owner may be fixed while the agent runs, and
+// each phase checks again.
+common::Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_path,
+                                 std::vector<std::string>* warnings);
+
 // The bytes a phase will lay out in a dir target, at most: a stream's file, bonnie's data file
 // and its small files, PostMark's pool and every file its transactions could create, randio's
 // file. 0 when the phase makes no files of known size (command, block and null targets).
@@ -76,7 +98,8 @@ uint64_t PhaseFileCount(const stormark::v1::PhaseSpec& spec);
 // does not say, and then the agent's watchdog stops it at max_runtime.
 int64_t PhaseRequestedRuntimeNanos(const stormark::v1::PhaseSpec& spec);
 
-// OK when the phase is within every cap and its target within the scratch directories;
+// OK when the phase is within every cap, its target within the scratch directories and owned
+// as CheckTargetOwnership says, and its program (a command's) as CheckCommandProgram says;
 // PERMISSION_DENIED with one line naming the cap, the figure and the config key otherwise.
 common::Status CheckPolicy(const stormark::v1::PhaseSpec& spec, const AgentConfig& config,
                            const HostFacts& host);
