@@ -10,6 +10,7 @@
 #include "agent/devices/aoe/aoe_address.h"
 #include "agent/devices/net_uri.h"
 #include "agent/executables.h"
+#include "common/log_text.h"
 #include "common/strings.h"
 #include "common/text_file.h"
 #include "common/units.h"
@@ -75,7 +76,8 @@ Status CommandPolicy::Check(const std::string& executable) const {
   std::string list;
   for (const std::string& allowed : allow) list += (list.empty() ? "" : ", ") + allowed;
   return absl::PermissionDeniedError(common::StrCat(
-      executable, " is not in this agent's 'commands.allow' list (", list, ")"));
+      common::LogSafe(executable, 256), " is not in this agent's 'commands.allow' list (", list,
+      ")"));
 }
 
 const TargetConfig* AgentConfig::FindTarget(std::string_view name) const {
@@ -439,7 +441,7 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
     const YAML::Mark mark = entry.first.Mark();
     if (!IsValidName(target.name)) {
       return ErrorAt(source, mark,
-                     common::StrCat("target name '", target.name,
+                     common::StrCat("target name '", common::LogSafe(target.name),
                                   "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
     }
     const YAML::Node body = entry.second;

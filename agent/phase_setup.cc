@@ -5,6 +5,7 @@
 #include "agent/policy.h"
 #include "agent/workloads/factory.h"
 #include "common/cache_report.h"
+#include "common/log_text.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -16,13 +17,16 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
                                                     const AgentConfig& config,
                                                     const SystemPaths& paths) {
   std::string knobs;
-  for (const auto& [knob, value] : spec.tuning()) knobs += (knobs.empty() ? "" : ", ") + knob;
+  for (const auto& [knob, value] : spec.tuning()) {
+    knobs += (knobs.empty() ? "" : ", ") + common::LogSafe(knob, 32);
+  }
   if (!config.allow_tuning) {
     return absl::PermissionDeniedError(common::StrCat(
-        "tuning (", knobs, ") is not allowed on this agent: its config must set allow_tuning: true"));
+        "tuning (", common::LogSafeLine(knobs, 256),
+        ") is not allowed on this agent: its config must set allow_tuning: true"));
   }
   const TargetConfig* target = config.FindTarget(spec.target());
-  if (target == nullptr) return absl::NotFoundError(common::StrCat("no target '", spec.target(), "'"));
+  if (target == nullptr) return absl::NotFoundError(common::StrCat("no target '", common::LogSafe(spec.target()), "'"));
   const std::string device = ReadTargetFacts(*target, paths).device();
   std::map<std::string, std::string> settings(spec.tuning().begin(), spec.tuning().end());
   auto applied = DeviceTuning::Apply(device, settings, paths.sys_class_block);
