@@ -147,7 +147,6 @@ HOSTILE = [
     ("newline", f"x' on target 'scratch' [peer ipv4:127.0.0.1:1]\n{FORGED}".encode()),
     ("nul", b"p1\x00 [peer hidden]"),
     ("escape", b"\x1b[2J\x1b[H\r"),
-    ("invalid-utf8", b"a\xff\xc3"),
     # Under the agent's 1 MiB request limit, with room for the rest of the message.
     ("huge", b"a" * ((1 << 20) - 4096)),
 ]
@@ -207,6 +206,19 @@ class LogInjectionTest(h.StormarkTestCase):
         self.assertLess(os.path.getsize(agent.log_path) - start_size, calls * 600)
         self.assertEqual(agent.proc.poll(), None, "the agent is still serving")
         self.assertEqual(os.listdir(agent.target_dir), [])
+
+    def test_invalid_utf8_is_refused_before_the_service(self):
+        # proto3 refuses a string field that is not UTF-8 while parsing; libprotobuf says so
+        # on stderr in a fixed line that does not hold the value, and the service logs nothing.
+        agent = self.start_agent()
+        before = self.call(agent, "Prepare", prepare_request(b"a\xff\xc3\n" + FORGED.encode(),
+                                                             b"scratch"))
+        added = self.lines(agent)[len(before):]
+        for line in added:
+            self.assertNotIn(b"stormark-agent: ", line)
+            self.assertNotIn(b"nightly", line)
+            self.assertIn(b"contains invalid UTF-8 data", line)
+        self.assertEqual(agent.proc.poll(), None, "the agent is still serving")
 
 
 if __name__ == "__main__":
