@@ -354,7 +354,9 @@ TEST_F(HostileTextTest, RunAbortAndCleanupCheckTheIdBeforeLoggingIt) {
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     ExpectShort(status);
     std::vector<std::string> added = NewLines(before, 1);
-    if (!added.empty()) EXPECT_THAT(added[0], ::testing::StartsWith("refused run: phase id '"));
+    if (!added.empty()) {
+      EXPECT_THAT(added[0], ::testing::StartsWith("refused run: phase id '"));
+    }
 
     before = Log().size();
     {
