@@ -23,10 +23,11 @@
 //     lun0:
 //       iscsi: iscsi://10.0.0.6:3260/iqn.2003-01.org.example:disk1/0
 //       chap: {user: bench, password_file: /etc/stormark/chap.secret}  # initiator: IQN
-//   commands:             # the `command` workload: off unless enabled here
+//   commands:             # the `command` workload and plan hooks: off unless enabled here
 //     enabled: true
-//     allow: [tar, /usr/bin/unrar]   # optional: only these executables (no shell then,
-//                                    # unless sh is listed)
+//     user: nobody                   # default; whom they run as (root must be written out)
+//     allow:                         # optional: only argument vectors these rules match
+//       - [tar, -xf, "*.tar"]        # (see agent/command_policy.h)
 //   allow_drop_caches: true          # default; false refuses `cache: drop` (it warns)
 //   allow_tuning: false              # default; true lets plans set the scheduler,
 //                                    # read_ahead_kb, nr_requests and queue_depth of a
@@ -46,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/command_policy.h"
 #include "agent/policy.h"
 #include "common/spec_check.h"
 #include "common/status.h"
@@ -111,17 +113,6 @@ struct TargetConfig {
   bool is_network() const { return kind == "nbd" || kind == "iscsi"; }
   // A target reached over a network protocol spoken by the agent itself.
   bool is_remote() const { return is_network() || kind == "aoe"; }
-};
-
-// Whether and which commands the `command` workload may run.
-struct CommandPolicy {
-  bool enabled = false;
-  // Real paths of the allowed executables; empty means any (when enabled).
-  std::vector<std::string> allow;
-
-  // OK when `executable` (a real path) may run; PERMISSION_DENIED naming the setting
-  // otherwise.
-  common::Status Check(const std::string& executable) const;
 };
 
 // The size of a null target that gives none.

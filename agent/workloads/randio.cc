@@ -50,12 +50,13 @@ bool Reads(const RandioSpec& spec) {
 
 RandioWorkload::RandioWorkload(const RandioSpec& spec, TargetConfig target,
                                std::unique_ptr<Dir> dir, HostFacts host,
-                               std::string filesystem)
+                               std::string filesystem, std::shared_ptr<BlockTarget> block)
     : spec_(spec),
       target_(std::move(target)),
       dir_(std::move(dir)),
       host_(std::move(host)),
-      filesystem_(std::move(filesystem)) {}
+      filesystem_(std::move(filesystem)),
+      block_(std::move(block)) {}
 
 RandioWorkload::RandioWorkload(const RandioSpec& spec, Device& device, HostFacts host)
     : spec_(spec), host_(std::move(host)), device_(&device) {}
@@ -71,7 +72,10 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
     options.write = writes;
     options.direct = spec_.direct();
     options.engine = EngineOf(spec_);
-    ASSIGN_OR_RETURN(owned_device_, OpenBlockTarget(target_, options, cancelled, warnings));
+    if (block_ == nullptr) {
+      ASSIGN_OR_RETURN(block_, BlockTarget::Resolve(target_));
+    }
+    ASSIGN_OR_RETURN(owned_device_, OpenBlockTarget(*block_, options, cancelled, warnings));
     device_ = owned_device_.get();
     return absl::OkStatus();
   }
@@ -156,7 +160,7 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
                             region_size_;
   if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && Reads(spec_)) {
     // Verify lays out all it reads; other reads may land in a sparse file's holes.
-    WarnUnallocated(target_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block,
+    WarnUnallocated(*block_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block,
                     warnings);
   }
   if (spec_.verify()) {

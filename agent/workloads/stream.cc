@@ -38,11 +38,13 @@ StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target,
       filesystem_(std::move(filesystem)) {}
 
 StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target,
-                               std::string filesystem, WrittenPrefix earlier)
+                               std::string filesystem, WrittenPrefix earlier,
+                               std::shared_ptr<BlockTarget> block)
     : spec_(spec),
       target_(std::move(target)),
       filesystem_(std::move(filesystem)),
-      earlier_(std::move(earlier)) {}
+      earlier_(std::move(earlier)),
+      block_(std::move(block)) {}
 
 StreamWorkload::StreamWorkload(const StreamSpec& spec, Device& device, WrittenPrefix earlier)
     : spec_(spec), earlier_(std::move(earlier)), device_(&device) {}
@@ -146,7 +148,10 @@ Status StreamWorkload::OpenTarget(const std::atomic<bool>& cancelled,
   BlockOpenOptions options;
   options.write = writing || lay_out;
   options.direct = spec_.direct();
-  auto device = OpenBlockTarget(target_, options, cancelled, warnings);
+  if (block_ == nullptr) {
+    ASSIGN_OR_RETURN(block_, BlockTarget::Resolve(target_));
+  }
+  auto device = OpenBlockTarget(*block_, options, cancelled, warnings);
   if (!device.ok()) {
     const bool refused = absl::IsPermissionDenied(device.status()) ||
                          absl::IsFailedPrecondition(device.status());
@@ -192,7 +197,8 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
   // A device is writable here only when the target allows it (see OpenTarget).
   if (!device_->caps().writable) {
     // A file-backed target says exactly how much of it holds no data (nothing when all does).
-    if (WarnUnallocated(target_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block, warnings)) {
+    if (block_ != nullptr &&
+        WarnUnallocated(*block_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block, warnings)) {
       return absl::OkStatus();
     }
     warnings->push_back(common::StrCat(
@@ -213,7 +219,9 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
   // A block file (or loop device over one) that holds data all through needs none written:
   // its filesystem says so, also for data from before this agent started.
   const std::optional<Unallocated> unallocated =
-      FindUnallocated(target_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block);
+      block_ != nullptr
+          ? FindUnallocated(*block_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block)
+          : std::nullopt;
   if (unallocated && unallocated->bytes == 0) {
     warnings->push_back(common::StrCat(
         "no layout: ", unallocated->where, " holds data all through the ",

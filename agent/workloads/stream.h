@@ -45,9 +45,11 @@ class StreamWorkload final : public Workload {
                  std::unique_ptr<Dir> dir, std::string filesystem);
   // On a block, null, aoe, nbd or iscsi target, opened in Prepare. `filesystem` is the one
   // holding a block target's file (for the tmpfs warning), or "". `earlier` is what the
-  // agent's earlier phases wrote on the target.
+  // agent's earlier phases wrote on the target. `block` is the target as the phase resolved
+  // it (resolved in Prepare when null).
   StreamWorkload(const stormark::v1::StreamSpec& spec, TargetConfig target,
-                 std::string filesystem, WrittenPrefix earlier = {});
+                 std::string filesystem, WrittenPrefix earlier = {},
+                 std::shared_ptr<BlockTarget> block = nullptr);
   // On a device the caller made (a memory or fault-injecting device in tests), which must
   // outlive the workload. A READ lays out its data first when the device is writable, unless
   // `earlier` covers it.
@@ -97,6 +99,8 @@ class StreamWorkload final : public Workload {
   std::unique_ptr<Dir> dir_;  // The phase's directory on a dir target; null otherwise.
   const std::string filesystem_;
   const WrittenPrefix earlier_;
+  // The target as the phase resolved it; null on a dir target and on a given device.
+  std::shared_ptr<BlockTarget> block_;
 
   // Settled in Prepare. device_ is owned_device_ or the caller's; file_ is device_ when it is
   // a file or block device (closed at the end of Run, inside the timed region, as dd does).
