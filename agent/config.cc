@@ -9,6 +9,7 @@
 
 #include "agent/devices/aoe/aoe_address.h"
 #include "agent/devices/net_uri.h"
+#include "common/log_text.h"
 #include "common/strings.h"
 #include "common/text_file.h"
 #include "common/units.h"
@@ -405,7 +406,7 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
     const YAML::Mark mark = entry.first.Mark();
     if (!IsValidName(target.name)) {
       return ErrorAt(source, mark,
-                     common::StrCat("target name '", target.name,
+                     common::StrCat("target name '", common::LogSafe(target.name),
                                   "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
     }
     const YAML::Node body = entry.second;

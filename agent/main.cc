@@ -13,13 +13,15 @@
 #include "agent/policy.h"
 #include "agent/server.h"
 #include "common/clock.h"
+#include "common/log_text.h"
 #include "common/tls.h"
 #include "common/version.h"
 
 namespace {
 
+// The last guard: every line is one line (no newline or NUL from anywhere) and bounded.
 void LogLine(const std::string& line) {
-  std::fprintf(stderr, "stormark-agent: %s\n", line.c_str());
+  std::fprintf(stderr, "stormark-agent: %s\n", stormark::common::LogSafeLine(line, 4096).c_str());
   std::fflush(stderr);
 }
 

@@ -6,6 +6,8 @@
 #include "agent/run_result.h"
 #include "agent/worker_watch.h"
 #include "common/cpu_times.h"
+#include "common/log_text.h"
+#include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "fmt/format.h"
@@ -191,6 +193,8 @@ std::string PhaseRunner::ReclaimAbandoned() {
 StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
                                                          const GoneFn& gone,
                                                          const PeerIdentity& caller) {
+  // The id is held, reported to other callers (BusyWith) and named in messages: checked first.
+  RETURN_IF_ERROR(common::CheckName("phase id", spec.phase_id()));
   std::vector<std::string> warnings;
   std::unique_ptr<Workload> abandoned;
   std::string note;
@@ -300,12 +304,12 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ == State::kIdle || spec_.phase_id() != request.phase_id()) {
       return absl::FailedPreconditionError(common::StrCat(
-          "phase '", request.phase_id(), "' is not prepared on this agent",
+          "phase '", common::LogSafe(request.phase_id()), "' is not prepared on this agent",
           state_ == State::kIdle ? "" : common::StrCat(" (it holds '", spec_.phase_id(), "')")));
     }
     if (state_ != State::kPrepared) {
-      return absl::FailedPreconditionError(common::StrCat("phase '", request.phase_id(),
-                                                        "' cannot run: it is ", StateName(state_)));
+      return absl::FailedPreconditionError(common::StrCat(
+          "phase '", common::LogSafe(request.phase_id()), "' cannot run: it is ", StateName(state_)));
     }
     const int64_t ahead = request.start_at_unix_nanos() - clock_.NowUnixNanos();
     if (ahead > kMaxStartDelayNanos) {
@@ -580,7 +584,8 @@ StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id) {
   if (state_ == State::kIdle) return CleanupReport();
   if (phase_id != spec_.phase_id()) {
     return absl::FailedPreconditionError(common::StrCat(
-        "cannot clean up phase '", phase_id, "': this agent holds '", spec_.phase_id(), "'"));
+        "cannot clean up phase '", common::LogSafe(phase_id), "': this agent holds '",
+        spec_.phase_id(), "'"));
   }
   if (state_ == State::kPreparing || state_ == State::kRunning) {
     return absl::FailedPreconditionError(common::StrCat(
