@@ -96,6 +96,37 @@ class MemoryBudgetTest(h.StormarkTestCase):
                      "(a quarter of its RAM); lower iodepth, bs or numjobs")
         self.assert_serves_a_phase(agent)
 
+    def make_memory_cgroup(self, limit_bytes):
+        """A cgroup v1 memory cgroup of this test's, with `limit_bytes` as its limit; removed
+        at cleanup (after the agents in it are stopped). Returns its directory."""
+        root = "/sys/fs/cgroup/memory"
+        if not os.path.exists(os.path.join(root, "cgroup.procs")) or os.geteuid() != 0:
+            self.skipTest("needs root and a cgroup v1 memory hierarchy at " + root)
+        path = os.path.join(root, f"stormark-itest-{os.getpid()}-{id(self):x}")
+        os.mkdir(path)
+        self.addCleanup(os.rmdir, path)
+        with open(os.path.join(path, "memory.limit_in_bytes"), "w", encoding="ascii") as f:
+            f.write(str(limit_bytes))
+        return path
+
+    def test_the_default_budget_follows_the_agents_memory_cgroup(self):
+        cgroup = self.make_memory_cgroup(GIB)
+        procs = os.path.join(cgroup, "cgroup.procs")
+
+        def join_cgroup():
+            with open(procs, "w", encoding="ascii") as f:
+                f.write(str(os.getpid()))
+
+        agent = self.start_agent("cgroup", preexec=join_cgroup)
+        with open(procs, encoding="ascii") as f:
+            self.assertIn(str(agent.pid), f.read().split())
+        self.refused(agent, ["--workload", "randio", "--set", "rw=randread",
+                             "--set", "iodepth=512", "--set", "bs=4k", "--set", "numjobs=256",
+                             "--set", "size=4M"],
+                     "over this agent's limits.max_memory of 512 MiB (half of the 1 GiB its "
+                     "memory cgroup allows)")
+        self.assert_serves_a_phase(agent)
+
     @unittest.skipUnless(shutil.which("prlimit"), "needs prlimit (util-linux)")
     def test_memory_the_host_cannot_give_fails_the_phase_not_the_agent(self):
         # Within the budget, but the agent's address space is limited to what it maps after a
