@@ -92,13 +92,19 @@ Status ParseLimits(const YAML::Node& node, std::string_view source, ResourceLimi
         return ErrorAt(source, field.second, StrCat("limits.max_files: expected a count above 0, not '", value, "'"));
       }
       limits->max_files = n;
+    } else if (key == "max_memory") {
+      auto size = common::ParseSizeOf("limits.max_memory", value);
+      if (!size.ok()) return ErrorAt(source, field.second, std::string(size.status().message()));
+      if (*size == 0) return ErrorAt(source, field.second, "limits.max_memory must be above 0");
+      limits->max_memory_bytes = *size;
     } else if (key == "max_runtime") {
       auto runtime = common::ParseDurationOf("limits.max_runtime", value);
       if (!runtime.ok()) return ErrorAt(source, field.second, std::string(runtime.status().message()));
       limits->max_runtime_nanos = *runtime;
     } else {
       return ErrorAt(source, field.first,
-                     StrCat("unknown field 'limits.", key, "' (known: max_size, max_runtime, max_files)"));
+                     StrCat("unknown field 'limits.", key,
+                            "' (known: max_size, max_runtime, max_files, max_memory)"));
     }
   }
   return absl::OkStatus();
@@ -279,6 +285,53 @@ uint64_t PhaseFileCount(const stormark::v1::PhaseSpec& spec) {
   return 0;
 }
 
+MemoryBudget PhaseMemoryBudget(const ResourceLimits& limits, const HostFacts& host) {
+  if (limits.max_memory_bytes != 0) return {limits.max_memory_bytes, ""};
+  const uint64_t cgroup_half = host.memory_limit_bytes / 2;
+  if (cgroup_half != 0 && (host.ram_bytes == 0 || cgroup_half < host.ram_bytes / 4)) {
+    return {cgroup_half, StrCat("half of the ", common::FormatBytes(host.memory_limit_bytes),
+                                " its memory cgroup allows")};
+  }
+  if (host.ram_bytes == 0) return {};
+  return {host.ram_bytes / 4, "a quarter of its RAM"};
+}
+
+common::MemoryEstimate PhaseMemory(const stormark::v1::PhaseSpec& spec,
+                                   const TargetConfig& target) {
+  const uint64_t region = target.kind == "dir" ? common::kRandioDefaultDirFileBytes : target.size;
+  return common::EstimatePhaseMemory(spec, region);
+}
+
+namespace {
+
+// A spec the workload's own checks refuse gets their message (the factory's), not a memory
+// figure made of out-of-range values.
+bool PassesSpecChecks(const stormark::v1::PhaseSpec& spec) {
+  switch (spec.workload_case()) {
+    case stormark::v1::PhaseSpec::kStream:
+      return common::CheckStreamSpec(spec.stream()).ok();
+    case stormark::v1::PhaseSpec::kRandio:
+      return common::CheckRandioSpec(spec.randio()).ok();
+    case stormark::v1::PhaseSpec::kBonnie:
+      return common::CheckBonnieSpec(spec.bonnie()).ok();
+    case stormark::v1::PhaseSpec::kPostmark:
+      return common::CheckPostmarkSpec(spec.postmark()).ok();
+    case stormark::v1::PhaseSpec::kCommand:
+      return common::CheckCommandSpec(spec.command()).ok();
+    case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
+      break;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status CheckMemory(const common::MemoryEstimate& estimate, const MemoryBudget& budget) {
+  if (budget.bytes == 0 || estimate.total() <= budget.bytes) return absl::OkStatus();
+  return absl::PermissionDeniedError(
+      common::DescribeOverBudget(estimate, budget.bytes, budget.note));
+}
+
 int64_t PhaseRequestedRuntimeNanos(const stormark::v1::PhaseSpec& spec) {
   if (spec.has_randio() && spec.randio().runtime_nanos() > 0) {
     const int64_t ramp = std::max<int64_t>(0, spec.randio().ramp_time_nanos());
@@ -315,6 +368,9 @@ Status CheckPolicy(const stormark::v1::PhaseSpec& spec, const AgentConfig& confi
                                               PhaseFileCount(spec),
                                               " files, over this agent's limits.max_files (",
                                               limits.max_files, ")"));
+  }
+  if (PassesSpecChecks(spec)) {
+    RETURN_IF_ERROR(CheckMemory(PhaseMemory(spec, *target), PhaseMemoryBudget(limits, host)));
   }
   if (limits.max_runtime_nanos > 0) {
     const int64_t runtime = PhaseRequestedRuntimeNanos(spec);

@@ -381,5 +381,119 @@ TEST_F(TrustedFilesTest, AllowedProgramsAndNetworkSecretsAreChecked) {
               StartsWith("target 'lun': chap.password_file: "));
 }
 
+TEST_F(PolicyTest, ParsesMaxMemory) {
+  auto config = Parse("targets:\n  t: {dir: $DIR}\nlimits: {max_memory: 3G}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->limits.max_memory_bytes, uint64_t{3} << 30);
+  config = Parse("targets:\n  t: {dir: $DIR}\nlimits:\n  max_memory: 0\n");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(std::string(config.status().message()),
+              StartsWith("agent.yaml:4: limits.max_memory must be above 0"));
+  config = Parse("targets:\n  t: {dir: $DIR}\nlimits:\n  max_memory: plenty\n");
+  ASSERT_FALSE(config.ok());
+  EXPECT_THAT(config.status().message(), HasSubstr("max_memory"));
+}
+
+TEST_F(PolicyTest, MemoryBudgetIsTheConfigsOrAQuarterOfTheRam) {
+  ResourceLimits limits;
+  HostFacts host;
+  EXPECT_EQ(PhaseMemoryBudget(limits, host).bytes, 0u);  // RAM unknown: no cap.
+  host.ram_bytes = 16 * 1024 * kMiB;
+  EXPECT_EQ(PhaseMemoryBudget(limits, host).bytes, 4 * 1024 * kMiB);
+  EXPECT_EQ(PhaseMemoryBudget(limits, host).note, "a quarter of its RAM");
+  // A memory cgroup (systemd's MemoryMax, a container's limit) that allows less.
+  host.memory_limit_bytes = 8 * 1024 * kMiB;
+  EXPECT_EQ(PhaseMemoryBudget(limits, host).bytes, 4 * 1024 * kMiB);
+  host.memory_limit_bytes = 1024 * kMiB;
+  EXPECT_EQ(PhaseMemoryBudget(limits, host).bytes, 512 * kMiB);
+  EXPECT_EQ(PhaseMemoryBudget(limits, host).note, "half of the 1 GiB its memory cgroup allows");
+  limits.max_memory_bytes = 100 * kMiB;
+  EXPECT_EQ(PhaseMemoryBudget(limits, host).bytes, 100 * kMiB);
+  EXPECT_EQ(PhaseMemoryBudget(limits, host).note, "");
+}
+
+TEST_F(PolicyTest, RandioOverTheMemoryBudgetIsRefusedNamingItsParameters) {
+  stormark::v1::PhaseSpec spec = Spec();
+  auto* randio = spec.mutable_randio();
+  randio->set_rw(stormark::v1::RandioSpec::RANDREAD);
+  randio->set_iodepth(4096);
+  randio->set_bs_min(1 << 20);
+  randio->set_size_bytes(64 * kMiB);
+  HostFacts host;
+  host.ram_bytes = uint64_t{24} << 30;
+  AgentConfig config = Capped(0, 0);
+  const common::Status status = CheckPolicy(spec, config, host);
+  EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(status.message(),
+            "randio needs 8.00 GiB of memory (buffers: iodepth 4096 x bs 1 MiB x 1 job, 2 MiB "
+            "each), over this agent's limits.max_memory of 6 GiB (a quarter of its RAM); lower "
+            "iodepth, bs or numjobs, or raise limits.max_memory");
+  // A configured limit is named as such, and one above the estimate lets the phase through.
+  config.limits.max_memory_bytes = 1024 * kMiB;
+  EXPECT_THAT(CheckPolicy(spec, config, host).message(),
+              HasSubstr("over this agent's limits.max_memory of 1 GiB; lower"));
+  config.limits.max_memory_bytes = 9 * 1024 * kMiB;
+  EXPECT_TRUE(CheckPolicy(spec, config, host).ok());
+  randio->set_iodepth(16);
+  EXPECT_TRUE(CheckPolicy(spec, Capped(0, 0), host).ok());
+
+  // Many jobs of large blocks.
+  randio->set_iodepth(1);
+  randio->set_bs_min(64 << 20);
+  randio->set_numjobs(256);
+  randio->set_offset_increment_bytes(64 * kMiB);
+  EXPECT_THAT(CheckPolicy(spec, Capped(0, 0), host).message(),
+              HasSubstr("(buffers: iodepth 1 x bs 64 MiB x 256 jobs)"));
+}
+
+TEST_F(PolicyTest, PostmarkAndBonnieTablesCountTowardsTheMemoryBudget) {
+  HostFacts host;
+  host.ram_bytes = uint64_t{2} << 30;  // A budget of 512 MiB.
+  stormark::v1::PhaseSpec postmark = Spec();
+  postmark.mutable_postmark()->set_number(10'000'000);
+  const common::Status status = CheckPolicy(postmark, Capped(0, 0), host);
+  EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(status.message(), HasSubstr("postmark needs "));
+  EXPECT_THAT(status.message(), HasSubstr("lower number, or raise limits.max_memory"));
+  postmark.mutable_postmark()->set_number(100'000);
+  EXPECT_TRUE(CheckPolicy(postmark, Capped(0, 0), host).ok());
+
+  stormark::v1::PhaseSpec bonnie = Spec();
+  bonnie.mutable_bonnie()->set_size_bytes(64 * kMiB);
+  bonnie.mutable_bonnie()->set_chunk_size(64 << 20);
+  bonnie.mutable_bonnie()->set_seekers(64);
+  EXPECT_THAT(CheckPolicy(bonnie, Capped(0, 0), host).message(),
+              HasSubstr("(chunk buffers: (1 + seekers 64) x chunk 64 MiB)"));
+}
+
+TEST_F(PolicyTest, SpecErrorsComeBeforeTheMemoryFigure) {
+  HostFacts host;
+  host.ram_bytes = uint64_t{1} << 30;
+  stormark::v1::PhaseSpec spec = Spec();
+  spec.mutable_stream()->set_direction(stormark::v1::StreamSpec::WRITE);
+  spec.mutable_stream()->set_block_size(1u << 30);  // Over the 64 MiB limit of bs.
+  spec.mutable_stream()->set_size_bytes(1u << 30);
+  // The factory refuses it with the spec's own message.
+  EXPECT_TRUE(CheckPolicy(spec, Capped(0, 0), host).ok());
+}
+
+TEST_F(PolicyTest, RandioVerifyOnADeviceOfUnknownSizeCountsTheLargestBook) {
+  stormark::v1::PhaseSpec spec = Spec();
+  spec.set_target("disk");
+  auto* randio = spec.mutable_randio();
+  randio->set_rw(stormark::v1::RandioSpec::RANDREAD);
+  randio->set_bs_min(4096);
+  randio->set_verify(true);
+  TargetConfig disk;
+  disk.name = "disk";
+  disk.kind = "block";
+  EXPECT_EQ(PhaseMemory(spec, disk).dominant()->name, "the verify book");
+  EXPECT_EQ(PhaseMemory(spec, disk).dominant()->bytes, uint64_t{256} << 20);
+  disk.size = uint64_t{1} << 30;  // A configured size bounds it.
+  EXPECT_EQ(PhaseMemory(spec, disk).dominant()->name, "the lay-out and read-back chunk");
+  // A dir target's file has its default size.
+  EXPECT_LT(PhaseMemory(spec, Capped(0, 0).targets[0]).total(), 4 * kMiB);
+}
+
 }  // namespace
 }  // namespace stormark::agent
