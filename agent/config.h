@@ -36,6 +36,7 @@
 //   stalled_io_after: 120s           # default; no I/O completed for this long while a
 //                                    # worker sits in the kernel stops the phase as stalled
 //   tls: ..., scratch: ..., limits: ...  # see agent/policy.h
+//   identities: ...                      # who may do what; see agent/authz.h
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
@@ -46,6 +47,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/authz.h"
 #include "agent/policy.h"
 #include "common/spec_check.h"
 #include "common/status.h"
@@ -148,6 +150,9 @@ struct AgentConfig {
   TlsConfig tls;
   std::vector<std::string> scratch;
   ResourceLimits limits;
+  // agent/authz.h: what each identity may do; empty (no `identities:`) lets every caller the
+  // transport admits do everything.
+  std::vector<IdentityRule> identities;
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/authz.h"
 #include "agent/config.h"
 #include "agent/environment.h"
 #include "agent/page_cache.h"
@@ -37,13 +38,15 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::
                                                             const AgentConfig& config,
                                                             const SystemPaths& paths);
 
-// Builds `setup` for `spec`: the policy first (a refused phase creates nothing), then the
-// workload (told what the agent's earlier phases wrote on the target: `earlier`), the
-// tuning, the workload's Prepare (which watches `cancelled`), the cache and the environment.
+// Builds `setup` for `spec`: what the config's identities let `caller` do and the policy
+// first (a refused phase creates nothing), then the workload (told what the agent's earlier
+// phases wrote on the target: `earlier`), the tuning, the workload's Prepare (which watches
+// `cancelled`), the cache and the environment.
 // On an error, or when `cancelled` is set, what was made so far stays in `setup` for the
 // caller to remove. Blocks for as long as the set-up takes, which may be for ever when an
 // I/O never returns.
-common::Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const AgentConfig& config,
+common::Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
+                          const AgentConfig& config,
                           const HostFacts& host, const SystemPaths& paths,
                           const PageCache& page_cache, const WrittenPrefix& earlier,
                           const std::atomic<bool>& cancelled, PhaseSetup* setup);

@@ -1,6 +1,7 @@
 #include "agent/server.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <chrono>
 
@@ -85,6 +86,12 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
         "cannot listen on ", listen, " (address in use, or not an address of this host?)"));
   }
   if (listen.starts_with("unix:")) {
+    // Whoever can connect to the socket is the local operator (service.h IdentityOf): only
+    // its owner may, whatever the umask was.
+    const std::string path = listen.substr(5);
+    if (chmod(path.c_str(), 0600) != 0) {
+      return common::ErrnoError(common::StrCat("chmod 0600 ", path), errno);
+    }
     server->address_ = listen;
   } else {
     server->address_ = common::StrCat(listen.substr(0, listen.rfind(':')), ":", port);

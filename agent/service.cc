@@ -2,9 +2,10 @@
 
 #include "agent/environment.h"
 
+#include <grpc/grpc_security_constants.h>
+
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
-#include "common/tls.h"
 #include "common/version.h"
 
 namespace stormark::agent {
@@ -16,16 +17,56 @@ grpc::Status ToGrpc(const common::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-AgentService::AgentService(PhaseRunner& runner, const common::Clock& clock, LogFn log,
-                           stormark::v1::Version protocol)
-    : runner_(runner), clock_(clock), log_(std::move(log)), protocol_(std::move(protocol)) {}
+Identity IdentityOf(const grpc::ServerContext& context) {
+  Identity id;
+  id.address = context.peer();
+  const auto auth = context.auth_context();
+  if (auth && auth->IsPeerAuthenticated()) {
+    id.kind = Identity::Kind::kCertificate;
+    const auto names = auth->FindPropertyValues(GRPC_X509_CN_PROPERTY_NAME);
+    id.common_name = names.empty() ? "?" : std::string(names.front().data(), names.front().size());
+    for (const grpc::string_ref& san : auth->FindPropertyValues(GRPC_X509_SAN_PROPERTY_NAME)) {
+      id.subject_alt_names.emplace_back(san.data(), san.size());
+    }
+    id.name = common::StrCat("CN=", id.common_name);
+  } else if (id.address.starts_with("unix:")) {
+    // Until the listener reads SO_PEERCRED: only the socket file's owner (root, or the user
+    // that started the agent) can connect to it, since the server makes it 0600.
+    id.kind = Identity::Kind::kLocal;
+    id.name = "local operator (unix socket)";
+    id.local_operator = true;
+  } else if (id.address.empty() || id.address.starts_with("inproc")) {
+    id.kind = Identity::Kind::kInProcess;
+    id.name = "in-process";
+    id.local_operator = true;
+  } else {
+    // The port changes with every connection; the address is all that stays.
+    const size_t colon = id.address.rfind(':');
+    id.kind = Identity::Kind::kUnauthenticated;
+    id.name = common::StrCat("unauthenticated ", colon == std::string::npos
+                                                     ? id.address
+                                                     : id.address.substr(0, colon));
+  }
+  return id;
+}
 
-void AgentService::Log(grpc::ServerContext* context, const std::string& line) const {
-  if (!log_) return;
+AgentService::AgentService(PhaseRunner& runner, const common::Clock& clock, LogFn log,
+                           stormark::v1::Version protocol, IdentifyFn identify)
+    : runner_(runner),
+      clock_(clock),
+      log_(std::move(log)),
+      protocol_(std::move(protocol)),
+      identify_(std::move(identify)) {}
+
+void AgentService::Log(const Identity& caller, const std::string& line) const {
   // Under mutual TLS the certificate says who asked; the address alone may be a NAT's.
-  const auto auth = context->auth_context();
-  const std::string cert = auth ? common::PeerCertificateName(*auth) : "";
-  log_(common::StrCat(line, " [peer ", context->peer(), cert.empty() ? "" : " ", cert, "]"));
+  if (log_) log_(common::StrCat(line, " [peer ", caller.Describe(), "]"));
+}
+
+std::string AgentService::HeldByOther(const std::string& phase_id, const Identity& caller) const {
+  if (runner_.BusyWith() != phase_id) return "";
+  const std::string owner = runner_.HeldBy();
+  return owner.empty() || owner == caller.name ? "" : common::StrCat(" (held by ", owner, ")");
 }
 
 grpc::Status AgentService::GetInfo(grpc::ServerContext* context,
@@ -51,7 +92,9 @@ grpc::Status AgentService::GetInfo(grpc::ServerContext* context,
   if (request->has_controller_protocol()) {
     common::Status compatible = common::CheckProtocolCompatible(
         protocol_, "this agent", request->controller_protocol(), "the controller");
-    if (!compatible.ok()) Log(context, common::StrCat("warning: ", compatible.message()));
+    if (!compatible.ok()) {
+      Log(identify_(*context), common::StrCat("warning: ", compatible.message()));
+    }
   }
   return grpc::Status::OK;
 }
@@ -68,21 +111,28 @@ grpc::Status AgentService::SyncClock(grpc::ServerContext* context,
 grpc::Status AgentService::Prepare(grpc::ServerContext* context,
                                    const stormark::v1::PrepareRequest* request,
                                    stormark::v1::PrepareReply* reply) {
+  const Identity caller = identify_(*context);
   common::Status compatible = common::CheckProtocolCompatible(
       protocol_, "this agent", request->controller_protocol(), "the controller");
+  if (compatible.ok() && request->controller_protocol().minor() < common::kPhaseTokenMinor) {
+    compatible = absl::FailedPreconditionError(common::StrCat(
+        "the controller speaks protocol ", common::FormatVersion(request->controller_protocol()),
+        ", which has no phase tokens; this agent needs ", protocol_.major(), ".",
+        common::kPhaseTokenMinor, " or later: upgrade the controller"));
+  }
   if (!compatible.ok()) {
-    Log(context, common::StrCat("refused prepare: ", compatible.message()));
+    Log(caller, common::StrCat("refused prepare: ", compatible.message()));
     return ToGrpc(compatible);
   }
   const auto& spec = request->spec();
-  auto prepared = runner_.Prepare(spec, [context] { return context->IsCancelled(); });
+  auto prepared = runner_.Prepare(spec, caller, [context] { return context->IsCancelled(); });
   if (!prepared.ok()) {
-    Log(context, common::StrCat("refused prepare of phase '", spec.phase_id(), "' on target '",
-                              spec.target(), "': ", prepared.status().message()));
+    Log(caller, common::StrCat("refused prepare of phase '", spec.phase_id(), "' on target '",
+                               spec.target(), "': ", prepared.status().message()));
     return ToGrpc(prepared.status());
   }
-  Log(context, common::StrCat("prepared phase '", spec.phase_id(), "' on target '", spec.target(),
-                            "'"));
+  Log(caller, common::StrCat("prepared phase '", spec.phase_id(), "' on target '", spec.target(),
+                             "'"));
   *reply = std::move(*prepared);
   return grpc::Status::OK;
 }
@@ -90,21 +140,24 @@ grpc::Status AgentService::Prepare(grpc::ServerContext* context,
 grpc::Status AgentService::Run(grpc::ServerContext* context,
                                const stormark::v1::RunRequest* request,
                                grpc::ServerWriter<stormark::v1::RunUpdate>* writer) {
+  const Identity caller = identify_(*context);
   auto progress = [&](const stormark::v1::RunUpdate::Progress& p) {
     stormark::v1::RunUpdate update;
     *update.mutable_progress() = p;
     return writer->Write(update);
   };
   auto gone = [&] { return context->IsCancelled(); };
-  Log(context, common::StrCat("run phase '", request->phase_id(), "'"));
-  auto result = runner_.Run(*request, progress, gone);
+  const std::string held_by = HeldByOther(request->phase_id(), caller);
+  Log(caller, common::StrCat("run phase '", request->phase_id(), "'"));
+  auto result = runner_.Run(*request, caller, progress, gone);
   if (!result.ok()) {
-    Log(context, common::StrCat("refused run: ", result.status().message()));
+    Log(caller, common::StrCat("refused run of phase '", request->phase_id(), "'", held_by, ": ",
+                               result.status().message()));
     return ToGrpc(result.status());
   }
-  Log(context, common::StrCat("phase '", request->phase_id(), "' ",
-                            PhaseResult::State_Name(result->state()),
-                            result->error().empty() ? "" : ": ", result->error()));
+  Log(caller, common::StrCat("phase '", request->phase_id(), "' ",
+                             PhaseResult::State_Name(result->state()),
+                             result->error().empty() ? "" : ": ", result->error()));
   stormark::v1::RunUpdate update;
   *update.mutable_result() = std::move(*result);
   writer->Write(update);
@@ -114,26 +167,80 @@ grpc::Status AgentService::Run(grpc::ServerContext* context,
 grpc::Status AgentService::Abort(grpc::ServerContext* context,
                                  const stormark::v1::AbortRequest* request,
                                  stormark::v1::AbortReply* reply) {
-  reply->set_aborted(runner_.Abort(request->phase_id()));
-  if (reply->aborted()) Log(context, common::StrCat("aborted phase '", request->phase_id(), "'"));
+  const Identity caller = identify_(*context);
+  const std::string held_by = HeldByOther(request->phase_id(), caller);
+  auto aborted = runner_.Abort(request->phase_id(), request->phase_token(), caller);
+  if (!aborted.ok()) {
+    Log(caller, common::StrCat("refused abort of phase '", request->phase_id(), "'", held_by,
+                               ": ", aborted.status().message()));
+    return ToGrpc(aborted.status());
+  }
+  reply->set_aborted(*aborted);
+  Log(caller, *aborted ? common::StrCat("aborted phase '", request->phase_id(), "'")
+                       : common::StrCat("abort of phase '", request->phase_id(),
+                                        "': not held, nothing to do"));
   return grpc::Status::OK;
 }
 
 grpc::Status AgentService::Cleanup(grpc::ServerContext* context,
                                    const stormark::v1::CleanupRequest* request,
                                    stormark::v1::CleanupReply* reply) {
-  auto removed = runner_.Cleanup(request->phase_id());
-  if (!removed.ok()) return ToGrpc(removed.status());
+  const Identity caller = identify_(*context);
+  const std::string held_by = HeldByOther(request->phase_id(), caller);
+  auto removed = runner_.Cleanup(request->phase_id(), request->phase_token(), caller);
+  if (!removed.ok()) {
+    Log(caller, common::StrCat("refused cleanup of phase '", request->phase_id(), "'", held_by,
+                               ": ", removed.status().message()));
+    return ToGrpc(removed.status());
+  }
   reply->set_removed(static_cast<uint32_t>(*removed));
+  Log(caller, common::StrCat("cleaned up phase '", request->phase_id(), "' (", *removed,
+                             " files and directories removed)"));
   return grpc::Status::OK;
 }
 
-grpc::Status AgentService::Heartbeat(grpc::ServerContext* /*context*/,
+grpc::Status AgentService::Heartbeat(grpc::ServerContext* context,
                                      const stormark::v1::HeartbeatRequest* request,
                                      stormark::v1::HeartbeatReply* reply) {
+  const Identity caller = identify_(*context);
+  auto held = runner_.Heartbeat(request->phase_id(), request->phase_token(), caller);
+  if (!held.ok()) {
+    Log(caller, common::StrCat("refused heartbeat for phase '", request->phase_id(), "'",
+                               HeldByOther(request->phase_id(), caller), ": ",
+                               held.status().message()));
+    return ToGrpc(held.status());
+  }
   reply->set_now_unix_nanos(clock_.NowUnixNanos());
-  reply->set_phase_id(runner_.Heartbeat(request->phase_id()));
+  reply->set_phase_id(*held);
   reply->set_stuck_worker(runner_.StuckWorker());
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::AbortHeldPhase(grpc::ServerContext* context,
+                                          const stormark::v1::AbortHeldPhaseRequest* request,
+                                          stormark::v1::AbortHeldPhaseReply* reply) {
+  const Identity caller = identify_(*context);
+  if (!caller.local_operator) {
+    const common::Status refused = absl::PermissionDeniedError(common::StrCat(
+        caller.name, " may not abort the held phase: only the local operator may (root or the "
+                     "agent's own user, on its unix socket: stormark-agent --abort-held-phase)"));
+    Log(caller, common::StrCat("refused forced abort: ", refused.message()));
+    return ToGrpc(refused);
+  }
+  const std::string why = request->reason().empty() ? "" : common::StrCat(": ", request->reason());
+  const PhaseRunner::ForcedAbort done =
+      runner_.AbortHeldPhase(common::StrCat("aborted by the local operator", why));
+  reply->set_phase_id(done.phase_id);
+  reply->set_stuck_worker(done.stuck_worker);
+  if (done.phase_id.empty()) {
+    Log(caller, common::StrCat("forced abort", why, ": no phase held"));
+  } else {
+    Log(caller, common::StrCat("forced abort of phase '", done.phase_id, "' (held by ",
+                               done.owner, ")", why,
+                               done.stuck_worker.empty()
+                                   ? ""
+                                   : common::StrCat("; a worker is stuck in ", done.stuck_worker)));
+  }
   return grpc::Status::OK;
 }
 

@@ -1,6 +1,9 @@
 // The gRPC face of the agent: translates the stormark.v1.Agent RPCs into PhaseRunner calls
 // and absl::Status into grpc::Status. Holds no state of its own beyond the runner.
 //
+// Every call that acts on a phase (Prepare, Run, Abort, Cleanup, AbortHeldPhase) is logged
+// with the caller's identity, refusals included; so are refused heartbeats.
+//
 // Thread-safe: gRPC calls the handlers from its thread pool.
 #ifndef STORMARK_AGENT_SERVICE_H_
 #define STORMARK_AGENT_SERVICE_H_
@@ -8,6 +11,7 @@
 #include <functional>
 #include <string>
 
+#include "agent/authz.h"
 #include "agent/phase_runner.h"
 #include "common/clock.h"
 #include "stormark/v1/agent.grpc.pb.h"
@@ -17,12 +21,24 @@ namespace stormark::agent {
 // Where the service writes one line per notable event (prepare, run, refusal, abort).
 using LogFn = std::function<void(const std::string&)>;
 
+// Who is calling, as the transport proves it. Safe for concurrent use.
+using IdentifyFn = std::function<Identity(const grpc::ServerContext&)>;
+
+// The caller of an RPC on this agent's server: under mutual TLS the certificate's CN
+// ("CN=controller", with its SANs); on the unix socket the local operator, since only the
+// socket's owner can connect to it (the server makes it 0600); in-process, the agent itself;
+// on plain-text TCP only the address, without its port ("unauthenticated ipv4:127.0.0.1").
+// The one place that decides identities: peer credentials of unix-socket callers replace
+// the unix branch when the listener gives them.
+Identity IdentityOf(const grpc::ServerContext& context);
+
 class AgentService final : public stormark::v1::Agent::Service {
  public:
   // `runner` and `clock` must outlive the service. `protocol` is the version this agent
-  // claims; tests pass another to exercise the compatibility check.
+  // claims; tests pass another to exercise the compatibility check, and another `identify`
+  // to play several callers.
   AgentService(PhaseRunner& runner, const common::Clock& clock, LogFn log,
-               stormark::v1::Version protocol);
+               stormark::v1::Version protocol, IdentifyFn identify = IdentityOf);
 
   grpc::Status GetInfo(grpc::ServerContext* context, const stormark::v1::GetInfoRequest* request,
                        stormark::v1::AgentInfo* reply) override;
@@ -40,14 +56,21 @@ class AgentService final : public stormark::v1::Agent::Service {
   grpc::Status Heartbeat(grpc::ServerContext* context,
                          const stormark::v1::HeartbeatRequest* request,
                          stormark::v1::HeartbeatReply* reply) override;
+  grpc::Status AbortHeldPhase(grpc::ServerContext* context,
+                              const stormark::v1::AbortHeldPhaseRequest* request,
+                              stormark::v1::AbortHeldPhaseReply* reply) override;
 
  private:
-  void Log(grpc::ServerContext* context, const std::string& line) const;
+  void Log(const Identity& caller, const std::string& line) const;
+  // " (held by CN=x)" when the held phase is `phase_id` and belongs to someone else than
+  // `caller`, for the log.
+  std::string HeldByOther(const std::string& phase_id, const Identity& caller) const;
 
   PhaseRunner& runner_;
   const common::Clock& clock_;
   const LogFn log_;
   const stormark::v1::Version protocol_;
+  const IdentifyFn identify_;
 };
 
 // absl::Status -> grpc::Status with the same code and message.

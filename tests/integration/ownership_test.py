@@ -1,0 +1,199 @@
+"""A phase belongs to the controller that prepared it.
+
+Two controllers hold certificates of one CA under different names (CN=controller and
+CN=intruder, made by `stormark certs` in a temporary directory). The second reads the first's
+phase id from GetInfo and tries Abort, Cleanup, Run and Heartbeat on it: each is refused,
+the first's run completes, and the agent's log names the second for every refusal. Its
+heartbeats do not keep a frozen first controller's phase alive. An identity the config
+limits to reading is refused a write phase, naming the rule. The local operator ends any
+phase over the agent's unix socket with `stormark-agent --abort-held-phase`.
+
+Everything listens on loopback or on a unix socket in a temporary directory."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stormark_harness as h  # noqa: E402
+
+NULL_TARGET = "  sink: {null: true}\n"
+HEARTBEAT = ["--heartbeat-interval", "500ms", "--heartbeat-timeout", "3s"]
+
+
+def randio_on_null(seconds):
+    """A timed randio phase on the null target: light, and it runs exactly `seconds`."""
+    return ["--workload", "randio", "--target", "sink", "--set", "rw=randread",
+            "--set", f"runtime={seconds}s", "--set", "time_based=true", "--no-progress"]
+
+
+class OwnershipTest(h.StormarkTestCase):
+
+    def setUp(self):
+        self.work = self.make_dir("stormark-itest-own-")
+        self.pki = os.path.join(self.work, "pki")
+        for args in (["init"], ["issue", "--agent", "agent1", "--ip", "127.0.0.1"],
+                     ["issue", "--controller"], ["issue", "--controller", "intruder"]):
+            result = self.run_stormark(["certs", args[0], "--dir", self.pki] + args[1:])
+            self.assertEqual(result.returncode, 0, result.describe())
+
+    def tls_config(self):
+        return (f"tls:\n  ca: {self.pki}/ca.crt\n  cert: {self.pki}/agent-agent1.crt\n"
+                f"  key: {self.pki}/agent-agent1.key\n")
+
+    def tls_flags(self, name):
+        return ["--tls-ca", f"{self.pki}/ca.crt", "--tls-cert", f"{self.pki}/{name}.crt",
+                "--tls-key", f"{self.pki}/{name}.key"]
+
+    def intruder(self, address, *extra, name="intruder"):
+        """Runs the second controller against `address`; returns {call: outcome}."""
+        argv = [h.binary("stormark-test-phase-caller"), "--agent", address,
+                *self.tls_flags(name), *extra]
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=60, preexec_fn=h._die_with_parent)
+        self.assertEqual(done.returncode, 0, f"{argv}\n{done.stdout}{done.stderr}")
+        return dict(line.split(": ", 1) for line in done.stdout.splitlines())
+
+    def test_a_second_controller_cannot_touch_the_first_controllers_phase(self):
+        agent = self.start_agent("own", extra_targets=NULL_TARGET, extra_config=self.tls_config())
+        json_path = os.path.join(self.work, "out.json")
+        ctl = self.start_stormark(["run", "--agent", agent.address, "--json", json_path,
+                                   *self.tls_flags("controller"), *randio_on_null(6)])
+        phase_id = agent.wait_for_log(r"run phase '([^']+)'", timeout=60).group(1)
+        time.sleep(0.5)  # Running now.
+
+        for token in ([], ["--token", "0" * 32]):
+            calls = self.intruder(agent.address, *token)
+            self.assertEqual(calls["busy_with_phase"], phase_id)
+            for call, verb in (("abort", "abort"), ("cleanup", "clean up"), ("run", "run"),
+                               ("heartbeat", "renew the lease of")):
+                self.assertTrue(calls[call].startswith(
+                    f"PERMISSION_DENIED: CN=intruder may not {verb} phase '{phase_id}': it "
+                    "belongs to another identity"), (call, calls[call]))
+                self.assertNotIn("CN=controller", calls[call])
+            self.assertTrue(calls["abort-any"].startswith("INVALID_ARGUMENT: "),
+                            calls["abort-any"])
+            self.assertIn("no wildcard", calls["abort-any"])
+            self.assertTrue(calls["abort-held-phase"].startswith(
+                "PERMISSION_DENIED: CN=intruder may not abort the held phase: only the local "
+                "operator may"), calls["abort-held-phase"])
+
+        result = ctl.wait(timeout=60)
+        self.assertEqual(result.returncode, 0, result.describe())
+        phase = self.load_json(json_path)["phases"][0]
+        self.assertEqual(phase["phase_id"], phase_id)
+        self.assertEqual(self.result_for(phase, agent.address)["status"], "succeeded")
+        self.assertEqual(agent.phase_dirs(), [])
+
+        log = agent.log()
+        peer = r"\[peer ipv4:127\.0\.0\.1:\d+ CN=intruder\]"
+        pid = re.escape(phase_id)
+        for refused, said in (("abort of", "abort"), ("cleanup of", "clean up"),
+                              ("run of", "run"), ("heartbeat for", "renew the lease of")):
+            self.assertRegex(log, rf"refused {refused} phase '{pid}' \(held by CN=controller\): "
+                                  rf"CN=intruder may not {said} .*{peer}")
+        self.assertRegex(log, rf"refused forced abort: CN=intruder .*{peer}")
+        self.assertRegex(log, rf"phase '{re.escape(phase_id)}' SUCCEEDED \[peer ipv4:127\.0\.0\.1:"
+                              r"\d+ CN=controller\]")
+        self.assertRegex(log, rf"cleaned up phase '{re.escape(phase_id)}' .*CN=controller\]")
+
+    def test_heartbeats_of_another_controller_do_not_keep_a_frozen_ones_phase(self):
+        agent = self.start_agent("lease", extra_targets=NULL_TARGET,
+                                 extra_config=self.tls_config())
+        ctl = self.start_stormark(["run", "--agent", agent.address, *HEARTBEAT,
+                                   *self.tls_flags("controller"), *randio_on_null(60)])
+        phase_id = agent.wait_for_log(r"run phase '([^']+)'", timeout=60).group(1)
+        time.sleep(0.8)
+        # A frozen controller keeps its connection open: only the lease can tell.
+        ctl.proc.send_signal(signal.SIGSTOP)
+        self.addCleanup(lambda: ctl.proc.poll() is None and ctl.proc.send_signal(signal.SIGCONT))
+        frozen_at = time.monotonic()
+        calls = self.intruder(agent.address, "--heartbeat-for", "6")
+        self.assertRegex(calls["heartbeats"], r"^\d+ refused, 0 ok")
+        match = agent.wait_for_log(r"phase '%s' ABORTED: (.*)" % re.escape(phase_id), timeout=20)
+        self.assertIn("no heartbeat from the controller for 3.", match.group(1))
+        # Within the 3 s lease and the abort, while the intruder was heartbeating.
+        self.assertLess(time.monotonic() - frozen_at, 10, agent.log())
+        deadline = time.monotonic() + 10
+        while agent.phase_dirs() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.assertEqual(agent.phase_dirs(), [], agent.log())
+        ctl.proc.send_signal(signal.SIGCONT)
+        result = ctl.wait(timeout=30)
+        self.assertEqual(result.returncode, 1, result.describe())
+
+    def test_a_read_only_identity_is_refused_a_write_phase_naming_the_rule(self):
+        agent = self.start_agent("authz", extra_config=self.tls_config() + (
+            "identities:\n"
+            "  - match: {cn: controller}\n"
+            "    write: true\n"
+            "  - match: {cn: intruder}\n"
+            "    targets: [scratch]\n"
+            "    write: false\n"))
+        write = ["run", "--agent", agent.address, "--rw", "write", "--size", "8M",
+                 "--no-progress", "--no-db"]
+        result = self.run_stormark(write + self.tls_flags("intruder"))
+        self.assertEqual(result.returncode, 1, result.describe())
+        self.assert_no_crash(result)
+        refusal = (r"CN=intruder may not write to target 'scratch' \(stream\): identities rule "
+                   r"at .*agent\.yaml:\d+ \(cn: intruder\) has write: false")
+        self.assertRegex(result.stdout + result.stderr, refusal)
+        self.assertRegex(agent.log(), r"refused prepare of phase '[^']+' on target 'scratch': " +
+                         refusal + r" \[peer ipv4:127\.0\.0\.1:\d+ CN=intruder\]")
+        self.assertEqual(agent.phase_dirs(), [])
+        # A read it may run; the other identity may write.
+        read = ["run", "--agent", agent.address, "--rw", "read", "--size", "8M",
+                "--no-progress", "--no-db"]
+        result = self.run_stormark(read + self.tls_flags("intruder"))
+        self.assertEqual(result.returncode, 0, result.describe())
+        result = self.run_stormark(write + self.tls_flags("controller"))
+        self.assertEqual(result.returncode, 0, result.describe())
+
+    def test_the_local_operator_ends_any_phase_over_the_unix_socket(self):
+        base = self.make_dir("stormark-itest-op-")
+        target = os.path.join(base, "target")
+        os.mkdir(target)
+        config = self.write_file(os.path.join(base, "agent.yaml"),
+                                 f"targets:\n  scratch: {{dir: {target}}}\n" + NULL_TARGET)
+        socket_path = os.path.join(base, "agent.sock")
+        agent = self.start_agent_process(["--listen", f"unix:{socket_path}", "--config", config],
+                                         os.path.join(base, "agent.log"), name="op",
+                                         target_dir=target)
+        agent.wait_for_log(r"listening on unix:")
+        self.assertEqual(os.stat(socket_path).st_mode & 0o777, 0o600)
+        address = f"unix:{socket_path}"
+        json_path = os.path.join(base, "out.json")
+        ctl = self.start_stormark(["run", "--agent", address, "--json", json_path,
+                                   *randio_on_null(60)])
+        phase_id = agent.wait_for_log(r"run phase '([^']+)'", timeout=60).group(1)
+        time.sleep(0.5)
+
+        aborted = self.run_agent_binary(["--abort-held-phase", "--listen", address,
+                                         "--reason", "test: stuck controller"], timeout=60)
+        self.assertEqual(aborted.returncode, 0, aborted.describe())
+        self.assertIn(f"aborted phase '{phase_id}' and removed its files", aborted.stderr)
+        self.assertRegex(agent.log(), rf"forced abort of phase '{re.escape(phase_id)}' \(held by "
+                                      r"local operator \(unix socket\)\): test: stuck controller")
+        result = ctl.wait(timeout=60)
+        self.assertEqual(result.returncode, 1, result.describe())
+        row = self.result_for(self.load_json(json_path)["phases"][0], address)
+        self.assertEqual(row["status"], "aborted", row)
+        self.assertIn("aborted by the local operator: test: stuck controller", row["error"])
+        self.assertEqual(agent.phase_dirs(), [])
+
+        again = self.run_agent_binary(["--abort-held-phase", "--listen", address])
+        self.assertEqual(again.returncode, 0, again.describe())
+        self.assertIn("holds no phase", again.stderr)
+        over_tcp = self.run_agent_binary(["--abort-held-phase", "--listen", "127.0.0.1:7420"])
+        self.assertEqual(over_tcp.returncode, 2, over_tcp.describe())
+        self.assertEqual(len(over_tcp.stderr.splitlines()), 1, over_tcp.describe())
+        self.assertIn("give --listen unix:/path", over_tcp.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
