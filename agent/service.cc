@@ -35,7 +35,10 @@ Identity IdentityOf(const grpc::ServerContext& context) {
     id.kind = Identity::Kind::kLocal;
     id.name = "local operator (unix socket)";
     id.local_operator = true;
-  } else if (id.address.empty() || id.address.starts_with("inproc")) {
+  } else if (id.address == "unknown" && auth &&
+             auth->FindPropertyValues(GRPC_TRANSPORT_SECURITY_TYPE_PROPERTY_NAME).empty()) {
+    // gRPC 1.51's in-process transport: no address and no security connector at all, where
+    // every network transport, plain text included, names its security type.
     id.kind = Identity::Kind::kInProcess;
     id.name = "in-process";
     id.local_operator = true;

@@ -257,6 +257,7 @@ TEST_F(PhaseRunnerTest, RunWaitsForTheStartInstant) {
   const int64_t start_at = common::SystemClock().NowUnixNanos() + 100'000'000;
   stormark::v1::RunRequest request;
   request.set_phase_id("p1");
+  request.set_phase_token(token_);
   request.set_start_at_unix_nanos(start_at);
   common::StatusOr<PhaseResult> result = runner_->Run(request, caller_, KeepListening, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();

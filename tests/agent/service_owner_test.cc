@@ -310,8 +310,10 @@ TEST(IdentityOf, AnInProcessCallerIsTheAgentItself) {
   auto stub = stormark::v1::Agent::NewStub(server->InProcessChannel(grpc::ChannelArguments()));
   grpc::ClientContext context;
   stormark::v1::AbortHeldPhaseReply reply;
-  ASSERT_TRUE(stub->AbortHeldPhase(&context, stormark::v1::AbortHeldPhaseRequest(), &reply).ok());
+  grpc::Status status =
+      stub->AbortHeldPhase(&context, stormark::v1::AbortHeldPhaseRequest(), &reply);
   std::lock_guard<std::mutex> lock(mu);
+  EXPECT_TRUE(status.ok()) << status.error_message() << " (peer '" << seen.address << "')";
   EXPECT_EQ(seen.kind, Identity::Kind::kInProcess);
   EXPECT_TRUE(seen.local_operator);
   server->Shutdown();
