@@ -155,7 +155,13 @@ StatusOr<std::string> PhaseRunner::Heartbeat(const std::string& phase_id,
   if (!phase_id.empty() && phase_id == spec_.phase_id()) {
     // Only the owner keeps its phase alive: a phase whose controller died is not held on
     // by anyone else's heartbeats.
-    RETURN_IF_ERROR(owner_.Check(caller.name, token, "renew the lease of", phase_id));
+    Status owned = owner_.Check(caller.name, token, "renew the lease of", phase_id);
+    if (!owned.ok()) {
+      // One the owner sent while its Prepare was under way, overtaken by the reply (which
+      // started the lease afresh): answered, and renews nothing.
+      if (token.empty() && caller.name == owner_.identity()) return spec_.phase_id();
+      return owned;
+    }
     last_heartbeat_mono_ = clock_.MonotonicNanos();
   }
   return spec_.phase_id();

@@ -118,7 +118,9 @@ class PhaseRunner {
 
   // Renews the lease of the held phase when `phase_id` names it and `caller` with `token`
   // owns it. Returns the held phase id ("" when idle); PERMISSION_DENIED, renewing nothing,
-  // when `phase_id` names the held phase and the caller does not own it.
+  // when `phase_id` names the held phase and the caller does not own it. One from the owner
+  // without the token (sent before its Prepare's reply arrived) is answered but renews
+  // nothing.
   common::StatusOr<std::string> Heartbeat(const std::string& phase_id, const std::string& token,
                                           const Identity& caller);
 

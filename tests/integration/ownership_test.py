@@ -47,8 +47,10 @@ class OwnershipTest(h.StormarkTestCase):
                 f"  key: {self.pki}/agent-agent1.key\n")
 
     def tls_flags(self, name):
-        return ["--tls-ca", f"{self.pki}/ca.crt", "--tls-cert", f"{self.pki}/{name}.crt",
-                "--tls-key", f"{self.pki}/{name}.key"]
+        """The flags of the controller whose certificate says CN=`name`."""
+        base = "controller" if name == "controller" else f"controller-{name}"
+        return ["--tls-ca", f"{self.pki}/ca.crt", "--tls-cert", f"{self.pki}/{base}.crt",
+                "--tls-key", f"{self.pki}/{base}.key"]
 
     def intruder(self, address, *extra, name="intruder"):
         """Runs the second controller against `address`; returns {call: outcome}."""
@@ -113,12 +115,18 @@ class OwnershipTest(h.StormarkTestCase):
         ctl.proc.send_signal(signal.SIGSTOP)
         self.addCleanup(lambda: ctl.proc.poll() is None and ctl.proc.send_signal(signal.SIGCONT))
         frozen_at = time.monotonic()
+        # Twice a second for 6 s: refused while the phase is held, answered once it is gone.
         calls = self.intruder(agent.address, "--heartbeat-for", "6")
-        self.assertRegex(calls["heartbeats"], r"^\d+ refused, 0 ok")
+        self.assertRegex(calls["heartbeats"], r"^\d+ refused, \d+ ok")
         match = agent.wait_for_log(r"phase '%s' ABORTED: (.*)" % re.escape(phase_id), timeout=20)
         self.assertIn("no heartbeat from the controller for 3.", match.group(1))
-        # Within the 3 s lease and the abort, while the intruder was heartbeating.
         self.assertLess(time.monotonic() - frozen_at, 10, agent.log())
+        # The lease ran out while the intruder was heartbeating the phase.
+        before_abort = agent.log()[:match.start()]
+        refused = re.findall(r"refused heartbeat for phase '%s' \(held by CN=controller\): "
+                             r"CN=intruder may not renew the lease" % re.escape(phase_id),
+                             before_abort)
+        self.assertGreaterEqual(len(refused), 4, agent.log())
         deadline = time.monotonic() + 10
         while agent.phase_dirs() and time.monotonic() < deadline:
             time.sleep(0.05)
