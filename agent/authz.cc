@@ -34,9 +34,9 @@ Status ParseMatch(const YAML::Node& node, std::string_view source, IdentityRule*
   }
   for (const auto& field : node) {
     const std::string key = Scalar(field.first);
-    std::string* slot = key == "cn"     ? &rule->cn
-                        : key == "san"  ? &rule->san
-                        : key == "user" ? &rule->user
+    std::string* slot = key == "cn"      ? &rule->cn
+                        : key == "san"   ? &rule->san
+                        : key == "user"  ? &rule->user
                         : key == "group" ? &rule->group
                                          : nullptr;
     if (slot == nullptr) {
@@ -105,8 +105,8 @@ bool IdentityRule::Matches(const Identity& caller) const {
   if (!cn.empty() && (caller.kind != Identity::Kind::kCertificate || caller.common_name != cn)) {
     return false;
   }
-  if (!san.empty() && (caller.kind != Identity::Kind::kCertificate ||
-                       !Contains(caller.subject_alt_names, san))) {
+  if (!san.empty() &&
+      (caller.kind != Identity::Kind::kCertificate || !Contains(caller.subject_alt_names, san))) {
     return false;
   }
   if (!user.empty() && (caller.user.empty() || caller.user != user)) return false;
@@ -116,8 +116,8 @@ bool IdentityRule::Matches(const Identity& caller) const {
 
 std::string IdentityRule::Describe() const {
   std::string match;
-  for (auto [key, value] : {std::pair{"cn", &cn}, std::pair{"san", &san},
-                            std::pair{"user", &user}, std::pair{"group", &group}}) {
+  for (auto [key, value] : {std::pair{"cn", &cn}, std::pair{"san", &san}, std::pair{"user", &user},
+                            std::pair{"group", &group}}) {
     if (!value->empty()) match += StrCat(match.empty() ? "" : ", ", key, ": ", *value);
   }
   return StrCat("identities rule at ", where, " (", match, ")");
@@ -174,8 +174,9 @@ Status CheckAccess(const std::vector<IdentityRule>& rules, const Identity& calle
                                  [&](const IdentityRule& r) { return r.Matches(caller); });
   if (rule == rules.end()) {
     return absl::PermissionDeniedError(
-        StrCat(caller.name, " may not prepare phases on this agent: none of its identities "
-                            "rules (",
+        StrCat(caller.name,
+               " may not prepare phases on this agent: none of its identities "
+               "rules (",
                rules.front().where, ") matches it"));
   }
   auto refuse = [&](std::string_view what, std::string_view setting) {

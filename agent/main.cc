@@ -34,7 +34,8 @@ int AbortHeldPhase(const std::string& listen, const std::string& reason) {
   if (!address.ok() || !address->starts_with("unix:")) {
     LogLine(stormark::common::StrCat(
         "--abort-held-phase talks to the running agent over its unix socket: give --listen "
-        "unix:/path, the address that agent serves (not '", listen, "')"));
+        "unix:/path, the address that agent serves (not '",
+        listen, "')"));
     return 2;
   }
   auto stub = stormark::v1::Agent::NewStub(
@@ -44,7 +45,8 @@ int AbortHeldPhase(const std::string& listen, const std::string& reason) {
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
   stormark::v1::AbortHeldPhaseRequest request;
   request.set_reason(reason.empty() ? stormark::common::StrCat("stormark-agent --abort-held-phase "
-                                                               "by uid ", getuid())
+                                                               "by uid ",
+                                                               getuid())
                                     : reason);
   stormark::v1::AbortHeldPhaseReply reply;
   const grpc::Status status = stub->AbortHeldPhase(&context, request, &reply);
@@ -55,12 +57,12 @@ int AbortHeldPhase(const std::string& listen, const std::string& reason) {
   if (reply.phase_id().empty()) {
     LogLine(stormark::common::StrCat("agent at ", *address, " holds no phase"));
   } else if (!reply.stuck_worker().empty()) {
-    LogLine(stormark::common::StrCat("aborted phase '", reply.phase_id(), "'; a worker is stuck in ",
-                                     reply.stuck_worker(),
+    LogLine(stormark::common::StrCat("aborted phase '", reply.phase_id(),
+                                     "'; a worker is stuck in ", reply.stuck_worker(),
                                      ": its files are removed when that I/O returns"));
   } else {
-    LogLine(stormark::common::StrCat("aborted phase '", reply.phase_id(),
-                                     "' and removed its files"));
+    LogLine(
+        stormark::common::StrCat("aborted phase '", reply.phase_id(), "' and removed its files"));
   }
   return 0;
 }

@@ -47,10 +47,10 @@ common::Status PhaseOwner::Check(std::string_view caller, std::string_view token
   }
   if (!issued_ && token.empty()) return absl::OkStatus();
   if (token_.empty() || !SameSecret(token, token_)) {
-    return absl::PermissionDeniedError(common::StrCat(
-        caller, " may not ", verb, " phase '", phase_id, "': the request ",
-        token.empty() ? "does not carry the" : "carries the wrong",
-        " phase token (the phase_token its Prepare returned)"));
+    return absl::PermissionDeniedError(
+        common::StrCat(caller, " may not ", verb, " phase '", phase_id, "': the request ",
+                       token.empty() ? "does not carry the" : "carries the wrong",
+                       " phase token (the phase_token its Prepare returned)"));
   }
   return absl::OkStatus();
 }

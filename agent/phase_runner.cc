@@ -148,8 +148,8 @@ bool PhaseRunner::LeaseExpiredLocked() {
   return true;
 }
 
-StatusOr<std::string> PhaseRunner::Heartbeat(const std::string& phase_id,
-                                              const std::string& token, const Identity& caller) {
+StatusOr<std::string> PhaseRunner::Heartbeat(const std::string& phase_id, const std::string& token,
+                                             const Identity& caller) {
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ == State::kIdle) return std::string();
   if (!phase_id.empty() && phase_id == spec_.phase_id()) {
@@ -201,8 +201,8 @@ std::string PhaseRunner::ReclaimAbandoned() {
 }
 
 StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
-                                                         const Identity& caller,
-                                                         const GoneFn& gone) {
+                                                          const Identity& caller,
+                                                          const GoneFn& gone) {
   ASSIGN_OR_RETURN(std::string token, NewPhaseToken());
   std::vector<std::string> warnings;
   std::unique_ptr<Workload> abandoned;
@@ -597,13 +597,11 @@ void PhaseRunner::AbortHeldLocked(std::unique_lock<std::mutex>& lock, const std:
   const uint64_t generation = generation_;
   auto settled = [&] {
     return generation_ != generation ||
-           (state_ != State::kPreparing && state_ != State::kRunning &&
-            state_ != State::kCleaning);
+           (state_ != State::kPreparing && state_ != State::kRunning && state_ != State::kCleaning);
   };
   if (max_wait_nanos < 0) {
     state_changed_.wait(lock, settled);
-  } else if (!state_changed_.wait_for(lock, std::chrono::nanoseconds(max_wait_nanos),
-                                      settled)) {
+  } else if (!state_changed_.wait_for(lock, std::chrono::nanoseconds(max_wait_nanos), settled)) {
     lock.unlock();
     return;
   }
@@ -618,7 +616,7 @@ void PhaseRunner::AbortHeldLocked(std::unique_lock<std::mutex>& lock, const std:
 }
 
 StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id, const std::string& token,
-                                 const Identity& caller) {
+                                   const Identity& caller) {
   std::unique_lock<std::mutex> lock(mu_);
   if (state_ == State::kIdle) return 0;
   if (phase_id != spec_.phase_id()) {

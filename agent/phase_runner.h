@@ -90,8 +90,7 @@ class PhaseRunner {
   // phase's). Blocks for the whole phase.
   common::StatusOr<stormark::v1::PhaseResult> Run(const stormark::v1::RunRequest& request,
                                                   const Identity& caller,
-                                                  const ProgressFn& progress,
-                                                  const GoneFn& gone);
+                                                  const ProgressFn& progress, const GoneFn& gone);
 
   // Cancels the phase `phase_id` and removes its files, for its owner (`caller` with
   // `token`). Returns whether the phase was held; PERMISSION_DENIED for anyone else, and

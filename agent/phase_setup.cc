@@ -33,10 +33,9 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
 }
 
 Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
-                  const AgentConfig& config,
-                  const HostFacts& host, const SystemPaths& paths, const PageCache& page_cache,
-                  const WrittenPrefix& earlier, const std::atomic<bool>& cancelled,
-                  PhaseSetup* setup) {
+                  const AgentConfig& config, const HostFacts& host, const SystemPaths& paths,
+                  const PageCache& page_cache, const WrittenPrefix& earlier,
+                  const std::atomic<bool>& cancelled, PhaseSetup* setup) {
   RETURN_IF_ERROR(CheckAccess(config.identities, caller, spec, config.FindTarget(spec.target())));
   RETURN_IF_ERROR(CheckPolicy(spec, config, host));
   ASSIGN_OR_RETURN(setup->workload, MakeWorkload(spec, config, host, earlier));

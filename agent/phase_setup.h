@@ -46,10 +46,10 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::
 // caller to remove. Blocks for as long as the set-up takes, which may be for ever when an
 // I/O never returns.
 common::Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
-                          const AgentConfig& config,
-                          const HostFacts& host, const SystemPaths& paths,
-                          const PageCache& page_cache, const WrittenPrefix& earlier,
-                          const std::atomic<bool>& cancelled, PhaseSetup* setup);
+                          const AgentConfig& config, const HostFacts& host,
+                          const SystemPaths& paths, const PageCache& page_cache,
+                          const WrittenPrefix& earlier, const std::atomic<bool>& cancelled,
+                          PhaseSetup* setup);
 
 }  // namespace stormark::agent
 

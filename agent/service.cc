@@ -1,8 +1,8 @@
 #include "agent/service.h"
 
-#include "agent/environment.h"
-
 #include <grpc/grpc_security_constants.h>
+
+#include "agent/environment.h"
 
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
@@ -46,9 +46,8 @@ Identity IdentityOf(const grpc::ServerContext& context) {
     // The port changes with every connection; the address is all that stays.
     const size_t colon = id.address.rfind(':');
     id.kind = Identity::Kind::kUnauthenticated;
-    id.name = common::StrCat("unauthenticated ", colon == std::string::npos
-                                                     ? id.address
-                                                     : id.address.substr(0, colon));
+    id.name = common::StrCat("unauthenticated ",
+                             colon == std::string::npos ? id.address : id.address.substr(0, colon));
   }
   return id;
 }
@@ -134,8 +133,8 @@ grpc::Status AgentService::Prepare(grpc::ServerContext* context,
                                spec.target(), "': ", prepared.status().message()));
     return ToGrpc(prepared.status());
   }
-  Log(caller, common::StrCat("prepared phase '", spec.phase_id(), "' on target '", spec.target(),
-                             "'"));
+  Log(caller,
+      common::StrCat("prepared phase '", spec.phase_id(), "' on target '", spec.target(), "'"));
   *reply = std::move(*prepared);
   return grpc::Status::OK;
 }
@@ -158,9 +157,9 @@ grpc::Status AgentService::Run(grpc::ServerContext* context,
                                result.status().message()));
     return ToGrpc(result.status());
   }
-  Log(caller, common::StrCat("phase '", request->phase_id(), "' ",
-                             PhaseResult::State_Name(result->state()),
-                             result->error().empty() ? "" : ": ", result->error()));
+  Log(caller,
+      common::StrCat("phase '", request->phase_id(), "' ", PhaseResult::State_Name(result->state()),
+                     result->error().empty() ? "" : ": ", result->error()));
   stormark::v1::RunUpdate update;
   *update.mutable_result() = std::move(*result);
   writer->Write(update);
@@ -174,8 +173,8 @@ grpc::Status AgentService::Abort(grpc::ServerContext* context,
   const std::string held_by = HeldByOther(request->phase_id(), caller);
   auto aborted = runner_.Abort(request->phase_id(), request->phase_token(), caller);
   if (!aborted.ok()) {
-    Log(caller, common::StrCat("refused abort of phase '", request->phase_id(), "'", held_by,
-                               ": ", aborted.status().message()));
+    Log(caller, common::StrCat("refused abort of phase '", request->phase_id(), "'", held_by, ": ",
+                               aborted.status().message()));
     return ToGrpc(aborted.status());
   }
   reply->set_aborted(*aborted);
@@ -208,9 +207,9 @@ grpc::Status AgentService::Heartbeat(grpc::ServerContext* context,
   const Identity caller = identify_(*context);
   auto held = runner_.Heartbeat(request->phase_id(), request->phase_token(), caller);
   if (!held.ok()) {
-    Log(caller, common::StrCat("refused heartbeat for phase '", request->phase_id(), "'",
-                               HeldByOther(request->phase_id(), caller), ": ",
-                               held.status().message()));
+    Log(caller,
+        common::StrCat("refused heartbeat for phase '", request->phase_id(), "'",
+                       HeldByOther(request->phase_id(), caller), ": ", held.status().message()));
     return ToGrpc(held.status());
   }
   reply->set_now_unix_nanos(clock_.NowUnixNanos());
@@ -224,9 +223,10 @@ grpc::Status AgentService::AbortHeldPhase(grpc::ServerContext* context,
                                           stormark::v1::AbortHeldPhaseReply* reply) {
   const Identity caller = identify_(*context);
   if (!caller.local_operator) {
-    const common::Status refused = absl::PermissionDeniedError(common::StrCat(
-        caller.name, " may not abort the held phase: only the local operator may (root or the "
-                     "agent's own user, on its unix socket: stormark-agent --abort-held-phase)"));
+    const common::Status refused = absl::PermissionDeniedError(
+        common::StrCat(caller.name,
+                       " may not abort the held phase: only the local operator may (root or the "
+                       "agent's own user, on its unix socket: stormark-agent --abort-held-phase)"));
     Log(caller, common::StrCat("refused forced abort: ", refused.message()));
     return ToGrpc(refused);
   }
@@ -238,8 +238,8 @@ grpc::Status AgentService::AbortHeldPhase(grpc::ServerContext* context,
   if (done.phase_id.empty()) {
     Log(caller, common::StrCat("forced abort", why, ": no phase held"));
   } else {
-    Log(caller, common::StrCat("forced abort of phase '", done.phase_id, "' (held by ",
-                               done.owner, ")", why,
+    Log(caller, common::StrCat("forced abort of phase '", done.phase_id, "' (held by ", done.owner,
+                               ")", why,
                                done.stuck_worker.empty()
                                    ? ""
                                    : common::StrCat("; a worker is stuck in ", done.stuck_worker)));

@@ -81,10 +81,14 @@ class AuthzTest : public TempDirTest {
   // "agent.yaml" with the identities from line 5.
   common::StatusOr<AgentConfig> Parse(const std::string& identities) {
     return ParseAgentConfig(common::StrCat("targets:\n"
-                                           "  scratch: {dir: ", dir(), "}\n"
-                                           "  disk1: {block: ", dir(), "/disk1.img}\n"
-                                           "  spare: {block: ", dir(), "/spare.img, disposable: true}\n",
-                                           identities),
+                                           "  scratch: {dir: ",
+                                           dir(),
+                                           "}\n"
+                                           "  disk1: {block: ",
+                                           dir(),
+                                           "/disk1.img}\n"
+                                           "  spare: {block: ",
+                                           dir(), "/spare.img, disposable: true}\n", identities),
                             "agent.yaml");
   }
 
@@ -195,8 +199,9 @@ TEST_F(AuthzTest, AnIdentityNoRuleMatchesMayPrepareNothing) {
     common::Status refused = Check(config, caller, Stream("scratch", StreamSpec::READ));
     EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
     EXPECT_EQ(refused.message(),
-              common::StrCat(caller.name, " may not prepare phases on this agent: none of its "
-                                          "identities rules (agent.yaml:6) matches it"));
+              common::StrCat(caller.name,
+                             " may not prepare phases on this agent: none of its "
+                             "identities rules (agent.yaml:6) matches it"));
   }
   // A local user named like a certificate is not that certificate, and the reverse.
   EXPECT_FALSE(Check(config, LocalUser("ci-runner"), Stream("scratch", StreamSpec::READ)).ok());

@@ -226,8 +226,7 @@ TEST_F(PhaseOwnershipTest, WhilePreparingTheOwnerMayAbortAndHeartbeatWithoutATok
   };
   std::future<common::StatusOr<stormark::v1::PrepareReply>> prepared =
       std::async(std::launch::async, [&] { return runner_->Prepare(spec, owner_, gone); });
-  ASSERT_EQ(preparing.get_future().wait_for(std::chrono::seconds(10)),
-            std::future_status::ready);
+  ASSERT_EQ(preparing.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(runner_->Heartbeat("p1", "", intruder_).status().code(),
             absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(runner_->Abort("p1", "", intruder_).status().code(),

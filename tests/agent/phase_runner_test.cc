@@ -108,7 +108,8 @@ TEST_F(PhaseRunnerTest, PrepareHoldsTheSlot) {
 
 TEST_F(PhaseRunnerTest, SecondPrepareFailsNamingTheBusyPhase) {
   MustPrepare(WriteSpec("first"));
-  common::StatusOr<stormark::v1::PrepareReply> second = runner_->Prepare(WriteSpec("second"), caller_);
+  common::StatusOr<stormark::v1::PrepareReply> second =
+      runner_->Prepare(WriteSpec("second"), caller_);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(second.status().message(), HasSubstr("busy with phase 'first'"));
@@ -213,7 +214,8 @@ TEST_F(PhaseRunnerTest, BadSpecIsInvalidArgumentAndLeavesNothing) {
 
   PhaseSpec no_workload = WriteSpec("p1");
   no_workload.clear_stream();
-  EXPECT_EQ(runner_->Prepare(no_workload, caller_).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(runner_->Prepare(no_workload, caller_).status().code(),
+            absl::StatusCode::kInvalidArgument);
 
   EXPECT_EQ(runner_->Prepare(WriteSpec("../p1"), caller_).status().code(),
             absl::StatusCode::kInvalidArgument);
@@ -235,7 +237,8 @@ TEST_F(PhaseRunnerTest, FailedPrepareRemovesWhatItCreated) {
 TEST_F(PhaseRunnerTest, RunReportsExactBytesAndOps) {
   const uint64_t size = 4 * kMiB;
   MustPrepare(WriteSpec("p1", size, 64 * 1024));
-  common::StatusOr<PhaseResult> result = runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
+  common::StatusOr<PhaseResult> result =
+      runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED) << result->error();
   EXPECT_EQ(result->bytes(), size);
@@ -280,7 +283,8 @@ TEST_F(PhaseRunnerTest, RunFarInTheFutureIsRefused) {
 }
 
 TEST_F(PhaseRunnerTest, RunOfAnUnpreparedPhaseFails) {
-  common::StatusOr<PhaseResult> result = runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
+  common::StatusOr<PhaseResult> result =
+      runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(result.status().message(), HasSubstr("'p1' is not prepared"));
@@ -295,7 +299,8 @@ TEST_F(PhaseRunnerTest, RunOfAnUnpreparedPhaseFails) {
 TEST_F(PhaseRunnerTest, PhaseRunsAtMostOnce) {
   MustPrepare(WriteSpec("p1"));
   ASSERT_TRUE(runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere).ok());
-  common::StatusOr<PhaseResult> again = runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
+  common::StatusOr<PhaseResult> again =
+      runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(again.status().message(), HasSubstr("finished"));

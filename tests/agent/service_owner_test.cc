@@ -184,10 +184,9 @@ TEST_F(ServiceOwnershipTest, AnotherIdentityCannotTakeOverThePhase) {
   EXPECT_THAT(info.SerializeAsString(), Not(HasSubstr(token)));
 
   for (const std::string& presented : {std::string(), token}) {
-    std::vector<grpc::Status> refusals = {Abort("intruder", "p1", presented),
-                                          Cleanup("intruder", presented),
-                                          Run("intruder", presented),
-                                          Heartbeat("intruder", presented)};
+    std::vector<grpc::Status> refusals = {
+        Abort("intruder", "p1", presented), Cleanup("intruder", presented),
+        Run("intruder", presented), Heartbeat("intruder", presented)};
     for (const grpc::Status& refused : refusals) {
       EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED)
           << refused.error_message();

@@ -8,12 +8,12 @@
 //   heartbeats: 12 refused, 0 ok (last: PERMISSION_DENIED: ...)
 // It exists to show that a phase belongs to the controller that prepared it. Exit status 0
 // when every call got an answer (whatever it said), 1 when the agent could not be reached.
+#include <grpcpp/grpcpp.h>
+
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <thread>
-
-#include <grpcpp/grpcpp.h>
 
 #include "CLI/CLI.hpp"
 #include "common/tls.h"
@@ -79,8 +79,7 @@ int main(int argc, char** argv) {
     credentials = stormark::common::MutualTlsChannelCredentials(*pem);
     if (!tls_name.empty()) args.SetSslTargetNameOverride(tls_name);
   }
-  auto stub =
-      stormark::v1::Agent::NewStub(grpc::CreateCustomChannel(address, credentials, args));
+  auto stub = stormark::v1::Agent::NewStub(grpc::CreateCustomChannel(address, credentials, args));
 
   grpc::ClientContext info_context;
   Deadline(&info_context);
@@ -164,10 +163,10 @@ int main(int argc, char** argv) {
     grpc::ClientContext context;
     Deadline(&context);
     stormark::v1::AbortHeldPhaseReply reply;
-    std::printf("abort-held-phase: %s\n",
-                Outcome(stub->AbortHeldPhase(&context, stormark::v1::AbortHeldPhaseRequest(),
-                                             &reply))
-                    .c_str());
+    std::printf(
+        "abort-held-phase: %s\n",
+        Outcome(stub->AbortHeldPhase(&context, stormark::v1::AbortHeldPhaseRequest(), &reply))
+            .c_str());
   }
   return 0;
 }
