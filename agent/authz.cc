@@ -1,5 +1,7 @@
 #include "agent/authz.h"
 
+#include <grp.h>
+
 #include <algorithm>
 
 #include "agent/config.h"
@@ -96,9 +98,54 @@ Status ParseRule(const YAML::Node& node, std::string_view source, IdentityRule* 
 
 }  // namespace
 
-std::string Identity::Describe() const {
-  if (kind == Kind::kUnauthenticated) return address;
-  return address.empty() ? name : StrCat(address, " ", name);
+std::string Identity::Describe() const { return peer.empty() ? name : peer; }
+
+Identity IdentityOf(const PeerIdentity& peer, uid_t agent_uid) {
+  Identity id;
+  id.peer = peer.Describe();
+  switch (peer.kind) {
+    case PeerIdentity::Kind::kCertificate:
+      id.kind = Identity::Kind::kCertificate;
+      id.common_name = peer.common_name;
+      id.subject_alt_names = peer.subject_alt_names;
+      id.name = StrCat("CN=", peer.common_name);
+      break;
+    case PeerIdentity::Kind::kUnixUser: {
+      id.kind = Identity::Kind::kLocal;
+      id.user = peer.user;
+      id.name = StrCat("uid ", peer.uid, peer.user.empty() ? "" : StrCat(" (", peer.user, ")"));
+      std::vector<gid_t> gids = peer.groups;
+      gids.push_back(peer.gid);
+      for (gid_t gid : gids) {
+        std::vector<char> buffer(16384);
+        group entry;
+        group* found = nullptr;
+        if (getgrgid_r(gid, &entry, buffer.data(), buffer.size(), &found) == 0 && found &&
+            !Contains(id.groups, found->gr_name)) {
+          id.groups.emplace_back(found->gr_name);
+        }
+      }
+      id.local_operator = peer.uid == 0 || peer.uid == agent_uid;
+      break;
+    }
+    case PeerIdentity::Kind::kInProcess:
+      id.kind = Identity::Kind::kInProcess;
+      id.name = "in-process";
+      id.local_operator = true;
+      break;
+    case PeerIdentity::Kind::kUnauthenticated: {
+      // The port changes with every connection; the address is all that stays.
+      const size_t colon = peer.address.rfind(':');
+      id.name = StrCat("unauthenticated ", colon == std::string::npos
+                                               ? peer.address
+                                               : peer.address.substr(0, colon));
+      break;
+    }
+    case PeerIdentity::Kind::kUnknown:
+      id.name = "unknown";
+      break;
+  }
+  return id;
 }
 
 bool IdentityRule::Matches(const Identity& caller) const {

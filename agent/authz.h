@@ -7,7 +7,7 @@
 //       commands: false              # default false: `command` phases
 //       hooks: false                 # default false: a plan's setup/teardown hooks
 //       tuning: false                # default false: block-queue tuning of the device
-//     - match: {user: alice}         # a local user (needs the unix socket's peer credentials)
+//     - match: {user: alice}         # a local user on the unix socket (its peer credentials)
 //       targets: [scratch, disk1]
 //
 // A rule's `match` names one or more of: cn (the TLS certificate's common name), san (one of
@@ -20,10 +20,13 @@
 #ifndef STORMARK_AGENT_AUTHZ_H_
 #define STORMARK_AGENT_AUTHZ_H_
 
+#include <sys/types.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "agent/peer_identity.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -36,35 +39,39 @@ namespace stormark::agent {
 struct AgentConfig;
 struct TargetConfig;
 
-// The caller of an RPC, as far as its transport proves it (agent/service.h IdentityOf).
+// The caller of an RPC as the rules and phase ownership see it (IdentityOf below).
 struct Identity {
   enum class Kind {
-    kUnauthenticated,  // plain-text TCP: an address, which proves little
+    kUnauthenticated,  // plain-text TCP: an address, which proves little (or nothing known)
     kCertificate,      // mutual TLS: a certificate the agent's CA signed
-    kLocal,            // the agent's unix socket
+    kLocal,            // a local user on the agent's unix socket, by its peer credentials
     kInProcess,        // a channel inside the agent's own process
   };
   Kind kind = Kind::kUnauthenticated;
-  // What phase ownership compares and refusals and the log name: "CN=ci-runner",
-  // "local operator (unix socket)", "in-process", or "unauthenticated ipv4:10.0.0.5" (the
-  // address without its port, which changes with every connection).
+  // What phase ownership compares and refusals name: "CN=ci-runner", "uid 1000 (alice)",
+  // "in-process", or "unauthenticated ipv4:10.0.0.5" (the address without its port, which
+  // changes with every connection). Never a pid or a port.
   std::string name;
-  // The transport's peer address as gRPC gives it ("ipv4:10.0.0.5:41234"), for the log.
-  std::string address;
+  // PeerIdentity::Describe() of the call, for the log ("ipv4:10.0.0.5:41234 CN=ci-runner",
+  // "uid 1000 (alice) gid 1000 pid 4242").
+  std::string peer;
   // kCertificate: the subject's common name and its subjectAltName entries.
   std::string common_name;
   std::vector<std::string> subject_alt_names;
-  // A local peer's user name and group names, when the transport knows them.
+  // kLocal: the user's name and the names of its groups (primary and supplementary).
   std::string user;
   std::vector<std::string> groups;
-  // Root or the agent's own user: not limited by the rules, and may end any phase
-  // (AbortHeldPhase).
+  // Root or the agent's own user on the unix socket, or the agent itself: not limited by the
+  // rules, and may end any phase (AbortHeldPhase).
   bool local_operator = false;
 
-  // For log lines: "ipv4:10.0.0.5:41234 CN=ci-runner", "ipv4:127.0.0.1:41234",
-  // "unix: local operator (unix socket)".
+  // For log lines: `peer`, else `name`.
   std::string Describe() const;
 };
+
+// The one place that turns what the transport proved (agent/peer_identity.h) into an
+// Identity, for an agent running as `agent_uid`. Looks group names up in the group database.
+Identity IdentityOf(const PeerIdentity& peer, uid_t agent_uid);
 
 // One entry of `identities:`.
 struct IdentityRule {

@@ -9,7 +9,6 @@
 
 #include "agent/devices/aoe/aoe_address.h"
 #include "agent/devices/net_uri.h"
-#include "agent/executables.h"
 #include "common/strings.h"
 #include "common/text_file.h"
 #include "common/units.h"
@@ -26,57 +25,7 @@ Status ErrorAt(std::string_view source, const YAML::Mark& mark, std::string_view
   return absl::InvalidArgumentError(common::StrCat(source, ":", mark.line + 1, ": ", what));
 }
 
-StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_view source) {
-  CommandPolicy policy;
-  if (!node.IsMap()) {
-    return ErrorAt(source, node.Mark(), "'commands' must be a map such as {enabled: true}");
-  }
-  for (const auto& field : node) {
-    const std::string key = field.first.as<std::string>();
-    const YAML::Node value = field.second;
-    if (key == "enabled") {
-      auto enabled = common::ParseBool("commands.enabled",
-                                       value.IsScalar() ? value.as<std::string>() : "?");
-      if (!enabled.ok()) return ErrorAt(source, value.Mark(), std::string(enabled.status().message()));
-      policy.enabled = *enabled;
-    } else if (key == "allow") {
-      if (!value.IsSequence() || value.size() == 0) {
-        return ErrorAt(source, value.Mark(),
-                       "'commands.allow' must be a non-empty list of executables");
-      }
-      for (const auto& item : value) {
-        const std::string name = item.IsScalar() ? item.as<std::string>() : "";
-        auto path = FindExecutable(name);
-        if (!path.ok()) {
-          return ErrorAt(source, item.Mark(),
-                         common::StrCat("commands.allow: ", path.status().message()));
-        }
-        policy.allow.push_back(*path);
-      }
-    } else {
-      return ErrorAt(source, field.first.Mark(),
-                     common::StrCat("unknown field 'commands.", key, "' (known: enabled, allow)"));
-    }
-  }
-  return policy;
-}
-
 }  // namespace
-
-Status CommandPolicy::Check(const std::string& executable) const {
-  if (!enabled) {
-    return absl::PermissionDeniedError(
-        "commands are disabled on this agent: its config must set 'commands: {enabled: true}'");
-  }
-  if (allow.empty()) return absl::OkStatus();
-  for (const std::string& allowed : allow) {
-    if (allowed == executable) return absl::OkStatus();
-  }
-  std::string list;
-  for (const std::string& allowed : allow) list += (list.empty() ? "" : ", ") + allowed;
-  return absl::PermissionDeniedError(common::StrCat(
-      executable, " is not in this agent's 'commands.allow' list (", list, ")"));
-}
 
 const TargetConfig* AgentConfig::FindTarget(std::string_view name) const {
   for (const auto& t : targets) {
@@ -397,12 +346,16 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
       RETURN_IF_ERROR(ParsePolicyKey(key, entry.second, source, &config));
       continue;
     }
+    if (key == "access") {
+      RETURN_IF_ERROR(ParseAccess(entry.second, source, &config.access));
+      continue;
+    }
     if (key != "targets" && key != "commands" && key != "allow_drop_caches" &&
         key != "allow_tuning" && key != "stuck_worker_after" && key != "stalled_io_after") {
       return ErrorAt(source, entry.first.Mark(),
                      common::StrCat("unknown field '", key,
                                     "' (known: targets, commands, allow_drop_caches, "
-                                    "allow_tuning, stuck_worker_after, stalled_io_after, ",
+                                    "allow_tuning, stuck_worker_after, stalled_io_after, access, ",
                                     kPolicyKeyNames, ")"));
     }
   }

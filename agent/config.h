@@ -23,10 +23,11 @@
 //     lun0:
 //       iscsi: iscsi://10.0.0.6:3260/iqn.2003-01.org.example:disk1/0
 //       chap: {user: bench, password_file: /etc/stormark/chap.secret}  # initiator: IQN
-//   commands:             # the `command` workload: off unless enabled here
+//   commands:             # the `command` workload and plan hooks: off unless enabled here
 //     enabled: true
-//     allow: [tar, /usr/bin/unrar]   # optional: only these executables (no shell then,
-//                                    # unless sh is listed)
+//     user: nobody                   # default; whom they run as (root must be written out)
+//     allow:                         # optional: only argument vectors these rules match
+//       - [tar, -xf, "*.tar"]        # (see agent/command_policy.h)
 //   allow_drop_caches: true          # default; false refuses `cache: drop` (it warns)
 //   allow_tuning: false              # default; true lets plans set the scheduler,
 //                                    # read_ahead_kb, nr_requests and queue_depth of a
@@ -37,6 +38,7 @@
 //                                    # worker sits in the kernel stops the phase as stalled
 //   tls: ..., scratch: ..., limits: ...  # see agent/policy.h
 //   identities: ...                      # who may do what; see agent/authz.h
+//   access: {users: [...], groups: [...]}  # who may use the unix socket; see agent/access.h
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
 
@@ -48,6 +50,8 @@
 #include <vector>
 
 #include "agent/authz.h"
+#include "agent/access.h"
+#include "agent/command_policy.h"
 #include "agent/policy.h"
 #include "common/spec_check.h"
 #include "common/status.h"
@@ -115,17 +119,6 @@ struct TargetConfig {
   bool is_remote() const { return is_network() || kind == "aoe"; }
 };
 
-// Whether and which commands the `command` workload may run.
-struct CommandPolicy {
-  bool enabled = false;
-  // Real paths of the allowed executables; empty means any (when enabled).
-  std::vector<std::string> allow;
-
-  // OK when `executable` (a real path) may run; PERMISSION_DENIED naming the setting
-  // otherwise.
-  common::Status Check(const std::string& executable) const;
-};
-
 // The size of a null target that gives none.
 inline constexpr uint64_t kDefaultNullSize = uint64_t{1} << 40;
 
@@ -153,6 +146,8 @@ struct AgentConfig {
   // agent/authz.h: what each identity may do; empty (no `identities:`) lets every caller the
   // transport admits do everything.
   std::vector<IdentityRule> identities;
+  // agent/access.h: who may use the unix socket besides root and the agent's own user.
+  AccessConfig access;
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

@@ -10,6 +10,11 @@
 namespace stormark::agent {
 
 common::StatusOr<std::string> FindExecutable(std::string_view name) {
+  std::string found;
+  return FindExecutable(name, &found);
+}
+
+common::StatusOr<std::string> FindExecutable(std::string_view name, std::string* found) {
   if (name.empty()) return absl::InvalidArgumentError("empty program name");
   std::string candidate;
   if (name.find('/') != std::string_view::npos) {
@@ -32,6 +37,7 @@ common::StatusOr<std::string> FindExecutable(std::string_view name) {
       return absl::NotFoundError(common::StrCat("program '", name, "' is not in PATH (", path, ")"));
     }
   }
+  *found = candidate;
   char real[PATH_MAX];
   if (realpath(candidate.c_str(), real) == nullptr) {
     return absl::NotFoundError(common::StrCat("program '", name, "': ", candidate, " does not exist"));

@@ -28,7 +28,7 @@ void LogLine(const std::string& line) {
 }
 
 // --abort-held-phase: asks the agent serving `listen` (its unix socket) to abort whatever
-// phase it holds. The agent grants it only to its socket's owner: root, or its own user.
+// phase it holds. The agent grants it only to root and its own user, by peer credentials.
 int AbortHeldPhase(const std::string& listen, const std::string& reason) {
   auto address = stormark::common::NormalizeAddress(listen);
   if (!address.ok() || !address->starts_with("unix:")) {
@@ -72,7 +72,8 @@ int Main(int argc, char** argv) {
   stormark::agent::AgentServerOptions options;
   std::string config_path;
   app.add_option("--listen", options.listen,
-                 "address to serve on: HOST:PORT, [V6]:PORT or unix:/path (port 0 picks one)")
+                 "address to serve on: unix:/path (peer credentials checked against the "
+                 "config's access), or HOST:PORT / [V6]:PORT (mutual TLS; port 0 picks one)")
       ->capture_default_str();
   app.add_option("--config", config_path, "YAML file naming the targets this host allows");
   bool abort_held = false;
@@ -82,7 +83,8 @@ int Main(int argc, char** argv) {
                "holds, whoever prepared it, and exit (root or the agent's own user only)");
   app.add_option("--reason", abort_reason, "with --abort-held-phase: why, for the agent's log");
   app.add_flag("--insecure", options.insecure,
-               "allow plain text on a non-loopback address (trusted networks only)");
+               "allow plain text on TCP, loopback included: anyone who reaches the port, every "
+               "local user too, can command this agent (labs only)");
   stormark::common::TlsFiles tls;
   app.add_option("--tls-ca", tls.ca, "CA certificate controllers must be signed by (overrides "
                                      "the config's tls.ca)");

@@ -52,8 +52,7 @@ PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock
     : lasting_(std::make_shared<Lasting>(std::move(config), std::move(host), std::move(paths),
                                          clock)),
       clock_(clock),
-      reclaim_after_nanos_(reclaim_after_nanos),
-      written_(paths_) {}
+      reclaim_after_nanos_(reclaim_after_nanos) {}
 
 PhaseRunner::~PhaseRunner() {
   Shutdown();
@@ -108,8 +107,8 @@ std::unique_ptr<Workload> PhaseRunner::BeginCleanupLocked() {
   return std::move(workload_);
 }
 
-int PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
-  const int removed = workload ? workload->Cleanup() : 0;
+CleanupReport PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
+  const CleanupReport removed = workload ? workload->Cleanup() : CleanupReport();
   workload.reset();
   std::unique_ptr<DeviceTuning> tuning;
   {
@@ -243,16 +242,15 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   // A command or hook may discard, recreate or reformat any device: what the agent wrote
   // before is no longer certain anywhere.
   if (spec.has_command()) written_.ForgetAll();
-  const TargetConfig* target = config_.FindTarget(spec.target());
-  const WrittenPrefix earlier = target != nullptr ? written_.Find(*target) : WrittenPrefix{};
 
   // The set-up runs on a worker of its own, which is left behind if it gets stuck in the
   // kernel (a lay-out write to a frozen or dead filesystem): this call then answers anyway.
   auto setup = std::make_shared<PhaseSetup>();
   auto worker = DetachedWorker::Start(
-      [lasting = lasting_, setup, spec, caller, earlier] {
+      [lasting = lasting_, setup, spec, caller] {
         return SetUpPhase(spec, caller, lasting->config, lasting->host, lasting->paths,
-                          lasting->page_cache, earlier, lasting->cancelled, setup.get());
+                          lasting->page_cache, lasting->written, lasting->cancelled,
+                          setup.get());
       },
       [this] { ReleaseStuck(); });
   if (const std::string stuck_in = AwaitSetup(*worker, gone); !stuck_in.empty()) {
@@ -273,7 +271,9 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     return stuck;
   }
   Status status = worker->status();
-  if (status.ok()) RecordWritten(spec.target(), spec.phase_id(), *setup->workload);
+  if (status.ok()) {
+    RecordWritten(spec.target(), spec.phase_id(), setup->target_identity, *setup->workload);
+  }
 
   std::unique_lock<std::mutex> lock(mu_);
   if (status.ok() && cancelled_) status = absl::CancelledError("phase aborted while preparing");
@@ -291,6 +291,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   cache_report_ = setup->cache_report;
   host_environment_ = std::move(setup->host_environment);
   target_environment_ = std::move(setup->target_environment);
+  target_identity_ = setup->target_identity;
   state_ = State::kPrepared;
   last_touched_mono_ = clock_.MonotonicNanos();
   // The owner is answering this call, and from now on its heartbeats carry the token: one
@@ -312,6 +313,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   Workload* workload = nullptr;
   int64_t interval_nanos = 0;
   std::string target;
+  std::string target_identity;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ == State::kIdle || spec_.phase_id() != request.phase_id()) {
@@ -334,6 +336,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     state_ = State::kRunning;
     workload = workload_.get();
     target = spec_.target();
+    target_identity = target_identity_;
     const uint32_t ms = spec_.progress_interval_ms() == 0 ? 1000 : spec_.progress_interval_ms();
     interval_nanos = static_cast<int64_t>(ms) * 1'000'000;
   }
@@ -380,7 +383,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       // A failed run may have lost writes it was told were done (a device error, a lost
       // connection): only a run that ended or was stopped adds what it wrote.
       if (result.state() != PhaseResult::FAILED) {
-        RecordWritten(target, request.phase_id(), *workload);
+        RecordWritten(target, request.phase_id(), target_identity, *workload);
       }
     } else {
       // The stuck thread still records; the figures so far are a snapshot, not a result.
@@ -527,12 +530,12 @@ void PhaseRunner::ReleaseStuck() {
 }
 
 void PhaseRunner::RecordWritten(const std::string& target, const std::string& phase_id,
-                                const Workload& workload) {
+                                const std::string& identity, const Workload& workload) {
   const TargetConfig* config = config_.FindTarget(target);
   if (config == nullptr) return;
   WrittenPrefix written = workload.WrittenFromStart();
   written.phase_id = phase_id;
-  written_.Record(*config, written);
+  written_.Record(*config, identity, written);
 }
 
 void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& recorders,
@@ -615,10 +618,10 @@ void PhaseRunner::AbortHeldLocked(std::unique_lock<std::mutex>& lock, const std:
   FinishCleanup(std::move(released));
 }
 
-StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id, const std::string& token,
+StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id, const std::string& token,
                                    const Identity& caller) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (state_ == State::kIdle) return 0;
+  if (state_ == State::kIdle) return CleanupReport();
   if (phase_id != spec_.phase_id()) {
     return absl::FailedPreconditionError(common::StrCat(
         "cannot clean up phase '", phase_id, "': this agent holds '", spec_.phase_id(), "'"));
@@ -628,7 +631,9 @@ StatusOr<int> PhaseRunner::Cleanup(const std::string& phase_id, const std::strin
     return absl::FailedPreconditionError(common::StrCat(
         "phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
   }
-  if (state_ == State::kCleaning) return 0;  // Another call is removing the files already.
+  if (state_ == State::kCleaning) {
+    return CleanupReport();  // Another call is removing the files already.
+  }
   if (state_ == State::kStuck) {
     return absl::UnavailableError(common::StrCat("phase '", phase_id, "' has a worker stuck in ",
                                                  stuck_in_, "; its files are removed when it returns"));

@@ -130,7 +130,7 @@ class PhaseRunner {
   // Removes the files of a prepared or finished phase and frees the slot. OK with 0 when the
   // slot is already empty (Cleanup is idempotent); FAILED_PRECONDITION while running or when
   // a different phase is held; PERMISSION_DENIED when `caller` with `token` does not own it.
-  common::StatusOr<int> Cleanup(const std::string& phase_id, const std::string& token,
+  common::StatusOr<CleanupReport> Cleanup(const std::string& phase_id, const std::string& token,
                                 const Identity& caller);
 
   // The id of the phase held, or "" when idle.
@@ -156,7 +156,7 @@ class PhaseRunner {
   // and calls FinishCleanup, since removing a large file can take seconds.
   std::unique_ptr<Workload> BeginCleanupLocked();
   // Removes the workload's files, then frees the slot. Requires mu_ NOT held.
-  int FinishCleanup(std::unique_ptr<Workload> workload);
+  CleanupReport FinishCleanup(std::unique_ptr<Workload> workload);
   // Cancels the held phase, waits for it to settle (at most `max_wait_nanos` when not
   // negative) and removes its files. Requires `lock` to hold mu_ and a phase to be held;
   // releases the lock. `reason` is the result's error unless one was set already.
@@ -182,9 +182,9 @@ class PhaseRunner {
   // Cancels the running phase because it ran past limits.max_runtime; its result says so.
   void StopForRuntimeCap(int64_t max_runtime);
   // Adds to written_ what `workload`, of phase `phase_id` on target `target`, wrote from the
-  // start of the target's device.
+  // start of the target's device, `identity` (TargetIdentity, as the phase resolved it).
   void RecordWritten(const std::string& target, const std::string& phase_id,
-                     const Workload& workload);
+                     const std::string& identity, const Workload& workload);
   // Fills the result from the recorders and timings of a finished run.
   void FillResult(const common::Status& status, const common::RecorderSet& recorders,
                   int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result);
@@ -198,6 +198,7 @@ class PhaseRunner {
     const SystemPaths paths;
     const PageCache page_cache;
     std::atomic<bool> cancelled{false};
+    WrittenPrefixes written;  // Thread-safe by itself.
   };
 
   const std::shared_ptr<Lasting> lasting_;
@@ -207,7 +208,7 @@ class PhaseRunner {
   const int64_t reclaim_after_nanos_;
   const SystemPaths& paths_ = lasting_->paths;
   const PageCache& page_cache_ = lasting_->page_cache;
-  WrittenPrefixes written_;  // Thread-safe by itself.
+  WrittenPrefixes& written_ = lasting_->written;
 
   mutable std::mutex mu_;
   std::condition_variable state_changed_;
@@ -220,6 +221,7 @@ class PhaseRunner {
   stormark::v1::CacheReport cache_report_;       // Guarded by mu_; from Prepare.
   Environment host_environment_;                 // Guarded by mu_; from Prepare.
   Environment target_environment_;               // Guarded by mu_; from Prepare.
+  std::string target_identity_;                  // Guarded by mu_; from Prepare.
   std::unique_ptr<DeviceTuning> tuning_;         // Guarded by mu_; restored by cleanup.
   int64_t last_touched_mono_ = 0;                // Guarded by mu_; end of the last call.
   int64_t last_heartbeat_mono_ = 0;              // Guarded by mu_; the lease's last renewal.

@@ -14,7 +14,8 @@ using common::StatusOr;
 
 StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpec& spec,
                                                     const AgentConfig& config,
-                                                    const SystemPaths& paths) {
+                                                    const SystemPaths& paths,
+                                                    const BlockTarget* block) {
   std::string knobs;
   for (const auto& [knob, value] : spec.tuning()) knobs += (knobs.empty() ? "" : ", ") + knob;
   if (!config.allow_tuning) {
@@ -23,9 +24,16 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
   }
   const TargetConfig* target = config.FindTarget(spec.target());
   if (target == nullptr) return absl::NotFoundError(common::StrCat("no target '", spec.target(), "'"));
-  const std::string device = ReadTargetFacts(*target, paths).device();
   std::map<std::string, std::string> settings(spec.tuning().begin(), spec.tuning().end());
-  auto applied = DeviceTuning::Apply(device, settings, paths.sys_class_block);
+  const int fd = block != nullptr ? block->fd() : -1;
+  // A raw device by its number, whatever its path leads to now; anything else by the device
+  // holding its filesystem.
+  auto applied =
+      fd >= 0 && block->identity().block
+          ? DeviceTuning::ApplyToDevice(block->identity().rdev, target->path, settings,
+                                        paths.sys_dev_block)
+          : DeviceTuning::Apply(ReadTargetFacts(*target, paths, fd).device(), settings,
+                                paths.sys_class_block);
   if (!applied.ok()) {
     return common::Annotate(applied.status(), common::StrCat("target '", target->name, "'"));
   }
@@ -34,15 +42,23 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
 
 Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
                   const AgentConfig& config, const HostFacts& host, const SystemPaths& paths,
-                  const PageCache& page_cache, const WrittenPrefix& earlier,
+                  const PageCache& page_cache, WrittenPrefixes& written,
                   const std::atomic<bool>& cancelled, PhaseSetup* setup) {
   RETURN_IF_ERROR(CheckAccess(config.identities, caller, spec, config.FindTarget(spec.target())));
   RETURN_IF_ERROR(CheckPolicy(spec, config, host));
-  ASSIGN_OR_RETURN(setup->workload, MakeWorkload(spec, config, host, earlier));
+  const TargetConfig* target = config.FindTarget(spec.target());
+  WrittenPrefix earlier;
+  // A command or hook gets the target's path as configured; it is its own to resolve.
+  if (target != nullptr && !spec.has_command()) {
+    ASSIGN_OR_RETURN(setup->block, BlockTarget::Resolve(*target));
+    earlier = written.Find(*target, TargetIdentity(*setup->block, paths));
+  }
+  ASSIGN_OR_RETURN(setup->workload, MakeWorkload(spec, config, host, earlier, setup->block));
   if (!spec.tuning().empty()) {
-    ASSIGN_OR_RETURN(setup->tuning, ApplyTuning(spec, config, paths));
+    ASSIGN_OR_RETURN(setup->tuning, ApplyTuning(spec, config, paths, setup->block.get()));
   }
   RETURN_IF_ERROR(setup->workload->Prepare(cancelled, &setup->warnings));
+  if (setup->block != nullptr) setup->target_identity = TargetIdentity(*setup->block, paths);
   if (cancelled) return absl::OkStatus();
   // The cache is settled last, so that nothing the set-up wrote or read is left in it.
   setup->cache_report = page_cache.Apply(spec.cache(), config.allow_drop_caches);
@@ -51,9 +67,11 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
   }
   // The environment the phase runs in: after the hooks, the tuning and the cache.
   setup->host_environment = ReadHostEnvironment(host, paths);
-  if (const TargetConfig* target = config.FindTarget(spec.target())) {
-    setup->target_environment = TargetEnvironment(ReadTargetFacts(*target, paths));
+  if (target != nullptr) {
+    setup->target_environment = TargetEnvironment(ReadTargetFacts(
+        *target, paths, setup->block != nullptr ? setup->block->fd() : -1));
   }
+  if (setup->block != nullptr) setup->block->ReleaseDescriptor();
   return absl::OkStatus();
 }
 

@@ -15,6 +15,7 @@
 #include "agent/page_cache.h"
 #include "agent/sysinfo.h"
 #include "agent/system_paths.h"
+#include "agent/targets/block_target.h"
 #include "agent/targets/written_prefix.h"
 #include "agent/tuning.h"
 #include "agent/workloads/workload.h"
@@ -25,6 +26,11 @@ namespace stormark::agent {
 
 // Everything a prepared phase holds until its cleanup.
 struct PhaseSetup {
+  // The phase's target as resolved when it began (block_target.h); shared with the workload.
+  // Null for a dir target and a command phase.
+  std::shared_ptr<BlockTarget> block;
+  // TargetIdentity of `block` once the set-up is done (a block file it created included).
+  std::string target_identity;
   std::unique_ptr<Workload> workload;
   std::unique_ptr<DeviceTuning> tuning;  // Restores the device's settings when destroyed.
   std::vector<std::string> warnings;
@@ -33,22 +39,26 @@ struct PhaseSetup {
   Environment target_environment;
 };
 
-// Applies spec.tuning to the target's device, if the config allows it.
+// Applies spec.tuning to the target's device, if the config allows it. `block` is the target
+// as the phase resolved it (null for a dir target): a block device is found in sysfs by its
+// number.
 common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpec& spec,
                                                             const AgentConfig& config,
-                                                            const SystemPaths& paths);
+                                                            const SystemPaths& paths,
+                                                            const BlockTarget* block = nullptr);
 
 // Builds `setup` for `spec`: what the config's identities let `caller` do and the policy
-// first (a refused phase creates nothing), then the workload (told what the agent's earlier
-// phases wrote on the target: `earlier`), the tuning, the workload's Prepare (which watches
-// `cancelled`), the cache and the environment.
+// first (a refused phase creates nothing), then the resolution of a block target's path (once
+// for the phase: everything after it uses what it led to), the workload (told what the
+// agent's earlier phases wrote on that device, from `written`), the tuning, the workload's
+// Prepare (which watches `cancelled`), the cache and the environment.
 // On an error, or when `cancelled` is set, what was made so far stays in `setup` for the
 // caller to remove. Blocks for as long as the set-up takes, which may be for ever when an
 // I/O never returns.
 common::Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
                           const AgentConfig& config, const HostFacts& host,
                           const SystemPaths& paths, const PageCache& page_cache,
-                          const WrittenPrefix& earlier, const std::atomic<bool>& cancelled,
+                          WrittenPrefixes& written, const std::atomic<bool>& cancelled,
                           PhaseSetup* setup);
 
 }  // namespace stormark::agent

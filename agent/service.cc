@@ -1,6 +1,6 @@
 #include "agent/service.h"
 
-#include <grpc/grpc_security_constants.h>
+#include <unistd.h>
 
 #include "agent/environment.h"
 
@@ -17,41 +17,6 @@ grpc::Status ToGrpc(const common::Status& status) {
   return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
 }
 
-Identity IdentityOf(const grpc::ServerContext& context) {
-  Identity id;
-  id.address = context.peer();
-  const auto auth = context.auth_context();
-  if (auth && auth->IsPeerAuthenticated()) {
-    id.kind = Identity::Kind::kCertificate;
-    const auto names = auth->FindPropertyValues(GRPC_X509_CN_PROPERTY_NAME);
-    id.common_name = names.empty() ? "?" : std::string(names.front().data(), names.front().size());
-    for (const grpc::string_ref& san : auth->FindPropertyValues(GRPC_X509_SAN_PROPERTY_NAME)) {
-      id.subject_alt_names.emplace_back(san.data(), san.size());
-    }
-    id.name = common::StrCat("CN=", id.common_name);
-  } else if (id.address.starts_with("unix:")) {
-    // Until the listener reads SO_PEERCRED: only the socket file's owner (root, or the user
-    // that started the agent) can connect to it, since the server makes it 0600.
-    id.kind = Identity::Kind::kLocal;
-    id.name = "local operator (unix socket)";
-    id.local_operator = true;
-  } else if (id.address == "unknown" && auth &&
-             auth->FindPropertyValues(GRPC_TRANSPORT_SECURITY_TYPE_PROPERTY_NAME).empty()) {
-    // gRPC 1.51's in-process transport: no address and no security connector at all, where
-    // every network transport, plain text included, names its security type.
-    id.kind = Identity::Kind::kInProcess;
-    id.name = "in-process";
-    id.local_operator = true;
-  } else {
-    // The port changes with every connection; the address is all that stays.
-    const size_t colon = id.address.rfind(':');
-    id.kind = Identity::Kind::kUnauthenticated;
-    id.name = common::StrCat("unauthenticated ",
-                             colon == std::string::npos ? id.address : id.address.substr(0, colon));
-  }
-  return id;
-}
-
 AgentService::AgentService(PhaseRunner& runner, const common::Clock& clock, LogFn log,
                            stormark::v1::Version protocol, IdentifyFn identify)
     : runner_(runner),
@@ -60,8 +25,13 @@ AgentService::AgentService(PhaseRunner& runner, const common::Clock& clock, LogF
       protocol_(std::move(protocol)),
       identify_(std::move(identify)) {}
 
+Identity AgentService::Caller(const grpc::ServerContext& context) const {
+  return IdentityOf(identify_(context), geteuid());
+}
+
 void AgentService::Log(const Identity& caller, const std::string& line) const {
-  // Under mutual TLS the certificate says who asked; the address alone may be a NAT's.
+  // The caller as its transport proved it: a unix user, a certificate's name (an address
+  // alone may be a NAT's), or only an address.
   if (log_) log_(common::StrCat(line, " [peer ", caller.Describe(), "]"));
 }
 
@@ -95,7 +65,7 @@ grpc::Status AgentService::GetInfo(grpc::ServerContext* context,
     common::Status compatible = common::CheckProtocolCompatible(
         protocol_, "this agent", request->controller_protocol(), "the controller");
     if (!compatible.ok()) {
-      Log(identify_(*context), common::StrCat("warning: ", compatible.message()));
+      Log(Caller(*context), common::StrCat("warning: ", compatible.message()));
     }
   }
   return grpc::Status::OK;
@@ -113,7 +83,7 @@ grpc::Status AgentService::SyncClock(grpc::ServerContext* context,
 grpc::Status AgentService::Prepare(grpc::ServerContext* context,
                                    const stormark::v1::PrepareRequest* request,
                                    stormark::v1::PrepareReply* reply) {
-  const Identity caller = identify_(*context);
+  const Identity caller = Caller(*context);
   common::Status compatible = common::CheckProtocolCompatible(
       protocol_, "this agent", request->controller_protocol(), "the controller");
   if (compatible.ok() && request->controller_protocol().minor() < common::kPhaseTokenMinor) {
@@ -142,7 +112,7 @@ grpc::Status AgentService::Prepare(grpc::ServerContext* context,
 grpc::Status AgentService::Run(grpc::ServerContext* context,
                                const stormark::v1::RunRequest* request,
                                grpc::ServerWriter<stormark::v1::RunUpdate>* writer) {
-  const Identity caller = identify_(*context);
+  const Identity caller = Caller(*context);
   auto progress = [&](const stormark::v1::RunUpdate::Progress& p) {
     stormark::v1::RunUpdate update;
     *update.mutable_progress() = p;
@@ -169,7 +139,7 @@ grpc::Status AgentService::Run(grpc::ServerContext* context,
 grpc::Status AgentService::Abort(grpc::ServerContext* context,
                                  const stormark::v1::AbortRequest* request,
                                  stormark::v1::AbortReply* reply) {
-  const Identity caller = identify_(*context);
+  const Identity caller = Caller(*context);
   const std::string held_by = HeldByOther(request->phase_id(), caller);
   auto aborted = runner_.Abort(request->phase_id(), request->phase_token(), caller);
   if (!aborted.ok()) {
@@ -187,7 +157,7 @@ grpc::Status AgentService::Abort(grpc::ServerContext* context,
 grpc::Status AgentService::Cleanup(grpc::ServerContext* context,
                                    const stormark::v1::CleanupRequest* request,
                                    stormark::v1::CleanupReply* reply) {
-  const Identity caller = identify_(*context);
+  const Identity caller = Caller(*context);
   const std::string held_by = HeldByOther(request->phase_id(), caller);
   auto removed = runner_.Cleanup(request->phase_id(), request->phase_token(), caller);
   if (!removed.ok()) {
@@ -195,16 +165,22 @@ grpc::Status AgentService::Cleanup(grpc::ServerContext* context,
                                ": ", removed.status().message()));
     return ToGrpc(removed.status());
   }
-  reply->set_removed(static_cast<uint32_t>(*removed));
-  Log(caller, common::StrCat("cleaned up phase '", request->phase_id(), "' (", *removed,
+  reply->set_removed(static_cast<uint32_t>(removed->removed));
+  for (const std::string& left : removed->left) reply->add_left(left);
+  Log(caller, common::StrCat("cleaned up phase '", request->phase_id(), "' (", removed->removed,
                              " files and directories removed)"));
+  if (!removed->left.empty()) {
+    Log(caller, common::StrCat("cleanup of phase '", request->phase_id(), "' left ",
+                               removed->left.size(), " entries: ", removed->left.front(),
+                               removed->left.size() > 1 ? " (and more)" : ""));
+  }
   return grpc::Status::OK;
 }
 
 grpc::Status AgentService::Heartbeat(grpc::ServerContext* context,
                                      const stormark::v1::HeartbeatRequest* request,
                                      stormark::v1::HeartbeatReply* reply) {
-  const Identity caller = identify_(*context);
+  const Identity caller = Caller(*context);
   auto held = runner_.Heartbeat(request->phase_id(), request->phase_token(), caller);
   if (!held.ok()) {
     Log(caller,
@@ -221,7 +197,7 @@ grpc::Status AgentService::Heartbeat(grpc::ServerContext* context,
 grpc::Status AgentService::AbortHeldPhase(grpc::ServerContext* context,
                                           const stormark::v1::AbortHeldPhaseRequest* request,
                                           stormark::v1::AbortHeldPhaseReply* reply) {
-  const Identity caller = identify_(*context);
+  const Identity caller = Caller(*context);
   if (!caller.local_operator) {
     const common::Status refused = absl::PermissionDeniedError(
         common::StrCat(caller.name,

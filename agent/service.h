@@ -12,6 +12,7 @@
 #include <string>
 
 #include "agent/authz.h"
+#include "agent/peer_identity.h"
 #include "agent/phase_runner.h"
 #include "common/clock.h"
 #include "stormark/v1/agent.grpc.pb.h"
@@ -21,24 +22,13 @@ namespace stormark::agent {
 // Where the service writes one line per notable event (prepare, run, refusal, abort).
 using LogFn = std::function<void(const std::string&)>;
 
-// Who is calling, as the transport proves it. Safe for concurrent use.
-using IdentifyFn = std::function<Identity(const grpc::ServerContext&)>;
-
-// The caller of an RPC on this agent's server: under mutual TLS the certificate's CN
-// ("CN=controller", with its SANs); on the unix socket the local operator, since only the
-// socket's owner can connect to it (the server makes it 0600); in-process, the agent itself;
-// on plain-text TCP only the address, without its port ("unauthenticated ipv4:127.0.0.1").
-// The one place that decides identities: peer credentials of unix-socket callers replace
-// the unix branch when the listener gives them.
-Identity IdentityOf(const grpc::ServerContext& context);
-
 class AgentService final : public stormark::v1::Agent::Service {
  public:
   // `runner` and `clock` must outlive the service. `protocol` is the version this agent
-  // claims; tests pass another to exercise the compatibility check, and another `identify`
-  // to play several callers.
+  // claims; tests pass another to exercise the compatibility check. `identify` tells who
+  // is calling (the server knows its transports); every log line names that caller.
   AgentService(PhaseRunner& runner, const common::Clock& clock, LogFn log,
-               stormark::v1::Version protocol, IdentifyFn identify = IdentityOf);
+               stormark::v1::Version protocol, IdentifyFn identify);
 
   grpc::Status GetInfo(grpc::ServerContext* context, const stormark::v1::GetInfoRequest* request,
                        stormark::v1::AgentInfo* reply) override;
@@ -61,6 +51,8 @@ class AgentService final : public stormark::v1::Agent::Service {
                               stormark::v1::AbortHeldPhaseReply* reply) override;
 
  private:
+  // The caller of this call, as authz.h and phase ownership see it.
+  Identity Caller(const grpc::ServerContext& context) const;
   void Log(const Identity& caller, const std::string& line) const;
   // " (held by CN=x)" when the held phase is `phase_id` and belongs to someone else than
   // `caller`, for the log.

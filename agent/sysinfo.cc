@@ -151,8 +151,20 @@ HostFacts ReadHostFacts() {
 
 namespace {
 
+// Where the open file `fd` is, by the kernel's own account; "" when it cannot tell.
+std::string PathOfDescriptor(int fd) {
+  char buf[PATH_MAX];
+  const ssize_t n =
+      readlink(common::StrCat("/proc/self/fd/", fd).c_str(), buf, sizeof(buf) - 1);
+  if (n <= 0 || buf[0] != '/') return "";
+  std::string path(buf, static_cast<size_t>(n));
+  if (path.ends_with(" (deleted)")) return "";
+  return path;
+}
+
 // ReadTargetFacts without the environment map.
-stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths& paths) {
+stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths& paths,
+                                   int resolved) {
   stormark::v1::TargetInfo info;
   info.set_name(target.name);
   info.set_kind(target.kind);
@@ -174,19 +186,20 @@ stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths
   if (target.kind == "block") {
     info.set_disposable(target.disposable);
     struct stat st;
-    const bool exists = stat(target.path.c_str(), &st) == 0;
+    const bool exists = resolved >= 0 ? fstat(resolved, &st) == 0
+                                      : stat(target.path.c_str(), &st) == 0;
     if (exists && S_ISBLK(st.st_mode)) {
       // A raw device: its own size and sector size; it is not on a filesystem.
       info.set_block_kind("device");
       info.set_device(target.path);
       ReadDeviceQueue(st.st_rdev, paths, &info);
-      const int fd = open(target.path.c_str(), O_RDONLY | O_CLOEXEC);
+      const int fd = resolved >= 0 ? resolved : open(target.path.c_str(), O_RDONLY | O_CLOEXEC);
       uint64_t size = 0;
       int logical = 0;
       if (fd >= 0) {
         if (ioctl(fd, BLKGETSIZE64, &size) != 0) size = 0;
         if (ioctl(fd, BLKSSZGET, &logical) != 0) logical = 0;
-        close(fd);
+        if (fd != resolved) close(fd);
       }
       info.set_size_bytes(target.size != 0 ? std::min(target.size, size) : size);
       info.set_logical_block_size(static_cast<uint32_t>(logical));
@@ -197,8 +210,9 @@ stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths
     info.set_logical_block_size(exists ? static_cast<uint32_t>(st.st_blksize) : 4096);
   }
 
-  char resolved[PATH_MAX];
-  const std::string path = realpath(target.path.c_str(), resolved) ? resolved : target.path;
+  char real[PATH_MAX];
+  std::string path = resolved >= 0 ? PathOfDescriptor(resolved) : "";
+  if (path.empty()) path = realpath(target.path.c_str(), real) ? real : target.path;
 
   // The mount holding the path is the last, longest mount point that is a prefix of it.
   std::ifstream in("/proc/self/mountinfo");
@@ -226,12 +240,13 @@ stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths
   }
 
   struct stat on{};
-  if (stat(path.c_str(), &on) == 0 || stat(path.substr(0, path.rfind('/') + 1).c_str(), &on) == 0) {
+  if ((resolved >= 0 && fstat(resolved, &on) == 0) || stat(path.c_str(), &on) == 0 ||
+      stat(path.substr(0, path.rfind('/') + 1).c_str(), &on) == 0) {
     ReadDeviceQueue(on.st_dev, paths, &info);
   }
 
   struct statvfs vfs{};
-  if (statvfs(path.c_str(), &vfs) == 0) {
+  if ((resolved >= 0 && fstatvfs(resolved, &vfs) == 0) || statvfs(path.c_str(), &vfs) == 0) {
     info.set_free_bytes(static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize);
     info.set_total_bytes(static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize);
   }
@@ -240,8 +255,9 @@ stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths
 
 }  // namespace
 
-stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target, const SystemPaths& paths) {
-  stormark::v1::TargetInfo info = ReadFacts(target, paths);
+stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target, const SystemPaths& paths,
+                                         int fd) {
+  stormark::v1::TargetInfo info = ReadFacts(target, paths, fd);
   for (const auto& [key, value] : TargetEnvironment(info)) (*info.mutable_environment())[key] = value;
   return info;
 }

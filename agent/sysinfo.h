@@ -25,9 +25,11 @@ HostFacts ReadHostFacts();
 
 // The facts of one configured target now: filesystem, mount options, device, free space,
 // the device's queue settings and transport, and the environment map of them
-// (environment.h). Unreadable facts are left empty.
+// (environment.h). Unreadable facts are left empty. `fd`, when not -1, is what a phase
+// resolved a block target's path to (BlockTarget::fd()): the facts are then of what it
+// refers to, wherever the path leads now.
 stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target,
-                                         const SystemPaths& paths = SystemPaths());
+                                         const SystemPaths& paths = SystemPaths(), int fd = -1);
 
 // A field of /proc/self/mountinfo or /proc/swaps with its octal escapes (\040 for a space)
 // undone.

@@ -2,9 +2,12 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/strings.h"
@@ -79,9 +82,30 @@ std::string CurrentSysfsChoice(const std::string& text) {
 common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::Apply(
     const std::string& device, const std::map<std::string, std::string>& settings,
     const std::string& sys_class_block) {
-  std::unique_ptr<DeviceTuning> tuning(new DeviceTuning());
-  if (settings.empty()) return tuning;
+  if (settings.empty()) return std::unique_ptr<DeviceTuning>(new DeviceTuning());
   ASSIGN_OR_RETURN(const std::string disk, DiskDirectory(device, sys_class_block));
+  return ApplyIn(disk, device, settings);
+}
+
+common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::ApplyToDevice(
+    dev_t dev, const std::string& device, const std::map<std::string, std::string>& settings,
+    const std::string& sys_dev_block) {
+  if (settings.empty()) return std::unique_ptr<DeviceTuning>(new DeviceTuning());
+  const std::string link = StrCat(sys_dev_block, "/", major(dev), ":", minor(dev));
+  char real[PATH_MAX];
+  if (realpath(link.c_str(), real) == nullptr) {
+    return common::ErrnoError(StrCat(device, " (", major(dev), ":", minor(dev), "): no ", link),
+                              errno);
+  }
+  std::string disk = real;
+  if (Exists(disk + "/partition")) disk += "/..";
+  return ApplyIn(disk, device, settings);
+}
+
+common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::ApplyIn(
+    const std::string& disk, const std::string& device,
+    const std::map<std::string, std::string>& settings) {
+  std::unique_ptr<DeviceTuning> tuning(new DeviceTuning());
   // The scheduler first: changing it resets nr_requests to the new scheduler's default.
   std::vector<std::pair<std::string, std::string>> ordered;
   if (auto it = settings.find("scheduler"); it != settings.end()) ordered.push_back(*it);

@@ -8,6 +8,8 @@
 #ifndef STORMARK_AGENT_TUNING_H_
 #define STORMARK_AGENT_TUNING_H_
 
+#include <sys/types.h>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +33,11 @@ class DeviceTuning {
   static common::StatusOr<std::unique_ptr<DeviceTuning>> Apply(
       const std::string& device, const std::map<std::string, std::string>& settings,
       const std::string& sys_class_block = "/sys/class/block");
+  // The same for the block device numbered `dev`, found as `sys_dev_block`/MAJ:MIN (whatever
+  // path named it: a by-id link may lead elsewhere by now); `device` names it in messages.
+  static common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyToDevice(
+      dev_t dev, const std::string& device, const std::map<std::string, std::string>& settings,
+      const std::string& sys_dev_block = "/sys/dev/block");
 
   // Restores every setting.
   ~DeviceTuning();
@@ -45,6 +52,10 @@ class DeviceTuning {
 
  private:
   DeviceTuning() = default;
+  // Applies `settings` below `disk`, the sysfs directory of the whole disk.
+  static common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyIn(
+      const std::string& disk, const std::string& device,
+      const std::map<std::string, std::string>& settings);
 
   struct Change {
     std::string path;

@@ -70,7 +70,8 @@ class Agent:
         self.log_path = os.path.join(workdir, "agent.log")
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [os.path.join(BIN, "stormark-agent"), "--listen", "127.0.0.1:0", "--config", config],
+            [os.path.join(BIN, "stormark-agent"), "--listen", "127.0.0.1:0", "--insecure",
+             "--config", config],
             stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
         deadline = time.time() + 20
         self.address = None

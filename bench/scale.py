@@ -90,7 +90,8 @@ class Agents:
                 f.write(f"targets:\n  sink: {{null: true}}\n  scratch: {{dir: {d}}}\n")
             log = open(os.path.join(d, "log"), "wb+")
             self.logs.append(log)
-            self.procs.append(subprocess.Popen([agent, "--listen", "127.0.0.1:0", "--config", config],
+            self.procs.append(subprocess.Popen([agent, "--listen", "127.0.0.1:0", "--insecure",
+                                                "--config", config],
                                                stdin=subprocess.DEVNULL, stdout=log, stderr=log))
         deadline = time.monotonic() + 120
         for proc, log in zip(self.procs, self.logs):

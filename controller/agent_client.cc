@@ -131,6 +131,9 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
         message = "unreachable: the host name does not resolve";
       } else if (message.find("No such file") != std::string::npos) {
         message = "unreachable: no such socket";
+      } else if (message.find("Permission denied") != std::string::npos) {
+        message = "cannot connect: permission denied on the agent's socket (it admits root and "
+                  "its group, usually 'stormark'; see ls -l on the socket)";
       } else {
         message = StrCat("unreachable (", message, ")");
       }
@@ -288,7 +291,8 @@ void AgentClient::Abort(const std::string& phase_id) {
   stub_->Abort(&context, request, &reply);  // Best effort: the agent may be gone.
 }
 
-Status AgentClient::Cleanup(const std::string& phase_id, int timeout_ms) {
+Status AgentClient::Cleanup(const std::string& phase_id, int timeout_ms,
+                            std::vector<std::string>* left) {
   grpc::ClientContext context;
   TrackedCall tracked(*this, context);
   context.set_deadline(After(timeout_ms));
@@ -296,7 +300,9 @@ Status AgentClient::Cleanup(const std::string& phase_id, int timeout_ms) {
   request.set_phase_id(phase_id);
   request.set_phase_token(TokenFor(phase_id));
   stormark::v1::CleanupReply reply;
-  return FromGrpc(stub_->Cleanup(&context, request, &reply), "Cleanup");
+  Status status = FromGrpc(stub_->Cleanup(&context, request, &reply), "Cleanup");
+  if (left != nullptr) left->assign(reply.left().begin(), reply.left().end());
+  return status;
 }
 
 void AgentClient::HeartbeatAsync(const std::string& phase_id, int timeout_ms, HeartbeatFn done) {

@@ -98,7 +98,10 @@ class AgentClient {
   void Abort(const std::string& phase_id);
 
   // Removes the phase's files on the agent; DEADLINE_EXCEEDED after `timeout_ms`.
-  common::Status Cleanup(const std::string& phase_id, int timeout_ms = 60'000);
+  // Removes the phase's files. `left`, if given, gets what the agent could not remove, each
+  // "name: why".
+  common::Status Cleanup(const std::string& phase_id, int timeout_ms = 60'000,
+                         std::vector<std::string>* left = nullptr);
 
   // Sends one Heartbeat naming `phase_id` ("" between phases) without blocking. `done` runs
   // on a gRPC thread with the outcome once the agent answers or `timeout_ms` has passed. The

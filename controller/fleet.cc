@@ -344,7 +344,14 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
   }
   // Cleanup, whatever happened; a lost agent removes its files itself.
   if (host_error(i).empty()) {
-    Status cleaned = clients_[i]->Cleanup(phase_id, kCleanupTimeoutMs);
+    std::vector<std::string> left;
+    Status cleaned = clients_[i]->Cleanup(phase_id, kCleanupTimeoutMs, &left);
+    if (!left.empty() && host->result) {
+      // The files stay on the host: the user must hear where, and why.
+      host->result->add_warnings(StrCat("cleanup left ", left.size(), " entr",
+                                        left.size() == 1 ? "y" : "ies", " on the target: ",
+                                        left.front(), left.size() > 1 ? " (and more)" : ""));
+    }
     if (absl::IsDeadlineExceeded(cleaned) && host->error.empty()) {
       host->error = fmt::format("cleanup of phase '{}' on host {} did not finish in {} s",
                                 plan.name, clients_[i]->host(), kCleanupTimeoutMs / 1000);

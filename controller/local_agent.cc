@@ -89,8 +89,10 @@ common::StatusOr<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::strin
     std::ofstream out(config);
     out << "# Written by stormark for its embedded agent.\ntargets:\n  scratch:\n    dir: \""
         << agent->data_dir_ << "\"\n"
-        // The user runs their own commands on their own machine.
-        << "commands:\n  enabled: true\nallow_tuning: true\n";
+        // The user runs their own commands on their own machine, as themselves: an agent
+        // that is not root runs them as its own user; a root one must be told root.
+        << "commands:\n  enabled: true\n" << (geteuid() == 0 ? "  user: root\n" : "")
+        << "allow_tuning: true\n";
     if (!out) return common::ErrnoError(StrCat("cannot write ", config), errno);
   }
   agent->address_ = StrCat("unix:", agent->work_dir_, "/agent.sock");
@@ -161,7 +163,7 @@ LocalAgent::~LocalAgent() {
   }
   if (!work_dir_.empty()) {
     if (own_data_dir_) rmdir(data_dir_.c_str());
-    for (const char* name : {"/agent.yaml", "/agent.sock", "/agent.log"}) {
+    for (const char* name : {"/agent.yaml", "/agent.sock", "/agent.sock.lock", "/agent.log"}) {
       unlink((work_dir_ + name).c_str());
     }
     rmdir(work_dir_.c_str());

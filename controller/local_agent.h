@@ -38,7 +38,7 @@ class LocalAgent {
   std::string LastLogLine() const;
 
   pid_t pid_ = -1;
-  std::string work_dir_;  // our temporary directory: config, socket, log
+  std::string work_dir_;  // our temporary directory (0700): config, socket, log
   std::string data_dir_;
   bool own_data_dir_ = false;
   std::string address_;

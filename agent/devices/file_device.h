@@ -75,6 +75,9 @@ class FileDevice final : public Device {
   common::Status Close();
 
   const std::string& path() const { return path_; }
+  // The descriptor, for what only it can do (posix_fadvise, mincore); -1 after Close().
+  // Still owned by the device.
+  int fd() const { return fd_; }
   bool is_block_device() const { return is_block_device_; }
   Engine engine() const { return options_.engine; }
 

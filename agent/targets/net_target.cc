@@ -92,7 +92,7 @@ common::StatusOr<std::unique_ptr<Device>> OpenNetTarget(const TargetConfig& targ
     return absl::InvalidArgumentError(common::StrCat(
         "target '", target.name, "' is a ", target.kind, " target, not nbd or iscsi"));
   }
-  if (write) RETURN_IF_ERROR(CheckWritable(target));
+  if (write) RETURN_IF_ERROR(CheckDisposable(target));
   const int64_t connect_timeout = target.connect_timeout_nanos > 0
                                       ? target.connect_timeout_nanos
                                       : NbdDeviceOptions{}.connect_timeout_nanos;

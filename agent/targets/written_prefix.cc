@@ -18,14 +18,14 @@ bool Tracked(const TargetConfig& target) {
 
 }  // namespace
 
-std::string TargetIdentity(const TargetConfig& target, const SystemPaths& paths) {
-  if (target.kind != "block") return "";
-  struct stat st;
-  if (stat(target.path.c_str(), &st) != 0) return "missing";
-  if (!S_ISBLK(st.st_mode)) return common::StrCat("file ", st.st_dev, ":", st.st_ino);
+std::string TargetIdentity(const BlockTarget& target, const SystemPaths& paths) {
+  if (target.config().kind != "block") return "";
+  if (!target.exists()) return "missing";
+  const DeviceIdentity& device = target.identity();
+  if (!device.block) return common::StrCat("file ", device.dev, ":", device.ino);
   std::string identity =
-      common::StrCat("device ", major(st.st_rdev), ":", minor(st.st_rdev));
-  if (const std::optional<LoopBacking> backing = LoopBackingOf(st.st_rdev, paths.sys_dev_block)) {
+      common::StrCat("device ", major(device.rdev), ":", minor(device.rdev));
+  if (const std::optional<LoopBacking> backing = LoopBackingOf(device.rdev, paths.sys_dev_block)) {
     struct stat file;
     const bool found = stat(backing->file.c_str(), &file) == 0;
     identity += common::StrCat(" on ", backing->file, " at ", backing->offset,
@@ -34,9 +34,8 @@ std::string TargetIdentity(const TargetConfig& target, const SystemPaths& paths)
   return identity;
 }
 
-WrittenPrefix WrittenPrefixes::Find(const TargetConfig& target) {
+WrittenPrefix WrittenPrefixes::Find(const TargetConfig& target, const std::string& identity) {
   if (!Tracked(target)) return {};
-  const std::string identity = TargetIdentity(target, paths_);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(target.name);
   if (it == entries_.end()) return {};
@@ -47,9 +46,9 @@ WrittenPrefix WrittenPrefixes::Find(const TargetConfig& target) {
   return it->second.prefix;
 }
 
-void WrittenPrefixes::Record(const TargetConfig& target, const WrittenPrefix& written) {
+void WrittenPrefixes::Record(const TargetConfig& target, const std::string& identity,
+                             const WrittenPrefix& written) {
   if (!Tracked(target) || written.bytes == 0) return;
-  const std::string identity = TargetIdentity(target, paths_);
   std::lock_guard<std::mutex> lock(mu_);
   Entry& entry = entries_[target.name];
   if (entry.identity != identity || entry.prefix.device_size != written.device_size ||

@@ -12,8 +12,10 @@
 //     reformat anything (blkdiscard, lvcreate, losetup);
 //   - a target whose device is no longer the same one (a block file replaced by another
 //     inode, a loop device attached to another backing file, another device number) is
-//     forgotten when next looked at; the reader also compares the device's size with the
-//     one recorded (the only identity a network target has).
+//     forgotten when next looked at. The identity compared is the one a phase resolved
+//     (TargetIdentity of its BlockTarget), never a path looked at again; the reader also
+//     compares the device's size with the one recorded (the only identity a network target
+//     has).
 // A discard made by hand outside the agent on the same device is not seen; the stream read
 // that relies on an earlier phase says so in its result, naming that phase.
 //
@@ -29,6 +31,7 @@
 
 #include "agent/config.h"
 #include "agent/system_paths.h"
+#include "agent/targets/block_target.h"
 
 namespace stormark::agent {
 
@@ -44,16 +47,19 @@ struct WrittenPrefix {
 
 class WrittenPrefixes {
  public:
-  explicit WrittenPrefixes(SystemPaths paths = SystemPaths()) : paths_(std::move(paths)) {}
+  WrittenPrefixes() = default;
 
-  // What is known of `target`: nothing for a target that is not a disposable block, aoe, nbd
-  // or iscsi target, or whose device changed since it was recorded (which also forgets it).
-  WrittenPrefix Find(const TargetConfig& target);
+  // What is known of `target`, whose device is now `identity` (TargetIdentity): nothing for a
+  // target that is not a disposable block, aoe, nbd or iscsi target, or whose device was
+  // another one when it was recorded (which also forgets it).
+  WrittenPrefix Find(const TargetConfig& target, const std::string& identity);
 
-  // A phase wrote [0, written.bytes) of `target`'s device in full. Extends what is known (a
-  // shorter write leaves a longer prefix in place; a device of another size starts anew);
-  // ignored when written.bytes is 0 or for a target Find would not answer for.
-  void Record(const TargetConfig& target, const WrittenPrefix& written);
+  // A phase wrote [0, written.bytes) of `target`'s device, `identity`, in full. Extends what
+  // is known (a shorter write leaves a longer prefix in place; a device of another size or
+  // identity starts anew); ignored when written.bytes is 0 or for a target Find would not
+  // answer for.
+  void Record(const TargetConfig& target, const std::string& identity,
+              const WrittenPrefix& written);
 
   // Forgets every target (a command phase may have changed any of them).
   void ForgetAll();
@@ -64,16 +70,16 @@ class WrittenPrefixes {
     std::string identity;
   };
 
-  const SystemPaths paths_;
   std::mutex mu_;
   std::map<std::string, Entry> entries_;  // Guarded by mu_; by target name.
 };
 
-// What tells the device of `target` apart from one put in its place: for a block target, the
-// file's device and inode number, or the block device's number and, for a loop device, its
-// backing file's path and inode number; "" for the kinds that have none (network targets are
-// told apart by their size alone). "missing" when the path cannot be read.
-std::string TargetIdentity(const TargetConfig& target, const SystemPaths& paths);
+// What tells the device `target` resolved to apart from one put in its place: for a block
+// target, the file's device and inode number, or the block device's number and, for a loop
+// device, its backing file's path and inode number (loop devices are looked up in
+// paths.sys_dev_block); "" for the kinds that have none (network targets are told apart by
+// their size alone). "missing" for a block file that does not exist.
+std::string TargetIdentity(const BlockTarget& target, const SystemPaths& paths);
 
 }  // namespace stormark::agent
 

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +9,6 @@
 
 #include "agent/workloads/bonnie_files.h"
 #include "agent/workloads/bonnie_io.h"
-#include "agent/workloads/fd.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -41,7 +39,7 @@ uint64_t PickSeed() {
 
 }  // namespace
 
-BonnieWorkload::BonnieWorkload(const BonnieSpec& spec, std::unique_ptr<DirTarget> target,
+BonnieWorkload::BonnieWorkload(const BonnieSpec& spec, std::unique_ptr<Dir> target,
                                const HostFacts& host, std::string filesystem)
     : spec_(spec),
       target_(std::move(target)),
@@ -98,7 +96,7 @@ Status BonnieWorkload::Prepare(const std::atomic<bool>& cancelled,
   RETURN_IF_ERROR(common::CheckBonnieSpec(spec_));
   ASSIGN_OR_RETURN(params_, Resolve(spec_, host_ram_bytes_));
   if (params_.seed == 0) params_.seed = PickSeed();
-  const TargetConfig& target = target_->config();
+  const std::string& target_name = target_->target_name();
 
   // The data file is gone before the file tests start, as in bonnie++.
   const uint64_t files_bytes =
@@ -106,12 +104,10 @@ Status BonnieWorkload::Prepare(const std::atomic<bool>& cancelled,
           ? params_.files * params_.file_max_bytes
           : UINT64_MAX;
   const uint64_t needed = std::max(params_.size_bytes, files_bytes);
-  struct statvfs vfs{};
-  if (statvfs(target.path.c_str(), &vfs) == 0) {
-    const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-    if (needed > free_bytes) {
+  if (const std::optional<uint64_t> free_bytes = target_->FreeBytes()) {
+    if (needed > *free_bytes) {
       return absl::ResourceExhaustedError(
-          common::StrCat("target '", target.name, "' has ", common::FormatBytes(free_bytes),
+          common::StrCat("target '", target_name, "' has ", common::FormatBytes(*free_bytes),
                          " free; the bonnie phase needs ", common::FormatBytes(needed)));
     }
   }
@@ -129,7 +125,7 @@ Status BonnieWorkload::Prepare(const std::atomic<bool>& cancelled,
   }
 
   if (filesystem_ == "tmpfs" || filesystem_ == "ramfs") {
-    warnings->push_back(common::StrCat("target '", target.name, "' is on ", filesystem_,
+    warnings->push_back(common::StrCat("target '", target_name, "' is on ", filesystem_,
                                        ": this measures memory, not storage"));
   }
   if (params_.run_io && !params_.direct && params_.ram_bytes > 0 &&
@@ -142,9 +138,9 @@ Status BonnieWorkload::Prepare(const std::atomic<bool>& cancelled,
   if (params_.run_io) {
     // Creating the data file now finds a filesystem without O_DIRECT before the run.
     ASSIGN_OR_RETURN(
-        int fd, target_->CreateFile(kBonnieDataFile, O_WRONLY | (params_.direct ? O_DIRECT : 0)));
-    Fd file(fd);
-    RETURN_IF_ERROR(file.Close("bonnie: close"));
+        std::unique_ptr<File> file,
+        target_->CreateFile(kBonnieDataFile, O_WRONLY | (params_.direct ? O_DIRECT : 0)));
+    if (const int err = file->Close(); err != 0) return common::ErrnoError("bonnie: close", -err);
   }
   prepared_ = true;
   return absl::OkStatus();
@@ -195,7 +191,9 @@ Status BonnieWorkload::Run(RunContext& ctx) {
   return RunFileTests(ctx, recorder);
 }
 
-int BonnieWorkload::Cleanup() { return target_ ? target_->Cleanup() : 0; }
+CleanupReport BonnieWorkload::Cleanup() {
+  return target_ ? target_->Cleanup() : CleanupReport();
+}
 
 void BonnieWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   for (const Measurement& m : measurements_) *result->add_measurements() = m;

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "agent/sysinfo.h"
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
 #include "agent/workloads/bonnie_common.h"
 #include "agent/workloads/workload.h"
 #include "stormark/v1/agent.pb.h"
@@ -31,7 +31,7 @@ class BonnieWorkload final : public Workload {
  public:
   // `host` gives the RAM for the 2 x rule when the spec names none; `filesystem` is the
   // target's filesystem type, for the tmpfs warning.
-  BonnieWorkload(const stormark::v1::BonnieSpec& spec, std::unique_ptr<DirTarget> target,
+  BonnieWorkload(const stormark::v1::BonnieSpec& spec, std::unique_ptr<Dir> target,
                  const HostFacts& host, std::string filesystem);
   ~BonnieWorkload() override;
 
@@ -45,7 +45,7 @@ class BonnieWorkload final : public Workload {
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
-  int Cleanup() override;
+  CleanupReport Cleanup() override;
   void AddToResult(stormark::v1::PhaseResult* result) const override;
 
  private:
@@ -55,7 +55,7 @@ class BonnieWorkload final : public Workload {
   common::Status Add(common::StatusOr<stormark::v1::Measurement> measurement);
 
   const stormark::v1::BonnieSpec spec_;
-  std::unique_ptr<DirTarget> target_;
+  std::unique_ptr<Dir> target_;
   const uint64_t host_ram_bytes_;
   const std::string filesystem_;
   BonnieParams params_;

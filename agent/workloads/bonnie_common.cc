@@ -78,12 +78,14 @@ stormark::v1::Measurement SkippedTest(std::string_view name) {
 }
 
 // One write() call of exactly n bytes at the current offset; a short write is retried.
-common::Status WriteChunk(int fd, const char* buf, size_t n, const char* test) {
+common::Status WriteChunk(File& file, const char* buf, size_t n, const char* test) {
   size_t done = 0;
   while (done < n) {
-    const ssize_t r = write(fd, buf + done, n - done);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return common::ErrnoError(common::StrCat("bonnie ", test, ": write"), errno);
+    const ssize_t r = file.Write(buf + done, n - done);
+    if (r == -EINTR) continue;
+    if (r < 0) {
+      return common::ErrnoError(common::StrCat("bonnie ", test, ": write"), static_cast<int>(-r));
+    }
     if (r == 0)
       return absl::DataLossError(common::StrCat("bonnie ", test, ": write wrote 0 bytes"));
     done += static_cast<size_t>(r);
@@ -92,12 +94,14 @@ common::Status WriteChunk(int fd, const char* buf, size_t n, const char* test) {
 }
 
 // One read() call of exactly n bytes at the current offset; the end of the file is DATA_LOSS.
-common::Status ReadChunk(int fd, char* buf, size_t n, const char* test) {
+common::Status ReadChunk(File& file, char* buf, size_t n, const char* test) {
   size_t done = 0;
   while (done < n) {
-    const ssize_t r = read(fd, buf + done, n - done);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return common::ErrnoError(common::StrCat("bonnie ", test, ": read"), errno);
+    const ssize_t r = file.Read(buf + done, n - done);
+    if (r == -EINTR) continue;
+    if (r < 0) {
+      return common::ErrnoError(common::StrCat("bonnie ", test, ": read"), static_cast<int>(-r));
+    }
     if (r == 0) {
       return absl::DataLossError(
           common::StrCat("bonnie ", test, ": the data file ended before the expected size"));

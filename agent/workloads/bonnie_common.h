@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "agent/dir/dir.h"
 #include "common/clock.h"
 #include "common/cpu_times.h"
 #include "common/histogram.h"
@@ -121,9 +122,9 @@ stormark::v1::Measurement SkippedTest(std::string_view name);
 
 // write() of exactly n bytes at the current offset, retrying short writes. Errors name the
 // bonnie test.
-common::Status WriteChunk(int fd, const char* buf, size_t n, const char* test);
+common::Status WriteChunk(File& file, const char* buf, size_t n, const char* test);
 // read() of exactly n bytes at the current offset; the end of the file is DATA_LOSS.
-common::Status ReadChunk(int fd, char* buf, size_t n, const char* test);
+common::Status ReadChunk(File& file, char* buf, size_t n, const char* test);
 
 }  // namespace stormark::agent
 

@@ -25,39 +25,17 @@ constexpr uint64_t kFileDataSalt = 0xb0b0'0000'0000'0003ULL;
 constexpr uint64_t kMaxRandomChars = 12;
 constexpr char kNameChars[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
-// Closes a directory stream on every path.
-struct DirCloser {
-  void operator()(DIR* d) const {
-    if (d != nullptr) closedir(d);
-  }
-};
-using DirStream = std::unique_ptr<DIR, DirCloser>;
-
-// Opens a directory this phase created as a stream for readdir.
-StatusOr<DirStream> OpenStream(DirTarget* target, const std::string& name) {
-  ASSIGN_OR_RETURN(int fd, target->OpenDirectory(name));
-  DIR* d = fdopendir(fd);
-  if (d == nullptr) {
-    const int err = errno;
-    close(fd);
-    return common::ErrnoError(common::StrCat("bonnie: cannot list ", name), err);
-  }
-  return DirStream(d);
+// The next entry of a listing (bonnie++'s names never start with a dot, which listings leave
+// out), or nullopt at the end of the directory.
+StatusOr<std::optional<std::string>> NextEntry(DirListing& listing, const char* test) {
+  auto next = listing.Next();
+  if (!next.ok()) return common::Annotate(next.status(), common::StrCat("bonnie ", test));
+  return next;
 }
 
-// The next entry that is one of ours (bonnie++'s names never start with a dot), or nullptr
-// at the end of the directory.
-StatusOr<const dirent*> NextEntry(DIR* d, const char* test) {
-  for (;;) {
-    errno = 0;
-    const dirent* entry = readdir(d);
-    if (entry == nullptr) {
-      if (errno != 0)
-        return common::ErrnoError(common::StrCat("bonnie ", test, ": readdir"), errno);
-      return nullptr;
-    }
-    if (entry->d_name[0] != '.') return entry;
-  }
+// -errno as a status naming the test and the call.
+Status CallError(const char* test, const char* call, int negative_errno) {
+  return common::ErrnoError(common::StrCat("bonnie ", test, ": ", call), -negative_errno);
 }
 
 Status CheckCount(uint64_t found, uint64_t expected, const char* test) {
@@ -68,7 +46,7 @@ Status CheckCount(uint64_t found, uint64_t expected, const char* test) {
 
 }  // namespace
 
-BonnieFileTests::BonnieFileTests(const BonnieParams& params, DirTarget* target, RunContext& ctx,
+BonnieFileTests::BonnieFileTests(const BonnieParams& params, Dir* target, RunContext& ctx,
                                  common::Recorder* recorder, BonnieRandom* random)
     : params_(params), target_(target), ctx_(ctx), recorder_(recorder), random_(random) {}
 
@@ -122,10 +100,7 @@ void BonnieFileTests::Shuffle() {
 }
 
 Status BonnieFileTests::SyncFilesystem(const char* test) {
-  if (syncfs(files_dir_.get()) != 0) {
-    return common::ErrnoError(common::StrCat("bonnie ", test, ": syncfs"), errno);
-  }
-  return absl::OkStatus();
+  return common::Annotate(target_->SyncFilesystem(), common::StrCat("bonnie ", test));
 }
 
 StatusOr<Measurement> BonnieFileTests::Create(bool random_names) {
@@ -141,13 +116,11 @@ StatusOr<Measurement> BonnieFileTests::Create(bool random_names) {
       RETURN_IF_ERROR(target_->CreateDirectory(DirName(d)));
     }
   }
-  ASSIGN_OR_RETURN(int files_fd, target_->OpenDirectory(kBonnieFilesDir));
-  files_dir_ = Fd(files_fd);
   dir_fds_.clear();
   if (params_.fsync_every_write) {
     for (uint32_t d = 0; d < std::max<uint32_t>(params_.file_dirs, 1); ++d) {
-      ASSIGN_OR_RETURN(int fd, target_->OpenDirectory(DirName(d)));
-      dir_fds_.emplace_back(fd);
+      ASSIGN_OR_RETURN(std::unique_ptr<File> dir, target_->OpenDirectory(DirName(d)));
+      dir_fds_.push_back(std::move(dir));
     }
   }
 
@@ -161,47 +134,46 @@ StatusOr<Measurement> BonnieFileTests::Create(bool random_names) {
     const uint64_t size =
         range == 0 ? params_.file_max_bytes : params_.file_min_bytes + random_->Below(range + 1);
     const int64_t start = meter.Now();
-    ASSIGN_OR_RETURN(int fd, target_->CreateFile(prefix + names_[i], O_WRONLY | O_EXCL));
-    Fd file(fd);
+    ASSIGN_OR_RETURN(std::unique_ptr<File> file,
+                     target_->CreateFile(prefix + names_[i], O_WRONLY));
     for (uint64_t done = 0; done < size; done += piece) {
       RETURN_IF_ERROR(
-          WriteChunk(file.get(), buf_.data(), std::min<uint64_t>(piece, size - done), test));
+          WriteChunk(*file, buf_.data(), std::min<uint64_t>(piece, size - done), test));
     }
     if (params_.fsync_every_write) {
-      if (fsync(file.get()) != 0)
-        return common::ErrnoError(common::StrCat("bonnie ", test, ": fsync"), errno);
-      if (fsync(dir_fds_[dir_of_[i]].get()) != 0) {
-        return common::ErrnoError(common::StrCat("bonnie ", test, ": fsync of a directory"), errno);
+      if (const int err = file->Sync(); err != 0) return CallError(test, "fsync", err);
+      if (const int err = dir_fds_[dir_of_[i]]->Sync(); err != 0) {
+        return CallError(test, "fsync of a directory", err);
       }
     }
-    RETURN_IF_ERROR(file.Close(common::StrCat("bonnie ", test, ": close")));
+    if (const int err = file->Close(); err != 0) return CallError(test, "close", err);
     meter.Op(start, size);
   }
   RETURN_IF_ERROR(SyncFilesystem(test));
   return meter.Stop();
 }
 
-StatusOr<uint64_t> BonnieFileTests::StatAndRead(int dir_fd, const char* name) {
-  struct stat st;
-  if (fstatat(dir_fd, name, &st, 0) != 0) {
-    return common::ErrnoError(common::StrCat("bonnie: cannot stat ", name), errno);
-  }
-  if (st.st_size == 0) return 0;
-  Fd file(openat(dir_fd, name, O_RDONLY | O_CLOEXEC));
-  if (file.get() < 0)
-    return common::ErrnoError(common::StrCat("bonnie: cannot open ", name), errno);
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
+StatusOr<uint64_t> BonnieFileTests::StatAndRead(const std::string& name) {
+  ASSIGN_OR_RETURN(FileInfo info, target_->Stat(name));
+  if (info.size == 0) return 0;
+  ASSIGN_OR_RETURN(std::unique_ptr<File> file, target_->OpenFile(name, O_RDONLY));
+  const uint64_t size = info.size;
   for (uint64_t done = 0; done < size;) {
     const size_t want = std::min<uint64_t>(params_.file_chunk_size, size - done);
-    const ssize_t r = read(file.get(), buf_.data(), want);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return common::ErrnoError(common::StrCat("bonnie: cannot read ", name), errno);
+    const ssize_t r = file->Read(buf_.data(), want);
+    if (r == -EINTR) continue;
+    if (r < 0) {
+      return common::ErrnoError(common::StrCat("bonnie: cannot read ", name),
+                                static_cast<int>(-r));
+    }
     if (static_cast<size_t>(r) != want) {
       return absl::DataLossError(common::StrCat("bonnie: ", name, " ended before its size"));
     }
     done += want;
   }
-  RETURN_IF_ERROR(file.Close(common::StrCat("bonnie: close ", name)));
+  if (const int err = file->Close(); err != 0) {
+    return common::ErrnoError(common::StrCat("bonnie: close ", name), -err);
+  }
   return size;
 }
 
@@ -211,13 +183,14 @@ StatusOr<Measurement> BonnieFileTests::StatSequential() {
   TestMeter meter(test, ctx_.clock, recorder_);
   meter.Start();
   for (uint32_t d = 0; d < std::max<uint32_t>(params_.file_dirs, 1); ++d) {
-    ASSIGN_OR_RETURN(DirStream dir, OpenStream(target_, DirName(d)));
+    const std::string dir_name = DirName(d);
+    ASSIGN_OR_RETURN(std::unique_ptr<DirListing> dir, target_->List(dir_name));
     for (;;) {
       RETURN_IF_ERROR(CheckCancelled(test));
       const int64_t start = meter.Now();
-      ASSIGN_OR_RETURN(const dirent* entry, NextEntry(dir.get(), test));
-      if (entry == nullptr) break;
-      ASSIGN_OR_RETURN(uint64_t bytes, StatAndRead(dirfd(dir.get()), entry->d_name));
+      ASSIGN_OR_RETURN(std::optional<std::string> entry, NextEntry(*dir, test));
+      if (!entry) break;
+      ASSIGN_OR_RETURN(uint64_t bytes, StatAndRead(common::StrCat(dir_name, "/", *entry)));
       meter.Op(start, bytes);
       ++count;
     }
@@ -243,15 +216,21 @@ StatusOr<Measurement> BonnieFileTests::DeleteSequential() {
   meter.Start();
   for (uint32_t d = 0; d < std::max<uint32_t>(params_.file_dirs, 1); ++d) {
     const std::string dir_name = DirName(d);
-    ASSIGN_OR_RETURN(DirStream dir, OpenStream(target_, dir_name));
+    ASSIGN_OR_RETURN(std::unique_ptr<DirListing> dir, target_->List(dir_name));
+    std::unique_ptr<File> held;  // For its fsync, as bonnie++ fsyncs the directory it lists.
+    if (params_.fsync_every_write) {
+      ASSIGN_OR_RETURN(held, target_->OpenDirectory(dir_name));
+    }
     for (;;) {
       RETURN_IF_ERROR(CheckCancelled(test));
       const int64_t start = meter.Now();
-      ASSIGN_OR_RETURN(const dirent* entry, NextEntry(dir.get(), test));
-      if (entry == nullptr) break;
-      RETURN_IF_ERROR(target_->RemoveFile(common::StrCat(dir_name, "/", entry->d_name)));
-      if (params_.fsync_every_write && fsync(dirfd(dir.get())) != 0) {
-        return common::ErrnoError("bonnie seq_del: fsync of a directory", errno);
+      ASSIGN_OR_RETURN(std::optional<std::string> entry, NextEntry(*dir, test));
+      if (!entry) break;
+      RETURN_IF_ERROR(target_->RemoveFile(common::StrCat(dir_name, "/", *entry)));
+      if (held != nullptr) {
+        if (const int err = held->Sync(); err != 0) {
+          return CallError(test, "fsync of a directory", err);
+        }
       }
       meter.Op(start, 0);
       ++count;
@@ -260,9 +239,7 @@ StatusOr<Measurement> BonnieFileTests::DeleteSequential() {
   RETURN_IF_ERROR(RemoveDirectories());
   RETURN_IF_ERROR(CheckCount(count, names_.size(), test));
   RETURN_IF_ERROR(SyncFilesystem(test));
-  Measurement m = meter.Stop();
-  files_dir_ = Fd();
-  return m;
+  return meter.Stop();
 }
 
 StatusOr<Measurement> BonnieFileTests::StatRandom() {
@@ -273,7 +250,7 @@ StatusOr<Measurement> BonnieFileTests::StatRandom() {
   for (const std::string& name : names_) {
     RETURN_IF_ERROR(CheckCancelled(test));
     const int64_t start = meter.Now();
-    ASSIGN_OR_RETURN(uint64_t bytes, StatAndRead(files_dir_.get(), name.c_str()));
+    ASSIGN_OR_RETURN(uint64_t bytes, StatAndRead(common::StrCat(kBonnieFilesDir, "/", name)));
     meter.Op(start, bytes);
   }
   return meter.Stop();
@@ -289,15 +266,16 @@ StatusOr<Measurement> BonnieFileTests::DeleteRandom() {
     RETURN_IF_ERROR(CheckCancelled(test));
     const int64_t start = meter.Now();
     RETURN_IF_ERROR(target_->RemoveFile(prefix + names_[i]));
-    if (params_.fsync_every_write && fsync(dir_fds_[dir_of_[i]].get()) != 0) {
-      return common::ErrnoError("bonnie ran_del: fsync of a directory", errno);
+    if (params_.fsync_every_write) {
+      if (const int err = dir_fds_[dir_of_[i]]->Sync(); err != 0) {
+        return CallError(test, "fsync of a directory", err);
+      }
     }
     meter.Op(start, 0);
   }
   RETURN_IF_ERROR(RemoveDirectories());
   RETURN_IF_ERROR(SyncFilesystem(test));
   Measurement m = meter.Stop();
-  files_dir_ = Fd();
   names_.clear();
   names_.shrink_to_fit();
   dir_of_.clear();

@@ -25,9 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
 #include "agent/workloads/bonnie_common.h"
-#include "agent/workloads/fd.h"
 #include "agent/workloads/workload.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
@@ -41,7 +40,7 @@ class BonnieFileTests {
  public:
   // `target`, `ctx` and `random` must outlive this object; `recorder` belongs to the calling
   // thread.
-  BonnieFileTests(const BonnieParams& params, DirTarget* target, RunContext& ctx,
+  BonnieFileTests(const BonnieParams& params, Dir* target, RunContext& ctx,
                   common::Recorder* recorder, BonnieRandom* random);
 
   // seq_create (random_names false) or ran_create.
@@ -54,18 +53,18 @@ class BonnieFileTests {
  private:
   void MakeNames(bool random_names);
   void Shuffle();
-  // The directory holding directory number `dir`, as a DirTarget name.
+  // The directory holding directory number `dir`, as a name in the Dir.
   std::string DirName(uint32_t dir) const;
-  // Stats `name` (relative to `dir_fd`) and reads it whole if it has data; returns the bytes
+  // Stats `name` (a name in the Dir) and reads it whole if it has data; returns the bytes
   // read.
-  common::StatusOr<uint64_t> StatAndRead(int dir_fd, const char* name);
+  common::StatusOr<uint64_t> StatAndRead(const std::string& name);
   // Removes the per-directory subdirectories and the test directory.
   common::Status RemoveDirectories();
   common::Status SyncFilesystem(const char* test);
   common::Status CheckCancelled(const char* test) const;
 
   const BonnieParams& params_;
-  DirTarget* const target_;
+  Dir* const target_;
   RunContext& ctx_;
   common::Recorder* const recorder_;
   BonnieRandom* const random_;
@@ -74,10 +73,8 @@ class BonnieFileTests {
   // directory number, in creation order (shuffled by the random tests).
   std::vector<std::string> names_;
   std::vector<uint32_t> dir_of_;
-  // The test directory, held open from create to delete for syncfs and *at calls.
-  Fd files_dir_;
-  // One per directory, with fsync_every_write only.
-  std::vector<Fd> dir_fds_;
+  // One per directory, held open for fsync, with fsync_every_write only.
+  std::vector<std::unique_ptr<File>> dir_fds_;
 };
 
 }  // namespace stormark::agent

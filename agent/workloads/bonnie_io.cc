@@ -11,7 +11,6 @@
 #include <thread>
 #include <vector>
 
-#include "agent/workloads/fd.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -25,19 +24,22 @@ using stormark::v1::Measurement;
 constexpr uint64_t kBufferSalt = 0xb0b0'0000'0000'0001ULL;
 constexpr uint64_t kSeekSalt = 0xb0b0'0000'0000'0002ULL;
 
-Status SeekTo(int fd, off_t offset, int whence, const char* test) {
-  if (lseek(fd, offset, whence) < 0) {
-    return common::ErrnoError(common::StrCat("bonnie ", test, ": lseek"), errno);
+Status SeekTo(File& file, int64_t offset, int whence, const char* test) {
+  if (const int64_t r = file.Seek(offset, whence); r < 0) {
+    return common::ErrnoError(common::StrCat("bonnie ", test, ": lseek"), static_cast<int>(-r));
   }
   return absl::OkStatus();
 }
 
 // fsync then close: bonnie++ ends every I/O test this way, inside the timed region.
-Status SyncAndClose(Fd& file, const char* test) {
-  if (fsync(file.get()) != 0) {
-    return common::ErrnoError(common::StrCat("bonnie ", test, ": fsync"), errno);
+Status SyncAndClose(File& file, const char* test) {
+  if (const int err = file.Sync(); err != 0) {
+    return common::ErrnoError(common::StrCat("bonnie ", test, ": fsync"), -err);
   }
-  return file.Close(common::StrCat("bonnie ", test, ": close"));
+  if (const int err = file.Close(); err != 0) {
+    return common::ErrnoError(common::StrCat("bonnie ", test, ": close"), -err);
+  }
+  return absl::OkStatus();
 }
 
 // Closes a stdio stream on every path.
@@ -50,7 +52,7 @@ using StdioFile = std::unique_ptr<FILE, FileCloser>;
 
 }  // namespace
 
-BonnieIoTests::BonnieIoTests(const BonnieParams& params, DirTarget* target, RunContext& ctx,
+BonnieIoTests::BonnieIoTests(const BonnieParams& params, Dir* target, RunContext& ctx,
                              common::Recorder* recorder)
     : params_(params), target_(target), ctx_(ctx), recorder_(recorder) {}
 
@@ -64,13 +66,9 @@ Status BonnieIoTests::CheckCancelled(const char* test) const {
 }
 
 StatusOr<Measurement> BonnieIoTests::Putc() {
-  ASSIGN_OR_RETURN(int fd, target_->CreateFile(kBonnieDataFile, O_WRONLY));
-  StdioFile file(fdopen(fd, "w"));
-  if (file == nullptr) {
-    const int err = errno;
-    close(fd);
-    return common::ErrnoError("bonnie putc: fdopen", err);
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<File> opened, target_->CreateFile(kBonnieDataFile, O_WRONLY));
+  StdioFile file(opened->OpenStream("w"));  // Destroyed before `opened`, which it may call.
+  if (file == nullptr) return common::ErrnoError("bonnie putc: fdopen", errno);
   TestMeter meter("putc", ctx_.clock, recorder_);
   meter.Start();
   for (uint64_t done = 0; done < params_.char_size_bytes;) {
@@ -86,7 +84,10 @@ StatusOr<Measurement> BonnieIoTests::Putc() {
     done += piece;
   }
   if (fflush(file.get()) != 0) return common::ErrnoError("bonnie putc: fflush", errno);
-  if (fsync(fileno(file.get())) != 0) return common::ErrnoError("bonnie putc: fsync", errno);
+  // The stream's descriptor, or (a File without one) the File's own sync.
+  const int stream_fd = fileno(file.get());
+  const int synced = stream_fd >= 0 ? (fsync(stream_fd) == 0 ? 0 : -errno) : opened->Sync();
+  if (synced != 0) return common::ErrnoError("bonnie putc: fsync", -synced);
   if (fclose(file.release()) != 0) return common::ErrnoError("bonnie putc: close", errno);
   Measurement m = meter.Stop();
   m.set_ops(m.bytes());  // bonnie++ counts characters.
@@ -100,8 +101,8 @@ StatusOr<Measurement> BonnieIoTests::PutBlock() {
   // bonnie++ unlinks the file and creates it afresh, outside the timed region.
   Status removed = target_->RemoveFile(kBonnieDataFile);
   if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
-  ASSIGN_OR_RETURN(int fd, target_->CreateFile(kBonnieDataFile, O_WRONLY | O_EXCL | BlockFlags()));
-  Fd file(fd);
+  ASSIGN_OR_RETURN(std::unique_ptr<File> file,
+                   target_->CreateFile(kBonnieDataFile, O_WRONLY | BlockFlags()));
   const uint32_t chunk = params_.chunk_size;
   char* buf = buf_.data();
   TestMeter meter("put_block", ctx_.clock, recorder_);
@@ -111,10 +112,10 @@ StatusOr<Measurement> BonnieIoTests::PutBlock() {
     // Every chunk differs: it carries its own offset, so storage cannot deduplicate it.
     std::memcpy(buf, &offset, std::min<size_t>(sizeof(offset), chunk));
     const int64_t start = meter.Now();
-    RETURN_IF_ERROR(WriteChunk(file.get(), buf, chunk, "put_block"));
+    RETURN_IF_ERROR(WriteChunk(*file, buf, chunk, "put_block"));
     meter.Op(start, chunk);
   }
-  RETURN_IF_ERROR(SyncAndClose(file, "put_block"));
+  RETURN_IF_ERROR(SyncAndClose(*file, "put_block"));
   return meter.Stop();
 }
 
@@ -122,8 +123,8 @@ StatusOr<Measurement> BonnieIoTests::Rewrite() {
   if (buf_.data() == nullptr) {
     RETURN_IF_ERROR(buf_.Allocate(params_.chunk_size, params_.seed ^ kBufferSalt));
   }
-  ASSIGN_OR_RETURN(int fd, target_->OpenFile(kBonnieDataFile, O_RDWR | BlockFlags()));
-  Fd file(fd);
+  ASSIGN_OR_RETURN(std::unique_ptr<File> file,
+                   target_->OpenFile(kBonnieDataFile, O_RDWR | BlockFlags()));
   const uint32_t chunk = params_.chunk_size;
   char* buf = buf_.data();
   uint32_t dirty = 0;
@@ -132,25 +133,21 @@ StatusOr<Measurement> BonnieIoTests::Rewrite() {
   for (uint64_t offset = 0; offset < params_.size_bytes; offset += chunk) {
     RETURN_IF_ERROR(CheckCancelled("rewrite"));
     const int64_t start = meter.Now();
-    RETURN_IF_ERROR(ReadChunk(file.get(), buf, chunk, "rewrite"));
+    RETURN_IF_ERROR(ReadChunk(*file, buf, chunk, "rewrite"));
     ++buf[dirty];
     dirty = (dirty + 1) % chunk;
-    RETURN_IF_ERROR(SeekTo(file.get(), -static_cast<off_t>(chunk), SEEK_CUR, "rewrite"));
-    RETURN_IF_ERROR(WriteChunk(file.get(), buf, chunk, "rewrite"));
+    RETURN_IF_ERROR(SeekTo(*file, -static_cast<int64_t>(chunk), SEEK_CUR, "rewrite"));
+    RETURN_IF_ERROR(WriteChunk(*file, buf, chunk, "rewrite"));
     meter.Op(start, chunk);
   }
-  RETURN_IF_ERROR(SyncAndClose(file, "rewrite"));
+  RETURN_IF_ERROR(SyncAndClose(*file, "rewrite"));
   return meter.Stop();
 }
 
 StatusOr<Measurement> BonnieIoTests::Getc() {
-  ASSIGN_OR_RETURN(int fd, target_->OpenFile(kBonnieDataFile, O_RDONLY));
-  StdioFile file(fdopen(fd, "r"));
-  if (file == nullptr) {
-    const int err = errno;
-    close(fd);
-    return common::ErrnoError("bonnie getc: fdopen", err);
-  }
+  ASSIGN_OR_RETURN(std::unique_ptr<File> opened, target_->OpenFile(kBonnieDataFile, O_RDONLY));
+  StdioFile file(opened->OpenStream("r"));  // Destroyed before `opened`, which it may call.
+  if (file == nullptr) return common::ErrnoError("bonnie getc: fdopen", errno);
   TestMeter meter("getc", ctx_.clock, recorder_);
   meter.Start();
   for (uint64_t done = 0; done < params_.char_size_bytes;) {
@@ -176,24 +173,26 @@ StatusOr<Measurement> BonnieIoTests::GetBlock() {
   if (buf_.data() == nullptr) {
     RETURN_IF_ERROR(buf_.Allocate(params_.chunk_size, params_.seed ^ kBufferSalt));
   }
-  ASSIGN_OR_RETURN(int fd, target_->OpenFile(kBonnieDataFile, O_RDONLY | BlockFlags()));
-  Fd file(fd);
+  ASSIGN_OR_RETURN(std::unique_ptr<File> file,
+                   target_->OpenFile(kBonnieDataFile, O_RDONLY | BlockFlags()));
   const uint32_t chunk = params_.chunk_size;
   TestMeter meter("get_block", ctx_.clock, recorder_);
   meter.Start();
   for (uint64_t offset = 0; offset < params_.size_bytes; offset += chunk) {
     RETURN_IF_ERROR(CheckCancelled("get_block"));
     const int64_t start = meter.Now();
-    RETURN_IF_ERROR(ReadChunk(file.get(), buf_.data(), chunk, "get_block"));
+    RETURN_IF_ERROR(ReadChunk(*file, buf_.data(), chunk, "get_block"));
     meter.Op(start, chunk);
   }
-  RETURN_IF_ERROR(file.Close("bonnie get_block: close"));
+  if (const int err = file->Close(); err != 0) {
+    return common::ErrnoError("bonnie get_block: close", -err);
+  }
   return meter.Stop();
 }
 
 StatusOr<Measurement> BonnieIoTests::Seeks() {
   struct Seeker {
-    Fd file;
+    std::unique_ptr<File> file;
     AlignedBuffer buf;
     common::Recorder* recorder = nullptr;
     common::LatencyHistogram latency;
@@ -206,8 +205,7 @@ StatusOr<Measurement> BonnieIoTests::Seeks() {
   // Set-up outside the timed region, as bonnie++'s seeker processes open the file first.
   std::vector<Seeker> seekers(params_.seekers);
   for (uint32_t i = 0; i < params_.seekers; ++i) {
-    ASSIGN_OR_RETURN(int fd, target_->OpenFile(kBonnieDataFile, O_RDWR | BlockFlags()));
-    seekers[i].file = Fd(fd);
+    ASSIGN_OR_RETURN(seekers[i].file, target_->OpenFile(kBonnieDataFile, O_RDWR | BlockFlags()));
     RETURN_IF_ERROR(seekers[i].buf.Allocate(chunk, params_.seed ^ kBufferSalt ^ i));
     seekers[i].recorder = ctx_.recorders.Add();
   }
@@ -219,7 +217,7 @@ StatusOr<Measurement> BonnieIoTests::Seeks() {
   const common::Clock& clock = ctx_.clock;
   auto seek = [&](Seeker& s) -> Status {
     char* buf = s.buf.data();
-    const int fd = s.file.get();
+    File& file = *s.file;
     for (;;) {
       if (failed.load(std::memory_order_relaxed)) return absl::OkStatus();
       RETURN_IF_ERROR(CheckCancelled("seeks"));
@@ -228,17 +226,19 @@ StatusOr<Measurement> BonnieIoTests::Seeks() {
       const uint64_t ticket = BonnieRandom::At(params_.seed ^ kSeekSalt, index);
       const uint64_t block = ticket % chunks;
       const bool update = (ticket >> 40) % kBonnieUpdateEvery == 0;
-      const off_t offset = static_cast<off_t>(block * chunk);
+      const int64_t offset = static_cast<int64_t>(block * chunk);
       const int64_t start = clock.MonotonicNanos();
-      RETURN_IF_ERROR(SeekTo(fd, offset, SEEK_SET, "seeks"));
-      RETURN_IF_ERROR(ReadChunk(fd, buf, chunk, "seeks"));
+      RETURN_IF_ERROR(SeekTo(file, offset, SEEK_SET, "seeks"));
+      RETURN_IF_ERROR(ReadChunk(file, buf, chunk, "seeks"));
       uint64_t bytes = chunk;
       if (update) {
         --buf[block % chunk];
-        RETURN_IF_ERROR(SeekTo(fd, offset, SEEK_SET, "seeks"));
-        RETURN_IF_ERROR(WriteChunk(fd, buf, chunk, "seeks"));
-        if (params_.fsync_every_write && fsync(fd) != 0) {
-          return common::ErrnoError("bonnie seeks: fsync", errno);
+        RETURN_IF_ERROR(SeekTo(file, offset, SEEK_SET, "seeks"));
+        RETURN_IF_ERROR(WriteChunk(file, buf, chunk, "seeks"));
+        if (params_.fsync_every_write) {
+          if (const int err = file.Sync(); err != 0) {
+            return common::ErrnoError("bonnie seeks: fsync", -err);
+          }
         }
         bytes += chunk;
       }
@@ -249,7 +249,7 @@ StatusOr<Measurement> BonnieIoTests::Seeks() {
       s.bytes += bytes;
       ++s.ops;
     }
-    return SyncAndClose(s.file, "seeks");
+    return SyncAndClose(file, "seeks");
   };
 
   std::vector<std::thread> threads;

@@ -20,7 +20,7 @@
 
 #include <atomic>
 
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
 #include "agent/workloads/bonnie_common.h"
 #include "agent/workloads/workload.h"
 #include "common/status.h"
@@ -34,7 +34,7 @@ inline constexpr char kBonnieDataFile[] = "bonnie.data";
 class BonnieIoTests {
  public:
   // `target` and `ctx` must outlive this object; `recorder` belongs to the calling thread.
-  BonnieIoTests(const BonnieParams& params, DirTarget* target, RunContext& ctx,
+  BonnieIoTests(const BonnieParams& params, Dir* target, RunContext& ctx,
                 common::Recorder* recorder);
 
   common::StatusOr<stormark::v1::Measurement> Putc();
@@ -52,7 +52,7 @@ class BonnieIoTests {
   common::Status CheckCancelled(const char* test) const;
 
   const BonnieParams& params_;
-  DirTarget* const target_;
+  Dir* const target_;
   RunContext& ctx_;
   common::Recorder* const recorder_;
   AlignedBuffer buf_;

@@ -3,13 +3,16 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <grp.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 #include "common/strings.h"
 
@@ -25,18 +28,51 @@ void KeepTail(const char* data, size_t n, size_t limit, std::string* tail) {
   if (tail->size() > limit) tail->erase(0, tail->size() - limit);
 }
 
+// What the child was doing when it gave up, reported with its errno through the report pipe.
+enum class ChildStep : int {
+  kWorkingDirectory = 1,
+  kStdio,
+  kDescriptors,
+  kSetgroups,
+  kSetgid,
+  kSetuid,
+  kRegainedRoot,
+  kNoNewPrivs,
+  kExec,
+};
+
+struct ChildFailure {
+  ChildStep step;
+  int err;
+};
+
+// Everything ExecChild needs, built before the fork.
+struct ChildPlan {
+  const char* const* candidates;  // The paths to try, in order; null-terminated.
+  char* const* argv;
+  char* const* envp;
+  const char* cwd;
+  int cwd_fd;
+  int out_fd;
+  int err_fd;
+  int report_fd;
+  pid_t parent;
+  const Credentials* user;  // Null: stay the agent.
+};
+
 // In the child, between fork and execve: only async-signal-safe calls.
-[[noreturn]] void ExecChild(const char* path, char* const* argv, char* const* envp, const char* cwd,
-                            int out_fd, int err_fd, int report_fd, pid_t parent) {
-  auto fail = [report_fd](int err) {
-    const ssize_t ignored = write(report_fd, &err, sizeof(err));
+[[noreturn]] void ExecChild(const ChildPlan& plan) {
+  int report_fd = plan.report_fd;
+  auto fail = [&report_fd](ChildStep step, int err) {
+    const ChildFailure failure{step, err};
+    const ssize_t ignored = write(report_fd, &failure, sizeof(failure));
     (void)ignored;
     _exit(127);
   };
   setpgid(0, 0);
   // The agent dying (even by SIGKILL) must not leave the command running unwatched.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);
+  if (getppid() != plan.parent) _exit(127);
   // gRPC ignores SIGPIPE in the agent; a shell pipeline needs the default back.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -44,18 +80,116 @@ void KeepTail(const char* data, size_t n, size_t limit, std::string* tail) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (chdir(cwd) != 0) fail(errno);
-  const int null_fd = open("/dev/null", O_RDONLY);
-  if (null_fd < 0) fail(errno);
-  if (dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) fail(errno);
-  // Every other descriptor of the agent (sockets, files) stays behind, except report_fd,
-  // which is close-on-exec.
-  for (int fd = 3; fd < 1024; ++fd) {
-    if (fd != report_fd) close(fd);
+  // Still as the agent: the phase directory may lie below one the user cannot search.
+  if ((plan.cwd_fd >= 0 ? fchdir(plan.cwd_fd) : chdir(plan.cwd)) != 0) {
+    fail(ChildStep::kWorkingDirectory, errno);
   }
-  execve(path, argv, envp);
-  fail(errno);
+  const int null_fd = open("/dev/null", O_RDONLY);
+  if (null_fd < 0) fail(ChildStep::kStdio, errno);
+  if (dup2(null_fd, 0) < 0 || dup2(plan.out_fd, 1) < 0 || dup2(plan.err_fd, 2) < 0) {
+    fail(ChildStep::kStdio, errno);
+  }
+  // Every other descriptor of the agent (sockets, target devices, the phase directory)
+  // stays behind: a command running as another user must not inherit what root opened. The
+  // report pipe moves to 3 (close-on-exec) and everything above it is closed.
+  if (report_fd != 3) {
+    if (dup3(report_fd, 3, O_CLOEXEC) < 0) fail(ChildStep::kDescriptors, errno);
+    report_fd = 3;
+  }
+  if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0) {
+    struct rlimit limit {};
+    const rlim_t top = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY
+                           ? limit.rlim_cur
+                           : 65536;
+    for (rlim_t fd = 4; fd < top; ++fd) close(static_cast<int>(fd));
+  }
+  if (plan.user != nullptr) {
+    const Credentials& user = *plan.user;
+    if (setgroups(user.groups.size(), user.groups.data()) != 0) fail(ChildStep::kSetgroups, errno);
+    if (setresgid(user.gid, user.gid, user.gid) != 0) fail(ChildStep::kSetgid, errno);
+    if (setresuid(user.uid, user.uid, user.uid) != 0) fail(ChildStep::kSetuid, errno);
+    // The drop must be for good: no saved root id, no capability that lets it back.
+    if (setuid(0) == 0 || geteuid() != user.uid || getegid() != user.gid) {
+      fail(ChildStep::kRegainedRoot, EPERM);
+    }
+  }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(ChildStep::kNoNewPrivs, errno);
+  // A change of credentials clears the parent-death signal: set it again, and look again
+  // whether the agent is still there.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != plan.parent) _exit(127);
+  // As execvp: a candidate that is missing or not searchable is passed over; EACCES is
+  // reported if nothing ran and any candidate said so.
+  int err = ENOENT;
+  for (const char* const* path = plan.candidates; *path != nullptr; ++path) {
+    execve(*path, plan.argv, plan.envp);
+    if (errno == EACCES) {
+      err = EACCES;
+    } else if (errno != ENOENT && errno != ENOTDIR && errno != ESTALE && errno != ENODEV &&
+               errno != ETIMEDOUT) {
+      err = errno;
+      break;
+    }
+  }
+  fail(ChildStep::kExec, err);
   _exit(127);
+}
+
+// The paths the child tries for `program`: itself when it holds a '/', else each PATH entry.
+std::vector<std::string> Candidates(const std::string& program) {
+  if (program.find('/') != std::string::npos) return {program};
+  const char* path_env = getenv("PATH");
+  const std::string path =
+      path_env != nullptr && *path_env != '\0' ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  std::vector<std::string> candidates;
+  // An empty entry (the working directory, to POSIX) is skipped: the phase directory holds
+  // what the command wrote, not programs to find.
+  for (std::string_view dir : common::Split(path, ':')) {
+    if (!dir.empty()) candidates.push_back(common::StrCat(dir, "/", program));
+  }
+  return candidates;
+}
+
+bool IsEnvOf(const char* entry, std::string_view name) {
+  return std::string_view(entry).starts_with(name) && entry[name.size()] == '=';
+}
+
+// One line for a child that did not get as far as running the program.
+std::string DescribeFailure(const ChildOptions& options, const ChildFailure& failure) {
+  const bool switching = options.user && options.user->switch_user;
+  const std::string as_user =
+      switching ? common::StrCat(" as user '", options.user->name, "' (uid ", options.user->uid, ")")
+                : "";
+  const std::string why = std::strerror(failure.err);
+  switch (failure.step) {
+    case ChildStep::kWorkingDirectory:
+      return common::StrCat("cannot run ", options.program, ": working directory ", options.cwd,
+                            ": ", why);
+    case ChildStep::kStdio:
+    case ChildStep::kDescriptors:
+      return common::StrCat("cannot run ", options.program, ": setting up its descriptors: ", why);
+    case ChildStep::kSetgroups:
+    case ChildStep::kSetgid:
+    case ChildStep::kSetuid: {
+      const char* call = failure.step == ChildStep::kSetgroups ? "setgroups"
+                         : failure.step == ChildStep::kSetgid  ? "setresgid"
+                                                                : "setresuid";
+      return common::StrCat(
+          "cannot run ", options.program, as_user, ": ", call, ": ", why,
+          failure.err == EPERM ? " (switching users needs CAP_SETUID and CAP_SETGID in the agent)"
+                               : "");
+    }
+    case ChildStep::kRegainedRoot:
+      return common::StrCat("refusing to run ", options.program, as_user,
+                            ": after setresuid the process could still become root");
+    case ChildStep::kNoNewPrivs:
+      return common::StrCat("cannot run ", options.program, ": PR_SET_NO_NEW_PRIVS: ", why);
+    case ChildStep::kExec:
+      break;
+  }
+  const bool searched = options.program.find('/') == std::string::npos;
+  return common::StrCat("cannot run ", options.program, searched ? " (searched in PATH)" : "",
+                        " in ", options.cwd, as_user, ": ", why);
 }
 
 }  // namespace
@@ -92,10 +226,26 @@ common::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ChildO
   std::vector<char*> argv;
   for (const std::string& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
+  const Credentials* user = options.user && options.user->switch_user ? &*options.user : nullptr;
+  std::vector<std::string> user_env;
+  if (user != nullptr) {
+    user_env = {common::StrCat("HOME=", user->home), common::StrCat("USER=", user->name),
+                common::StrCat("LOGNAME=", user->name)};
+  }
   std::vector<char*> envp;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) envp.push_back(*e);
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (user != nullptr && (IsEnvOf(*e, "HOME") || IsEnvOf(*e, "USER") || IsEnvOf(*e, "LOGNAME"))) {
+      continue;
+    }
+    envp.push_back(*e);
+  }
+  for (const std::string& e : user_env) envp.push_back(const_cast<char*>(e.c_str()));
   for (const std::string& e : options.extra_env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  const std::vector<std::string> candidates = Candidates(options.program);
+  std::vector<const char*> candidate_ptrs;
+  for (const std::string& c : candidates) candidate_ptrs.push_back(c.c_str());
+  candidate_ptrs.push_back(nullptr);
 
   int out[2], err[2], report[2];
   if (pipe2(out, O_CLOEXEC) != 0) return common::ErrnoError("pipe", errno);
@@ -118,30 +268,28 @@ common::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(const ChildO
     return common::ErrnoError("fork", e);
   }
   if (pid == 0) {
-    ExecChild(options.program.c_str(), argv.data(), envp.data(), options.cwd.c_str(), out[1], err[1], report[1],
-              parent);
+    ExecChild(ChildPlan{candidate_ptrs.data(), argv.data(), envp.data(), options.cwd.c_str(),
+                        options.cwd_fd, out[1], err[1], report[1], parent, user});
   }
   setpgid(pid, pid);  // Also in the parent: no window in which a kill misses the group.
   close(out[1]);
   close(err[1]);
   close(report[1]);
-  int exec_errno = 0;
+  ChildFailure failure{};
   ssize_t n;
   do {
-    n = read(report[0], &exec_errno, sizeof(exec_errno));
+    n = read(report[0], &failure, sizeof(failure));
   } while (n < 0 && errno == EINTR);
   close(report[0]);
   std::unique_ptr<ChildProcess> child(
       new ChildProcess(pid, out[0], err[0], options.tail_bytes, clock));
   // Without a pidfd (kernels before 5.3) the exit is noticed within one poll interval.
   child->pid_fd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  if (n == sizeof(exec_errno)) {
+  if (n == sizeof(failure)) {
     int status;
     waitpid(pid, &status, 0);
     child->reaped_ = true;
-    return absl::FailedPreconditionError(
-        common::StrCat("cannot run ", options.program, " in ", options.cwd, ": ",
-                       std::strerror(exec_errno)));
+    return absl::FailedPreconditionError(DescribeFailure(options, failure));
   }
   return child;
 }

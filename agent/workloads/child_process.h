@@ -1,6 +1,11 @@
 // A program run by the agent: in its own process group (so that a timeout or an abort stops
 // everything it started), with stdin from /dev/null and the last bytes of its stdout and
-// stderr kept for the report.
+// stderr kept for the report. It inherits no descriptor of the agent but those three.
+//
+// With `user`, the child becomes that user before it executes the program: setgroups (the
+// user's supplementary groups), setresgid, setresuid, in that order; then it checks that
+// setuid(0) fails, and sets PR_SET_NO_NEW_PRIVS (always, also for root), so that no
+// set-user-ID program or file capability gives it back more than it has.
 //
 // Not thread-safe: one owner starts it and waits for it.
 #ifndef STORMARK_AGENT_WORKLOADS_CHILD_PROCESS_H_
@@ -11,21 +16,32 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "agent/credentials.h"
 #include "common/clock.h"
 #include "common/status.h"
 
 namespace stormark::agent {
 
 struct ChildOptions {
-  // The program's full path; execve does not search PATH.
+  // The program: a path (relative ones from the working directory), or a name without '/'
+  // that the child looks for in the agent's PATH as execvp does, after it has become `user`,
+  // so that the search shows only what that user may see.
   std::string program;
   // Its arguments, argv[0] first (the name the program sees itself called by).
   std::vector<std::string> argv;
-  // The working directory.
+  // The working directory; when cwd_fd >= 0, only its name for errors.
   std::string cwd;
+  // When >= 0, the working directory is this directory descriptor (fchdir), so that it is
+  // not reached by path again and may lie below directories `user` cannot search. Start
+  // does not close it.
+  int cwd_fd = -1;
+  // Whom the program runs as; nullopt (or switch_user false): as the agent. Switching sets
+  // HOME, USER and LOGNAME to the user's.
+  std::optional<Credentials> user;
   // "NAME=VALUE" entries added to the agent's environment.
   std::vector<std::string> extra_env;
   // How many of the last bytes of stdout and of stderr to keep.
@@ -56,8 +72,8 @@ struct ChildExit {
 
 class ChildProcess {
  public:
-  // Starts the program. FAILED_PRECONDITION when it cannot be executed (the errno of the
-  // failed execve, reported back by the child).
+  // Starts the program. FAILED_PRECONDITION when it cannot be executed, naming the step that
+  // failed in the child (the working directory, a credential call, execve) and its errno.
   static common::StatusOr<std::unique_ptr<ChildProcess>> Start(const ChildOptions& options,
                                                                const common::Clock& clock);
 

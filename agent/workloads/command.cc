@@ -1,12 +1,13 @@
 #include "agent/workloads/command.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 
-#include "agent/executables.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -28,7 +29,7 @@ std::string LastLine(const std::string& text) {
 }  // namespace
 
 CommandWorkload::CommandWorkload(const stormark::v1::CommandSpec& spec,
-                                 std::unique_ptr<DirTarget> target, std::string target_dir,
+                                 std::unique_ptr<Dir> target, std::string target_dir,
                                  CommandPolicy policy)
     : spec_(spec),
       target_(std::move(target)),
@@ -38,19 +39,42 @@ CommandWorkload::CommandWorkload(const stormark::v1::CommandSpec& spec,
 }
 
 common::Status CommandWorkload::Prepare(const std::atomic<bool>&, std::vector<std::string>*) {
-  const bool shell = !spec_.shell().empty();
-  ASSIGN_OR_RETURN(std::string program, FindExecutable(shell ? "/bin/sh" : spec_.argv(0)));
-  common::Status allowed = policy_.Check(program);
-  if (!allowed.ok()) {
-    return shell ? common::Annotate(allowed, "a shell command line runs /bin/sh") : allowed;
+  ASSIGN_OR_RETURN(ApprovedCommand approved, policy_.Approve(spec_));
+  ASSIGN_OR_RETURN(Credentials user, LookUpCommandUser(policy_.user));
+  if (target_) {
+    // The directory this phase created (0700, the agent's), through the Dir's own checked
+    // descriptor, given to the command user: only it, nothing above it.
+    const std::string dir = target_->Describe("");
+    if (user.switch_user && fchown(target_->fd(), user.uid, user.gid) != 0) {
+      const int err = errno;
+      return common::ErrnoError(
+          common::StrCat("cannot give the phase directory ", dir, " to user '", user.name,
+                         "' (commands.user)", err == EPERM ? "; the agent needs CAP_CHOWN" : ""),
+          err);
+    }
   }
-  program_ = program;
-  if (shell) {
-    argv_ = {"sh", "-c", spec_.shell()};
-  } else {
-    argv_.assign(spec_.argv().begin(), spec_.argv().end());
-  }
+  program_ = std::move(approved.program);
+  argv_ = std::move(approved.argv);
+  user_ = std::move(user);
   return absl::OkStatus();
+}
+
+std::string CommandWorkload::RootHint(std::string_view output) const {
+  if (!user_ || user_->is_root()) return "";
+  static constexpr std::string_view kSigns[] = {
+      "permission denied", "operation not permitted", "must be superuser", "must be root",
+      "only root",         "are you root",            "need to be root",   "requires root"};
+  std::string lower(output);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  bool denied = false;
+  for (std::string_view sign : kSigns) denied = denied || lower.find(sign) != std::string::npos;
+  if (!denied) return "";
+  return spec_.hook()
+             ? common::StrCat(" (the hook ran as user '", user_->name,
+                              "'; hooks that format or mount filesystems need 'commands.user: "
+                              "root' in the agent's config)")
+             : common::StrCat(" (the command ran as user '", user_->name,
+                              "', the agent's commands.user)");
 }
 
 common::Status CommandWorkload::Run(RunContext& ctx) {
@@ -58,11 +82,21 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   ChildOptions options;
   options.program = program_;
   options.argv = argv_;
-  options.cwd = target_ ? target_->phase_dir() : "/";
+  options.cwd = target_ ? target_->Describe("") : "/";
+  options.cwd_fd = target_ ? target_->fd() : -1;
+  options.user = user_;
   options.extra_env = {common::StrCat("STORMARK_TARGET_DIR=", target_dir_)};
-  if (target_) options.extra_env.push_back(common::StrCat("STORMARK_PHASE_DIR=", target_->phase_dir()));
+  if (target_) options.extra_env.push_back(common::StrCat("STORMARK_PHASE_DIR=", target_->Describe("")));
   const int64_t start = ctx.clock.MonotonicNanos();
-  ASSIGN_OR_RETURN(std::unique_ptr<ChildProcess> child, ChildProcess::Start(options, ctx.clock));
+  auto started = ChildProcess::Start(options, ctx.clock);
+  if (!started.ok()) {
+    // A failed switch or exec names the user already.
+    const common::Status& status = started.status();
+    const std::string message(status.message());
+    if (message.find(" as user '") != std::string::npos) return status;
+    return common::Status(status.code(), common::StrCat(message, RootHint(message)));
+  }
+  std::unique_ptr<ChildProcess> child = std::move(*started);
   const int64_t deadline =
       spec_.timeout_ms() == 0 ? 0 : start + static_cast<int64_t>(spec_.timeout_ms()) * 1'000'000;
   exit_ = child->Wait(deadline, ctx.cancelled);
@@ -77,17 +111,22 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
     const std::string last = LastLine(exit_->stderr_tail.empty() ? exit_->stdout_tail
                                                                   : exit_->stderr_tail);
     if (!last.empty()) why += common::StrCat(": ", last);
+    why += RootHint(exit_->stderr_tail + exit_->stdout_tail);
     return absl::AbortedError(why);
   }
   if (spec_.sync()) {
-    const std::string dir = target_ ? target_->phase_dir() : target_dir_;
-    const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return common::ErrnoError(common::StrCat("open ", dir), errno);
     const int64_t sync_start = ctx.clock.MonotonicNanos();
-    const int rc = syncfs(fd);
-    const int err = errno;
-    close(fd);
-    if (rc != 0) return common::ErrnoError("syncfs of the target's filesystem", err);
+    if (target_) {
+      RETURN_IF_ERROR(target_->SyncFilesystem());
+    } else {
+      // A hook has no phase directory: the target's own, which is not written through.
+      const int fd = open(target_dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0) return common::ErrnoError(common::StrCat("open ", target_dir_), errno);
+      const int rc = syncfs(fd);
+      const int err = errno;
+      close(fd);
+      if (rc != 0) return common::ErrnoError("syncfs of the target's filesystem", err);
+    }
     end = ctx.clock.MonotonicNanos();
     sync_nanos_ = end - sync_start;
   }
@@ -97,11 +136,14 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   return absl::OkStatus();
 }
 
-int CommandWorkload::Cleanup() { return target_ ? target_->Cleanup() : 0; }
+CleanupReport CommandWorkload::Cleanup() {
+  return target_ ? target_->Cleanup() : CleanupReport();
+}
 
 void CommandWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   auto& resolved = *result->mutable_resolved();
   if (!program_.empty()) resolved["program"] = program_;
+  if (user_) resolved["user"] = user_->name;
   if (!exit_) return;
   resolved["exit_status"] = exit_->Describe();
   resolved["stdout_tail"] = exit_->stdout_tail;

@@ -16,8 +16,13 @@
 // A hook (a plan's setup or teardown: mkfs, mount, mdadm) runs the same way, but in "/" and
 // without a phase directory, so that it can unmount and remount the target.
 //
-// Commands run only where the agent's config allows them (CommandPolicy); Prepare refuses
-// otherwise, naming the setting.
+// Commands run only where the agent's config allows them, and only argument vectors its
+// allow-list matches (CommandPolicy); Prepare refuses otherwise, naming the setting. They
+// run as the config's commands.user (nobody by default; agent/credentials.h): Prepare gives
+// the phase directory, and only it, to that user (fchown of its descriptor), and the child
+// starts in it through that descriptor. `resolved` then also holds "user". A command that
+// fails for want of privilege as a user other than root says that commands.user: root is
+// what formats and mounts filesystems.
 #ifndef STORMARK_AGENT_WORKLOADS_COMMAND_H_
 #define STORMARK_AGENT_WORKLOADS_COMMAND_H_
 
@@ -26,7 +31,8 @@
 #include <string>
 
 #include "agent/config.h"
-#include "agent/targets/dir_target.h"
+#include "agent/credentials.h"
+#include "agent/dir/dir.h"
 #include "agent/workloads/child_process.h"
 #include "agent/workloads/workload.h"
 #include "stormark/v1/agent.pb.h"
@@ -37,24 +43,30 @@ class CommandWorkload final : public Workload {
  public:
   // `target` is null for a hook (spec.hook()), which runs in "/" and makes no phase
   // directory; `target_dir` is the target's configured directory either way.
-  CommandWorkload(const stormark::v1::CommandSpec& spec, std::unique_ptr<DirTarget> target,
+  CommandWorkload(const stormark::v1::CommandSpec& spec, std::unique_ptr<Dir> target,
                   std::string target_dir, CommandPolicy policy);
 
-  // Finds the program and checks it against the policy. Nothing is run.
+  // Checks the command against the policy, looks up the command user and hands the phase
+  // directory to it. Nothing is run.
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
-  int Cleanup() override;
+  CleanupReport Cleanup() override;
   void AddToResult(stormark::v1::PhaseResult* result) const override;
 
  private:
   const stormark::v1::CommandSpec spec_;
-  std::unique_ptr<DirTarget> target_;
+  std::unique_ptr<Dir> target_;
   const std::string target_dir_;
   const CommandPolicy policy_;
-  // From Prepare: the real path of the program, and its argv.
+  // Why a failure as a user other than root may be for want of root; "" otherwise.
+  std::string RootHint(std::string_view output) const;
+
+  // From Prepare: the program (see ApprovedCommand), its argv, whom it runs as, and the
+  // phase directory's descriptor (none for a hook).
   std::string program_;
   std::vector<std::string> argv_;
+  std::optional<Credentials> user_;
   // From Run.
   std::optional<ChildExit> exit_;
   bool succeeded_ = false;

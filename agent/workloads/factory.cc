@@ -18,10 +18,11 @@ std::vector<std::string> KnownWorkloads() {
 namespace {
 
 // The filesystem holding a dir target, or a block target's file (for the tmpfs warnings); ""
-// for the other kinds.
-std::string FilesystemOf(const TargetConfig& target) {
+// for the other kinds. `block`: the target as the phase resolved it, or null.
+std::string FilesystemOf(const TargetConfig& target, const BlockTarget* block = nullptr) {
   if (target.kind != "dir" && target.kind != "block") return "";
-  return ReadTargetFacts(target).filesystem();
+  return ReadTargetFacts(target, SystemPaths(), block != nullptr ? block->fd() : -1)
+      .filesystem();
 }
 
 // bonnie, postmark and command create files: they need a directory.
@@ -37,7 +38,8 @@ common::Status NeedsDir(const TargetConfig& target, std::string_view workload) {
 common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
                                                          const AgentConfig& config,
                                                          const HostFacts& host,
-                                                         const WrittenPrefix& earlier) {
+                                                         const WrittenPrefix& earlier,
+                                                         std::shared_ptr<BlockTarget> block) {
   if (!IsValidName(spec.phase_id())) {
     return absl::InvalidArgumentError(common::StrCat(
         "phase id '", spec.phase_id(), "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
@@ -53,27 +55,29 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
       RETURN_IF_ERROR(StreamWorkload::Validate(spec.stream()));
       if (target->kind != "dir") {
         // A block, null or network target: its device, used in place.
-        return std::unique_ptr<Workload>(
-            new StreamWorkload(spec.stream(), *target, FilesystemOf(*target), earlier));
+        return std::unique_ptr<Workload>(new StreamWorkload(
+            spec.stream(), *target, FilesystemOf(*target, block.get()), earlier, block));
       }
-      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      ASSIGN_OR_RETURN(auto dir, OpenPhaseDir(*target, spec.phase_id()));
       return std::unique_ptr<Workload>(
-          new StreamWorkload(spec.stream(), std::move(dir), FilesystemOf(*target)));
+          new StreamWorkload(spec.stream(), *target, std::move(dir), FilesystemOf(*target)));
     }
     case stormark::v1::PhaseSpec::kBonnie: {
       RETURN_IF_ERROR(common::CheckBonnieSpec(spec.bonnie()));
       RETURN_IF_ERROR(NeedsDir(*target, "bonnie"));
-      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      ASSIGN_OR_RETURN(auto dir, OpenPhaseDir(*target, spec.phase_id()));
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new BonnieWorkload(spec.bonnie(), std::move(dir), host, filesystem));
     }
     case stormark::v1::PhaseSpec::kCommand: {
       RETURN_IF_ERROR(common::CheckCommandSpec(spec.command()));
+      // Refused by policy before the phase directory is made (Prepare decides again).
+      RETURN_IF_ERROR(config.commands.Approve(spec.command()).status());
       if (!spec.command().hook()) RETURN_IF_ERROR(NeedsDir(*target, "command"));
-      std::unique_ptr<DirTarget> dir;
+      std::unique_ptr<Dir> dir;
       if (!spec.command().hook()) {
-        ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
+        ASSIGN_OR_RETURN(dir, OpenPhaseDir(*target, spec.phase_id()));
       }
       return std::unique_ptr<Workload>(
           new CommandWorkload(spec.command(), std::move(dir), target->path, config.commands));
@@ -81,19 +85,20 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     case stormark::v1::PhaseSpec::kPostmark: {
       RETURN_IF_ERROR(common::CheckPostmarkSpec(spec.postmark()));
       RETURN_IF_ERROR(NeedsDir(*target, "postmark"));
-      ASSIGN_OR_RETURN(auto dir, DirTarget::Create(*target, spec.phase_id()));
+      ASSIGN_OR_RETURN(auto dir, OpenPhaseDir(*target, spec.phase_id()));
       const std::string filesystem = ReadTargetFacts(*target).filesystem();
       return std::unique_ptr<Workload>(
           new PostmarkWorkload(spec.postmark(), std::move(dir), host, filesystem));
     }
     case stormark::v1::PhaseSpec::kRandio: {
       RETURN_IF_ERROR(common::CheckRandioSpec(spec.randio()));
-      std::unique_ptr<DirTarget> dir;
+      std::unique_ptr<Dir> dir;
       if (target->kind == "dir") {
-        ASSIGN_OR_RETURN(dir, DirTarget::Create(*target, spec.phase_id()));
+        ASSIGN_OR_RETURN(dir, OpenPhaseDir(*target, spec.phase_id()));
       }
       return std::unique_ptr<Workload>(
-          new RandioWorkload(spec.randio(), *target, std::move(dir), host, FilesystemOf(*target)));
+          new RandioWorkload(spec.randio(), *target, std::move(dir), host,
+                             FilesystemOf(*target, block.get()), std::move(block)));
     }
     case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
       break;

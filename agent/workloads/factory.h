@@ -8,6 +8,7 @@
 
 #include "agent/config.h"
 #include "agent/sysinfo.h"
+#include "agent/targets/block_target.h"
 #include "agent/targets/written_prefix.h"
 #include "agent/workloads/workload.h"
 #include "common/status.h"
@@ -20,11 +21,12 @@ std::vector<std::string> KnownWorkloads();
 
 // NOT_FOUND for a target the configuration does not name; INVALID_ARGUMENT for a bad spec.
 // Creates the phase's directory on the target. `earlier` is what the agent's earlier phases
-// wrote on the target (a stream read need not lay that out again).
-common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
-                                                         const AgentConfig& config,
-                                                         const HostFacts& host,
-                                                         const WrittenPrefix& earlier = {});
+// wrote on the target (a stream read need not lay that out again). `block` is the target as
+// the phase resolved it (block_target.h), shared with the workload; when null, a block
+// workload resolves it in its Prepare.
+common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(
+    const stormark::v1::PhaseSpec& spec, const AgentConfig& config, const HostFacts& host,
+    const WrittenPrefix& earlier = {}, std::shared_ptr<BlockTarget> block = nullptr);
 
 }  // namespace stormark::agent
 

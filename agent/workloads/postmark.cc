@@ -1,6 +1,5 @@
 #include "agent/workloads/postmark.h"
 
-#include <sys/statvfs.h>
 
 #include <algorithm>
 #include <utility>
@@ -39,7 +38,7 @@ Measurement MakeMeasurement(const char* name, const common::LatencyHistogram* la
 }  // namespace
 
 PostmarkWorkload::PostmarkWorkload(const stormark::v1::PostmarkSpec& spec,
-                                   std::unique_ptr<DirTarget> target, const HostFacts& host,
+                                   std::unique_ptr<Dir> target, const HostFacts& host,
                                    std::string filesystem)
     : spec_(spec),
       target_(std::move(target)),
@@ -55,29 +54,28 @@ Status PostmarkWorkload::Prepare(const std::atomic<bool>& cancelled,
   }
   RETURN_IF_ERROR(common::CheckPostmarkSpec(spec_));
   params_ = ResolvePostmark(spec_);
-  const TargetConfig& target = target_->config();
+  const std::string& target_name = target_->target_name();
 
   // The pool alone must fit. At worst the table's 2 x number files all grow to the high
   // bound; that only earns a warning, since appends and creates rarely get there.
   const uint64_t pool_bytes = uint64_t{params_.number} * (params_.min_size + params_.max_size) / 2;
   const uint64_t worst_bytes = 2 * uint64_t{params_.number} * params_.max_size;
-  struct statvfs vfs {};
-  if (statvfs(target.path.c_str(), &vfs) == 0) {
-    const uint64_t free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+  if (const std::optional<uint64_t> free = target_->FreeBytes()) {
+    const uint64_t free_bytes = *free;
     if (pool_bytes > free_bytes) {
       return absl::ResourceExhaustedError(
-          StrCat("target '", target.name, "' has ", common::FormatBytes(free_bytes),
+          StrCat("target '", target_name, "' has ", common::FormatBytes(free_bytes),
                  " free; the postmark pool of ", params_.number, " files needs about ",
                  common::FormatBytes(pool_bytes)));
     }
     if (worst_bytes > free_bytes) {
-      warnings->push_back(StrCat("target '", target.name, "' has ", common::FormatBytes(free_bytes),
+      warnings->push_back(StrCat("target '", target_name, "' has ", common::FormatBytes(free_bytes),
                                  " free; the files could grow to ",
                                  common::FormatBytes(worst_bytes), " at worst"));
     }
   }
   if (filesystem_ == "tmpfs" || filesystem_ == "ramfs") {
-    warnings->push_back(StrCat("target '", target.name, "' is on ", filesystem_,
+    warnings->push_back(StrCat("target '", target_name, "' is on ", filesystem_,
                                ": this measures memory, not storage"));
   }
   if (host_ram_bytes_ > 0 && worst_bytes < host_ram_bytes_) {
@@ -186,10 +184,10 @@ Status PostmarkWorkload::Run(RunContext& ctx) {
   return absl::OkStatus();
 }
 
-int PostmarkWorkload::Cleanup() {
+CleanupReport PostmarkWorkload::Cleanup() {
   // Its descriptors name files of the target, which goes next.
   files_.reset();
-  return target_ ? target_->Cleanup() : 0;
+  return target_ ? target_->Cleanup() : CleanupReport();
 }
 
 void PostmarkWorkload::AddToResult(stormark::v1::PhaseResult* result) const {

@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "agent/sysinfo.h"
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
 #include "agent/workloads/postmark_files.h"
 #include "agent/workloads/postmark_model.h"
 #include "agent/workloads/workload.h"
@@ -59,14 +59,14 @@ class PostmarkWorkload final : public Workload {
  public:
   // `host` gives the RAM for the page-cache warning; `filesystem` is the target's
   // filesystem type, for the tmpfs warning.
-  PostmarkWorkload(const stormark::v1::PostmarkSpec& spec, std::unique_ptr<DirTarget> target,
+  PostmarkWorkload(const stormark::v1::PostmarkSpec& spec, std::unique_ptr<Dir> target,
                    const HostFacts& host, std::string filesystem);
   ~PostmarkWorkload() override;
 
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
-  int Cleanup() override;
+  CleanupReport Cleanup() override;
   void AddToResult(stormark::v1::PhaseResult* result) const override;
 
  private:
@@ -83,7 +83,7 @@ class PostmarkWorkload final : public Workload {
   void NotePeak();
 
   const stormark::v1::PostmarkSpec spec_;
-  std::unique_ptr<DirTarget> target_;
+  std::unique_ptr<Dir> target_;
   const uint64_t host_ram_bytes_;
   const std::string filesystem_;
   PostmarkParams params_;

@@ -19,27 +19,22 @@ using common::StrCat;
 // returns early; Close() reports the error of the final flush.
 class PostmarkFile {
  public:
-  // Takes ownership of `fd`. `mode` is the stdio mode PostMark's fopen uses.
-  static StatusOr<PostmarkFile> Wrap(int fd, bool buffered, const char* mode,
+  // Takes ownership of `file`. `mode` is the stdio mode PostMark's fopen uses.
+  static StatusOr<PostmarkFile> Wrap(std::unique_ptr<File> file, bool buffered, const char* mode,
                                      const std::string& name) {
-    PostmarkFile file(name);
-    if (!buffered) {
-      file.fd_ = fd;
-      return file;
+    PostmarkFile wrapped(name);
+    wrapped.file_ = std::move(file);
+    if (!buffered) return wrapped;
+    wrapped.stream_ = wrapped.file_->OpenStream(mode);
+    if (wrapped.stream_ == nullptr) {
+      return common::ErrnoError(StrCat("postmark: fdopen ", name), errno);
     }
-    file.stream_ = fdopen(fd, mode);
-    if (file.stream_ == nullptr) {
-      const int err = errno;
-      close(fd);
-      return common::ErrnoError(StrCat("postmark: fdopen ", name), err);
-    }
-    return file;
+    return wrapped;
   }
 
   PostmarkFile(PostmarkFile&& other) noexcept
-      : name_(std::move(other.name_)), stream_(other.stream_), fd_(other.fd_) {
+      : name_(std::move(other.name_)), file_(std::move(other.file_)), stream_(other.stream_) {
     other.stream_ = nullptr;
-    other.fd_ = -1;
   }
   PostmarkFile(const PostmarkFile&) = delete;
   PostmarkFile& operator=(const PostmarkFile&) = delete;
@@ -48,29 +43,34 @@ class PostmarkFile {
 
   // Writes `n` bytes: one fwrite, or write() until all are written.
   Status Write(const char* data, size_t n) {
-    if (stream_ == nullptr) return Fully(::write, data, n, "write");
+    if (stream_ == nullptr) {
+      return Fully([this](const char* p, size_t k) { return file_->Write(p, k); }, data, n,
+                   "write");
+    }
     if (n != 0 && std::fwrite(data, n, 1, stream_) != 1) return Error("write");
     return absl::OkStatus();
   }
 
   // Reads exactly `n` bytes: one fread, or read() until all are read.
   Status Read(char* data, size_t n) {
-    if (stream_ == nullptr) return Fully(::read, data, n, "read");
+    if (stream_ == nullptr) {
+      return Fully([this](char* p, size_t k) { return file_->Read(p, k); }, data, n, "read");
+    }
     if (n == 0 || std::fread(data, n, 1, stream_) == 1) return absl::OkStatus();
     return std::ferror(stream_) ? Error("read") : ShortError("read");
   }
 
   // fclose (which flushes) or close. Idempotent.
   Status Close() {
-    int result = 0;
     if (stream_ != nullptr) {
-      result = std::fclose(stream_);
+      const int result = std::fclose(stream_);
       stream_ = nullptr;
-    } else if (fd_ >= 0) {
-      result = close(fd_);
-      fd_ = -1;
+      if (result != 0) return Error("close");
     }
-    return result == 0 ? absl::OkStatus() : Error("close");
+    if (file_ == nullptr) return absl::OkStatus();
+    const int err = file_->Close();
+    if (err == 0) return absl::OkStatus();
+    return common::ErrnoError(StrCat("postmark: close ", name_), -err);
   }
 
  private:
@@ -80,9 +80,12 @@ class PostmarkFile {
   template <typename Call, typename Pointer>
   Status Fully(Call call, Pointer data, size_t n, const char* what) {
     while (n > 0) {
-      const ssize_t r = call(fd_, data, n);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) return r < 0 ? Error(what) : ShortError(what);
+      const ssize_t r = call(data, n);
+      if (r == -EINTR) continue;
+      if (r < 0) {
+        return common::ErrnoError(StrCat("postmark: ", what, " ", name_), static_cast<int>(-r));
+      }
+      if (r == 0) return ShortError(what);
       data += r;
       n -= static_cast<size_t>(r);
     }
@@ -98,8 +101,8 @@ class PostmarkFile {
   }
 
   std::string name_;
+  std::unique_ptr<File> file_;   // Declared before stream_, which may call it until closed.
   std::FILE* stream_ = nullptr;
-  int fd_ = -1;
 };
 
 // Writes `size` bytes of `text` the way PostMark's write_blocks/fwrite_blocks do: whole
@@ -114,7 +117,7 @@ Status WriteBlocks(PostmarkFile& file, const std::string& text, uint64_t size, u
 
 }  // namespace
 
-PostmarkFiles::PostmarkFiles(const PostmarkParams& params, DirTarget* target,
+PostmarkFiles::PostmarkFiles(const PostmarkParams& params, Dir* target,
                              const std::string& text)
     : params_(params), target_(target), text_(text), read_buffer_(params.read_block_size) {}
 
@@ -143,16 +146,17 @@ Status PostmarkFiles::Do(const PostmarkOp& op) {
 
 Status PostmarkFiles::Create(const std::string& name, uint64_t size) {
   const bool buffered = !params_.unbuffered;
-  ASSIGN_OR_RETURN(int fd, target_->CreateFile(name, buffered ? O_WRONLY : O_RDWR));
-  ASSIGN_OR_RETURN(PostmarkFile file, PostmarkFile::Wrap(fd, buffered, "w", name));
+  ASSIGN_OR_RETURN(std::unique_ptr<File> opened,
+                   target_->CreateFile(name, buffered ? O_WRONLY : O_RDWR));
+  ASSIGN_OR_RETURN(PostmarkFile file, PostmarkFile::Wrap(std::move(opened), buffered, "w", name));
   RETURN_IF_ERROR(WriteBlocks(file, text_, size, params_.write_block_size));
   return file.Close();
 }
 
 Status PostmarkFiles::Read(const std::string& name, uint64_t size) {
   const bool buffered = !params_.unbuffered;
-  ASSIGN_OR_RETURN(int fd, target_->OpenFile(name, O_RDONLY));
-  ASSIGN_OR_RETURN(PostmarkFile file, PostmarkFile::Wrap(fd, buffered, "r", name));
+  ASSIGN_OR_RETURN(std::unique_ptr<File> opened, target_->OpenFile(name, O_RDONLY));
+  ASSIGN_OR_RETURN(PostmarkFile file, PostmarkFile::Wrap(std::move(opened), buffered, "r", name));
   const uint64_t block = params_.read_block_size;
   uint64_t left = size;
   for (; left >= block; left -= block) RETURN_IF_ERROR(file.Read(read_buffer_.data(), block));
@@ -162,9 +166,9 @@ Status PostmarkFiles::Read(const std::string& name, uint64_t size) {
 
 Status PostmarkFiles::Append(const std::string& name, uint64_t bytes) {
   const bool buffered = !params_.unbuffered;
-  ASSIGN_OR_RETURN(int fd,
+  ASSIGN_OR_RETURN(std::unique_ptr<File> opened,
                    target_->OpenFile(name, buffered ? O_WRONLY | O_APPEND : O_RDWR | O_APPEND));
-  ASSIGN_OR_RETURN(PostmarkFile file, PostmarkFile::Wrap(fd, buffered, "a", name));
+  ASSIGN_OR_RETURN(PostmarkFile file, PostmarkFile::Wrap(std::move(opened), buffered, "a", name));
   RETURN_IF_ERROR(WriteBlocks(file, text_, bytes, params_.write_block_size));
   return file.Close();
 }

@@ -8,7 +8,7 @@
 // Every write starts at the first byte of the model's text, as PostMark's do.
 //
 // Buffered (PostMark's default, `set buffering true`) goes through C stdio: fopen's modes
-// "w", "r" and "a" (here fdopen on the descriptor the target opened with the same flags),
+// "w", "r" and "a" (here a stream over the file the Dir opened with the same flags),
 // fwrite/fread of one block at a time, fclose. The library gathers the blocks into its own
 // buffer of st_blksize bytes (usually 4 KiB), so the system calls are that size whatever the
 // block size. Unbuffered (`set buffering false`) makes one read() or write() per block, with
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
 #include "agent/workloads/postmark_model.h"
 #include "common/status.h"
 
@@ -32,7 +32,7 @@ namespace stormark::agent {
 class PostmarkFiles {
  public:
   // `target` and `text` must outlive this object; `text` is at least max size bytes.
-  PostmarkFiles(const PostmarkParams& params, DirTarget* target, const std::string& text);
+  PostmarkFiles(const PostmarkParams& params, Dir* target, const std::string& text);
 
   // PostMark's name for subdirectory `dir`: "s3".
   static std::string DirName(uint32_t dir);
@@ -48,7 +48,7 @@ class PostmarkFiles {
   common::Status Append(const std::string& name, uint64_t bytes);
 
   const PostmarkParams& params_;
-  DirTarget* const target_;
+  Dir* const target_;
   const std::string& text_;
   std::vector<char> read_buffer_;
 };

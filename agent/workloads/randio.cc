@@ -14,6 +14,7 @@
 #include "agent/devices/page_cache.h"
 #include "agent/system_paths.h"
 #include "agent/targets/block_target.h"
+#include "agent/targets/dir_target.h"
 #include "agent/workloads/fd.h"
 #include "common/random.h"
 #include "common/spec_check.h"
@@ -48,13 +49,14 @@ bool Reads(const RandioSpec& spec) {
 }  // namespace
 
 RandioWorkload::RandioWorkload(const RandioSpec& spec, TargetConfig target,
-                               std::unique_ptr<DirTarget> dir, HostFacts host,
-                               std::string filesystem)
+                               std::unique_ptr<Dir> dir, HostFacts host,
+                               std::string filesystem, std::shared_ptr<BlockTarget> block)
     : spec_(spec),
       target_(std::move(target)),
       dir_(std::move(dir)),
       host_(std::move(host)),
-      filesystem_(std::move(filesystem)) {}
+      filesystem_(std::move(filesystem)),
+      block_(std::move(block)) {}
 
 RandioWorkload::RandioWorkload(const RandioSpec& spec, Device& device, HostFacts host)
     : spec_(spec), host_(std::move(host)), device_(&device) {}
@@ -70,7 +72,10 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
     options.write = writes;
     options.direct = spec_.direct();
     options.engine = EngineOf(spec_);
-    ASSIGN_OR_RETURN(owned_device_, OpenBlockTarget(target_, options, cancelled, warnings));
+    if (block_ == nullptr) {
+      ASSIGN_OR_RETURN(block_, BlockTarget::Resolve(target_));
+    }
+    ASSIGN_OR_RETURN(owned_device_, OpenBlockTarget(*block_, options, cancelled, warnings));
     device_ = owned_device_.get();
     return absl::OkStatus();
   }
@@ -78,17 +83,18 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
   const uint64_t size = spec_.size_bytes() == 0 ? kDefaultDirFileSize : spec_.size_bytes();
   const uint64_t file_size =
       spec_.offset_bytes() + uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() + size;
-  ASSIGN_OR_RETURN(int fd, dir_->CreateFile(kFileName, O_RDWR));
-  Fd file(fd);
-  if (ftruncate(file.get(), static_cast<off_t>(file_size)) != 0) {
-    return common::ErrnoError(common::StrCat("randio: cannot size ", dir_->PathOf(kFileName)),
-                              errno);
+  ASSIGN_OR_RETURN(std::unique_ptr<File> file, dir_->CreateFile(kFileName, O_RDWR));
+  if (const int err = file->Truncate(file_size); err != 0) {
+    return common::ErrnoError(common::StrCat("randio: cannot size ", dir_->Describe(kFileName)),
+                              -err);
   }
-  RETURN_IF_ERROR(file.Close("randio: close"));
+  if (const int err = file->Close(); err != 0) {
+    return common::ErrnoError(common::StrCat("randio: close ", dir_->Describe(kFileName)), -err);
+  }
   if (!spec_.verify()) {
     FileDeviceOptions fill_options;
     fill_options.writable = true;
-    ASSIGN_OR_RETURN(auto filler, FileDevice::Open(dir_->PathOf(kFileName), fill_options));
+    ASSIGN_OR_RETURN(auto filler, OpenFileDevice(*dir_, kFileName, fill_options));
     RETURN_IF_ERROR(FillRandom(*filler, 0, file_size, seed_, cancelled));
   }
   FileDeviceOptions options;
@@ -96,7 +102,7 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
   options.writable = writes || spec_.verify();
   options.direct = spec_.direct();
   options.engine = EngineOf(spec_);
-  ASSIGN_OR_RETURN(owned_device_, FileDevice::Open(dir_->PathOf(kFileName), options));
+  ASSIGN_OR_RETURN(owned_device_, OpenFileDevice(*dir_, kFileName, options));
   device_ = owned_device_.get();
   return absl::OkStatus();
 }
@@ -154,7 +160,7 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
                             region_size_;
   if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && Reads(spec_)) {
     // Verify lays out all it reads; other reads may land in a sparse file's holes.
-    WarnUnallocated(target_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block,
+    WarnUnallocated(*block_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block,
                     warnings);
   }
   if (spec_.verify()) {
@@ -184,10 +190,9 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
   // Buffered reads must start from the disk, not from the data just laid out.
   const auto* file = dynamic_cast<const FileDevice*>(device_);
   if (file != nullptr && !spec_.direct() && Reads(spec_)) {
-    const int fd = open(file->path().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      const double resident = EvictFromPageCache(fd, device_->size());
-      close(fd);
+    // The device's own descriptor: the file or device is not reached by its path again.
+    if (file->fd() >= 0) {
+      const double resident = EvictFromPageCache(file->fd(), device_->size());
       if (resident > 0.05) {
         warnings->push_back(fmt::format(
             "possibly cache-dominated: {:.0f}% of the data is still in the page cache after "
@@ -381,10 +386,10 @@ Status RandioWorkload::Run(RunContext& ctx) {
   return status;
 }
 
-int RandioWorkload::Cleanup() {
+CleanupReport RandioWorkload::Cleanup() {
   jobs_.clear();
   owned_device_.reset();
-  return dir_ ? dir_->Cleanup() : 0;
+  return dir_ ? dir_->Cleanup() : CleanupReport();
 }
 
 void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {

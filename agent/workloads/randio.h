@@ -21,7 +21,8 @@
 #include "agent/config.h"
 #include "agent/devices/device.h"
 #include "agent/sysinfo.h"
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
+#include "agent/targets/block_target.h"
 #include "agent/workloads/block_verify.h"
 #include "agent/workloads/randio_job.h"
 #include "agent/workloads/workload.h"
@@ -35,9 +36,12 @@ class RandioWorkload final : public Workload {
   static constexpr uint64_t kDefaultDirFileSize = uint64_t{1} << 30;
 
   // `dir` is the phase's directory for a dir target, nullptr for block and null targets.
-  // `filesystem` is the filesystem holding the target (for the tmpfs note), or "".
+  // `filesystem` is the filesystem holding the target (for the tmpfs note), or "". `block`
+  // is a block, null or network target as the phase resolved it (resolved in Prepare when
+  // null).
   RandioWorkload(const stormark::v1::RandioSpec& spec, TargetConfig target,
-                 std::unique_ptr<DirTarget> dir, HostFacts host, std::string filesystem);
+                 std::unique_ptr<Dir> dir, HostFacts host, std::string filesystem,
+                 std::shared_ptr<BlockTarget> block = nullptr);
   ~RandioWorkload() override;
 
   // A workload on a device the caller made (a memory or fault-injecting device in tests).
@@ -47,7 +51,7 @@ class RandioWorkload final : public Workload {
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
-  int Cleanup() override;
+  CleanupReport Cleanup() override;
   void AddToResult(stormark::v1::PhaseResult* result) const override;
   // The verify layout, when it covers a prefix of a block or network target's device (offset
   // 0, jobs' regions touching); the timed writes are not counted (random, or time-bounded).
@@ -68,9 +72,11 @@ class RandioWorkload final : public Workload {
 
   const stormark::v1::RandioSpec spec_;
   const TargetConfig target_;
-  std::unique_ptr<DirTarget> dir_;
+  std::unique_ptr<Dir> dir_;
   const HostFacts host_;
   const std::string filesystem_;
+  // The target as the phase resolved it; null on a dir target and on a given device.
+  std::shared_ptr<BlockTarget> block_;
 
   // Settled in Prepare.
   uint32_t jobs_count_ = 1;

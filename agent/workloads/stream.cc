@@ -1,7 +1,6 @@
 #include "agent/workloads/stream.h"
 
 #include <fcntl.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +12,7 @@
 #include "agent/devices/page_cache.h"
 #include "agent/system_paths.h"
 #include "agent/targets/block_target.h"
-#include "agent/workloads/fd.h"
+#include "agent/targets/dir_target.h"
 #include "common/random.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
@@ -29,28 +28,23 @@ using stormark::v1::StreamSpec;
 constexpr char kFileName[] = "stream.dat";
 constexpr uint64_t kStampEvery = 4096;
 
-// The bytes free for an unprivileged user on the filesystem holding `path`, or nullopt.
-std::optional<uint64_t> FreeBytes(const std::string& path) {
-  struct statvfs vfs{};
-  if (statvfs(path.c_str(), &vfs) != 0) return std::nullopt;
-  return static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-}
-
 }  // namespace
 
-StreamWorkload::StreamWorkload(const StreamSpec& spec, std::unique_ptr<DirTarget> dir,
-                               std::string filesystem)
+StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target,
+                               std::unique_ptr<Dir> dir, std::string filesystem)
     : spec_(spec),
-      target_(dir->config()),
+      target_(std::move(target)),
       dir_(std::move(dir)),
       filesystem_(std::move(filesystem)) {}
 
 StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target,
-                               std::string filesystem, WrittenPrefix earlier)
+                               std::string filesystem, WrittenPrefix earlier,
+                               std::shared_ptr<BlockTarget> block)
     : spec_(spec),
       target_(std::move(target)),
       filesystem_(std::move(filesystem)),
-      earlier_(std::move(earlier)) {}
+      earlier_(std::move(earlier)),
+      block_(std::move(block)) {}
 
 StreamWorkload::StreamWorkload(const StreamSpec& spec, Device& device, WrittenPrefix earlier)
     : spec_(spec), earlier_(std::move(earlier)), device_(&device) {}
@@ -75,7 +69,7 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
                                std::vector<std::string>* warnings) {
   RETURN_IF_ERROR(Validate(spec_));
   if (dir_ != nullptr) {
-    const std::optional<uint64_t> free_bytes = FreeBytes(target_.path);
+    const std::optional<uint64_t> free_bytes = dir_->FreeBytes();
     if (free_bytes && spec_.size_bytes() > *free_bytes) {
       return absl::ResourceExhaustedError(common::StrCat(
           "target '", target_.name, "' has ", common::FormatBytes(*free_bytes),
@@ -121,22 +115,24 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
 
 Status StreamWorkload::OpenDirFile(const std::atomic<bool>& cancelled) {
   const bool writing = spec_.direction() == StreamSpec::WRITE;
-  ASSIGN_OR_RETURN(int fd, dir_->CreateFile(kFileName, writing ? O_WRONLY : O_RDWR));
-  RETURN_IF_ERROR(Fd(fd).Close("stream: close"));
-  const std::string path = dir_->PathOf(kFileName);
+  ASSIGN_OR_RETURN(std::unique_ptr<File> created,
+                   dir_->CreateFile(kFileName, writing ? O_WRONLY : O_RDWR));
+  if (const int err = created->Close(); err != 0) {
+    return common::ErrnoError(common::StrCat("stream: close ", dir_->Describe(kFileName)), -err);
+  }
   FileDeviceOptions options;
   options.size = spec_.size_bytes();
   options.extend = true;
   if (!writing) {
     // Laid out through the page cache (and then evicted, unless the reads are direct).
     options.writable = true;
-    ASSIGN_OR_RETURN(auto layout, FileDevice::Open(path, options));
+    ASSIGN_OR_RETURN(auto layout, OpenFileDevice(*dir_, kFileName, options));
     RETURN_IF_ERROR(LayOut(*layout, cancelled));
     RETURN_IF_ERROR(layout->Close());
   }
   options.writable = writing;
   options.direct = spec_.direct();
-  ASSIGN_OR_RETURN(auto file, FileDevice::Open(path, options));
+  ASSIGN_OR_RETURN(auto file, OpenFileDevice(*dir_, kFileName, options));
   file_ = file.get();
   owned_device_ = std::move(file);
   device_ = owned_device_.get();
@@ -152,7 +148,10 @@ Status StreamWorkload::OpenTarget(const std::atomic<bool>& cancelled,
   BlockOpenOptions options;
   options.write = writing || lay_out;
   options.direct = spec_.direct();
-  auto device = OpenBlockTarget(target_, options, cancelled, warnings);
+  if (block_ == nullptr) {
+    ASSIGN_OR_RETURN(block_, BlockTarget::Resolve(target_));
+  }
+  auto device = OpenBlockTarget(*block_, options, cancelled, warnings);
   if (!device.ok()) {
     const bool refused = absl::IsPermissionDenied(device.status()) ||
                          absl::IsFailedPrecondition(device.status());
@@ -198,7 +197,8 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
   // A device is writable here only when the target allows it (see OpenTarget).
   if (!device_->caps().writable) {
     // A file-backed target says exactly how much of it holds no data (nothing when all does).
-    if (WarnUnallocated(target_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block, warnings)) {
+    if (block_ != nullptr &&
+        WarnUnallocated(*block_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block, warnings)) {
       return absl::OkStatus();
     }
     warnings->push_back(common::StrCat(
@@ -219,7 +219,9 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
   // A block file (or loop device over one) that holds data all through needs none written:
   // its filesystem says so, also for data from before this agent started.
   const std::optional<Unallocated> unallocated =
-      FindUnallocated(target_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block);
+      block_ != nullptr
+          ? FindUnallocated(*block_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block)
+          : std::nullopt;
   if (unallocated && unallocated->bytes == 0) {
     warnings->push_back(common::StrCat(
         "no layout: ", unallocated->where, " holds data all through the ",
@@ -233,9 +235,8 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
 }
 
 void StreamWorkload::EvictBeforeReading(std::vector<std::string>* warnings) const {
-  const int fd = open(file_->path().c_str(), O_RDONLY | O_CLOEXEC);
-  const double resident = fd < 0 ? -1 : EvictFromPageCache(fd, spec_.size_bytes());
-  if (fd >= 0) close(fd);
+  // The device's own descriptor: the file is not reached by its path again.
+  const double resident = EvictFromPageCache(file_->fd(), spec_.size_bytes());
   if (resident > 0.05) {
     warnings->push_back(fmt::format(
         "possibly cache-dominated: {:.0f}% of the data is still in the page cache after "
@@ -277,13 +278,13 @@ Status StreamWorkload::Run(RunContext& ctx) {
   return file_ != nullptr ? file_->Close() : absl::OkStatus();
 }
 
-int StreamWorkload::Cleanup() {
+CleanupReport StreamWorkload::Cleanup() {
   file_ = nullptr;
   if (owned_device_ != nullptr) {
     device_ = nullptr;
     owned_device_.reset();
   }
-  return dir_ ? dir_->Cleanup() : 0;
+  return dir_ ? dir_->Cleanup() : CleanupReport();
 }
 
 WrittenPrefix StreamWorkload::WrittenFromStart() const {

@@ -29,7 +29,7 @@
 #include "agent/devices/device.h"
 #include "agent/devices/file_device.h"
 #include "agent/devices/io_buffer.h"
-#include "agent/targets/dir_target.h"
+#include "agent/dir/dir.h"
 #include "agent/targets/written_prefix.h"
 #include "agent/workloads/workload.h"
 #include "stormark/v1/agent.pb.h"
@@ -41,13 +41,15 @@ class StreamWorkload final : public Workload {
   // On a dir target. `filesystem` is the target's filesystem type, for the tmpfs warning. The
   // page cache is handled without the 2xRAM rule: writes are flushed inside the timed region
   // (fdatasync or direct, else a warning), and reads start from a file evicted from the cache.
-  StreamWorkload(const stormark::v1::StreamSpec& spec, std::unique_ptr<DirTarget> dir,
-                 std::string filesystem);
+  StreamWorkload(const stormark::v1::StreamSpec& spec, TargetConfig target,
+                 std::unique_ptr<Dir> dir, std::string filesystem);
   // On a block, null, aoe, nbd or iscsi target, opened in Prepare. `filesystem` is the one
   // holding a block target's file (for the tmpfs warning), or "". `earlier` is what the
-  // agent's earlier phases wrote on the target.
+  // agent's earlier phases wrote on the target. `block` is the target as the phase resolved
+  // it (resolved in Prepare when null).
   StreamWorkload(const stormark::v1::StreamSpec& spec, TargetConfig target,
-                 std::string filesystem, WrittenPrefix earlier = {});
+                 std::string filesystem, WrittenPrefix earlier = {},
+                 std::shared_ptr<BlockTarget> block = nullptr);
   // On a device the caller made (a memory or fault-injecting device in tests), which must
   // outlive the workload. A READ lays out its data first when the device is writable, unless
   // `earlier` covers it.
@@ -61,7 +63,7 @@ class StreamWorkload final : public Workload {
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
-  int Cleanup() override;
+  CleanupReport Cleanup() override;
   // The device (resolved["device"]) and its counters (device_stats).
   void AddToResult(stormark::v1::PhaseResult* result) const override;
   // The layout of a READ, or the blocks a WRITE completed (on an aoe, nbd or iscsi target,
@@ -92,11 +94,13 @@ class StreamWorkload final : public Workload {
   std::string Where() const;
 
   const stormark::v1::StreamSpec spec_;
-  // The target's configuration (dir_->config() for a dir target); empty for a given device.
+  // The target's configuration; empty for a given device.
   const TargetConfig target_;
-  std::unique_ptr<DirTarget> dir_;
+  std::unique_ptr<Dir> dir_;  // The phase's directory on a dir target; null otherwise.
   const std::string filesystem_;
   const WrittenPrefix earlier_;
+  // The target as the phase resolved it; null on a dir target and on a given device.
+  std::shared_ptr<BlockTarget> block_;
 
   // Settled in Prepare. device_ is owned_device_ or the caller's; file_ is device_ when it is
   // a file or block device (closed at the end of Run, inside the timed region, as dd does).

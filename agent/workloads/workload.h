@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/dir/dir.h"
 #include "agent/targets/written_prefix.h"
 #include "agent/workloads/timed_region.h"
 #include "common/clock.h"
@@ -41,8 +42,9 @@ class Workload {
   // Called at most once, after a successful Prepare, from one thread.
   virtual common::Status Run(RunContext& ctx) = 0;
 
-  // Removes every file Prepare and Run created. Returns the number removed. Idempotent.
-  virtual int Cleanup() = 0;
+  // Removes every file Prepare and Run created, through the phase's Dir; says what it removed
+  // and what it could not remove, and why. Idempotent.
+  virtual CleanupReport Cleanup() = 0;
 
   // Adds what the recorders' totals do not hold (per-test measurements, parameters the
   // workload resolved, its own warnings) to the result. Called once, after Run returned.

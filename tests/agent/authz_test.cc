@@ -14,6 +14,7 @@ namespace {
 
 using stormark::v1::PhaseSpec;
 using stormark::v1::StreamSpec;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -248,6 +249,47 @@ TEST_F(AuthzTest, SeveralMatchFieldsMustAllHold) {
                     Stream("scratch", StreamSpec::WRITE))
                   .ok());
   EXPECT_FALSE(Check(config, Certificate("ci-runner"), Stream("scratch", StreamSpec::WRITE)).ok());
+}
+
+TEST(IdentityOf, NamesWhatStaysTheSameFromCallToCall) {
+  PeerIdentity certificate;
+  certificate.kind = PeerIdentity::Kind::kCertificate;
+  certificate.common_name = "ci-runner";
+  certificate.subject_alt_names = {"ci.example.com"};
+  certificate.address = "ipv4:10.0.0.5:41234";
+  Identity id = IdentityOf(certificate, 0);
+  EXPECT_EQ(id.kind, Identity::Kind::kCertificate);
+  EXPECT_EQ(id.name, "CN=ci-runner");
+  EXPECT_EQ(id.subject_alt_names, std::vector<std::string>{"ci.example.com"});
+  EXPECT_EQ(id.Describe(), "ipv4:10.0.0.5:41234 CN=ci-runner");
+  EXPECT_FALSE(id.local_operator);
+
+  PeerIdentity plain;
+  plain.kind = PeerIdentity::Kind::kUnauthenticated;
+  plain.address = "ipv6:[::1]:41234";
+  EXPECT_EQ(IdentityOf(plain, 0).name, "unauthenticated ipv6:[::1]");
+  EXPECT_FALSE(IdentityOf(plain, 0).local_operator);
+
+  PeerIdentity alice;
+  alice.kind = PeerIdentity::Kind::kUnixUser;
+  alice.uid = 1000;
+  alice.gid = 0;  // Group 0 is "root" on every Linux system.
+  alice.pid = 4242;
+  alice.user = "alice";
+  id = IdentityOf(alice, 0);
+  EXPECT_EQ(id.kind, Identity::Kind::kLocal);
+  EXPECT_EQ(id.name, "uid 1000 (alice)");  // No pid: another process of alice is alice.
+  EXPECT_EQ(id.user, "alice");
+  EXPECT_THAT(id.groups, Contains("root"));
+  EXPECT_FALSE(id.local_operator);
+  // Root, and the agent's own user, are the local operator.
+  EXPECT_TRUE(IdentityOf(alice, 1000).local_operator);
+  alice.uid = 0;
+  EXPECT_TRUE(IdentityOf(alice, 1000).local_operator);
+
+  PeerIdentity nobody;
+  EXPECT_EQ(IdentityOf(nobody, 0).name, "unknown");
+  EXPECT_FALSE(IdentityOf(nobody, 0).local_operator);
 }
 
 TEST(PhaseWrites, SaysWhichPhasesChangeTheTarget) {

@@ -1,6 +1,7 @@
 #include "agent/config.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -65,8 +66,11 @@ TEST_F(ParseAgentConfigTest, CommandsAndCacheDropAreOffAndOnByDefault) {
   auto config = Parse("targets: {scratch: {dir: $DIR}}\n");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_FALSE(config->commands.enabled);
+  EXPECT_TRUE(config->commands.user.empty());  // nobody, on a root agent
   EXPECT_TRUE(config->allow_drop_caches);
-  EXPECT_EQ(config->commands.Check("/bin/true").code(), absl::StatusCode::kPermissionDenied);
+  stormark::v1::CommandSpec spec;
+  spec.add_argv("/bin/true");
+  EXPECT_EQ(config->commands.Approve(spec).status().code(), absl::StatusCode::kPermissionDenied);
 }
 
 TEST_F(ParseAgentConfigTest, ParsesTheCommandPolicy) {
@@ -74,27 +78,55 @@ TEST_F(ParseAgentConfigTest, ParsesTheCommandPolicy) {
       "targets: {scratch: {dir: $DIR}}\n"
       "commands:\n"
       "  enabled: true\n"
-      "  allow: [true, /bin/sh]\n"
+      "  allow:\n"
+      "    - [true]\n"
+      "    - [/bin/sh, -c, \"sync\"]\n"
+      "    - [tar, -xf, \"*.tar\", \"**\"]\n"
       "allow_drop_caches: false\n");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_TRUE(config->commands.enabled);
   EXPECT_FALSE(config->allow_drop_caches);
-  ASSERT_EQ(config->commands.allow.size(), 2u);
-  // Names are resolved to real paths when the config is read.
-  EXPECT_EQ(config->commands.allow[0].front(), '/');
-  EXPECT_TRUE(config->commands.Check(config->commands.allow[0]).ok());
-  const common::Status refused = config->commands.Check("/usr/bin/rm");
+  ASSERT_EQ(config->commands.allow.size(), 3u);
+  // Programs are resolved to real paths when the config is read.
+  EXPECT_EQ(config->commands.allow[0].program.front(), '/');
+  EXPECT_EQ(config->commands.allow[2].patterns,
+            (std::vector<std::string>{"tar", "-xf", "*.tar", "**"}));
+  stormark::v1::CommandSpec spec;
+  spec.add_argv("true");
+  EXPECT_TRUE(config->commands.Approve(spec).ok());
+  spec.set_argv(0, "/usr/bin/rm");
+  const common::Status refused = config->commands.Approve(spec).status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_THAT(std::string(refused.message()), HasSubstr("commands.allow"));
+}
+
+TEST_F(ParseAgentConfigTest, ParsesTheCommandUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "a user other than the agent's own needs a root agent";
+  auto config = Parse("targets: {scratch: {dir: $DIR}}\ncommands: {enabled: true, user: root}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->commands.user, "root");
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  enabled: true\n  user: no-such-user-xyz\n",
+                4, "commands.user 'no-such-user-xyz'");
+}
+
+TEST_F(ParseAgentConfigTest, ABareProgramNameIsRefusedWithTheNewSyntax) {
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  enabled: true\n  allow: [tar]\n", 4,
+                "'tar' is a bare program name; a rule is now a list that pins the whole argument "
+                "vector, such as [tar, -xf, \"*.tar\"]");
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  allow:\n    - [true, \"**\", x]\n",
+                4, "last element");
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  allow:\n    - [true, [x]]\n", 4,
+                "each element of a rule is a string");
 }
 
 TEST_F(ParseAgentConfigTest, BadCommandPolicyNamesLineAndField) {
   ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands: {enabled: maybe}\n", 2,
                 "commands.enabled");
-  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  allow: [no-such-program-xyz]\n",
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  allow: [[no-such-program-xyz]]\n",
                 3, "no-such-program-xyz");
   ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  run: yes\n", 3,
                 "commands.run");
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  user: \"\"\n", 3, "commands.user");
   ExpectErrorAt("targets: {scratch: {dir: $DIR}}\nallow_drop_caches: sometimes\n", 2,
                 "allow_drop_caches");
 }

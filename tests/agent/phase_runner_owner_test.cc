@@ -134,9 +134,9 @@ TEST_F(PhaseOwnershipTest, AnotherIdentityIsRefusedEvenWithTheToken) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED) << result->error();
   ExpectAllRefused(intruder_, token, token);  // Finished, awaiting its owner's cleanup.
-  common::StatusOr<int> removed = runner_->Cleanup("p1", token, owner_);
+  common::StatusOr<CleanupReport> removed = runner_->Cleanup("p1", token, owner_);
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_EQ(*removed, 2);
+  EXPECT_EQ(removed->removed, 2);
 }
 
 TEST_F(PhaseOwnershipTest, TheSameIdentityWithoutTheTokenIsRefused) {

@@ -77,7 +77,7 @@ class PhaseRunnerTest : public TempDirTest {
     EXPECT_TRUE(aborted.ok()) << aborted.status();
     return aborted.ok() && *aborted;
   }
-  common::StatusOr<int> Cleanup(const std::string& phase_id) {
+  common::StatusOr<CleanupReport> Cleanup(const std::string& phase_id) {
     return runner_->Cleanup(phase_id, token_, caller_);
   }
 
@@ -370,7 +370,7 @@ TEST_F(PhaseRunnerTest, AbortBeforeTheStartInstant) {
     return runner_->Run(RunNow("p1", 10'000'000'000), caller_, KeepListening, gone);
   });
   ASSERT_EQ(waiting.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
-  common::StatusOr<int> cleanup = Cleanup("p1");
+  common::StatusOr<CleanupReport> cleanup = Cleanup("p1");
   EXPECT_EQ(cleanup.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(cleanup.status().message(), HasSubstr("running; Abort it instead"));
 
@@ -453,31 +453,31 @@ TEST_F(PhaseRunnerTest, RunThatEndsByItselfAsItsCallerGoesSaysSoAndFreesTheSlot)
 TEST_F(PhaseRunnerTest, CleanupRemovesFilesAndIsIdempotent) {
   MustPrepare(WriteSpec("p1"));
   ASSERT_TRUE(runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere).ok());
-  common::StatusOr<int> removed = Cleanup("p1");
+  common::StatusOr<CleanupReport> removed = Cleanup("p1");
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_EQ(*removed, 2);  // stream.dat and the phase directory.
+  EXPECT_EQ(removed->removed, 2);  // stream.dat and the phase directory.
   EXPECT_THAT(ListDir(dir()), IsEmpty());
   EXPECT_EQ(runner_->BusyWith(), "");
 
   removed = Cleanup("p1");
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_EQ(*removed, 0);
+  EXPECT_EQ(removed->removed, 0);
   removed = Cleanup("never-prepared");
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_EQ(*removed, 0);
+  EXPECT_EQ(removed->removed, 0);
 }
 
 TEST_F(PhaseRunnerTest, CleanupOfAPreparedPhaseFreesTheSlot) {
   MustPrepare(WriteSpec("p1"));
-  common::StatusOr<int> removed = Cleanup("p1");
+  common::StatusOr<CleanupReport> removed = Cleanup("p1");
   ASSERT_TRUE(removed.ok()) << removed.status();
-  EXPECT_EQ(*removed, 2);
+  EXPECT_EQ(removed->removed, 2);
   MustPrepare(WriteSpec("p2"));
 }
 
 TEST_F(PhaseRunnerTest, CleanupOfAnotherPhaseIsRefused) {
   MustPrepare(WriteSpec("p1"));
-  common::StatusOr<int> removed = Cleanup("p2");
+  common::StatusOr<CleanupReport> removed = Cleanup("p2");
   ASSERT_FALSE(removed.ok());
   EXPECT_EQ(removed.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(removed.status().message(), HasSubstr("holds 'p1'"));

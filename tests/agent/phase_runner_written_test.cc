@@ -55,6 +55,8 @@ class PhaseRunnerWrittenTest : public TempDirTest {
     target.disposable = true;
     config.targets.push_back(target);
     config.commands.enabled = true;
+    // The hooks punch holes in the test's own image (as root: root's).
+    config.commands.user = geteuid() == 0 ? "root" : "";
     HostFacts host;
     host.ram_bytes = uint64_t{64} << 30;
     runner_ = std::make_unique<PhaseRunner>(config, host, common::SystemClock());

@@ -2,7 +2,7 @@
 // that the test's identify function reads (the real one reads the transport). A phase
 // belongs to the caller that prepared it; the others are refused, and the log says so.
 #include <grpcpp/grpcpp.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <memory>
@@ -33,24 +33,24 @@ using ::testing::Not;
 
 constexpr char kWho[] = "x-test-identity";
 
-// "operator" is the local operator; any other value is a certificate's CN.
-Identity FromMetadata(const grpc::ServerContext& context) {
-  Identity id;
+// "operator" is root on the unix socket; any other value is a certificate's CN.
+PeerIdentity FromMetadata(const grpc::ServerContext& context) {
+  PeerIdentity peer;
   const auto found = context.client_metadata().find(kWho);
   const std::string who = found == context.client_metadata().end()
                               ? "nobody"
                               : std::string(found->second.data(), found->second.size());
-  id.address = "test";
   if (who == "operator") {
-    id.kind = Identity::Kind::kLocal;
-    id.name = "local operator (unix socket)";
-    id.local_operator = true;
+    peer.kind = PeerIdentity::Kind::kUnixUser;
+    peer.uid = 0;
+    peer.gid = 0;
+    peer.user = "root";
   } else {
-    id.kind = Identity::Kind::kCertificate;
-    id.common_name = who;
-    id.name = "CN=" + who;
+    peer.kind = PeerIdentity::Kind::kCertificate;
+    peer.common_name = who;
+    peer.address = "test";
   }
-  return id;
+  return peer;
 }
 
 class ServiceOwnershipTest : public TempDirTest {
@@ -249,7 +249,7 @@ TEST_F(ServiceOwnershipTest, OnlyTheLocalOperatorMayAbortTheHeldPhase) {
                                   HasSubstr("[peer test CN=controller]"))));
   EXPECT_THAT(log, Contains(AllOf(HasSubstr("forced abort of phase 'p1' (held by CN=controller): "
                                             "stuck controller"),
-                                  HasSubstr("local operator"))));
+                                  HasSubstr("[peer uid 0 (root) gid 0]"))));
 }
 
 TEST_F(ServiceOwnershipTest, ReadOnlyIdentityIsRefusedAWritePhaseNamingTheRule) {
@@ -291,38 +291,12 @@ TEST_F(ServiceOwnershipTest, AControllerWithoutPhaseTokensIsRefusedAtPrepare) {
   EXPECT_THAT(status.error_message(), HasSubstr("upgrade the controller"));
 }
 
-TEST(IdentityOf, AnInProcessCallerIsTheAgentItself) {
-  // A real server's in-process channel: no certificate, no address the network gave.
-  PhaseRunner runner(AgentConfig(), HostFacts(), common::SystemClock());
-  Identity seen;
-  std::mutex mu;
-  AgentService service(runner, common::SystemClock(), nullptr, common::OurProtocol(),
-                       [&](const grpc::ServerContext& context) {
-                         Identity id = IdentityOf(context);
-                         std::lock_guard<std::mutex> lock(mu);
-                         seen = id;
-                         return id;
-                       });
-  grpc::ServerBuilder builder;
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  auto stub = stormark::v1::Agent::NewStub(server->InProcessChannel(grpc::ChannelArguments()));
-  grpc::ClientContext context;
-  stormark::v1::AbortHeldPhaseReply reply;
-  grpc::Status status =
-      stub->AbortHeldPhase(&context, stormark::v1::AbortHeldPhaseRequest(), &reply);
-  std::lock_guard<std::mutex> lock(mu);
-  EXPECT_TRUE(status.ok()) << status.error_message() << " (peer '" << seen.address << "')";
-  EXPECT_EQ(seen.kind, Identity::Kind::kInProcess);
-  EXPECT_TRUE(seen.local_operator);
-  server->Shutdown();
-}
-
-class IdentityOfTest : public TempDirTest {
+class CallerIdentityTest : public TempDirTest {
  protected:
   std::unique_ptr<AgentServer> Serve(const std::string& listen) {
     AgentServerOptions options;
     options.listen = listen;
+    options.insecure = true;  // Plain text on loopback TCP, for the test.
     options.config = ConfigWithTarget();
     options.protocol = common::OurProtocol();
     common::StatusOr<std::unique_ptr<AgentServer>> server =
@@ -331,9 +305,8 @@ class IdentityOfTest : public TempDirTest {
     return server.ok() ? std::move(*server) : nullptr;
   }
 
-  static grpc::Status ForceAbort(const std::string& address) {
-    auto stub = stormark::v1::Agent::NewStub(
-        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  static grpc::Status ForceAbort(const std::shared_ptr<grpc::Channel>& channel) {
+    auto stub = stormark::v1::Agent::NewStub(channel);
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     stormark::v1::AbortHeldPhaseReply reply;
@@ -341,23 +314,29 @@ class IdentityOfTest : public TempDirTest {
   }
 };
 
-TEST_F(IdentityOfTest, PlainTextTcpIsAnAddressWithoutItsPort) {
+TEST_F(CallerIdentityTest, PlainTextTcpIsAnAddressWithoutItsPort) {
   std::unique_ptr<AgentServer> server = Serve("127.0.0.1:0");
   ASSERT_NE(server, nullptr);
-  grpc::Status refused = ForceAbort(server->address());
+  grpc::Status refused =
+      ForceAbort(grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials()));
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_THAT(refused.error_message(),
               HasSubstr("unauthenticated ipv4:127.0.0.1 may not abort the held phase"));
 }
 
-TEST_F(IdentityOfTest, TheUnixSocketIsTheLocalOperatorsAndOnlyItsOwnerReachesIt) {
-  const std::string path = dir() + "/agent.sock";
-  std::unique_ptr<AgentServer> server = Serve("unix:" + path);
+TEST_F(CallerIdentityTest, TheAgentsOwnInProcessChannelIsTheLocalOperator) {
+  std::unique_ptr<AgentServer> server = Serve("127.0.0.1:0");
   ASSERT_NE(server, nullptr);
-  struct stat st;
-  ASSERT_EQ(stat(path.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 07777, 0600u);
-  grpc::Status status = ForceAbort(server->address());
+  grpc::Status status = ForceAbort(server->InProcessChannel());
+  EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+TEST_F(CallerIdentityTest, RootOnTheUnixSocketIsTheLocalOperator) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root: the operator is root or the agent's user";
+  std::unique_ptr<AgentServer> server = Serve("unix:" + dir() + "/agent.sock");
+  ASSERT_NE(server, nullptr);
+  grpc::Status status =
+      ForceAbort(grpc::CreateChannel(server->address(), grpc::InsecureChannelCredentials()));
   EXPECT_TRUE(status.ok()) << status.error_message();
 }
 

@@ -6,6 +6,7 @@
 #include <grpcpp/grpcpp.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -80,6 +81,7 @@ class AgentServiceTest : public TempDirTest {
     server_.reset();
     AgentServerOptions options;
     options.listen = "127.0.0.1:0";
+    options.insecure = true;
     options.config = config ? *config : ConfigWithTarget();
     options.protocol = protocol;
     options.log = [this](const std::string& line) {
@@ -479,6 +481,7 @@ TEST_F(AgentServerTest, PortInUseIsUnavailable) {
 
   AgentServerOptions options;
   options.listen = common::StrCat("127.0.0.1:", ntohs(addr.sin_port));
+  options.insecure = true;
   options.config = ConfigWithTarget();
   options.protocol = common::OurProtocol();
   common::StatusOr<std::unique_ptr<AgentServer>> server =
@@ -487,6 +490,112 @@ TEST_F(AgentServerTest, PortInUseIsUnavailable) {
   ASSERT_FALSE(server.ok());
   EXPECT_EQ(server.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(server.status().message(), HasSubstr("cannot listen"));
+  EXPECT_THAT(server.status().message(), HasSubstr("the port is in use"));
+}
+
+class ServerOnUnixSocketTest : public TempDirTest {
+ protected:
+  common::StatusOr<std::unique_ptr<AgentServer>> Start(AgentServerOptions options) {
+    options.config = ConfigWithTarget();
+    options.protocol = common::OurProtocol();
+    options.log = [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(log_mu_);
+      log_.push_back(line);
+    };
+    return AgentServer::Start(std::move(options), common::SystemClock());
+  }
+
+  AgentServerOptions Options(const std::string& listen, bool insecure = false) {
+    AgentServerOptions options;
+    options.listen = listen;
+    options.insecure = insecure;
+    return options;
+  }
+
+  std::string Socket() const { return common::StrCat("unix:", dir(), "/agent.sock"); }
+
+  std::vector<std::string> Log() {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    return log_;
+  }
+
+  static grpc::Status GetInfo(const std::string& address, stormark::v1::AgentInfo* info) {
+    auto stub = stormark::v1::Agent::NewStub(
+        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    return stub->GetInfo(&context, stormark::v1::GetInfoRequest(), info);
+  }
+
+  std::mutex log_mu_;
+  std::vector<std::string> log_;  // Guarded by log_mu_.
+};
+
+TEST_F(ServerOnUnixSocketTest, TheDefaultIsAUnixSocketUnderRun) {
+  EXPECT_EQ(AgentServerOptions().listen, "unix:/run/stormark/agent.sock");
+  EXPECT_FALSE(AgentServerOptions().insecure);
+}
+
+TEST_F(ServerOnUnixSocketTest, PlainTextOnLoopbackNeedsInsecure) {
+  auto server = Start(Options("127.0.0.1:0"));
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(server.status().message(),
+              AllOf(HasSubstr("every local user"), HasSubstr("--insecure"),
+                    HasSubstr("unix:/run/stormark/agent.sock")));
+  EXPECT_THAT(Log(), IsEmpty());
+}
+
+TEST_F(ServerOnUnixSocketTest, InsecureTcpWarnsThatEveryLocalUserMayCommandIt) {
+  auto server = Start(Options("127.0.0.1:0", /*insecure=*/true));
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_EQ((*server)->security(), "plain text, --insecure");
+  EXPECT_THAT(Log(), Contains(AllOf(HasSubstr("warning: --insecure"),
+                                    HasSubstr("every local user"))));
+}
+
+TEST_F(ServerOnUnixSocketTest, ASecondAgentOnAHeldPortFailsAndTheFirstKeepsServing) {
+  auto first = Start(Options("127.0.0.1:0", true));
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = Start(Options((*first)->address(), true));
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(second.status().message(), HasSubstr("the port is in use"));
+  stormark::v1::AgentInfo info;
+  EXPECT_TRUE(GetInfo((*first)->address(), &info).ok());
+}
+
+TEST_F(ServerOnUnixSocketTest, ASecondAgentOnAHeldSocketFailsAndTheFirstKeepsServing) {
+  auto first = Start(Options(Socket()));
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = Start(Options(Socket()));
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(second.status().message(), HasSubstr("another stormark-agent serves"));
+  for (int i = 0; i < 3; ++i) {
+    stormark::v1::AgentInfo info;
+    grpc::Status status = GetInfo(Socket(), &info);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+  }
+}
+
+TEST_F(ServerOnUnixSocketTest, TheCallerIsNamedByItsUnixCredentials) {
+  auto server = Start(Options(Socket()));
+  ASSERT_TRUE(server.ok()) << server.status();
+  EXPECT_THAT((*server)->security(), HasSubstr("peer credentials checked, socket 0660"));
+  auto stub = stormark::v1::Agent::NewStub(
+      grpc::CreateChannel(Socket(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  stormark::v1::PrepareReply reply;
+  grpc::Status status = stub->Prepare(&context, PrepareWrite("p1"), &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_THAT(Log(), Contains(AllOf(HasSubstr("prepared phase 'p1'"),
+                                    HasSubstr(common::StrCat("[peer uid ", geteuid())),
+                                    HasSubstr(common::StrCat(" pid ", getpid(), "]")))));
+  (*server)->Shutdown();
+  struct stat st;
+  EXPECT_NE(lstat((dir() + "/agent.sock").c_str(), &st), 0) << "the socket outlives the agent";
 }
 
 }  // namespace

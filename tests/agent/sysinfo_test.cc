@@ -1,8 +1,11 @@
 #include "agent/sysinfo.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -53,6 +56,20 @@ TEST_F(ReadTargetFactsTest, BlockFileAndNullTargetsReportTheirSize) {
   EXPECT_EQ(info.kind(), "null");
   EXPECT_EQ(info.size_bytes(), 4096u);
   EXPECT_TRUE(info.device_queue().empty());
+}
+
+TEST_F(ReadTargetFactsTest, AResolvedBlockFileIsDescribedByItsDescriptorNotItsPathNow) {
+  const std::string path = dir() + "/disk.img";
+  std::ofstream(path) << std::string(65536, 'x');
+  TargetConfig file{.name = "img", .kind = "block", .path = path, .size = 0,
+                    .disposable = true};
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  std::ofstream(path + ".new") << std::string(4096, 'y');
+  ASSERT_EQ(std::rename((path + ".new").c_str(), path.c_str()), 0);
+  EXPECT_EQ(ReadTargetFacts(file, SystemPaths(), fd).size_bytes(), 65536u);
+  EXPECT_EQ(ReadTargetFacts(file).size_bytes(), 4096u);
+  close(fd);
 }
 
 TEST_F(ReadTargetFactsTest, AoeTargetThatCannotBeReachedSaysWhy) {

@@ -1,6 +1,7 @@
 #include "agent/tuning.h"
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -84,6 +85,24 @@ TEST_F(DeviceTuningTest, NoBlockDeviceIsAClearError) {
   ASSERT_FALSE(tuning.ok());
   EXPECT_THAT(std::string(tuning.status().message()), HasSubstr("no block device"));
   EXPECT_FALSE(DeviceTuning::Apply("/dev/sdz", {{"rotational", "0"}}, dir()).ok());
+}
+
+TEST_F(DeviceTuningTest, ADeviceIsFoundByItsNumberWhateverNamedIt) {
+  // As in sysfs: /sys/dev/block/MAJ:MIN -> the device's directory.
+  ASSERT_EQ(mkdir((dir() + "/dev-block").c_str(), 0700), 0);
+  ASSERT_EQ(symlink((dir() + "/sdz/sdz1").c_str(), (dir() + "/dev-block/8:17").c_str()), 0);
+  {
+    auto tuning = DeviceTuning::ApplyToDevice(makedev(8, 17), "/dev/disk/by-id/wwn-0x5000-part1",
+                                              {{"read_ahead_kb", "1024"}}, dir() + "/dev-block");
+    ASSERT_TRUE(tuning.ok()) << tuning.status();
+    EXPECT_EQ(Read("/sdz/queue/read_ahead_kb"), "1024") << "a partition's queue is its disk's";
+  }
+  EXPECT_EQ(Read("/sdz/queue/read_ahead_kb"), "128");
+  auto missing = DeviceTuning::ApplyToDevice(makedev(8, 32), "/dev/disk/by-id/gone",
+                                             {{"read_ahead_kb", "1024"}}, dir() + "/dev-block");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(std::string(missing.status().message()),
+              HasSubstr("/dev/disk/by-id/gone (8:32): no " + dir() + "/dev-block/8:32"));
 }
 
 }  // namespace

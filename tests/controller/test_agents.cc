@@ -27,7 +27,9 @@ void AgentsTest::TearDown() {
 agent::AgentServer* AgentsTest::StartAgent(const std::vector<std::string>& targets,
                                            const stormark::v1::Version& protocol) {
   agent::AgentServerOptions options;
+  // Loopback TCP, as a controller reaches a remote agent; plain text, so --insecure.
   options.listen = "127.0.0.1:0";
+  options.insecure = true;
   options.protocol = protocol;
   std::vector<std::string> dirs;
   for (const std::string& name : targets) {

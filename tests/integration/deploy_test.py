@@ -64,6 +64,32 @@ class DeployTest(h.StormarkTestCase):
         problems = [l for l in done.stderr.splitlines() if "stormark-agent.service" in l]
         self.assertEqual(problems, [], done.stderr)
 
+    def test_unit_serves_the_socket_and_remote_use_is_mutual_tls(self):
+        with open(os.path.join(DEPLOY, "systemd", "stormark-agent.service")) as f:
+            unit = f.read()
+        self.assertIn("\nRuntimeDirectory=stormark\n", unit)
+        exec_start = [l for l in unit.splitlines() if l.startswith("ExecStart=")]
+        self.assertEqual(len(exec_start), 1, exec_start)
+        self.assertNotIn("--listen", exec_start[0], "the unit serves the default unix socket")
+        self.assertNotIn("--insecure", exec_start[0])
+        # The playbook's drop-in listens on TCP; its agent.yaml makes that mutual TLS.
+        templates = os.path.join(DEPLOY, "ansible", "templates")
+        with open(os.path.join(templates, "local.conf.j2")) as f:
+            drop_in = f.read()
+        self.assertIn("--listen 0.0.0.0:{{ stormark_port }}", drop_in)
+        self.assertNotIn("--insecure", drop_in)
+        with open(os.path.join(templates, "agent.yaml.j2")) as f:
+            self.assertRegex(f.read(), r"(?m)^tls:")
+        import yaml
+        with open(os.path.join(DEPLOY, "kubernetes", "stormark-agent.yaml")) as f:
+            docs = [d for d in yaml.safe_load_all(f) if d]
+        config_map = [d for d in docs if d.get("kind") == "ConfigMap"][0]
+        for name, text in config_map["data"].items():
+            self.assertRegex(text, r"(?m)^tls:", name)
+        for daemon_set in [d for d in docs if d.get("kind") == "DaemonSet"]:
+            args = daemon_set["spec"]["template"]["spec"]["containers"][0]["args"]
+            self.assertNotIn("--insecure", args)
+
     @unittest.skipUnless(shutil.which("ansible-playbook"), "needs ansible-core")
     def test_playbook_passes_syntax_check(self):
         env = dict(os.environ, ANSIBLE_LOCAL_TEMP=self.make_dir(),

@@ -5,13 +5,16 @@ CN=intruder, made by `stormark certs` in a temporary directory). The second read
 phase id from GetInfo and tries Abort, Cleanup, Run and Heartbeat on it: each is refused,
 the first's run completes, and the agent's log names the second for every refusal. Its
 heartbeats do not keep a frozen first controller's phase alive. An identity the config
-limits to reading is refused a write phase, naming the rule. The local operator ends any
-phase over the agent's unix socket with `stormark-agent --abort-held-phase`.
+limits to reading (a certificate, or a local user) is refused a write phase, naming the rule.
+Only the local operator (root) ends another's phase, over the agent's unix socket with
+`stormark-agent --abort-held-phase`; `nobody`, whom the socket admits, is refused.
 
-Everything listens on loopback or on a unix socket in a temporary directory."""
+Everything listens on loopback or on a unix socket in a temporary directory; the unprivileged
+caller is `nobody`, by `setpriv`."""
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +26,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stormark_harness as h  # noqa: E402
 
 NULL_TARGET = "  sink: {null: true}\n"
+NOBODY = 65534
 HEARTBEAT = ["--heartbeat-interval", "500ms", "--heartbeat-timeout", "3s"]
+
+
+def can_drop_to_nobody():
+    return os.geteuid() == 0 and shutil.which("setpriv") is not None
 
 
 def randio_on_null(seconds):
@@ -162,45 +170,92 @@ class OwnershipTest(h.StormarkTestCase):
         result = self.run_stormark(write + self.tls_flags("controller"))
         self.assertEqual(result.returncode, 0, result.describe())
 
-    def test_the_local_operator_ends_any_phase_over_the_unix_socket(self):
-        base = self.make_dir("stormark-itest-op-")
-        target = os.path.join(base, "target")
-        os.mkdir(target)
-        config = self.write_file(os.path.join(base, "agent.yaml"),
-                                 f"targets:\n  scratch: {{dir: {target}}}\n" + NULL_TARGET)
-        socket_path = os.path.join(base, "agent.sock")
-        agent = self.start_agent_process(["--listen", f"unix:{socket_path}", "--config", config],
-                                         os.path.join(base, "agent.log"), name="op",
-                                         target_dir=target)
-        agent.wait_for_log(r"listening on unix:")
-        self.assertEqual(os.stat(socket_path).st_mode & 0o777, 0o600)
-        address = f"unix:{socket_path}"
-        json_path = os.path.join(base, "out.json")
-        ctl = self.start_stormark(["run", "--agent", address, "--json", json_path,
+    def start_unix_agent(self, name, extra_config=""):
+        """An agent on BASE/agent.sock that also admits `nobody` (access:), its directory
+        opened (0755) so that nobody reaches the socket."""
+        agent = self.start_agent(name, unix=True, extra_targets=NULL_TARGET,
+                                 extra_config="access: {users: [nobody]}\n" + extra_config)
+        os.chmod(os.path.dirname(agent.config_path), 0o755)
+        os.chmod(agent.address[len("unix:"):], 0o666)  # Only the agent's own checks decide.
+        return agent
+
+    def as_nobody(self, binary, args, timeout=60):
+        """Runs `binary ARGS` as uid/gid 65534 with no supplementary groups."""
+        argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                os.path.abspath(h.binary(binary))] + list(args)
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              errors="replace", timeout=timeout, cwd="/",
+                              env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                                   "HOME": "/nonexistent"},
+                              preexec_fn=h._die_with_parent)
+        return h.Result(argv, done.returncode, done.stdout, done.stderr)
+
+    @unittest.skipUnless(can_drop_to_nobody(), "needs root and setpriv")
+    def test_only_the_local_operator_ends_another_users_phase(self):
+        agent = self.start_unix_agent("op")
+        json_path = os.path.join(self.work, "out.json")
+        ctl = self.start_stormark(["run", "--agent", agent.address, "--json", json_path,
                                    *randio_on_null(60)])
         phase_id = agent.wait_for_log(r"run phase '([^']+)'", timeout=60).group(1)
         time.sleep(0.5)
+        pid = re.escape(phase_id)
 
-        aborted = self.run_agent_binary(["--abort-held-phase", "--listen", address,
+        # nobody may use the socket, but the phase is root's, and the forced abort is the
+        # operator's.
+        calls = self.as_nobody("stormark-test-phase-caller", ["--agent", agent.address])
+        self.assertEqual(calls.returncode, 0, calls.describe())
+        said = dict(line.split(": ", 1) for line in calls.stdout.splitlines())
+        self.assertEqual(said["busy_with_phase"], phase_id)
+        for call in ("abort", "cleanup", "run", "heartbeat"):
+            self.assertRegex(said[call], rf"^PERMISSION_DENIED: uid {NOBODY} \(nobody\) may not "
+                                         rf".* phase '{pid}': it belongs to another identity")
+        refused = self.as_nobody("stormark-agent", ["--abort-held-phase", "--listen",
+                                                    agent.address])
+        self.assertEqual(refused.returncode, 1, refused.describe())
+        self.assertIn(f"uid {NOBODY} (nobody) may not abort the held phase: only the local "
+                      "operator may", refused.stderr)
+        self.assertRegex(agent.log(), rf"refused forced abort: .*\[peer uid {NOBODY} \(nobody\)")
+
+        aborted = self.run_agent_binary(["--abort-held-phase", "--listen", agent.address,
                                          "--reason", "test: stuck controller"], timeout=60)
         self.assertEqual(aborted.returncode, 0, aborted.describe())
         self.assertIn(f"aborted phase '{phase_id}' and removed its files", aborted.stderr)
-        self.assertRegex(agent.log(), rf"forced abort of phase '{re.escape(phase_id)}' \(held by "
-                                      r"local operator \(unix socket\)\): test: stuck controller")
+        self.assertRegex(agent.log(), rf"forced abort of phase '{pid}' \(held by uid 0 \(root\)\): "
+                                      r"test: stuck controller \[peer uid 0 \(root\)")
         result = ctl.wait(timeout=60)
         self.assertEqual(result.returncode, 1, result.describe())
-        row = self.result_for(self.load_json(json_path)["phases"][0], address)
+        row = self.result_for(self.load_json(json_path)["phases"][0], agent.address)
         self.assertEqual(row["status"], "aborted", row)
         self.assertIn("aborted by the local operator: test: stuck controller", row["error"])
         self.assertEqual(agent.phase_dirs(), [])
 
-        again = self.run_agent_binary(["--abort-held-phase", "--listen", address])
+        again = self.run_agent_binary(["--abort-held-phase", "--listen", agent.address])
         self.assertEqual(again.returncode, 0, again.describe())
         self.assertIn("holds no phase", again.stderr)
         over_tcp = self.run_agent_binary(["--abort-held-phase", "--listen", "127.0.0.1:7420"])
         self.assertEqual(over_tcp.returncode, 2, over_tcp.describe())
         self.assertEqual(len(over_tcp.stderr.splitlines()), 1, over_tcp.describe())
         self.assertIn("give --listen unix:/path", over_tcp.stderr)
+
+    @unittest.skipUnless(can_drop_to_nobody(), "needs root and setpriv")
+    def test_a_local_user_limited_to_reading_is_refused_a_write(self):
+        agent = self.start_unix_agent("user", extra_config=(
+            "identities:\n"
+            "  - match: {user: nobody}\n"
+            "    targets: [scratch]\n"
+            "    write: false\n"))
+        write = ["run", "--agent", agent.address, "--target", "scratch", "--rw", "write",
+                 "--size", "4M", "--no-progress", "--no-db"]
+        result = self.as_nobody("stormark", write)
+        self.assertEqual(result.returncode, 1, result.describe())
+        refusal = (rf"uid {NOBODY} \(nobody\) may not write to target 'scratch' \(stream\): "
+                   r"identities rule at .*agent\.yaml:\d+ \(user: nobody\) has write: false")
+        self.assertRegex(result.stdout + result.stderr, refusal)
+        self.assertRegex(agent.log(), r"refused prepare of phase '[^']+' on target 'scratch': " +
+                         refusal)
+        # Root is the local operator: no rule limits it.
+        result = self.run_stormark(write)
+        self.assertEqual(result.returncode, 0, result.describe())
 
 
 if __name__ == "__main__":

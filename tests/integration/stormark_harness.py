@@ -1,8 +1,9 @@
 """Shared pieces of stormark's multi-process integration tests.
 
-The tests run the real binaries: `stormark-agent` processes listening on loopback ports, and
-`stormark` controllers talking to them. StormarkTestCase starts every process and temporary
-directory through addCleanup, so each is torn down even when a test fails: processes are
+The tests run the real binaries: `stormark-agent` processes listening on loopback ports (plain
+text, so with --insecure, unless their config has tls) or on unix sockets in the test's own
+directories, and `stormark` controllers talking to them. StormarkTestCase starts every process
+and temporary directory through addCleanup, so each is torn down even when a test fails: processes are
 stopped by the PID this harness started (SIGTERM, then SIGKILL), and directories are removed.
 
 The binaries come from $STORMARK_BIN_DIR (CTest sets it). Every wait is bounded.
@@ -27,7 +28,7 @@ TEMP_ROOT = "/var/tmp"
 CRASH_TEXT = ("Traceback", "terminate called", "Aborted", "Segmentation fault", "core dumped",
               "internal error", "AddressSanitizer", "runtime error:")
 
-_LISTENING = re.compile(r"stormark-agent: listening on (127\.0\.0\.1:(\d+)) ")
+_LISTENING = re.compile(r"stormark-agent: listening on (127\.0\.0\.1:(\d+)|unix:\S+) ")
 _PR_SET_PDEATHSIG = 1
 _LIBC = ctypes.CDLL(None, use_errno=True)  # Loaded here: the child after fork only calls it.
 
@@ -73,6 +74,12 @@ def closed_loopback_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def insecure_unless_tls(config_text):
+    """The flag a plain-text TCP agent needs: ["--insecure"], or [] when `config_text` (an
+    agent.yaml) sets up mutual TLS."""
+    return [] if re.search(r"^tls:", config_text, re.M) else ["--insecure"]
 
 
 def read_text(path):
@@ -264,11 +271,14 @@ class StormarkTestCase(unittest.TestCase):
             f.write(text)
         return path
 
-    def start_agent(self, name="agent", timeout=20, extra_targets="", extra_config=""):
-        """Starts stormark-agent on 127.0.0.1:0 with one target 'scratch' in a fresh directory
-        (plus `extra_targets`, YAML lines indented under 'targets:', where "$BASE" stands for
-        the agent's own temporary directory), and waits for its listening line.
-        `extra_config` is appended to its agent.yaml."""
+    def start_agent(self, name="agent", timeout=20, extra_targets="", extra_config="",
+                    unix=False):
+        """Starts stormark-agent on 127.0.0.1:0 (or, with `unix`, on the socket BASE/agent.sock)
+        with one target 'scratch' in a fresh directory (plus `extra_targets`, YAML lines
+        indented under 'targets:', where "$BASE" stands for the agent's own temporary
+        directory), and waits for its listening line. `extra_config` is appended to its
+        agent.yaml. Plain-text TCP is for labs, and these tests are one: without tls in the
+        config, a TCP agent gets --insecure."""
         base = self.make_dir(f"stormark-itest-{name}-")
         target_dir = os.path.join(base, "target")
         os.mkdir(target_dir)
@@ -276,7 +286,11 @@ class StormarkTestCase(unittest.TestCase):
                                  f"targets:\n  scratch:\n    dir: {target_dir}\n" +
                                  extra_targets.replace("$BASE", base) + extra_config)
         log_path = os.path.join(base, "agent.log")
-        agent = self.start_agent_process(["--listen", "127.0.0.1:0", "--config", config],
+        if unix:
+            args = ["--listen", f"unix:{base}/agent.sock"]
+        else:
+            args = ["--listen", "127.0.0.1:0"] + insecure_unless_tls(read_text(config))
+        agent = self.start_agent_process(args + ["--config", config],
                                          log_path, name=name, target_dir=target_dir)
         match = agent.wait_for_log(_LISTENING.pattern, timeout=timeout)
         agent.address = match.group(1)
@@ -499,7 +513,7 @@ def start_loop_agent(test, name, extra_config="", size=64 << 20):
     test.write_file(os.path.join(base, "device"), device)
     config = test.write_file(os.path.join(base, "agent.yaml"),
                              f"targets:\n  scratch:\n    dir: {mnt}\n" + extra_config)
-    agent = test.start_agent_process(["--listen", "127.0.0.1:0", "--config", config],
+    agent = test.start_agent_process(["--listen", "127.0.0.1:0", "--insecure", "--config", config],
                                      os.path.join(base, "agent.log"), name=name, target_dir=mnt)
     agent.address = agent.wait_for_log(_LISTENING.pattern).group(1)
     return LoopAgent(agent, device, image, mnt)

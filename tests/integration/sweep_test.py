@@ -19,7 +19,9 @@ class SweepTest(h.StormarkTestCase):
             return f.read().strip()
 
     def test_mkfs_sweep_with_knob_and_repeats_on_two_agents(self):
-        agents = [h.start_loop_agent(self, n, "commands: {enabled: true}\nallow_tuning: true\n")
+        # The setup hook formats and mounts: it needs root, which the config must say.
+        agents = [h.start_loop_agent(self, n, "commands: {enabled: true, user: root}\n"
+                                              "allow_tuning: true\n")
                   for n in ("a", "b")]
         agents = [(loop.agent, loop.device) for loop in agents]
         before = [self.read_ahead(dev) for _, dev in agents]
@@ -78,6 +80,25 @@ phases:
         self.assertEqual([self.read_ahead(dev) for _, dev in agents], before)
         for agent, _ in agents:
             self.assertEqual(agent.phase_dirs(), [])
+
+    def test_a_hook_that_needs_root_says_so_when_it_runs_as_nobody(self):
+        loop = h.start_loop_agent(self, "nobody", "commands: {enabled: true}\n")
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), f"""
+hosts:
+  - {{name: left, address: "{loop.agent.address}"}}
+setup:
+  - umount "$STORMARK_TARGET_DIR"
+phases:
+  - {{name: write, workload: stream, rw: write, size: 1M, bs: 64k}}
+""")
+        result = self.run_stormark(["run", "--plan", plan, "--no-progress"], timeout=120)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 1, result.describe())
+        self.assertIn("(the hook ran as user 'nobody'; hooks that format or mount filesystems "
+                      "need 'commands.user: root' in the agent's config)", result.stdout)
+        # Still mounted: the hook could not touch it.
+        with open("/proc/self/mountinfo", encoding="utf-8") as f:
+            self.assertIn(f" {loop.mount_point} ", f.read())
 
 
 if __name__ == "__main__":

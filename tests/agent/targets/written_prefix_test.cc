@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "agent/targets/block_target.h"
 #include "common/strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -30,6 +31,18 @@ WrittenPrefix Written(uint64_t bytes, uint64_t device_size, const std::string& p
 
 class WrittenPrefixesTest : public TempDirTest {
  protected:
+  // What a phase would resolve `target` to now.
+  std::string Identity(const TargetConfig& target, const SystemPaths& paths = SystemPaths()) {
+    auto block = BlockTarget::Resolve(target);
+    return block.ok() ? TargetIdentity(**block, paths) : "unresolved";
+  }
+  WrittenPrefix Find(const TargetConfig& target) {
+    return prefixes_.Find(target, Identity(target));
+  }
+  void Record(const TargetConfig& target, const WrittenPrefix& written) {
+    prefixes_.Record(target, Identity(target), written);
+  }
+
   // A disposable block target on a new file.
   TargetConfig Image(const std::string& name) {
     TargetConfig target;
@@ -45,38 +58,38 @@ class WrittenPrefixesTest : public TempDirTest {
 };
 
 TEST_F(WrittenPrefixesTest, NothingIsKnownOfATargetNoPhaseWrote) {
-  EXPECT_EQ(prefixes_.Find(Image("img")).bytes, 0u);
+  EXPECT_EQ(Find(Image("img")).bytes, 0u);
 }
 
 TEST_F(WrittenPrefixesTest, ARecordedPrefixIsFoundWithItsPhase) {
   const TargetConfig target = Image("img");
-  prefixes_.Record(target, Written(2 * kMiB, 8 * kMiB, "seq-write"));
-  const WrittenPrefix found = prefixes_.Find(target);
+  Record(target, Written(2 * kMiB, 8 * kMiB, "seq-write"));
+  const WrittenPrefix found = Find(target);
   EXPECT_EQ(found.bytes, 2 * kMiB);
   EXPECT_EQ(found.device_size, 8 * kMiB);
   EXPECT_EQ(found.phase_id, "seq-write");
-  EXPECT_EQ(prefixes_.Find(Image("other")).bytes, 0u);
+  EXPECT_EQ(Find(Image("other")).bytes, 0u);
 }
 
 TEST_F(WrittenPrefixesTest, AShorterWriteLeavesTheLongerPrefixAndALongerOneExtendsIt) {
   const TargetConfig target = Image("img");
-  prefixes_.Record(target, Written(4 * kMiB, 8 * kMiB, "big"));
-  prefixes_.Record(target, Written(kMiB, 8 * kMiB, "small"));
-  EXPECT_EQ(prefixes_.Find(target).bytes, 4 * kMiB);
-  EXPECT_EQ(prefixes_.Find(target).phase_id, "big");
-  prefixes_.Record(target, Written(6 * kMiB, 8 * kMiB, "bigger"));
-  EXPECT_EQ(prefixes_.Find(target).bytes, 6 * kMiB);
-  EXPECT_EQ(prefixes_.Find(target).phase_id, "bigger");
-  prefixes_.Record(target, Written(0, 8 * kMiB, "none"));  // Wrote nothing: no change.
-  EXPECT_EQ(prefixes_.Find(target).phase_id, "bigger");
+  Record(target, Written(4 * kMiB, 8 * kMiB, "big"));
+  Record(target, Written(kMiB, 8 * kMiB, "small"));
+  EXPECT_EQ(Find(target).bytes, 4 * kMiB);
+  EXPECT_EQ(Find(target).phase_id, "big");
+  Record(target, Written(6 * kMiB, 8 * kMiB, "bigger"));
+  EXPECT_EQ(Find(target).bytes, 6 * kMiB);
+  EXPECT_EQ(Find(target).phase_id, "bigger");
+  Record(target, Written(0, 8 * kMiB, "none"));  // Wrote nothing: no change.
+  EXPECT_EQ(Find(target).phase_id, "bigger");
 }
 
 TEST_F(WrittenPrefixesTest, AWriteToADeviceOfAnotherSizeStartsAnew) {
   const TargetConfig target = Image("img");
-  prefixes_.Record(target, Written(4 * kMiB, 8 * kMiB, "old"));
-  prefixes_.Record(target, Written(kMiB, 16 * kMiB, "new"));
-  EXPECT_EQ(prefixes_.Find(target).bytes, kMiB);
-  EXPECT_EQ(prefixes_.Find(target).device_size, 16 * kMiB);
+  Record(target, Written(4 * kMiB, 8 * kMiB, "old"));
+  Record(target, Written(kMiB, 16 * kMiB, "new"));
+  EXPECT_EQ(Find(target).bytes, kMiB);
+  EXPECT_EQ(Find(target).device_size, 16 * kMiB);
 }
 
 TEST_F(WrittenPrefixesTest, TargetsTheAgentMayNotWriteOrThatHoldNoDataAreNotKept) {
@@ -92,8 +105,8 @@ TEST_F(WrittenPrefixesTest, TargetsTheAgentMayNotWriteOrThatHoldNoDataAreNotKept
   dir_target.path = dir();
   dir_target.disposable = true;
   for (const TargetConfig& target : {kept, null, dir_target}) {
-    prefixes_.Record(target, Written(kMiB, 8 * kMiB, "w"));
-    EXPECT_EQ(prefixes_.Find(target).bytes, 0u) << target.name;
+    Record(target, Written(kMiB, 8 * kMiB, "w"));
+    EXPECT_EQ(Find(target).bytes, 0u) << target.name;
   }
 }
 
@@ -103,36 +116,36 @@ TEST_F(WrittenPrefixesTest, ANetworkTargetIsKeptByName) {
   target.kind = "iscsi";
   target.path = "iscsi://127.0.0.1:3260/iqn.2024-01.org.example:x/1";
   target.disposable = true;
-  prefixes_.Record(target, Written(kMiB, 8 * kMiB, "w"));
-  EXPECT_EQ(prefixes_.Find(target).bytes, kMiB);
+  Record(target, Written(kMiB, 8 * kMiB, "w"));
+  EXPECT_EQ(Find(target).bytes, kMiB);
 }
 
 TEST_F(WrittenPrefixesTest, ABlockFileReplacedByAnotherFileIsForgotten) {
   const TargetConfig target = Image("img");
-  prefixes_.Record(target, Written(kMiB, 8 * kMiB, "w"));
+  Record(target, Written(kMiB, 8 * kMiB, "w"));
   // Made before the old one goes, so that it cannot get the old inode number.
   const std::string replacement = target.path + ".new";
   std::ofstream(replacement, std::ios::binary) << std::string(4096, '\0');
   ASSERT_EQ(std::rename(replacement.c_str(), target.path.c_str()), 0);
-  EXPECT_EQ(prefixes_.Find(target).bytes, 0u);
+  EXPECT_EQ(Find(target).bytes, 0u);
   // Forgotten for good, not only while the file differs.
-  EXPECT_EQ(prefixes_.Find(target).bytes, 0u);
+  EXPECT_EQ(Find(target).bytes, 0u);
 }
 
 TEST_F(WrittenPrefixesTest, AMissingBlockFileIsForgotten) {
   const TargetConfig target = Image("img");
-  prefixes_.Record(target, Written(kMiB, 8 * kMiB, "w"));
+  Record(target, Written(kMiB, 8 * kMiB, "w"));
   ASSERT_EQ(std::remove(target.path.c_str()), 0);
-  EXPECT_EQ(prefixes_.Find(target).bytes, 0u);
+  EXPECT_EQ(Find(target).bytes, 0u);
 }
 
 TEST_F(WrittenPrefixesTest, ForgetAllForgetsEveryTarget) {
   const TargetConfig a = Image("a"), b = Image("b");
-  prefixes_.Record(a, Written(kMiB, 8 * kMiB, "w"));
-  prefixes_.Record(b, Written(kMiB, 8 * kMiB, "w"));
+  Record(a, Written(kMiB, 8 * kMiB, "w"));
+  Record(b, Written(kMiB, 8 * kMiB, "w"));
   prefixes_.ForgetAll();
-  EXPECT_EQ(prefixes_.Find(a).bytes, 0u);
-  EXPECT_EQ(prefixes_.Find(b).bytes, 0u);
+  EXPECT_EQ(Find(a).bytes, 0u);
+  EXPECT_EQ(Find(b).bytes, 0u);
 }
 
 TEST_F(WrittenPrefixesTest, ALoopDeviceIsToldApartByItsBackingFile) {
@@ -161,15 +174,28 @@ TEST_F(WrittenPrefixesTest, ALoopDeviceIsToldApartByItsBackingFile) {
   target.kind = "block";
   target.path = device;
   target.disposable = true;
-  EXPECT_THAT(TargetIdentity(target, paths), HasSubstr(" on " + backing + " "));
-  WrittenPrefixes prefixes(paths);
-  prefixes.Record(target, Written(kMiB, 8 * kMiB, "w"));
-  EXPECT_EQ(prefixes.Find(target).bytes, kMiB);
+  EXPECT_THAT(Identity(target, paths), HasSubstr(" on " + backing + " "));
+  WrittenPrefixes prefixes;
+  prefixes.Record(target, Identity(target, paths), Written(kMiB, 8 * kMiB, "w"));
+  EXPECT_EQ(prefixes.Find(target, Identity(target, paths)).bytes, kMiB);
   // Detached and attached again to another file at the same path.
   const std::string replacement = backing + ".new";
   std::ofstream(replacement) << "y";
   ASSERT_EQ(std::rename(replacement.c_str(), backing.c_str()), 0);
-  EXPECT_EQ(prefixes.Find(target).bytes, 0u);
+  EXPECT_EQ(prefixes.Find(target, Identity(target, paths)).bytes, 0u);
+}
+
+TEST_F(WrittenPrefixesTest, WhatAPhaseWroteCountsForTheDeviceItResolvedNotForThePathNow) {
+  const TargetConfig target = Image("img");
+  auto block = BlockTarget::Resolve(target);
+  ASSERT_TRUE(block.ok()) << block.status();
+  const std::string written_on = TargetIdentity(**block, SystemPaths());
+  // The path leads to another file by the time the phase records what it wrote.
+  const std::string replacement = target.path + ".new";
+  std::ofstream(replacement, std::ios::binary) << std::string(4096, '\0');
+  ASSERT_EQ(std::rename(replacement.c_str(), target.path.c_str()), 0);
+  prefixes_.Record(target, written_on, Written(kMiB, 8 * kMiB, "w"));
+  EXPECT_EQ(Find(target).bytes, 0u) << "the file now at the path was never written";
 }
 
 }  // namespace

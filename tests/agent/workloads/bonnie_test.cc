@@ -1,4 +1,7 @@
 #include "agent/workloads/bonnie.h"
+#include "agent/dir/fault_dir.h"
+#include "agent/dir/memory_dir.h"
+#include "agent/targets/dir_target.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -96,10 +99,10 @@ class BonnieWorkloadTest : public TempDirTest {
   std::unique_ptr<BonnieWorkload> Make(const BonnieSpec& spec, uint64_t ram = 4 * kMiB,
                                        const std::string& filesystem = "ext4") {
     const TargetConfig config{"scratch", "dir", base()};
-    common::StatusOr<std::unique_ptr<DirTarget>> target = DirTarget::Create(config, "phase1");
+    common::StatusOr<std::unique_ptr<Dir>> target = OpenPhaseDir(config, "phase1");
     EXPECT_TRUE(target.ok()) << target.status();
     if (!target.ok()) return nullptr;
-    phase_dir_ = (*target)->phase_dir();
+    phase_dir_ = (*target)->Describe("");
     return std::make_unique<BonnieWorkload>(spec, std::move(*target), HostWithRam(ram), filesystem);
   }
 
@@ -252,7 +255,7 @@ TEST_F(BonnieWorkloadTest, RunsEveryTestInBonnieOrderWithExactCounts) {
 
   // The run removed its data file and test directory, as bonnie++ does.
   EXPECT_THAT(ListDir(phase_dir_), IsEmpty());
-  EXPECT_EQ(workload->Cleanup(), 1);  // The phase directory.
+  EXPECT_EQ(workload->Cleanup().removed, 1);  // The phase directory.
   EXPECT_THAT(ListDir(base()), IsEmpty());
 }
 
@@ -454,7 +457,7 @@ TEST_F(BonnieWorkloadTest, CancelDuringTheFileTestsStopsAndCleansUp) {
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
   const int left = CountEntries(phase_dir_);
   EXPECT_GT(left, 4);  // files/, 00000..00003/ and the files not yet deleted.
-  EXPECT_EQ(workload->Cleanup(), left + 1);
+  EXPECT_EQ(workload->Cleanup().removed, left + 1);
   EXPECT_THAT(ListDir(base()), IsEmpty());
 }
 
@@ -528,6 +531,113 @@ TEST_F(BonnieWorkloadTest, TheFactoryBuildsABonniePhase) {
   phase.mutable_bonnie()->set_file_max_bytes(1);
   EXPECT_EQ(MakeWorkload(phase, ConfigWithTarget(), HostWithRam(kMiB)).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// --- Error paths, on a Dir in memory with faults: no disk, no root. ---
+
+class BonnieFaultTest : public ::testing::Test {
+ protected:
+  // A workload on memory_, through a FaultDir with `faults`.
+  std::unique_ptr<BonnieWorkload> Make(const BonnieSpec& spec, DirFaults faults) {
+    auto dir = std::make_unique<FaultDir>(&memory_, faults);
+    faults_ = dir.get();
+    return std::make_unique<BonnieWorkload>(spec, std::move(dir), HostWithRam(4 * kMiB),
+                                            "ext4");
+  }
+  common::Status PrepareAndRun(BonnieWorkload& workload, PhaseResult* result) {
+    std::vector<std::string> warnings;
+    RETURN_IF_ERROR(workload.Prepare(kNotCancelled, &warnings));
+    TimedRegion region(common::SystemClock(), recorders_);
+    RunContext ctx{common::SystemClock(), cancelled_, recorders_, region};
+    common::Status status = workload.Run(ctx);
+    workload.AddToResult(result);
+    return status;
+  }
+
+  MemoryDir memory_{"scratch"};
+  FaultDir* faults_ = nullptr;
+  std::atomic<bool> cancelled_{false};
+  common::RecorderSet recorders_{common::SystemClock().MonotonicNanos()};
+};
+
+TEST_F(BonnieFaultTest, EveryTestRunsOnAMemoryDirWithExactCounts) {
+  auto workload = Make(SmallSpec(), DirFaults{});
+  PhaseResult result;
+  const common::Status status = PrepareAndRun(*workload, &result);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_THAT(Names(result), ElementsAreArray(kAllTests));
+  EXPECT_EQ(Find(result, "put_block").bytes(), 8 * kMiB);
+  EXPECT_EQ(Find(result, "seq_create").ops(), 1024u);
+  EXPECT_EQ(Find(result, "ran_del").ops(), 1024u);
+  EXPECT_THAT(memory_.Names(), IsEmpty());  // The run removed what it made, as bonnie++ does.
+}
+
+TEST_F(BonnieFaultTest, ShortWritesAreCompletedNotLost) {
+  DirFaults faults;
+  faults.max_write_bytes = 1000;  // Not a divisor of the chunk or of stdio's buffer.
+  BonnieSpec spec = SmallSpec();
+  spec.set_file_max_bytes(10000);
+  spec.set_file_min_bytes(5000);
+  auto workload = Make(spec, faults);
+  PhaseResult result;
+  const common::Status status = PrepareAndRun(*workload, &result);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(Find(result, "putc").bytes(), kMiB);
+  EXPECT_EQ(Find(result, "put_block").bytes(), 8 * kMiB);
+  EXPECT_EQ(Find(result, "rewrite").bytes(), 8 * kMiB);
+  // Everything read back had been written whole: seq_stat read what seq_create wrote.
+  EXPECT_EQ(Find(result, "seq_stat").bytes(), Find(result, "seq_create").bytes());
+  EXPECT_GT(Find(result, "seq_create").bytes(), 1024u * 5000);
+}
+
+TEST_F(BonnieFaultTest, AFullDiskAtCreateFailsThePhaseNamingTheFile) {
+  DirFaults faults;
+  faults.create_errno = ENOSPC;
+  faults.creates_before_error = 100;
+  BonnieSpec spec = SmallSpec();
+  spec.set_skip_io(true);
+  auto workload = Make(spec, faults);
+  PhaseResult result;
+  const common::Status status = PrepareAndRun(*workload, &result);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_THAT(status.message(), HasSubstr("target 'scratch': cannot create memory:files/"));
+  EXPECT_THAT(status.message(), HasSubstr("No space left on device"));
+  EXPECT_FALSE(memory_.Names().empty());  // The 100 files and the directory, until cleanup.
+  EXPECT_EQ(workload->Cleanup().removed, 101);
+  EXPECT_THAT(memory_.Names(), IsEmpty());
+}
+
+TEST_F(BonnieFaultTest, AnFsyncErrorFailsTheFirstTestThatSyncs) {
+  DirFaults faults;
+  faults.sync_errno = EIO;
+  auto workload = Make(SmallSpec(), faults);
+  PhaseResult result;
+  const common::Status status = PrepareAndRun(*workload, &result);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("bonnie putc: fsync: Input/output error"));
+  workload->Cleanup();
+  EXPECT_THAT(memory_.Names(), IsEmpty());
+}
+
+TEST_F(BonnieFaultTest, AWriteErrorMidTestFailsItThroughStdioAndThroughWrite) {
+  for (const uint64_t after : {uint64_t{100'000}, uint64_t{kMiB + 3 * kChunk}}) {
+    DirFaults faults;
+    faults.write_errno = ENOSPC;
+    faults.bytes_before_write_error = after;
+    MemoryDir fresh("scratch");
+    auto dir = std::make_unique<FaultDir>(&fresh, faults);
+    BonnieWorkload workload(SmallSpec(), std::move(dir), HostWithRam(4 * kMiB), "ext4");
+    PhaseResult result;
+    const common::Status status = PrepareAndRun(workload, &result);
+    ASSERT_FALSE(status.ok()) << after;
+    // Within putc's first MiB: stdio's buffered write; past it, put_block's write(2).
+    EXPECT_THAT(status.message(), HasSubstr(after < kMiB ? "bonnie putc" : "bonnie put_block"))
+        << status;
+    EXPECT_THAT(status.message(), HasSubstr("No space left on device")) << status;
+    workload.Cleanup();
+    EXPECT_THAT(fresh.Names(), IsEmpty());
+  }
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 #include "agent/workloads/child_process.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -25,6 +28,10 @@ class ChildProcessTest : public TempDirTest {
     options.argv = {"sh", "-c", line};
     options.cwd = dir();
     options.extra_env = {"STORMARK_TEST_VALUE=seen"};
+    return Run(options, timeout_nanos);
+  }
+
+  ChildExit Run(const ChildOptions& options, int64_t timeout_nanos = 0) {
     auto child = ChildProcess::Start(options, clock_);
     EXPECT_TRUE(child.ok()) << child.status();
     if (!child.ok()) return ChildExit();
@@ -118,6 +125,93 @@ TEST_F(ChildProcessTest, CpuOfTheChildIsReported) {
   ASSERT_TRUE(exit.Succeeded());
   const double user = exit.usage.ru_utime.tv_sec + exit.usage.ru_utime.tv_usec / 1e6;
   EXPECT_GT(user, 0.05);
+}
+
+// Root, and a user nobody to become.
+std::optional<Credentials> Nobody() {
+  if (geteuid() != 0) return std::nullopt;
+  auto user = LookUpCommandUser("nobody");
+  if (!user.ok()) return std::nullopt;
+  return *user;
+}
+
+TEST_F(ChildProcessTest, TheChildBecomesTheUserForGood) {
+  const std::optional<Credentials> nobody = Nobody();
+  if (!nobody) GTEST_SKIP() << "needs root and a user nobody";
+  ChildOptions options;
+  options.program = "/bin/sh";
+  // What the kernel says of the process that runs the program: its ids, its groups, no
+  // capabilities, no way to gain privileges.
+  options.argv = {"sh", "-c",
+                  "id -u; id -g; id -G; echo $HOME $USER; "
+                  "grep -E '^(CapEff|CapPrm|NoNewPrivs)' /proc/self/status | tr -s '\t' ' '"};
+  options.cwd = "/";
+  options.user = nobody;
+  const ChildExit exit = Run(options);
+  ASSERT_TRUE(exit.Succeeded()) << exit.Describe() << exit.stderr_tail;
+  std::string groups;
+  for (gid_t g : nobody->groups) groups += (groups.empty() ? "" : " ") + std::to_string(g);
+  EXPECT_EQ(exit.stdout_tail, std::to_string(nobody->uid) + "\n" + std::to_string(nobody->gid) +
+                                  "\n" + groups + "\n" + nobody->home + " nobody\n" +
+                                  "CapPrm: 0000000000000000\nCapEff: 0000000000000000\n"
+                                  "NoNewPrivs: 1\n");
+}
+
+TEST_F(ChildProcessTest, AsTheUserItStartsInADirectoryDescriptorAndSearchesPath) {
+  const std::optional<Credentials> nobody = Nobody();
+  if (!nobody) GTEST_SKIP() << "needs root and a user nobody";
+  // Below dir() (0700, root's): nobody could not reach it by path.
+  const std::string work = dir() + "/work";
+  ASSERT_EQ(mkdir(work.c_str(), 0700), 0);
+  ASSERT_EQ(chown(work.c_str(), nobody->uid, nobody->gid), 0);
+  const int fd = open(work.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ChildOptions options;
+  options.program = "sh";  // Found in PATH by the child.
+  options.argv = {"sh", "-c", "touch made && pwd && ls \"$STORMARK_X\" 2>&1 >/dev/null | wc -l"};
+  options.cwd = "(phase directory)";
+  options.cwd_fd = fd;
+  options.user = nobody;
+  options.extra_env = {"STORMARK_X=" + dir()};
+  const ChildExit exit = Run(options);
+  close(fd);
+  ASSERT_TRUE(exit.Succeeded()) << exit.Describe() << exit.stderr_tail;
+  // It worked in `work`, and could not list the directory above it.
+  EXPECT_EQ(exit.stdout_tail, work + "\n1\n");
+  struct stat st;
+  ASSERT_EQ(stat((work + "/made").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, nobody->uid);
+}
+
+TEST_F(ChildProcessTest, NoDescriptorOfTheAgentIsInherited) {
+  // Not close-on-exec, at a low number and above 1024 (a device the agent holds open).
+  const int low = open("/dev/null", O_RDONLY);
+  ASSERT_GE(low, 0);
+  ASSERT_EQ(dup2(low, 1500), 1500);
+  const ChildExit exit = RunShell(
+      "for fd in " + std::to_string(low) + " 1500; do [ -e /proc/self/fd/$fd ] && echo open $fd; done; echo done");
+  close(low);
+  close(1500);
+  EXPECT_EQ(exit.stdout_tail, "done\n");
+}
+
+TEST_F(ChildProcessTest, AFailedSwitchNamesTheStep) {
+  if (geteuid() == 0) GTEST_SKIP() << "needs a user other than root";
+  Credentials other;
+  other.name = "other";
+  other.uid = geteuid() + 1;
+  other.gid = getegid() + 1;
+  other.groups = {other.gid};
+  other.switch_user = true;
+  ChildOptions options;
+  options.program = "/bin/true";
+  options.argv = {"true"};
+  options.cwd = "/";
+  options.user = other;
+  auto child = ChildProcess::Start(options, clock_);
+  ASSERT_FALSE(child.ok());
+  EXPECT_THAT(std::string(child.status().message()),
+              HasSubstr("as user 'other' (uid " + std::to_string(other.uid) + "): setgroups: "));
 }
 
 TEST_F(ChildProcessTest, AProgramThatCannotRunIsAnError) {

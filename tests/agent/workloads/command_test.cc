@@ -1,12 +1,13 @@
 #include "agent/workloads/command.h"
+#include "agent/targets/dir_target.h"
 
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <string>
 
-#include "agent/executables.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/test_dir.h"
@@ -32,10 +33,10 @@ CommandPolicy Enabled() {
 class CommandWorkloadTest : public TempDirTest {
  protected:
   std::unique_ptr<CommandWorkload> Make(const CommandSpec& spec, CommandPolicy policy = Enabled()) {
-    auto target = DirTarget::Create(ConfigWithTarget().targets[0], "phase1");
+    auto target = OpenPhaseDir(ConfigWithTarget().targets[0], "phase1");
     EXPECT_TRUE(target.ok()) << target.status();
     if (!target.ok()) return nullptr;
-    phase_dir_ = (*target)->phase_dir();
+    phase_dir_ = (*target)->Describe("");
     return std::make_unique<CommandWorkload>(spec, std::move(*target), dir(), std::move(policy));
   }
 
@@ -74,7 +75,7 @@ TEST_F(CommandWorkloadTest, RefusedUnlessTheConfigEnablesCommands) {
 
 TEST_F(CommandWorkloadTest, AllowListRefusesOtherProgramsAndTheShell) {
   CommandPolicy policy = Enabled();
-  policy.allow = {*FindExecutable("true")};
+  policy.allow = {*MakeCommandRule({"true"})};
   CommandSpec spec;
   spec.add_argv("false");
   std::vector<std::string> warnings;
@@ -84,10 +85,57 @@ TEST_F(CommandWorkloadTest, AllowListRefusesOtherProgramsAndTheShell) {
 
   status = Make(Shell("true"), policy)->Prepare(cancelled_, &warnings);
   EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(std::string(status.message()), HasSubstr("/bin/sh"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("[sh, -c, LINE]"));
 
   spec.set_argv(0, "true");
   EXPECT_TRUE(Make(spec, policy)->Prepare(cancelled_, &warnings).ok());
+  spec.add_argv("x");
+  status = Make(spec, policy)->Prepare(cancelled_, &warnings);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("argv[1] x is more than rule [true] takes"));
+}
+
+TEST_F(CommandWorkloadTest, RunsAsTheCommandUserInAPhaseDirectoryItOwns) {
+  if (geteuid() != 0 || getpwnam("nobody") == nullptr) GTEST_SKIP() << "needs root and nobody";
+  const uid_t nobody = getpwnam("nobody")->pw_uid;
+  const std::string victim = dir() + "/victim";
+  std::ofstream(victim) << "precious";
+  ASSERT_EQ(chmod(victim.c_str(), 0666), 0);  // Only the way to it stands in between.
+  auto workload = Make(Shell("id -u; stat -c %u .; echo x > mine; "
+                             "echo spoiled > \"$STORMARK_TARGET_DIR/victim\" || echo refused"));
+  stormark::v1::PhaseResult result;
+  ASSERT_TRUE(PrepareAndRun(*workload, &result).ok()) << result.resolved().at("stderr_tail");
+  EXPECT_EQ(result.resolved().at("stdout_tail"),
+            std::to_string(nobody) + "\n" + std::to_string(nobody) + "\nrefused\n");
+  EXPECT_EQ(result.resolved().at("user"), "nobody");
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "precious");
+  // Only the phase directory was given away: its parent is still root's.
+  struct stat st;
+  ASSERT_EQ(stat(dir().c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+  EXPECT_GE(workload->Cleanup().removed, 2);
+  EXPECT_EQ(ListDir(dir()), std::vector<std::string>{"victim"});
+}
+
+TEST_F(CommandWorkloadTest, ACommandDeniedAsAnotherUserSaysRootIsNeeded) {
+  if (geteuid() != 0 || getpwnam("nobody") == nullptr) GTEST_SKIP() << "needs root and nobody";
+  CommandSpec spec = Shell("echo 'mount: /mnt: must be superuser to use mount.' >&2; exit 32");
+  spec.set_hook(true);
+  CommandWorkload hook(spec, nullptr, dir(), Enabled());
+  stormark::v1::PhaseResult result;
+  const common::Status status = PrepareAndRun(hook, &result);
+  EXPECT_EQ(status.message(),
+            "command exited with status 32: mount: /mnt: must be superuser to use mount. (the "
+            "hook ran as user 'nobody'; hooks that format or mount filesystems need "
+            "'commands.user: root' in the agent's config)");
+
+  CommandPolicy as_root = Enabled();
+  as_root.user = "root";
+  CommandWorkload root_hook(spec, nullptr, dir(), as_root);
+  EXPECT_EQ(PrepareAndRun(root_hook, &result).message(),
+            "command exited with status 32: mount: /mnt: must be superuser to use mount.");
+  EXPECT_EQ(result.resolved().at("user"), "root");
 }
 
 TEST_F(CommandWorkloadTest, RunsInThePhaseDirectoryAndMeasuresTheChild) {
@@ -145,7 +193,7 @@ TEST_F(CommandWorkloadTest, CleanupRemovesWhatTheCommandLeftButNotWhatALinkPoint
                              outside + " link && ln -s " + outside + "/keep a/keeplink"));
   stormark::v1::PhaseResult result;
   ASSERT_TRUE(PrepareAndRun(*workload, &result).ok());
-  EXPECT_GE(workload->Cleanup(), 7);
+  EXPECT_GE(workload->Cleanup().removed, 7);
   struct stat st;
   EXPECT_NE(stat(phase_dir_.c_str(), &st), 0);
   EXPECT_EQ(stat((outside + "/keep").c_str(), &st), 0);
@@ -158,7 +206,7 @@ TEST_F(CommandWorkloadTest, AHookRunsInTheRootWithoutAPhaseDirectory) {
   stormark::v1::PhaseResult result;
   ASSERT_TRUE(PrepareAndRun(hook, &result).ok());
   EXPECT_EQ(result.resolved().at("stdout_tail"), "/\n" + dir() + "\n");
-  EXPECT_EQ(hook.Cleanup(), 0);
+  EXPECT_EQ(hook.Cleanup().removed, 0);
   EXPECT_TRUE(ListDir(dir()).empty());
 }
 

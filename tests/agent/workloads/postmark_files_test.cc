@@ -1,4 +1,5 @@
 #include "agent/workloads/postmark_files.h"
+#include "agent/targets/dir_target.h"
 
 #include <fstream>
 #include <sstream>
@@ -28,7 +29,7 @@ class PostmarkFilesTest : public TempDirTest,
  protected:
   void SetUp() override {
     TempDirTest::SetUp();
-    auto made = DirTarget::Create(TargetConfig{"scratch", "dir", dir()}, "p");
+    auto made = OpenPhaseDir(TargetConfig{"scratch", "dir", dir()}, "p");
     ASSERT_TRUE(made.ok()) << made.status();
     target_ = std::move(*made);
     params_.min_size = 10;
@@ -46,7 +47,7 @@ class PostmarkFilesTest : public TempDirTest,
 
   PostmarkParams params_;
   std::string text_;
-  std::unique_ptr<DirTarget> target_;
+  std::unique_ptr<Dir> target_;
 };
 
 // Files hold the text's first bytes, as PostMark's do: a new file its size of them, and an
@@ -55,7 +56,7 @@ TEST_P(PostmarkFilesTest, CreateReadAppendDeleteMoveTheTextPostmarkWrites) {
   PostmarkFiles files(params_, target_.get(), text_);
   const PostmarkOp create{Kind::kCreate, 0, 17, 0, 1300};
   ASSERT_TRUE(files.Do(create).ok());
-  const std::string path = target_->PathOf("17");
+  const std::string path = target_->Describe("17");
   EXPECT_EQ(Contents(path), text_.substr(0, 1300));
   ASSERT_TRUE(files.Do(PostmarkOp{Kind::kRead, 0, 17, 0, 1300}).ok());
   ASSERT_TRUE(files.Do(PostmarkOp{Kind::kAppend, 0, 17, 0, 600}).ok());
@@ -66,7 +67,7 @@ TEST_P(PostmarkFilesTest, CreateReadAppendDeleteMoveTheTextPostmarkWrites) {
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
   EXPECT_THAT(status.message(), HasSubstr("17"));
   ASSERT_TRUE(files.Do(PostmarkOp{Kind::kDelete, 0, 17, 0, 0}).ok());
-  EXPECT_THAT(ListDir(target_->phase_dir()), IsEmpty());
+  EXPECT_THAT(ListDir(target_->Describe("")), IsEmpty());
   EXPECT_TRUE(files.Do(PostmarkOp{}).ok());  // kNone does nothing.
 }
 
@@ -77,7 +78,7 @@ TEST_P(PostmarkFilesTest, SubdirectoriesAreNamedAsPostmarkNamesThem) {
   EXPECT_EQ(files.NameOf(PostmarkOp{Kind::kCreate, 0, 25, 3, 10}), "s3/25");
   ASSERT_TRUE(target_->CreateDirectory("s3").ok());
   ASSERT_TRUE(files.Do(PostmarkOp{Kind::kCreate, 0, 25, 3, 512}).ok());
-  EXPECT_THAT(ListDir(target_->phase_dir() + "/s3"), ElementsAre("25"));
+  EXPECT_THAT(ListDir(target_->Describe("s3")), ElementsAre("25"));
   params_.subdirectories = 1;  // One directory is none, as in PostMark.
   EXPECT_EQ(files.NameOf(PostmarkOp{Kind::kCreate, 0, 25, 0, 10}), "25");
 }
@@ -85,7 +86,7 @@ TEST_P(PostmarkFilesTest, SubdirectoriesAreNamedAsPostmarkNamesThem) {
 TEST_P(PostmarkFilesTest, AFileThatVanishedIsAnError) {
   PostmarkFiles files(params_, target_.get(), text_);
   ASSERT_TRUE(files.Do(PostmarkOp{Kind::kCreate, 0, 1, 0, 100}).ok());
-  ASSERT_EQ(unlink(target_->PathOf("1").c_str()), 0);
+  ASSERT_EQ(unlink(target_->Describe("1").c_str()), 0);
   EXPECT_EQ(files.Do(PostmarkOp{Kind::kRead, 0, 1, 0, 100}).code(), absl::StatusCode::kNotFound);
   EXPECT_FALSE(files.Do(PostmarkOp{Kind::kDelete, 0, 1, 0, 0}).ok());
 }

@@ -1,4 +1,7 @@
 #include "agent/workloads/postmark.h"
+#include "agent/dir/fault_dir.h"
+#include "agent/dir/memory_dir.h"
+#include "agent/targets/dir_target.h"
 
 #include <atomic>
 #include <map>
@@ -53,10 +56,10 @@ class PostmarkWorkloadTest : public TempDirTest {
   std::unique_ptr<PostmarkWorkload> Make(const PostmarkSpec& spec, uint64_t ram = 64 * kGiB,
                                          const std::string& filesystem = "ext4") {
     const TargetConfig config{"scratch", "dir", dir()};
-    auto target = DirTarget::Create(config, "phase1");
+    auto target = OpenPhaseDir(config, "phase1");
     EXPECT_TRUE(target.ok()) << target.status();
     if (!target.ok()) return nullptr;
-    phase_dir_ = (*target)->phase_dir();
+    phase_dir_ = (*target)->Describe("");
     HostFacts host;
     host.ram_bytes = ram;
     return std::make_unique<PostmarkWorkload>(spec, std::move(*target), host, filesystem);
@@ -145,7 +148,7 @@ TEST_F(PostmarkWorkloadTest, RunsPoolTransactionsAndTeardownWithMatchingCounts) 
   EXPECT_EQ(result.resolved().at("out_of_files"), "false");
   EXPECT_GE(std::stoull(result.resolved().at("peak_files")), 100u);
 
-  EXPECT_EQ(workload->Cleanup(), 1);  // The phase directory.
+  EXPECT_EQ(workload->Cleanup().removed, 1);  // The phase directory.
   EXPECT_THAT(ListDir(dir()), IsEmpty());
 }
 
@@ -167,7 +170,7 @@ TEST_F(PostmarkWorkloadTest, UnbufferedWithSubdirectoriesGivesTheSameCounts) {
       EXPECT_THAT(ListDir(phase_dir_ + "/" + d), IsEmpty()) << d;
     }
     workload->AddToResult(unbuffered ? &unbuffered_result : &buffered_result);
-    EXPECT_EQ(workload->Cleanup(), 6);  // Five subdirectories and the phase directory.
+    EXPECT_EQ(workload->Cleanup().removed, 6);  // Five subdirectories and the phase directory.
   }
   EXPECT_EQ(unbuffered_result.resolved().at("buffering"), "unbuffered");
   auto a = ByName(buffered_result), b = ByName(unbuffered_result);
@@ -192,7 +195,7 @@ TEST_F(PostmarkWorkloadTest, CancelStopsTheRunAndCleanupRemovesEverything) {
   EXPECT_EQ(result.measurements_size(), 0);  // No figures from a run that did not finish.
   const int left = CountEntries(phase_dir_);
   EXPECT_GT(left, 3 + 50);  // The subdirectories and the files that existed.
-  EXPECT_EQ(workload->Cleanup(), left + 1);
+  EXPECT_EQ(workload->Cleanup().removed, left + 1);
   EXPECT_THAT(ListDir(dir()), IsEmpty());
 }
 
@@ -310,6 +313,73 @@ TEST(PostmarkSpecCheck, RefusesWhatPostmarkCannotRun) {
   spec.set_write_block_size(128u << 20);
   EXPECT_THAT(common::CheckPostmarkSpec(spec).message(), HasSubstr("write block size"));
 }
+
+// --- Error paths, on a Dir in memory with faults: no disk, no root. ---
+
+class PostmarkFaultTest : public ::testing::TestWithParam<bool /* unbuffered */> {
+ protected:
+  common::Status PrepareAndRun(const DirFaults& faults, PostmarkSpec spec = SmallSpec()) {
+    spec.set_unbuffered(GetParam());
+    HostFacts host;
+    host.ram_bytes = 64 * kGiB;
+    workload_ = std::make_unique<PostmarkWorkload>(
+        spec, std::make_unique<FaultDir>(&memory_, faults), host, "ext4");
+    std::vector<std::string> warnings;
+    RETURN_IF_ERROR(workload_->Prepare(kNotCancelled, &warnings));
+    TimedRegion region(common::SystemClock(), recorders_);
+    RunContext ctx{common::SystemClock(), cancelled_, recorders_, region};
+    common::Status status = workload_->Run(ctx);
+    workload_->AddToResult(&result_);
+    return status;
+  }
+
+  MemoryDir memory_{"scratch"};
+  std::unique_ptr<PostmarkWorkload> workload_;
+  PhaseResult result_;
+  std::atomic<bool> cancelled_{false};
+  common::RecorderSet recorders_{common::SystemClock().MonotonicNanos()};
+};
+
+TEST_P(PostmarkFaultTest, RunsOnAMemoryDirAndShortWritesLoseNothing) {
+  DirFaults faults;
+  faults.max_write_bytes = 77;
+  const common::Status status = PrepareAndRun(faults);
+  ASSERT_TRUE(status.ok()) << status;
+  // Every read found its file the size the model gave it: reads are checked for that.
+  EXPECT_EQ(ByName(result_)["total"].ops(), recorders_.TotalOps());
+  EXPECT_GT(ByName(result_)["read"].bytes(), 0u);
+  EXPECT_THAT(memory_.Names(), IsEmpty());
+}
+
+TEST_P(PostmarkFaultTest, AFullDiskAtCreateFailsThePhaseAndCleanupRemovesTheRest) {
+  DirFaults faults;
+  faults.create_errno = ENOSPC;
+  faults.creates_before_error = 50;
+  const common::Status status = PrepareAndRun(faults);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("No space left on device")) << status;
+  EXPECT_THAT(status.message(), HasSubstr("target 'scratch'")) << status;
+  EXPECT_EQ(memory_.Names().size(), 50u);
+  workload_->Cleanup();
+  EXPECT_THAT(memory_.Names(), IsEmpty());
+}
+
+TEST_P(PostmarkFaultTest, AWriteErrorFailsThePhaseNamingTheFile) {
+  DirFaults faults;
+  faults.write_errno = EIO;
+  faults.bytes_before_write_error = 20'000;
+  const common::Status status = PrepareAndRun(faults);
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("postmark: ")) << status;
+  EXPECT_THAT(status.message(), HasSubstr("Input/output error")) << status;
+  workload_->Cleanup();
+  EXPECT_THAT(memory_.Names(), IsEmpty());
+}
+
+INSTANTIATE_TEST_SUITE_P(BufferedAndUnbuffered, PostmarkFaultTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Unbuffered" : "Buffered";
+                         });
 
 }  // namespace
 }  // namespace stormark::agent

@@ -315,7 +315,7 @@ TEST_F(StreamBlockTargetTest, WriteWritesTheTargetInPlace) {
   stormark::v1::PhaseResult result;
   workload.AddToResult(&result);
   EXPECT_THAT(result.resolved().at("device"), HasSubstr(target.path));
-  EXPECT_EQ(workload.Cleanup(), 0);
+  EXPECT_EQ(workload.Cleanup().removed, 0);
   // Used in place: the file keeps its size; the stream's data is at its start.
   const std::string data = Contents(target.path);
   ASSERT_EQ(data.size(), 8 * kMiB);

@@ -1,4 +1,5 @@
 #include "agent/workloads/stream.h"
+#include "agent/targets/dir_target.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -84,12 +85,12 @@ class StreamWorkloadTest : public TempDirTest {
  protected:
   std::unique_ptr<StreamWorkload> Make(const StreamSpec& spec,
                                        const std::string& filesystem = "ext4") {
-    common::StatusOr<std::unique_ptr<DirTarget>> target =
-        DirTarget::Create(ConfigWithTarget().targets[0], "phase1");
+    common::StatusOr<std::unique_ptr<Dir>> target =
+        OpenPhaseDir(ConfigWithTarget().targets[0], "phase1");
     EXPECT_TRUE(target.ok()) << target.status();
     if (!target.ok()) return nullptr;
-    phase_dir_ = (*target)->phase_dir();
-    return std::make_unique<StreamWorkload>(spec, std::move(*target), filesystem);
+    phase_dir_ = (*target)->Describe("");
+    return std::make_unique<StreamWorkload>(spec, ConfigWithTarget().targets[0], std::move(*target), filesystem);
   }
 
   common::Status RunIt(StreamWorkload& workload, common::RecorderSet& recorders) {
@@ -266,8 +267,8 @@ TEST_F(StreamWorkloadTest, CleanupRemovesTheFileAndThePhaseDirectory) {
   ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   ASSERT_TRUE(RunIt(*workload, recorders).ok());
-  EXPECT_EQ(workload->Cleanup(), 2);
-  EXPECT_EQ(workload->Cleanup(), 0);
+  EXPECT_EQ(workload->Cleanup().removed, 2);
+  EXPECT_EQ(workload->Cleanup().removed, 0);
   EXPECT_THAT(ListDir(dir()), ElementsAre("bystander"));
 }
 

@@ -1,4 +1,4 @@
-#include "agent/targets/remove_tree.h"
+#include "agent/dir/remove_tree.h"
 
 #include <dirent.h>
 #include <fcntl.h>

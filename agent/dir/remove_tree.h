@@ -1,8 +1,8 @@
 // Removing a directory's contents that someone else wrote (a command's output), without
 // ever leaving that directory: symbolic links are removed, not followed, and a mount point
 // found inside is left alone, with whatever is mounted on it.
-#ifndef STORMARK_AGENT_TARGETS_REMOVE_TREE_H_
-#define STORMARK_AGENT_TARGETS_REMOVE_TREE_H_
+#ifndef STORMARK_AGENT_DIR_REMOVE_TREE_H_
+#define STORMARK_AGENT_DIR_REMOVE_TREE_H_
 
 namespace stormark::agent {
 
@@ -13,4 +13,4 @@ int RemoveDirectoryContents(int dir_fd);
 
 }  // namespace stormark::agent
 
-#endif  // STORMARK_AGENT_TARGETS_REMOVE_TREE_H_
+#endif  // STORMARK_AGENT_DIR_REMOVE_TREE_H_

@@ -1,0 +1,84 @@
+#include "agent/dir/beneath.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+namespace stormark::agent {
+namespace {
+
+// openat2 answers EAGAIN when a rename elsewhere on the filesystem raced its walk.
+constexpr int kOpenat2Attempts = 16;
+
+int Openat2(int dir_fd, const std::string& name, int flags, mode_t mode) {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags);
+  how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+  long fd = -1;
+  for (int attempt = 0; attempt < kOpenat2Attempts; ++attempt) {
+    fd = syscall(SYS_openat2, dir_fd, name.c_str(), &how, sizeof(how));
+    if (fd >= 0 || errno != EAGAIN) break;
+  }
+  return static_cast<int>(fd);
+}
+
+// One component at a time, each opened with O_NOFOLLOW and checked for its filesystem.
+int Walk(int dir_fd, std::string_view name, int flags, mode_t mode) {
+  struct stat root;
+  if (fstat(dir_fd, &root) != 0) return -1;
+  int current = dir_fd;
+  auto close_current = [&] {
+    if (current != dir_fd) close(current);
+  };
+  for (;;) {
+    const size_t slash = name.find('/');
+    const std::string component(name.substr(0, slash));
+    if (component.empty() || component == "." || component == "..") {
+      close_current();
+      errno = EXDEV;
+      return -1;
+    }
+    const bool last = slash == std::string_view::npos;
+    const int next = last ? openat(current, component.c_str(), flags, mode)
+                          : openat(current, component.c_str(),
+                                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int err = errno;
+    close_current();
+    if (next < 0) {
+      errno = err;
+      return -1;
+    }
+    struct stat st;
+    if (fstat(next, &st) != 0 || st.st_dev != root.st_dev) {
+      close(next);
+      errno = EXDEV;
+      return -1;
+    }
+    if (last) return next;
+    current = next;
+    name.remove_prefix(slash + 1);
+  }
+}
+
+}  // namespace
+
+int OpenBeneath(int dir_fd, std::string_view name, int flags, mode_t mode, Resolver resolver) {
+  flags |= O_CLOEXEC | O_NOFOLLOW;
+  if (name.empty() || name.front() == '/') {
+    errno = EXDEV;
+    return -1;
+  }
+  if (resolver == Resolver::kOpenat2) {
+    const int fd = Openat2(dir_fd, std::string(name), flags, mode);
+    if (fd >= 0 || (errno != ENOSYS && errno != E2BIG)) return fd;
+  }
+  return Walk(dir_fd, name, flags, mode);
+}
+
+}  // namespace stormark::agent
