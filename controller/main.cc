@@ -17,6 +17,7 @@
 #include "controller/results/report_command.h"
 #include "controller/results/results_command.h"
 #include "controller/run_command.h"
+#include "controller/workloads/help_command.h"
 #include "controller/workloads/workload_kinds.h"
 
 namespace {
@@ -243,11 +244,23 @@ int Main(int argc, char** argv) {
   report_cmd->add_option("-o,--output", report.output, "the HTML file to write")->required();
   report_cmd->add_option("--db", report.db_path, "results database (default: as for run)");
 
+  CLI::App* help_cmd = app.add_subcommand("help", "what a workload takes: its options");
+  help_cmd->require_subcommand(1);
+  std::string help_workload;
+  bool help_markdown = false;
+  CLI::App* help_workload_cmd = help_cmd->add_subcommand(
+      "workload", "every option of a workload, with aliases, type, default and help");
+  help_workload_cmd->add_option("NAME", help_workload,
+                                "the workload (" + stormark::controller::WorkloadNames() + ")");
+  help_workload_cmd->add_flag("--markdown", help_markdown,
+                              "as the Markdown table of docs/workloads/NAME-options.md");
+
   const std::string command = argc > 1 ? argv[1] : "";
   if (argc > 1 && argv[1][0] != '-' && command != "run" && command != "agents" &&
-      command != "results" && command != "report" && command != "certs") {
+      command != "results" && command != "report" && command != "certs" && command != "help") {
     std::fprintf(stderr,
-                 "stormark: unknown command '%s' (commands: run, agents, results, report, certs)\n",
+                 "stormark: unknown command '%s' (commands: run, agents, results, report, certs, "
+                 "help)\n",
                  argv[1]);
     return 2;
   }
@@ -262,6 +275,9 @@ int Main(int argc, char** argv) {
     return app.exit(e);
   }
 
+  if (*help_workload_cmd) {
+    return stormark::controller::HelpWorkloadCommand(help_workload, help_markdown, stdout, stderr);
+  }
   if (*report_cmd) {
     return stormark::controller::ReportCommand(report, report_run, stdout, stderr);
   }

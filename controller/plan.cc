@@ -150,16 +150,19 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
       Status status = SetPhaseParameter(key, value, &p.spec);
       if (absl::IsNotFound(status)) {
         status = absl::InvalidArgumentError(StrCat("unknown ", kind->name, " parameter '", key,
-                                                   "' (known: ", kind->parameters, "; knobs: ",
+                                                   "' (known: ", kind->options().Names(), "; knobs: ",
                                                    common::kTuningKnobNames, ")"));
       }
       if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
     }
   }
-  for (std::string_view required : kind->required) {
-    if (!node[std::string(required)]) {
+  for (const Option& option : kind->options().options()) {
+    if (!option.required) continue;
+    bool given = node[std::string(option.name)].IsDefined();
+    for (std::string_view alias : option.aliases) given |= node[std::string(alias)].IsDefined();
+    if (!given) {
       return ErrorAt(source, node.Mark(),
-                     StrCat(label, ": missing '", required, "' (", kind->name, " needs it)"));
+                     StrCat(label, ": missing '", option.name, "' (", kind->name, " needs it)"));
     }
   }
   for (const PhasePlan& p : phases) {
@@ -279,7 +282,7 @@ Status CheckSweep(const Plan& plan, const YAML::Node& root, std::string_view sou
     bool used = common::IsTuningKnob(axis.name);
     for (const PhasePlan& phase : plan.phases) {
       const WorkloadKind* kind = KindOf(phase.spec);
-      if (kind != nullptr && AcceptsParameter(*kind, axis.name)) used = true;
+      if (kind != nullptr && kind->options().Find(axis.name) != nullptr) used = true;
     }
     const std::string placeholder = StrCat("{", axis.name, "}");
     for (const auto* hooks : {&plan.setup, &plan.teardown}) {
@@ -477,10 +480,10 @@ Status SetPhaseParameter(std::string_view key, std::string_view value,
   }
   const WorkloadKind* kind = KindOf(*spec);
   if (kind == nullptr) return absl::InvalidArgumentError("the phase names no workload");
-  if (!AcceptsParameter(*kind, key)) {
+  if (kind->options().Find(key) == nullptr) {
     return absl::NotFoundError(StrCat("no ", kind->name, " parameter or tuning knob '", key, "'"));
   }
-  return kind->set(key, value, spec);
+  return kind->options().Set(key, value, spec);
 }
 
 StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase, const std::string& path,
@@ -503,13 +506,6 @@ StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase, const 
   return phases;
 }
 
-Status SetWorkloadParameter(std::string_view key, std::string_view value,
-                            stormark::v1::PhaseSpec* spec) {
-  const WorkloadKind* kind = KindOf(*spec);
-  if (kind == nullptr) return absl::InvalidArgumentError("the phase names no workload");
-  return kind->set(key, value, spec);
-}
-
 std::string PhasePlan::Describe() const {
   const WorkloadKind* kind = KindOf(spec);
   return kind == nullptr ? "unknown workload" : kind->describe(spec);
@@ -520,10 +516,9 @@ Plan DefaultPlan() {
   for (auto direction : {StreamSpec::WRITE, StreamSpec::READ}) {
     PhasePlan phase;
     phase.name = direction == StreamSpec::WRITE ? "seq-write" : "seq-read";
+    FindWorkloadKind("stream")->init(&phase.spec);  // Its size and bs.
     StreamSpec* s = phase.spec.mutable_stream();
     s->set_direction(direction);
-    s->set_size_bytes(uint64_t{1} << 30);
-    s->set_block_size(1u << 20);
     s->set_fdatasync(direction == StreamSpec::WRITE);
     plan.phases.push_back(std::move(phase));
   }

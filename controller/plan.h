@@ -136,8 +136,9 @@ struct Plan {
   std::vector<std::string> notes;
 };
 
-// Sets `key` on `spec`: a tuning knob, or a parameter of the phase's workload. NOT_FOUND
-// when neither takes the key (the caller decides whether that is an error).
+// Sets `key` on `spec`: a tuning knob, or an option (name or alias) of the phase's workload's
+// option table. Plan keys, `--set` and sweep axes all come here. NOT_FOUND when neither takes
+// the key (the caller decides whether that is an error).
 common::Status SetPhaseParameter(std::string_view key, std::string_view value,
                                  stormark::v1::PhaseSpec* spec);
 
@@ -156,10 +157,6 @@ common::StatusOr<Plan> LoadPlan(const std::string& path);
 common::StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase,
                                                           const std::string& path,
                                                           std::vector<std::string>* notes);
-
-// Sets one parameter of whichever workload the phase holds (controller/workloads/).
-common::Status SetWorkloadParameter(std::string_view key, std::string_view value,
-                                    stormark::v1::PhaseSpec* spec);
 
 // Checks a whole phase: workload-specific rules (size a multiple of bs, ...) and the name.
 common::Status ValidatePhase(const PhasePlan& phase);

@@ -2,8 +2,10 @@
 
 #include <charconv>
 
+#include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/workloads/option_table.h"
 
 namespace stormark::controller {
 namespace {
@@ -12,16 +14,22 @@ using common::Status;
 using common::StatusOr;
 using common::StrCat;
 
-// -n NUM[:MAX[:MIN[:DIRS]]], NUM in units of 1024 files, sizes in bytes (k/M suffixes too).
-Status ParseFiles(std::string_view value, stormark::v1::BonnieSpec* spec) {
+using stormark::v1::BonnieSpec;
+using stormark::v1::PhaseSpec;
+
+BonnieSpec& B(PhaseSpec* spec) { return *spec->mutable_bonnie(); }
+
+// -n NUM[:MAX[:MIN[:DIRS]]], NUM in units of 1024 files, sizes in bytes (k/M suffixes too),
+// into fields {NUM, MAX, MIN, DIRS}.
+Status ParseFiles(std::string_view key, std::string_view value, OptionValue* out) {
   const std::vector<std::string_view> parts = common::Split(value, ':');
   auto bad = [&](std::string_view why) {
-    return absl::InvalidArgumentError(StrCat("bad files '", value, "': ", why,
+    return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': ", why,
                                              " (as bonnie++ -n: NUM:MAX:MIN:DIRS)"));
   };
   if (parts.size() > 4) return bad("too many fields");
-  auto num = common::ParseCount("files", parts[0]);
-  if (!num.ok()) return bad("NUM (x1024 files) must be a whole number");
+  auto num = common::ParseCount(key, parts[0]);
+  if (!num.ok() || *num > UINT32_MAX) return bad("NUM (x1024 files) must be a whole number");
   uint64_t max = 0, min = 0, dirs = 0;
   if (parts.size() > 1) {
     auto parsed = common::ParseSize(parts[1]);
@@ -34,70 +42,104 @@ Status ParseFiles(std::string_view value, stormark::v1::BonnieSpec* spec) {
     min = *parsed;
   }
   if (parts.size() > 3) {
-    auto parsed = common::ParseCount("files", parts[3]);
-    if (!parsed.ok()) return bad("DIRS must be a whole number");
+    auto parsed = common::ParseCount(key, parts[3]);
+    if (!parsed.ok() || *parsed > UINT32_MAX) return bad("DIRS must be a whole number");
     dirs = *parsed;
   }
   if (min > max) return bad("MIN is above MAX");
-  spec->set_files_k(static_cast<uint32_t>(*num));
-  spec->set_file_max_bytes(max);
-  spec->set_file_min_bytes(min);
-  spec->set_file_dirs(static_cast<uint32_t>(dirs));
+  out->fields = {*num, max, min, dirs};
   return absl::OkStatus();
+}
+
+// bonnie++'s flags, as the names say; a size left out is bonnie++'s rule (size 2 x RAM).
+const std::vector<Option>& Options() {
+  static const auto* const options = new std::vector<Option>{
+      {.name = "size",
+       .type = OptionType::kSize,
+       .help = "bonnie++ -s: the data file's size (not given: 2 x the agent host's RAM)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { B(s).set_size_bytes(v.number); }},
+      {.name = "ram",
+       .type = OptionType::kSize,
+       .help = "bonnie++ -r: the RAM the 2 x RAM rule uses (not given: the host's)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { B(s).set_ram_bytes(v.number); }},
+      {.name = "chunk",
+       .type = OptionType::kSize,
+       .max = common::kMaxStreamBlockSize,
+       .help = "bonnie++ -s SIZE:CHUNK: the block size of the block, rewrite and seek tests "
+               "(not given: bonnie++'s 8k)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { B(s).set_chunk_size(static_cast<uint32_t>(v.number)); }},
+      {.name = "char_size",
+       .type = OptionType::kSize,
+       .help = "bonnie++ -f SIZE: the bytes of the per-character tests (not given: bonnie++'s)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { B(s).set_char_size_bytes(v.number); }},
+      {.name = "fast",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .help = "bonnie++ -f: skip the per-character tests",
+       .store = [](const OptionValue& v, PhaseSpec* s) { B(s).set_skip_char(v.flag); }},
+      {.name = "io",
+       .type = OptionType::kBool,
+       .default_value = "true",
+       .help = "false is bonnie++ -s 0: skip the sequential and seek tests",
+       .store = [](const OptionValue& v, PhaseSpec* s) { B(s).set_skip_io(!v.flag); }},
+      {.name = "direct",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .help = "bonnie++ -D: O_DIRECT for the block tests",
+       .store = [](const OptionValue& v, PhaseSpec* s) { B(s).set_direct(v.flag); }},
+      {.name = "sync",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .help = "bonnie++ -b: fsync, as bonnie++'s \"no write buffering\" does",
+       .store = [](const OptionValue& v, PhaseSpec* s) { B(s).set_fsync_every_write(v.flag); }},
+      {.name = "files",
+       .type = OptionType::kString,
+       .accepts = "NUM[:MAX[:MIN[:DIRS]]]",
+       .help = "bonnie++ -n: file tests with NUM x 1024 files of MIN to MAX bytes in DIRS "
+               "directories (16:10000:10000:10); 0 or not given skips them",
+       .parse = ParseFiles,
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             B(s).set_files_k(static_cast<uint32_t>(v.fields[0]));
+             B(s).set_file_max_bytes(v.fields[1]);
+             B(s).set_file_min_bytes(v.fields[2]);
+             B(s).set_file_dirs(static_cast<uint32_t>(v.fields[3]));
+           }},
+      {.name = "seeks",
+       .type = OptionType::kCount,
+       .max = UINT32_MAX,
+       .help = "seeks per run (fixed at 8192 in bonnie++; not given: 8192)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { B(s).set_seeks(static_cast<uint32_t>(v.number)); }},
+      {.name = "seekers",
+       .type = OptionType::kCount,
+       .unit = "threads",
+       .max = common::kMaxBonnieSeekers,
+       .help = "concurrent seekers (fixed at 5 in bonnie++; not given: 5)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { B(s).set_seekers(static_cast<uint32_t>(v.number)); }},
+      {.name = "seed",
+       .type = OptionType::kCount,
+       .help = "bonnie++ -z: the random seed (not given: the agent picks one)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { B(s).set_seed(v.number); }},
+  };
+  return *options;
 }
 
 }  // namespace
 
-Status SetBonnieParameter(std::string_view key, std::string_view value,
-                          stormark::v1::BonnieSpec* spec) {
-  auto size = [&]() -> StatusOr<uint64_t> {
-    auto parsed = common::ParseSize(value);
-    if (!parsed.ok()) {
-      return absl::InvalidArgumentError(StrCat(key, ": ", parsed.status().message()));
-    }
-    return parsed;
-  };
-  if (key == "size") {
-    ASSIGN_OR_RETURN(uint64_t v, size());
-    spec->set_size_bytes(v);
-  } else if (key == "ram") {
-    ASSIGN_OR_RETURN(uint64_t v, size());
-    spec->set_ram_bytes(v);
-  } else if (key == "chunk") {
-    ASSIGN_OR_RETURN(uint64_t v, size());
-    if (v > UINT32_MAX) return absl::InvalidArgumentError(StrCat("bad chunk '", value, "'"));
-    spec->set_chunk_size(static_cast<uint32_t>(v));
-  } else if (key == "char_size") {
-    ASSIGN_OR_RETURN(uint64_t v, size());
-    spec->set_char_size_bytes(v);
-  } else if (key == "fast") {
-    ASSIGN_OR_RETURN(bool v, common::ParseBool(key, value));
-    spec->set_skip_char(v);
-  } else if (key == "io") {
-    ASSIGN_OR_RETURN(bool v, common::ParseBool(key, value));
-    spec->set_skip_io(!v);
-  } else if (key == "direct") {
-    ASSIGN_OR_RETURN(bool v, common::ParseBool(key, value));
-    spec->set_direct(v);
-  } else if (key == "sync") {
-    ASSIGN_OR_RETURN(bool v, common::ParseBool(key, value));
-    spec->set_fsync_every_write(v);
-  } else if (key == "files") {
-    RETURN_IF_ERROR(ParseFiles(value, spec));
-  } else if (key == "seeks") {
-    ASSIGN_OR_RETURN(uint64_t v, common::ParseCount(key, value));
-    spec->set_seeks(static_cast<uint32_t>(v));
-  } else if (key == "seekers") {
-    ASSIGN_OR_RETURN(uint64_t v, common::ParseCount(key, value));
-    spec->set_seekers(static_cast<uint32_t>(v));
-  } else if (key == "seed") {
-    ASSIGN_OR_RETURN(uint64_t v, common::ParseCount(key, value));
-    spec->set_seed(v);
-  } else {
-    return absl::InvalidArgumentError(
-        StrCat("unknown bonnie parameter '", key, "' (known: ", kBonnieParameterNames, ")"));
-  }
-  return absl::OkStatus();
+const OptionTable& BonnieOptions() {
+  static const auto* const table = new OptionTable("bonnie", Options());
+  return *table;
+}
+
+Status SetBonnieParameter(std::string_view key, std::string_view value, BonnieSpec* spec) {
+  PhaseSpec phase;
+  phase.mutable_bonnie()->Swap(spec);
+  Status status = BonnieOptions().Set(key, value, &phase);
+  spec->Swap(phase.mutable_bonnie());
+  return status;
 }
 
 std::string DescribeBonnie(const stormark::v1::BonnieSpec& s) {

@@ -1,13 +1,7 @@
-// The bonnie workload's parameters as a plan file or `--set` writes them, mapped to
-// bonnie++'s flags:
-//
-//   size: 4G         -s 4G        (default 2 x RAM)      ram: 2G         -r 2048
-//   chunk: 8k        -s 4G:8k     (block size)           char_size: 20M  -f 20M
-//   fast: true       -f           (skip per-char tests)  direct: true    -D
-//   sync: true       -b           (fsync every write)    seed: 42        -z 42
-//   files: 16:10000:10000:10      -n 16:10000:10000:10   (0 skips the file tests)
-//   seeks: 8192, seekers: 5       bonnie++'s fixed seek count and seeker processes
-//   io: false        -s 0         (skip the I/O tests)
+// The bonnie workload's parameters as a plan file or `--set` writes them, each mapped to the
+// bonnie++ flag it mirrors (size: -s, ram: -r, chunk, char_size, fast: -f, io, direct: -D,
+// sync: -b, files: -n, seeks, seekers, seed: -z). BonnieOptions() declares them;
+// docs/workloads/bonnie-options.md is generated from it.
 #ifndef STORMARK_CONTROLLER_WORKLOADS_BONNIE_PARAMS_H_
 #define STORMARK_CONTROLLER_WORKLOADS_BONNIE_PARAMS_H_
 
@@ -15,14 +9,16 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "controller/workloads/option_table.h"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
 
-inline constexpr char kBonnieParameterNames[] =
-    "size, ram, chunk, char_size, fast, io, direct, sync, files, seeks, seekers, seed";
+// The bonnie options, with bonnie++'s flags in their help.
+const OptionTable& BonnieOptions();
 
-// Sets one parameter. INVALID_ARGUMENT names the parameter, the value and what is accepted.
+// Sets one parameter through BonnieOptions(). INVALID_ARGUMENT names the parameter, the value
+// and what is accepted; `spec` is unchanged then.
 common::Status SetBonnieParameter(std::string_view key, std::string_view value,
                                   stormark::v1::BonnieSpec* spec);
 

@@ -2,45 +2,73 @@
 
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/workloads/option_table.h"
 
 namespace stormark::controller {
 
 using common::Status;
 using common::StrCat;
 
-Status SetCommandParameter(std::string_view key, std::string_view value,
-                           stormark::v1::CommandSpec* spec) {
-  if (key == "command") {
-    if (value.find_first_not_of(" \t") == std::string_view::npos) {
-      return absl::InvalidArgumentError("bad command '': give a command line");
-    }
-    spec->clear_argv();
-    spec->set_shell(std::string(value));
-  } else if (key == "exec") {
-    stormark::v1::CommandSpec parsed;
-    for (std::string_view word : common::Split(value, ' ')) {
-      if (!word.empty()) parsed.add_argv(std::string(word));
-    }
-    if (parsed.argv_size() == 0) {
-      return absl::InvalidArgumentError("bad exec '': give a program and its arguments");
-    }
-    spec->clear_shell();
-    *spec->mutable_argv() = parsed.argv();
-  } else if (key == "sync") {
-    ASSIGN_OR_RETURN(bool sync, common::ParseBool(key, value));
-    spec->set_sync(sync);
-  } else if (key == "timeout") {
-    auto nanos = common::ParseDurationNanos(value);
-    if (!nanos.ok() || *nanos < 1'000'000) {
-      return absl::InvalidArgumentError(
-          StrCat("bad timeout '", value, "': expected a duration such as 90s or 10m"));
-    }
-    spec->set_timeout_ms(static_cast<uint64_t>(*nanos / 1'000'000));
-  } else {
-    return absl::InvalidArgumentError(
-        StrCat("unknown command parameter '", key, "' (known: ", kCommandParameterNames, ")"));
-  }
-  return absl::OkStatus();
+namespace {
+
+using stormark::v1::CommandSpec;
+using stormark::v1::PhaseSpec;
+
+CommandSpec& C(PhaseSpec* spec) { return *spec->mutable_command(); }
+
+// The command workload has no defaults: a phase gives command or exec (CheckCommandSpec).
+const std::vector<Option>& Options() {
+  static const auto* const options = new std::vector<Option>{
+      {.name = "command",
+       .type = OptionType::kString,
+       .accepts = "a command line",
+       .help = "a line for /bin/sh -c, timed from its start to its exit",
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             C(s).clear_argv();
+             C(s).set_shell(v.text);
+           }},
+      {.name = "exec",
+       .type = OptionType::kString,
+       .accepts = "a program and its arguments",
+       .help = "a program and its arguments, split at spaces and run without a shell",
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             C(s).clear_shell();
+             C(s).clear_argv();
+             for (std::string_view word : common::Split(v.text, ' ')) {
+               if (!word.empty()) C(s).add_argv(std::string(word));
+             }
+           }},
+      {.name = "sync",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .help = "syncfs the target inside the timed region, as `time (cmd; sync)`",
+       .store = [](const OptionValue& v, PhaseSpec* s) { C(s).set_sync(v.flag); }},
+      {.name = "timeout",
+       .type = OptionType::kDuration,
+       .min = 1'000'000,
+       .help = "kill the command's process group after this long (not given: no limit)",
+       .store = [](const OptionValue& v, PhaseSpec* s) {
+         C(s).set_timeout_ms(static_cast<uint64_t>(v.integer / 1'000'000));
+       }},
+  };
+  return *options;
+}
+
+}  // namespace
+
+const OptionTable& CommandOptions() {
+  static const auto* const table = new OptionTable("command", Options());
+  return *table;
+}
+
+Status SetCommandParameter(std::string_view key, std::string_view value, CommandSpec* spec) {
+  PhaseSpec phase;
+  phase.mutable_command()->Swap(spec);
+  Status status = CommandOptions().Set(key, value, &phase);
+  spec->Swap(phase.mutable_command());
+  return status;
 }
 
 std::string DescribeCommand(const stormark::v1::CommandSpec& spec) {

@@ -1,4 +1,5 @@
-// The command workload's parameters as a plan file or `--set` writes them:
+// The command workload's parameters as a plan file or `--set` writes them (CommandOptions()
+// declares them; docs/workloads/command-options.md is generated from it):
 //
 //   command: "tar xf /srv/iso/debian.tar && sync"   # a line for /bin/sh -c
 //   exec: "tar xf /srv/iso/debian.tar"              # or a program and its arguments, split
@@ -12,13 +13,16 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "controller/workloads/option_table.h"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
 
-inline constexpr char kCommandParameterNames[] = "command, exec, sync, timeout";
+// The command options and their help.
+const OptionTable& CommandOptions();
 
-// Sets one parameter. INVALID_ARGUMENT names the parameter, the value and what is accepted.
+// Sets one parameter through CommandOptions(). INVALID_ARGUMENT names the parameter, the value
+// and what is accepted; `spec` is unchanged then.
 common::Status SetCommandParameter(std::string_view key, std::string_view value,
                                    stormark::v1::CommandSpec* spec);
 

@@ -6,6 +6,7 @@
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/workloads/option_table.h"
 
 namespace stormark::controller {
 namespace {
@@ -15,100 +16,137 @@ using common::StatusOr;
 using common::StrCat;
 using stormark::v1::PostmarkSpec;
 
-// A whole number in [min, max]; the error names the parameter and the range.
-StatusOr<int64_t> ParseWhole(std::string_view key, std::string_view value, int64_t min,
-                             int64_t max) {
-  int64_t n = 0;
-  auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (error != std::errc() || end != value.data() + value.size() || n < min || n > max) {
-    return absl::InvalidArgumentError(
-        StrCat("bad ", key, " '", value, "': expected a whole number from ", min, " to ", max));
-  }
-  return n;
+using stormark::v1::PhaseSpec;
+
+PostmarkSpec& P(PhaseSpec* spec) { return *spec->mutable_postmark(); }
+
+Status RefuseConfig(std::string_view, std::string_view, OptionValue*) {
+  return absl::InvalidArgumentError(
+      "config names a PostMark script: give it as `config: FILE` in a plan phase (relative "
+      "to the plan) or with --postmark-config FILE");
 }
 
-// A byte count in [1, max], with k/M suffixes.
-StatusOr<uint64_t> ParseBytes(std::string_view key, std::string_view value, uint64_t max) {
-  StatusOr<uint64_t> n = common::ParseSize(value);
-  if (!n.ok()) return absl::InvalidArgumentError(StrCat(key, ": ", n.status().message()));
-  if (*n == 0 || *n > max) {
-    return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': expected 1 to ",
-                                             common::FormatSizeShort(max), " bytes"));
-  }
-  return n;
-}
-
-// LOW:HIGH, or one size for both.
-Status ParseSizes(std::string_view value, PostmarkSpec* spec) {
-  const std::vector<std::string_view> parts = common::Split(value, ':');
-  if (parts.size() > 2) {
-    return absl::InvalidArgumentError(
-        StrCat("bad size '", value, "': expected LOW:HIGH in bytes, such as 1000:9000"));
-  }
-  ASSIGN_OR_RETURN(uint64_t low, ParseBytes("size", parts[0], common::kMaxPostmarkFileSize));
-  uint64_t high = low;
-  if (parts.size() == 2) {
-    ASSIGN_OR_RETURN(high, ParseBytes("size", parts[1], common::kMaxPostmarkFileSize));
-  }
-  if (low > high) {
-    return absl::InvalidArgumentError(
-        StrCat("bad size '", value, "': the low bound is above the high bound"));
-  }
-  spec->set_min_size_bytes(low);
-  spec->set_max_size_bytes(high);
-  return absl::OkStatus();
+// PostMark 1.5's commands and defaults. The agent fills a field left at 0 with the same
+// default (common::WithPostmarkDefaults); postmark_params_test checks the two agree.
+const std::vector<Option>& Options() {
+  static const auto* const options = new std::vector<Option>{
+      {.name = "config",
+       .type = OptionType::kString,
+       .accepts = "a PostMark script",
+       .help = "a PostMark script (set number 2000, run, ...) whose runs become phases: "
+               "`config: FILE` in a plan phase (relative to the plan), or --postmark-config "
+               "FILE; the phase's other keys override it",
+       .parse = RefuseConfig,
+       .store = [](const OptionValue&, PhaseSpec*) {}},
+      {.name = "number",
+       .type = OptionType::kCount,
+       .unit = "files",
+       .default_value = "500",
+       .min = 1,
+       .max = common::kMaxPostmarkFiles,
+       .help = "set number: the files created before the transactions",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { P(s).set_number(static_cast<uint32_t>(v.number)); }},
+      {.name = "size",
+       .type = OptionType::kSizeRange,
+       .default_value = "500:10000",
+       .min = 1,
+       .max = common::kMaxPostmarkFileSize,
+       .separator = ':',
+       .help = "set size LOW HIGH: each file's size, picked between LOW and HIGH bytes (one "
+               "value: a fixed size)",
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             P(s).set_min_size_bytes(v.number);
+             P(s).set_max_size_bytes(v.high);
+           }},
+      {.name = "transactions",
+       .type = OptionType::kCount,
+       .default_value = "500",
+       .min = 1,
+       .max = UINT32_MAX,
+       .help = "set transactions: each a read or append, and a create or delete",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { P(s).set_transactions(static_cast<uint32_t>(v.number)); }},
+      {.name = "subdirectories",
+       .type = OptionType::kCount,
+       .default_value = "0",
+       .max = common::kMaxPostmarkSubdirectories,
+       .help = "set subdirectories: spread the files over this many directories (0: none)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { P(s).set_subdirectories(static_cast<uint32_t>(v.number)); }},
+      {.name = "read",
+       .type = OptionType::kSize,
+       .default_value = "512",
+       .min = 1,
+       .max = common::kMaxStreamBlockSize,
+       .help = "set read: the bytes of each read call",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { P(s).set_read_block_size(static_cast<uint32_t>(v.number)); }},
+      {.name = "write",
+       .type = OptionType::kSize,
+       .default_value = "512",
+       .min = 1,
+       .max = common::kMaxStreamBlockSize,
+       .help = "set write: the bytes of each write call",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { P(s).set_write_block_size(static_cast<uint32_t>(v.number)); }},
+      {.name = "buffering",
+       .type = OptionType::kBool,
+       .default_value = "true",
+       .help = "set buffering: true goes through C stdio; false makes one system call per "
+               "block (still page-cached)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { P(s).set_unbuffered(!v.flag); }},
+      {.name = "bias_read",
+       .type = OptionType::kInteger,
+       .default_value = "5",
+       .min = -1,
+       .max = 10,
+       .help = "set bias read: the chance in tenths that a transaction reads rather than appends (-1: "
+               "neither)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { P(s).set_bias_read(static_cast<int32_t>(v.integer)); }},
+      {.name = "bias_create",
+       .type = OptionType::kInteger,
+       .default_value = "5",
+       .min = -1,
+       .max = 10,
+       .help = "set bias create: the chance in tenths that a transaction creates rather than deletes "
+               "(-1: neither)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { P(s).set_bias_create(static_cast<int32_t>(v.integer)); }},
+      {.name = "seed",
+       .type = OptionType::kCount,
+       .default_value = "42",
+       .min = 1,
+       .max = common::kMaxPostmarkSeed,
+       .help = "set seed: the random seed",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { P(s).set_seed(static_cast<uint32_t>(v.number)); }},
+      {.name = "report",
+       .type = OptionType::kEnum,
+       .default_value = "verbose",
+       .choices = {{"verbose", PostmarkSpec::VERBOSE}, {"terse", PostmarkSpec::TERSE}},
+       .help = "set report: PostMark's full report, or its one-line terse form",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { P(s).set_report(static_cast<PostmarkSpec::Report>(v.choice)); }},
+  };
+  return *options;
 }
 
 }  // namespace
 
+const OptionTable& PostmarkOptions() {
+  static const auto* const table = new OptionTable("postmark", Options());
+  return *table;
+}
+
 Status SetPostmarkParameter(std::string_view key, std::string_view value, PostmarkSpec* spec) {
-  if (key == "number") {
-    ASSIGN_OR_RETURN(int64_t n, ParseWhole(key, value, 1, common::kMaxPostmarkFiles));
-    spec->set_number(static_cast<uint32_t>(n));
-  } else if (key == "size") {
-    RETURN_IF_ERROR(ParseSizes(value, spec));
-  } else if (key == "transactions") {
-    ASSIGN_OR_RETURN(int64_t n, ParseWhole(key, value, 1, UINT32_MAX));
-    spec->set_transactions(static_cast<uint32_t>(n));
-  } else if (key == "subdirectories") {
-    ASSIGN_OR_RETURN(int64_t n, ParseWhole(key, value, 0, common::kMaxPostmarkSubdirectories));
-    spec->set_subdirectories(static_cast<uint32_t>(n));
-  } else if (key == "read" || key == "write") {
-    ASSIGN_OR_RETURN(uint64_t n, ParseBytes(key, value, common::kMaxStreamBlockSize));
-    if (key == "read") {
-      spec->set_read_block_size(static_cast<uint32_t>(n));
-    } else {
-      spec->set_write_block_size(static_cast<uint32_t>(n));
-    }
-  } else if (key == "buffering") {
-    ASSIGN_OR_RETURN(bool buffered, common::ParseBool(key, value));
-    spec->set_unbuffered(!buffered);
-  } else if (key == "bias_read") {
-    ASSIGN_OR_RETURN(int64_t n, ParseWhole(key, value, -1, 10));
-    spec->set_bias_read(static_cast<int32_t>(n));
-  } else if (key == "bias_create") {
-    ASSIGN_OR_RETURN(int64_t n, ParseWhole(key, value, -1, 10));
-    spec->set_bias_create(static_cast<int32_t>(n));
-  } else if (key == "seed") {
-    ASSIGN_OR_RETURN(int64_t n, ParseWhole(key, value, 1, common::kMaxPostmarkSeed));
-    spec->set_seed(static_cast<uint32_t>(n));
-  } else if (key == "report") {
-    if (value == "verbose") {
-      spec->set_report(PostmarkSpec::VERBOSE);
-    } else if (value == "terse") {
-      spec->set_report(PostmarkSpec::TERSE);
-    } else {
-      return absl::InvalidArgumentError(StrCat("bad report '", value, "': use verbose or terse"));
-    }
-  } else if (key == "config") {
-    return absl::InvalidArgumentError(
-        "config names a PostMark script: give it as `config: FILE` in a plan phase (relative "
-        "to the plan) or with --postmark-config FILE");
-  } else {
-    return absl::InvalidArgumentError(
-        StrCat("unknown postmark parameter '", key, "' (known: ", kPostmarkParameterNames, ")"));
-  }
-  return absl::OkStatus();
+  PhaseSpec phase;
+  phase.mutable_postmark()->Swap(spec);
+  Status status = PostmarkOptions().Set(key, value, &phase);
+  spec->Swap(phase.mutable_postmark());
+  return status;
 }
 
 std::string DescribePostmark(const PostmarkSpec& raw) {

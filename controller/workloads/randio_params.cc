@@ -2,162 +2,223 @@
 
 #include <cstdlib>
 
+#include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/workloads/option_table.h"
 
 namespace stormark::controller {
 namespace {
 
 using common::Status;
 using common::StrCat;
+using stormark::v1::PhaseSpec;
 using stormark::v1::RandioSpec;
 
-Status Bad(std::string_view key, std::string_view value, std::string_view what) {
-  return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': ", what));
-}
+RandioSpec& R(PhaseSpec* spec) { return *spec->mutable_randio(); }
 
-common::StatusOr<uint32_t> Count32(std::string_view key, std::string_view value) {
-  ASSIGN_OR_RETURN(const uint64_t n, common::ParseCount(key, value));
-  if (n > UINT32_MAX) return Bad(key, value, "too large");
-  return static_cast<uint32_t>(n);
-}
-
-common::StatusOr<uint32_t> Size32(std::string_view key, std::string_view value) {
-  ASSIGN_OR_RETURN(const uint64_t n, common::ParseSizeOf(key, value));
-  if (n > UINT32_MAX) return Bad(key, value, "too large");
-  return static_cast<uint32_t>(n);
-}
-
-Status SetPattern(std::string_view value, RandioSpec* spec) {
-  static const std::pair<std::string_view, RandioSpec::Pattern> kPatterns[] = {
-      {"read", RandioSpec::READ},           {"write", RandioSpec::WRITE},
-      {"randread", RandioSpec::RANDREAD},   {"randwrite", RandioSpec::RANDWRITE},
-      {"randrw", RandioSpec::RANDRW},       {"readwrite", RandioSpec::READWRITE},
-      {"rw", RandioSpec::READWRITE},
-  };
-  for (const auto& [name, pattern] : kPatterns) {
-    if (value == name) {
-      spec->set_rw(pattern);
-      return absl::OkStatus();
-    }
-  }
-  return Bad("rw", value, "use read, write, randread, randwrite, randrw or readwrite");
-}
-
-Status SetDistribution(std::string_view value, RandioSpec* spec) {
-  if (value == "random") {
-    spec->set_random_distribution(RandioSpec::UNIFORM);
-    spec->set_zipf_theta(0);
+// random | zipf:THETA.
+Status ParseDistribution(std::string_view key, std::string_view text, OptionValue* out) {
+  if (text == "random") {
+    out->choice = RandioSpec::UNIFORM;
     return absl::OkStatus();
   }
-  if (value.starts_with("zipf:")) {
-    const std::string theta(value.substr(5));
+  if (text.starts_with("zipf:")) {
+    const std::string theta(text.substr(5));
     char* end = nullptr;
     const double t = std::strtod(theta.c_str(), &end);
     if (!theta.empty() && end == theta.c_str() + theta.size()) {
-      spec->set_random_distribution(RandioSpec::ZIPF);
-      spec->set_zipf_theta(t);
+      out->choice = RandioSpec::ZIPF;
+      out->real = t;
       return absl::OkStatus();
     }
   }
-  return Bad("random_distribution", value, "use random or zipf:THETA (as zipf:1.2)");
+  return absl::InvalidArgumentError(
+      StrCat("bad ", key, " '", text, "': use random or zipf:THETA (as zipf:1.2)"));
+}
+
+// A bool, or crc32c: fio's name for the checksum verify uses.
+Status ParseVerify(std::string_view key, std::string_view text, OptionValue* out) {
+  if (text == "crc32c") {
+    out->flag = true;
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(out->flag, common::ParseBool(key, text));
+  return absl::OkStatus();
+}
+
+// fio's names and meanings. Defaults left empty stay unset in the spec: the agent or the
+// target decides, as the help says.
+const std::vector<Option>& Options() {
+  static const auto* const options = new std::vector<Option>{
+      {.name = "rw",
+       .aliases = {"readwrite"},
+       .type = OptionType::kEnum,
+       .default_value = "randread",
+       .choices = {{"read", RandioSpec::READ},
+                   {"write", RandioSpec::WRITE},
+                   {"randread", RandioSpec::RANDREAD},
+                   {"randwrite", RandioSpec::RANDWRITE},
+                   {"randrw", RandioSpec::RANDRW},
+                   {"readwrite", RandioSpec::READWRITE},
+                   {"rw", RandioSpec::READWRITE}},
+       .help = "the pattern: sequential (read, write) or random (randread, randwrite) I/O, or "
+               "both mixed (randrw; readwrite or rw: sequential)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_rw(static_cast<RandioSpec::Pattern>(v.choice)); }},
+      {.name = "rwmixread",
+       .type = OptionType::kPercent,
+       .help = "mixed patterns: the percentage of reads (50 when not given)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_rwmixread(static_cast<uint32_t>(v.number)); }},
+      {.name = "rwmixwrite",
+       .type = OptionType::kPercent,
+       .help = "mixed patterns: the percentage of writes, as fio's (sets rwmixread to 100 - N)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_rwmixread(static_cast<uint32_t>(100 - v.number)); }},
+      {.name = "bs",
+       .aliases = {"bsrange"},
+       .type = OptionType::kSizeRange,
+       .default_value = "4k",
+       .min = 1,
+       .max = common::kMaxStreamBlockSize,
+       .help = "the block size, or a range 4k-64k: each I/O a random multiple of the smaller "
+               "size (fio's bsrange)",
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             R(s).set_bs_min(static_cast<uint32_t>(v.number));
+             R(s).set_bs_max(v.high == v.number ? 0 : static_cast<uint32_t>(v.high));
+           }},
+      {.name = "iodepth",
+       .type = OptionType::kCount,
+       .unit = "requests",
+       .max = common::kMaxRandioIodepth,
+       .help = "requests in flight per job (1 when not given); psync runs one at a time "
+               "whatever the depth, as fio",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_iodepth(static_cast<uint32_t>(v.number)); }},
+      {.name = "numjobs",
+       .type = OptionType::kCount,
+       .unit = "jobs",
+       .max = common::kMaxRandioJobs,
+       .help = "threads, each with its own queue (1 when not given)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_numjobs(static_cast<uint32_t>(v.number)); }},
+      {.name = "size",
+       .type = OptionType::kSize,
+       .help = "each job's region, and the bytes it moves unless time_based (not given: the "
+               "whole device after offset, 1 GiB in a dir target)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_size_bytes(v.number); }},
+      {.name = "offset",
+       .type = OptionType::kSize,
+       .default_value = "0",
+       .help = "where the first job's region starts",
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_offset_bytes(v.number); }},
+      {.name = "offset_increment",
+       .type = OptionType::kSize,
+       .default_value = "0",
+       .help = "job j's region starts at offset + j x offset_increment",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_offset_increment_bytes(v.number); }},
+      {.name = "runtime",
+       .type = OptionType::kDuration,
+       .default_value = "60s",
+       .help = "stop after this long: a cap fio does not have, so that 4k random reads over a "
+               "whole disk end in a minute (0 removes it)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_runtime_nanos(v.integer); }},
+      {.name = "time_based",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .help = "repeat over the region until runtime ends",
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_time_based(v.flag); }},
+      {.name = "ramp_time",
+       .type = OptionType::kDuration,
+       .default_value = "0",
+       .help = "run this long first, unmeasured",
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_ramp_time_nanos(v.integer); }},
+      {.name = "engine",
+       .aliases = {"ioengine"},
+       .type = OptionType::kEnum,
+       .choices = {{"psync", RandioSpec::PSYNC}, {"io_uring", RandioSpec::IO_URING}},
+       .help = "psync (pread/pwrite) or io_uring (liburing); not given, the target picks: "
+               "psync on files and devices, the initiator's own queue on aoe, nbd and iscsi",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_engine(static_cast<RandioSpec::Engine>(v.choice)); }},
+      {.name = "direct",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .help = "O_DIRECT; bs and offsets must then be multiples of the device's logical block "
+               "size (4 KiB for files)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_direct(v.flag); }},
+      {.name = "fsync",
+       .type = OptionType::kCount,
+       .unit = "writes",
+       .default_value = "0",
+       .max = UINT32_MAX,
+       .help = "fsync after every N writes of a job (0: never); its latency is its own row",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_fsync(static_cast<uint32_t>(v.number)); }},
+      {.name = "fdatasync",
+       .type = OptionType::kCount,
+       .unit = "writes",
+       .default_value = "0",
+       .max = UINT32_MAX,
+       .help = "fdatasync after every N writes of a job (0: never)",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_fdatasync(static_cast<uint32_t>(v.number)); }},
+      {.name = "rate_iops",
+       .type = OptionType::kCount,
+       .unit = "IOPS per job",
+       .default_value = "0",
+       .help = "the most operations per second of each job (0: no limit)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_rate_iops(v.number); }},
+      {.name = "rate",
+       .type = OptionType::kSize,
+       .unit = "bytes/s per job",
+       .default_value = "0",
+       .help = "the most bytes per second of each job (0: no limit)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_rate_bytes(v.number); }},
+      {.name = "random_distribution",
+       .type = OptionType::kEnum,
+       .accepts = "random or zipf:THETA",
+       .help = "random (uniform, the default; with one bs, every block once per pass, as fio's "
+               "random map) or zipf:THETA (hot blocks scattered over the region)",
+       .parse = ParseDistribution,
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             R(s).set_random_distribution(static_cast<RandioSpec::Distribution>(v.choice));
+             R(s).set_zipf_theta(v.real);
+           }},
+      {.name = "verify",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .accepts = "true, false or crc32c",
+       .help = "write checksummed data and check it on reading (crc32c: fio's name for it)",
+       .parse = ParseVerify,
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_verify(v.flag); }},
+      {.name = "seed",
+       .aliases = {"randseed"},
+       .type = OptionType::kCount,
+       .help = "the offsets' and data's seed; not given, the agent picks one and the result "
+               "reports it",
+       .store = [](const OptionValue& v, PhaseSpec* s) { R(s).set_seed(v.number); }},
+  };
+  return *options;
 }
 
 }  // namespace
 
-void InitRandio(RandioSpec* spec) {
-  spec->set_rw(RandioSpec::RANDREAD);
-  spec->set_bs_min(4096);
-  spec->set_runtime_nanos(kDefaultRandioRuntimeNanos);
+const OptionTable& RandioOptions() {
+  static const auto* const table = new OptionTable("randio", Options());
+  return *table;
 }
 
 Status SetRandioParameter(std::string_view key, std::string_view value, RandioSpec* spec) {
-  if (key == "rw" || key == "readwrite") return SetPattern(value, spec);
-  if (key == "bs" || key == "bsrange") {
-    const size_t dash = value.find('-');
-    ASSIGN_OR_RETURN(const uint32_t low, Size32("bs", value.substr(0, dash)));
-    uint32_t high = 0;
-    if (dash != std::string_view::npos) {
-      ASSIGN_OR_RETURN(high, Size32("bs", value.substr(dash + 1)));
-    }
-    spec->set_bs_min(low);
-    spec->set_bs_max(high == low ? 0 : high);
-    return absl::OkStatus();
-  }
-  if (key == "rwmixread" || key == "rwmixwrite") {
-    ASSIGN_OR_RETURN(const uint32_t percent, Count32(key, value));
-    if (percent > 100) return Bad(key, value, "a percentage, 0 to 100");
-    spec->set_rwmixread(key == "rwmixread" ? percent : 100 - percent);
-    return absl::OkStatus();
-  }
-  if (key == "iodepth") {
-    ASSIGN_OR_RETURN(const uint32_t n, Count32(key, value));
-    spec->set_iodepth(n);
-    return absl::OkStatus();
-  }
-  if (key == "numjobs") {
-    ASSIGN_OR_RETURN(const uint32_t n, Count32(key, value));
-    spec->set_numjobs(n);
-    return absl::OkStatus();
-  }
-  if (key == "size" || key == "offset" || key == "offset_increment" || key == "rate") {
-    ASSIGN_OR_RETURN(const uint64_t n, common::ParseSizeOf(key, value));
-    if (key == "size") spec->set_size_bytes(n);
-    if (key == "offset") spec->set_offset_bytes(n);
-    if (key == "offset_increment") spec->set_offset_increment_bytes(n);
-    if (key == "rate") spec->set_rate_bytes(n);
-    return absl::OkStatus();
-  }
-  if (key == "runtime" || key == "ramp_time") {
-    ASSIGN_OR_RETURN(const int64_t nanos, common::ParseDurationOf(key, value));
-    if (key == "runtime") spec->set_runtime_nanos(nanos);
-    if (key == "ramp_time") spec->set_ramp_time_nanos(nanos);
-    return absl::OkStatus();
-  }
-  if (key == "time_based" || key == "direct") {
-    ASSIGN_OR_RETURN(const bool on, common::ParseBool(key, value));
-    if (key == "time_based") spec->set_time_based(on);
-    if (key == "direct") spec->set_direct(on);
-    return absl::OkStatus();
-  }
-  if (key == "engine" || key == "ioengine") {
-    if (value == "psync") {
-      spec->set_engine(RandioSpec::PSYNC);
-    } else if (value == "io_uring") {
-      spec->set_engine(RandioSpec::IO_URING);
-    } else {
-      return Bad(key, value, "use psync or io_uring");
-    }
-    return absl::OkStatus();
-  }
-  if (key == "fsync" || key == "fdatasync") {
-    ASSIGN_OR_RETURN(const uint32_t n, Count32(key, value));
-    if (key == "fsync") spec->set_fsync(n);
-    if (key == "fdatasync") spec->set_fdatasync(n);
-    return absl::OkStatus();
-  }
-  if (key == "rate_iops") {
-    ASSIGN_OR_RETURN(const uint64_t n, common::ParseCount(key, value));
-    spec->set_rate_iops(n);
-    return absl::OkStatus();
-  }
-  if (key == "random_distribution") return SetDistribution(value, spec);
-  if (key == "verify") {
-    if (value == "crc32c") {
-      spec->set_verify(true);
-      return absl::OkStatus();
-    }
-    ASSIGN_OR_RETURN(const bool on, common::ParseBool(key, value));
-    spec->set_verify(on);
-    return absl::OkStatus();
-  }
-  if (key == "seed" || key == "randseed") {
-    ASSIGN_OR_RETURN(const uint64_t n, common::ParseCount(key, value));
-    spec->set_seed(n);
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(
-      StrCat("unknown randio parameter '", key, "' (known: ", kRandioParameterNames, ")"));
+  PhaseSpec phase;
+  phase.mutable_randio()->Swap(spec);
+  Status status = RandioOptions().Set(key, value, &phase);
+  spec->Swap(phase.mutable_randio());
+  return status;
 }
 
 std::string DescribeRandio(const RandioSpec& s) {

@@ -1,5 +1,6 @@
 #include "controller/workloads/stream_params.h"
 
+#include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
 
@@ -10,41 +11,66 @@ using common::StatusOr;
 using common::StrCat;
 using stormark::v1::StreamSpec;
 
+namespace {
+
+using stormark::v1::PhaseSpec;
+
+StreamSpec& S(PhaseSpec* spec) { return *spec->mutable_stream(); }
+
+const std::vector<Option>& Options() {
+  static const auto* const options = new std::vector<Option>{
+      {.name = "rw",
+       .type = OptionType::kEnum,
+       .default_value = "write",
+       .choices = {{"write", StreamSpec::WRITE}, {"read", StreamSpec::READ}},
+       .help = "write the file (or device) from start to end, or read it back; read turns "
+               "fdatasync off",
+       .required = true,
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             S(s).set_direction(static_cast<StreamSpec::Direction>(v.choice));
+             if (v.choice == StreamSpec::READ) S(s).set_fdatasync(false);
+           }},
+      {.name = "size",
+       .type = OptionType::kSize,
+       .default_value = "1G",
+       .help = "the bytes each host moves",
+       .store = [](const OptionValue& v, PhaseSpec* s) { S(s).set_size_bytes(v.number); }},
+      {.name = "bs",
+       .type = OptionType::kSize,
+       .default_value = "1M",
+       .min = 1,
+       .max = common::kMaxStreamBlockSize,
+       .help = "the bytes of each read or write call",
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { S(s).set_block_size(static_cast<uint32_t>(v.number)); }},
+      {.name = "direct",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .help = "O_DIRECT: bypass the page cache (bs must suit the device)",
+       .store = [](const OptionValue& v, PhaseSpec* s) { S(s).set_direct(v.flag); }},
+      {.name = "fdatasync",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .help = "writes: fdatasync once at the end, inside the timed region",
+       .store = [](const OptionValue& v, PhaseSpec* s) { S(s).set_fdatasync(v.flag); }},
+  };
+  return *options;
+}
+
+}  // namespace
+
+const OptionTable& StreamOptions() {
+  static const auto* const table = new OptionTable("stream", Options());
+  return *table;
+}
+
 Status SetStreamParameter(std::string_view key, std::string_view value, StreamSpec* spec) {
-  if (key == "rw") {
-    if (value == "write") {
-      spec->set_direction(StreamSpec::WRITE);
-    } else if (value == "read") {
-      spec->set_direction(StreamSpec::READ);
-      spec->set_fdatasync(false);
-    } else {
-      return absl::InvalidArgumentError(StrCat("bad rw '", value, "': use write or read"));
-    }
-    return absl::OkStatus();
-  }
-  if (key == "size") {
-    ASSIGN_OR_RETURN(uint64_t size, common::ParseSize(value));
-    spec->set_size_bytes(size);
-    return absl::OkStatus();
-  }
-  if (key == "bs") {
-    ASSIGN_OR_RETURN(const uint64_t bs, common::ParseSizeOf(key, value));
-    if (bs > UINT32_MAX) return absl::InvalidArgumentError(StrCat("bad bs '", value, "': too large"));
-    spec->set_block_size(static_cast<uint32_t>(bs));
-    return absl::OkStatus();
-  }
-  if (key == "direct") {
-    ASSIGN_OR_RETURN(bool direct, common::ParseBool(key, value));
-    spec->set_direct(direct);
-    return absl::OkStatus();
-  }
-  if (key == "fdatasync") {
-    ASSIGN_OR_RETURN(bool sync, common::ParseBool(key, value));
-    spec->set_fdatasync(sync);
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(
-      StrCat("unknown stream parameter '", key, "' (known: rw, size, bs, direct, fdatasync)"));
+  PhaseSpec phase;
+  phase.mutable_stream()->Swap(spec);
+  Status status = StreamOptions().Set(key, value, &phase);
+  spec->Swap(phase.mutable_stream());
+  return status;
 }
 
 std::string DescribeStream(const StreamSpec& s) {

@@ -22,7 +22,6 @@ namespace {
 
 using common::Status;
 using stormark::v1::PhaseSpec;
-using stormark::v1::StreamSpec;
 
 // The succeeded hosts' results, labelled by host.
 std::vector<std::pair<std::string, stormark::v1::PhaseResult>> SucceededHosts(
@@ -37,17 +36,12 @@ std::vector<std::pair<std::string, stormark::v1::PhaseResult>> SucceededHosts(
 WorkloadKind Stream() {
   return {
       .name = "stream",
-      .parameters = "rw, size, bs, direct, fdatasync",
-      .required = {"rw"},
+      .options = StreamOptions,
       .init =
           [](PhaseSpec* spec) {
-            StreamSpec* s = spec->mutable_stream();
-            s->set_direction(StreamSpec::WRITE);
-            s->set_size_bytes(uint64_t{1} << 30);
-            s->set_block_size(1u << 20);
+            spec->mutable_stream();
+            StreamOptions().Init(spec);
           },
-      .set = [](std::string_view key, std::string_view value,
-                PhaseSpec* spec) { return SetStreamParameter(key, value, spec->mutable_stream()); },
       .validate = [](const PhaseSpec& spec) { return common::CheckStreamSpec(spec.stream()); },
       .describe = [](const PhaseSpec& spec) { return DescribeStream(spec.stream()); },
       .expected_bytes = [](const PhaseSpec& spec) { return spec.stream().size_bytes(); },
@@ -58,11 +52,12 @@ WorkloadKind Stream() {
 WorkloadKind Bonnie() {
   return {
       .name = "bonnie",
-      .parameters = kBonnieParameterNames,
-      .required = {},
-      .init = [](PhaseSpec* spec) { spec->mutable_bonnie(); },
-      .set = [](std::string_view key, std::string_view value,
-                PhaseSpec* spec) { return SetBonnieParameter(key, value, spec->mutable_bonnie()); },
+      .options = BonnieOptions,
+      .init =
+          [](PhaseSpec* spec) {
+            spec->mutable_bonnie();
+            BonnieOptions().Init(spec);
+          },
       .validate = [](const PhaseSpec& spec) { return common::CheckBonnieSpec(spec.bonnie()); },
       .describe = [](const PhaseSpec& spec) { return DescribeBonnie(spec.bonnie()); },
       .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
@@ -77,16 +72,12 @@ WorkloadKind Bonnie() {
 WorkloadKind Postmark() {
   return {
       .name = "postmark",
-      .parameters = kPostmarkParameterNames,
-      .required = {},
+      .options = PostmarkOptions,
       // PostMark's defaults, written out so that plans and reports show them.
       .init =
           [](PhaseSpec* spec) {
-            *spec->mutable_postmark() = common::WithPostmarkDefaults(stormark::v1::PostmarkSpec());
-          },
-      .set =
-          [](std::string_view key, std::string_view value, PhaseSpec* spec) {
-            return SetPostmarkParameter(key, value, spec->mutable_postmark());
+            spec->mutable_postmark();
+            PostmarkOptions().Init(spec);
           },
       .validate = [](const PhaseSpec& spec) { return common::CheckPostmarkSpec(spec.postmark()); },
       .describe = [](const PhaseSpec& spec) { return DescribePostmark(spec.postmark()); },
@@ -117,11 +108,12 @@ WorkloadKind Postmark() {
 WorkloadKind Command() {
   return {
       .name = "command",
-      .parameters = kCommandParameterNames,
-      .required = {},
-      .init = [](PhaseSpec* spec) { spec->mutable_command(); },
-      .set = [](std::string_view key, std::string_view value,
-                PhaseSpec* spec) { return SetCommandParameter(key, value, spec->mutable_command()); },
+      .options = CommandOptions,
+      .init =
+          [](PhaseSpec* spec) {
+            spec->mutable_command();
+            CommandOptions().Init(spec);
+          },
       .validate = [](const PhaseSpec& spec) { return common::CheckCommandSpec(spec.command()); },
       .describe = [](const PhaseSpec& spec) { return DescribeCommand(spec.command()); },
       .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
@@ -132,11 +124,12 @@ WorkloadKind Command() {
 WorkloadKind Randio() {
   return {
       .name = "randio",
-      .parameters = kRandioParameterNames,
-      .required = {},
-      .init = [](PhaseSpec* spec) { InitRandio(spec->mutable_randio()); },
-      .set = [](std::string_view key, std::string_view value,
-                PhaseSpec* spec) { return SetRandioParameter(key, value, spec->mutable_randio()); },
+      .options = RandioOptions,
+      .init =
+          [](PhaseSpec* spec) {
+            spec->mutable_randio();
+            RandioOptions().Init(spec);
+          },
       .validate = [](const PhaseSpec& spec) { return common::CheckRandioSpec(spec.randio()); },
       .describe = [](const PhaseSpec& spec) { return DescribeRandio(spec.randio()); },
       .expected_bytes =
@@ -167,14 +160,6 @@ const WorkloadKind* FindWorkloadKind(std::string_view name) {
 const WorkloadKind* KindOf(const PhaseSpec& spec) {
   const std::string_view name = common::WorkloadName(spec);
   return name.empty() ? nullptr : FindWorkloadKind(name);
-}
-
-bool AcceptsParameter(const WorkloadKind& kind, std::string_view key) {
-  for (std::string_view name : common::Split(kind.parameters, ',')) {
-    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-    if (name == key) return true;
-  }
-  return false;
 }
 
 std::string WorkloadNames() {

@@ -1,6 +1,7 @@
-// The controller's table of workloads: for each one, how a plan file or `--set` sets its
-// parameters, how it is checked and described, and how its results are printed. Adding a
-// workload to the controller is one entry here plus its own *_params and report files.
+// The controller's table of workloads: for each one, its option table (how a plan file,
+// `--set` and sweeps set its parameters), how it is checked and described, and how its results
+// are printed. Adding a workload to the controller is one entry here plus its own *_params
+// (with the option table) and report files.
 #ifndef STORMARK_CONTROLLER_WORKLOADS_WORKLOAD_KINDS_H_
 #define STORMARK_CONTROLLER_WORKLOADS_WORKLOAD_KINDS_H_
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "controller/workloads/option_table.h"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
@@ -21,15 +23,11 @@ struct WorkloadKind {
   // The name in plans, on the command line and in AgentInfo.workloads; also the name of the
   // PhaseSpec oneof field that carries it.
   std::string_view name;
-  // The parameters it accepts, for error messages ("rw, size, bs, direct, fdatasync").
-  std::string_view parameters;
-  // Parameters a plan phase must give (stream's "rw"); the others have defaults.
-  std::vector<std::string_view> required;
-  // Selects the workload in `spec` and fills in its defaults.
+  // Its options: the only list of the parameters plans, `--set` and sweeps may give it, with
+  // their aliases, defaults and help (option_table.h).
+  const OptionTable& (*options)();
+  // Selects the workload in `spec` and fills in its options' defaults.
   void (*init)(stormark::v1::PhaseSpec* spec);
-  // Sets one parameter from its text form; INVALID_ARGUMENT names the key and the value.
-  common::Status (*set)(std::string_view key, std::string_view value,
-                        stormark::v1::PhaseSpec* spec);
   // The first problem with the whole spec, as one line, or OK.
   common::Status (*validate)(const stormark::v1::PhaseSpec& spec);
   // One line for tables: "stream write 1 GiB, bs 1 MiB, fdatasync".
@@ -54,9 +52,6 @@ const WorkloadKind* FindWorkloadKind(std::string_view name);
 
 // The kind `spec` holds, or nullptr when it holds none the controller knows.
 const WorkloadKind* KindOf(const stormark::v1::PhaseSpec& spec);
-
-// Whether `key` is one of the kind's parameters.
-bool AcceptsParameter(const WorkloadKind& kind, std::string_view key);
 
 // "stream, bonnie, ...", for error messages.
 std::string WorkloadNames();

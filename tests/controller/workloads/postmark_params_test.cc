@@ -62,10 +62,10 @@ TEST(SetPostmarkParameter, BadValuesNameTheParameterAndTheRange) {
   EXPECT_THAT(SetError("number", "0"), HasSubstr("bad number '0': expected a whole number from 1"));
   EXPECT_THAT(SetError("number", "2k"), HasSubstr("bad number '2k'"));
   EXPECT_THAT(SetError("transactions", "-5"), HasSubstr("bad transactions '-5'"));
-  EXPECT_THAT(SetError("size", "9000:1000"), HasSubstr("low bound is above the high bound"));
-  EXPECT_THAT(SetError("size", "1:2:3"), HasSubstr("expected LOW:HIGH"));
-  EXPECT_THAT(SetError("size", "0:100"), HasSubstr("bad size '0'"));
-  EXPECT_THAT(SetError("size", "1:1G"), HasSubstr("expected 1 to 256M bytes"));
+  EXPECT_THAT(SetError("size", "9000:1000"), HasSubstr("the high end is below the low end"));
+  EXPECT_THAT(SetError("size", "1:2:3"), HasSubstr("or LOW:HIGH"));
+  EXPECT_THAT(SetError("size", "0:100"), HasSubstr("bad size '0:100'"));
+  EXPECT_THAT(SetError("size", "1:1G"), HasSubstr("expected sizes from 1 to 256M"));
   EXPECT_THAT(SetError("read", "0"), HasSubstr("bad read '0'"));
   EXPECT_THAT(SetError("bias_read", "11"), HasSubstr("from -1 to 10"));
   EXPECT_THAT(SetError("bias_create", "-2"), HasSubstr("from -1 to 10"));

@@ -12,9 +12,15 @@ namespace {
 using stormark::v1::RandioSpec;
 using ::testing::HasSubstr;
 
+// The spec a plan phase starts from: the table's defaults.
+RandioSpec Defaults() {
+  stormark::v1::PhaseSpec phase;
+  RandioOptions().Init(&phase);
+  return phase.randio();
+}
+
 RandioSpec Parse(std::initializer_list<std::pair<std::string, std::string>> params) {
-  RandioSpec spec;
-  InitRandio(&spec);
+  RandioSpec spec = Defaults();
   for (const auto& [key, value] : params) {
     const common::Status s = SetRandioParameter(key, value, &spec);
     EXPECT_TRUE(s.ok()) << key << "=" << value << ": " << s;
@@ -23,19 +29,17 @@ RandioSpec Parse(std::initializer_list<std::pair<std::string, std::string>> para
 }
 
 std::string Error(const std::string& key, const std::string& value) {
-  RandioSpec spec;
-  InitRandio(&spec);
+  RandioSpec spec = Defaults();
   const common::Status s = SetRandioParameter(key, value, &spec);
   EXPECT_FALSE(s.ok()) << key << "=" << value;
   return std::string(s.message());
 }
 
 TEST(RandioParams, DefaultsAreFios) {
-  RandioSpec spec;
-  InitRandio(&spec);
+  const RandioSpec spec = Defaults();
   EXPECT_EQ(spec.rw(), RandioSpec::RANDREAD);
   EXPECT_EQ(spec.bs_min(), 4096u);
-  EXPECT_EQ(spec.runtime_nanos(), kDefaultRandioRuntimeNanos);
+  EXPECT_EQ(spec.runtime_nanos(), int64_t{60} * 1'000'000'000);
   EXPECT_TRUE(common::CheckRandioSpec(spec).ok());
 }
 
@@ -105,6 +109,8 @@ TEST(RandioParams, ErrorsNameTheParameterAndTheChoices) {
   EXPECT_THAT(Error("engine", "libaio"), HasSubstr("bad engine 'libaio': use psync or io_uring"));
   EXPECT_THAT(Error("iodepth", "deep"), HasSubstr("bad iodepth 'deep': expected a whole number"));
   EXPECT_THAT(Error("rwmixread", "120"), HasSubstr("0 to 100"));
+  EXPECT_THAT(Error("bs", "64k-4k"), HasSubstr("the high end is below the low end"));
+  EXPECT_THAT(Error("iodepth", "100000"), HasSubstr("from 0 to 4096"));
   EXPECT_THAT(Error("runtime", "soon"), HasSubstr("bad runtime 'soon'"));
   EXPECT_THAT(Error("random_distribution", "pareto:0.9"), HasSubstr("use random or zipf:THETA"));
   EXPECT_THAT(Error("blocksize", "4k"), HasSubstr("unknown randio parameter 'blocksize'"));
@@ -116,7 +122,6 @@ std::string Check(std::initializer_list<std::pair<std::string, std::string>> par
 
 TEST(CheckRandioSpec, RefusesWhatCannotRun) {
   EXPECT_THAT(Check({{"bs", "4k-6k"}}), HasSubstr("must be a multiple of the smallest"));
-  EXPECT_THAT(Check({{"bs", "64k-4k"}}), HasSubstr("ends below its start"));
   EXPECT_THAT(Check({{"size", "10000"}}), HasSubstr("size 10000 is not a multiple of bs 4k"));
   EXPECT_THAT(Check({{"time_based", "true"}, {"runtime", "0"}}),
               HasSubstr("time_based needs a runtime"));
@@ -127,7 +132,6 @@ TEST(CheckRandioSpec, RefusesWhatCannotRun) {
   EXPECT_THAT(Check({{"rw", "read"}, {"random_distribution", "zipf:1.1"}}),
               HasSubstr("applies to random patterns"));
   EXPECT_THAT(Check({{"random_distribution", "zipf:1"}}), HasSubstr("zipf theta"));
-  EXPECT_THAT(Check({{"iodepth", "100000"}}), HasSubstr("iodepth 100000 is over the limit"));
   EXPECT_THAT(Check({{"direct", "true"}, {"bs", "100"}}), HasSubstr("multiples of 512"));
   EXPECT_THAT(Check({{"rw", "randwrite"}, {"verify", "true"}, {"numjobs", "2"},
                      {"size", "1G"}}),

@@ -24,9 +24,9 @@ TEST(WorkloadKinds, UnknownParametersAreRefusedNamingTheKnownOnes) {
     SCOPED_TRACE(std::string(kind.name));
     stormark::v1::PhaseSpec spec;
     kind.init(&spec);
-    const common::Status status = kind.set("no_such_parameter", "1", &spec);
+    const common::Status status = kind.options().Set("no_such_parameter", "1", &spec);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(std::string(status.message()).find(std::string(kind.parameters)), std::string::npos)
+    EXPECT_NE(std::string(status.message()).find(kind.options().Names()), std::string::npos)
         << status.message();
   }
 }
