@@ -121,7 +121,7 @@ TEST(ParsePostmarkConfig, BadLinesNameTheFileLineAndWord) {
   EXPECT_THAT(ParseError("set size 10k 20k\n"),
               HasSubstr("bad size '10k': PostMark takes plain whole numbers (it reads '10k' as "
                         "10)"));
-  EXPECT_THAT(ParseError("set size 9000 1000\n"), HasSubstr("low bound is above the high"));
+  EXPECT_THAT(ParseError("set size 9000 1000\n"), HasSubstr("the high end is below the low end"));
   EXPECT_THAT(ParseError("set size 1 2 3\n"), HasSubstr("'size' takes one or two values"));
   EXPECT_THAT(ParseError("set number\n"), HasSubstr("'number' takes one value"));
   EXPECT_THAT(ParseError("set\n"), HasSubstr("'set' needs a setting"));
