@@ -39,7 +39,7 @@ int Main(int argc, char** argv) {
                                      "the config's tls.ca)");
   app.add_option("--tls-cert", tls.cert, "this agent's certificate (overrides tls.cert)");
   app.add_option("--tls-key", tls.key, "this agent's private key (overrides tls.key)");
-  app.set_version_flag("--version", std::string(stormark::common::kSoftwareVersion));
+  app.set_version_flag("--version", stormark::common::VersionText("stormark-agent"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
