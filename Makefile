@@ -49,7 +49,7 @@ test: build
 # The two .deb packages (CPack; dependencies from dpkg-shlibdeps).
 deb: deps-build
 	@$(MAKE) --no-print-directory $(BUILD_DIR)/CMakeCache.txt
-	cmake --build $(BUILD_DIR) -j $(JOBS) --target stormark stormark-agent
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target stormark stormark-agent stormark-man
 	cd $(BUILD_DIR) && cpack -G DEB -B deb
 
 clean:

@@ -22,6 +22,8 @@ class DeployTest(h.StormarkTestCase):
     def test_every_yaml_file_parses(self):
         import yaml  # python3-yaml, from scripts/install-deps.sh
         files = glob.glob(os.path.join(DEPLOY, "**", "*.y*ml"), recursive=True)
+        # The packaged agent config is all comments on purpose (test below).
+        files.remove(os.path.join(DEPLOY, "debian", "agent.yaml"))
         self.assertGreaterEqual(len(files), 3, files)
         kinds = []
         for path in files:
@@ -49,13 +51,24 @@ class DeployTest(h.StormarkTestCase):
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("/etc/stormark/tls/ca.crt", result.stderr)
 
+    def test_packaged_config_allows_nothing_until_a_target_is_named(self):
+        work = self.make_dir()
+        config = os.path.join(work, "agent.yaml")
+        shutil.copyfile(os.path.join(DEPLOY, "debian", "agent.yaml"), config)
+        os.chmod(config, 0o644)
+        result = self.run_agent_binary(["--listen", f"unix:{work}/agent.sock", "--config", config])
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 2, result.describe())
+        self.assertIn("it needs a 'targets:' map", result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(work, "agent.sock")))
+
     @unittest.skipUnless(shutil.which("systemd-analyze"), "needs systemd-analyze")
     def test_systemd_unit_verifies(self):
         work = self.make_dir()
         with open(os.path.join(DEPLOY, "systemd", "stormark-agent.service")) as f:
             unit = f.read()
         # verify insists that ExecStart exists: point it at the built agent.
-        unit = unit.replace("/usr/local/bin/stormark-agent",
+        unit = unit.replace("/usr/bin/stormark-agent",
                             os.path.abspath(h.binary("stormark-agent")))
         path = self.write_file(os.path.join(work, "stormark-agent.service"), unit)
         done = subprocess.run(["systemd-analyze", "verify", "--man=no", path],
