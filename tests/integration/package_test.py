@@ -6,14 +6,16 @@ Checked there: every library of both programs resolves (ldd), the package made t
 user and group, installed the unit, the man pages and a root-owned config that allows nothing
 (the agent refuses to start on it), and the installed programs run a phase: an agent on the
 default socket /run/stormark/agent.sock with a target, driven by the installed controller,
-and `stormark run` with its own local agent. lintian runs on both packages too.
+and `stormark run` with its own local agent. Then deploy/ansible's playbook installs the .deb
+again and templates the config, which the agent takes. lintian runs on both packages too.
 
 Needs root, debootstrap and a Debian mirror ($STORMARK_DEBIAN_MIRROR, by default the
 official one); skipped, saying which, when one is missing. The base system is downloaded once
 and kept as a tarball in the build directory (package-cache/), with apt's downloads, so a
 second run downloads only apt's index. Every chroot command runs in a mount namespace of its
 own (unshare -m), so its /proc and cache mounts vanish with it, whatever happens to the test.
-About a minute and a half on a warm cache (2 cores)."""
+The playbook of deploy/ansible runs there too (connection local). About 3.5 minutes on
+2 cores with the base system cached (unpacking it is a minute of that), 4 without."""
 
 import os
 import shutil
@@ -27,6 +29,7 @@ sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stormark_harness as h  # noqa: E402
 
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 SUITE = "bookworm"
 MIRROR = os.environ.get("STORMARK_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 
@@ -250,7 +253,38 @@ class PackageTest(h.StormarkTestCase):
         self.check(local, "stormark run with a local agent")
         self.assertEqual(len([l for l in local.stdout.splitlines() if l.endswith(" ok")]), 2,
                          local.stdout)
-        log(f"both phases ran in {time.monotonic() - step:.0f} s; "
+        log(f"both phases ran in {time.monotonic() - step:.0f} s")
+
+        # deploy/ansible's playbook on this root (connection local, no systemd to start the
+        # service): it installs the .deb with apt and templates the config the agent takes.
+        step = time.monotonic()
+        self.check(self.in_root(root, "apt-get install -y -q --no-install-recommends "
+                                      "ansible-core python3-apt"), "installing ansible")
+        shutil.copytree(os.path.join(SOURCE, "deploy"), os.path.join(root, "tmp", "deploy"))
+        with open(os.path.join(root, "tmp", "hosts.ini"), "w") as f:
+            f.write("[stormark_agents]\nbench ansible_host=127.0.0.1 ansible_connection=local "
+                    "ansible_python_interpreter=/usr/bin/python3\n")
+        agent_deb = f"/tmp/debs/{os.path.basename(self.debs[0])}"
+        play = self.in_root(
+            root, "ANSIBLE_NOCOLOR=1 ansible-playbook -i /tmp/hosts.ini "
+                  "/tmp/deploy/ansible/stormark-agent.yml -e stormark_start=false "
+                  f"-e stormark_agent_deb={agent_deb} -e stormark_bin=/usr/bin/stormark "
+                  "-e stormark_pki=/root/pki", timeout=600)
+        self.check(play, "ansible-playbook")
+        self.assertRegex(play.stdout, r"bench\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0")
+        config = h.read_text(os.path.join(root, "etc", "stormark", "agent.yaml"))
+        self.assertIn("Written by deploy/ansible/stormark-agent.yml for bench", config)
+        tcp_log = os.path.join(root, "tmp", "agent-tcp.log")
+        with open(tcp_log, "wb") as out:
+            agent = self.in_root(root, "exec stormark-agent --config /etc/stormark/agent.yaml "
+                                       "--listen 127.0.0.1:0", popen=True, stdout=out)
+        deadline = time.monotonic() + 30
+        while "listening on 127.0.0.1:" not in h.read_text(tcp_log):
+            self.assertIsNone(agent.poll(), h.read_text(tcp_log))
+            self.assertLess(time.monotonic(), deadline, h.read_text(tcp_log))
+            time.sleep(0.1)
+        h._stop_process(agent)
+        log(f"the playbook installed and configured the agent in {time.monotonic() - step:.0f} s; "
             f"the whole test took {time.monotonic() - started:.0f} s")
 
 
