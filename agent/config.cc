@@ -9,6 +9,7 @@
 
 #include "agent/devices/aoe/aoe_address.h"
 #include "agent/devices/net_uri.h"
+#include "common/log_text.h"
 #include "common/strings.h"
 #include "common/text_file.h"
 #include "common/units.h"
@@ -211,8 +212,8 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
   YAML::Node kind_node;
   // A default YAML::Node counts as defined: whether each was given is kept apart.
   YAML::Node tls_node, chap_node;
-  YAML::Node timeout_node;
-  bool has_tls = false, has_chap = false, has_timeout = false;
+  YAML::Node timeout_node, strict_node;
+  bool has_tls = false, has_chap = false, has_timeout = false, has_strict = false;
   for (const auto& field : body) {
     const std::string key = field.first.as<std::string>();
     const YAML::Node value = field.second;
@@ -228,11 +229,12 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
     }
     if (key != "dir" && key != "block" && key != "aoe" && key != "null" && key != "nbd" &&
         key != "iscsi" && key != "size" && key != "disposable" && key != "io_timeout" &&
-        key != "connect_timeout") {
+        key != "connect_timeout" && key != "strict_modes") {
       return TargetError(source, field.first, *target,
                          common::StrCat("unknown field '", key,
                                         "' (known: dir, block, aoe, null, nbd, iscsi, size, "
-                                        "disposable, io_timeout, connect_timeout, tls, chap)"));
+                                        "disposable, io_timeout, connect_timeout, tls, chap, "
+                                        "strict_modes)"));
     }
     if (!value.IsScalar()) {
       return TargetError(source, value, *target,
@@ -254,6 +256,14 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
       auto disposable = common::ParseBool(key, text);
       if (!disposable.ok()) return TargetError(source, value, *target, std::string(disposable.status().message()));
       target->disposable = *disposable;
+      continue;
+    }
+    if (key == "strict_modes") {
+      auto strict = common::ParseBool(key, text);
+      if (!strict.ok()) return TargetError(source, value, *target, std::string(strict.status().message()));
+      target->strict_modes = *strict;
+      strict_node.reset(field.first);
+      has_strict = true;
       continue;
     }
     if (key == "io_timeout" || key == "connect_timeout") {
@@ -301,6 +311,10 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
   if (has_timeout && !target->is_remote()) {
     return TargetError(source, timeout_node, *target,
                        "'io_timeout' and 'connect_timeout' apply to aoe, nbd and iscsi targets only");
+  }
+  if (has_strict && target->kind != "dir" && target->kind != "block") {
+    return TargetError(source, strict_node, *target,
+                       "'strict_modes' applies to dir and block targets only");
   }
   if (target->is_network()) return CheckNetTarget(source, body, kind_node, target);
   if (target->kind == "null") {
@@ -392,7 +406,7 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
     const YAML::Mark mark = entry.first.Mark();
     if (!IsValidName(target.name)) {
       return ErrorAt(source, mark,
-                     common::StrCat("target name '", target.name,
+                     common::StrCat("target name '", common::LogSafe(target.name),
                                   "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
     }
     const YAML::Node body = entry.second;

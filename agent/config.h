@@ -4,9 +4,17 @@
 //   # /etc/stormark/agent.yaml
 //   targets:
 //     scratch:            # the name controllers use
-//       dir: /srv/bench   # an existing directory; phases create and remove files in it
+//       dir: /srv/bench   # an existing directory; phases create and remove files in it.
+//                         # It and every directory above it must be owned by root or the
+//                         # agent's user and not writable by group or others (sticky ones
+//                         # such as /tmp excepted above it): agent/strict_modes.h, checked
+//                         # at start (a warning) and before each phase (a refusal)
+//       # strict_modes: false  # skips that check for this target only, with a warning at
+//                              # start: for a root-squashed NFS export, whose directory
+//                              # must belong to nobody
 //     disk1:
-//       block: /dev/sdb   # a raw block device, or a regular file (created if missing)
+//       block: /dev/sdb   # a raw block device, or a regular file (created if missing;
+//                         # a file and its directories are checked as a dir target is)
 //       size: 100G        # optional for a device (default: all of it), needed for a new file
 //       disposable: true  # workloads may write to it; without this, reads only
 //     shelf:
@@ -40,6 +48,9 @@
 //   access: {users: [...], groups: [...]}  # who may use the unix socket; see agent/access.h
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
+
+#include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <memory>
@@ -111,6 +122,9 @@ struct TargetConfig {
   int64_t connect_timeout_nanos = 0;
   // nbd, iscsi: what was learnt when it was last reached.
   std::shared_ptr<NetTargetCache> cache{};
+  // dir, and block on a regular file: its owner and mode, and those of the directories above
+  // it, are checked before each phase (agent/strict_modes.h). Config key `strict_modes`.
+  bool strict_modes = true;
 
   bool is_network() const { return kind == "nbd" || kind == "iscsi"; }
   // A target reached over a network protocol spoken by the agent itself.
@@ -143,6 +157,10 @@ struct AgentConfig {
   ResourceLimits limits;
   // agent/access.h: who may use the unix socket besides root and the agent's own user.
   AccessConfig access;
+  // The user the agent runs as: what it trusts (dir targets, the config and TLS files, the
+  // programs commands run) must be owned by root or by this user (agent/strict_modes.h). Not
+  // a config key; the process's effective uid unless a test says otherwise.
+  uid_t agent_uid = geteuid();
 
   // The target called `name`, or nullptr.
   const TargetConfig* FindTarget(std::string_view name) const;

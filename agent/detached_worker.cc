@@ -4,6 +4,7 @@
 #include <system_error>
 #include <thread>
 
+#include "agent/thread_top.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -27,7 +28,8 @@ std::shared_ptr<DetachedWorker> DetachedWorker::Start(WorkFn work, LateReturnFn 
 }
 
 void DetachedWorker::Work() {
-  common::Status status = work_();
+  // The callers catch with a better name for the work; this is the last line of defence.
+  common::Status status = CatchAtThreadTop("a phase's worker", work_);
   LateReturnFn late;
   {
     std::lock_guard<std::mutex> lock(mu_);

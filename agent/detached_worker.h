@@ -24,8 +24,9 @@ class DetachedWorker {
   using LateReturnFn = std::function<void()>;
 
   // Runs `work` on a new detached thread, which holds the worker (and so whatever `work`
-  // holds) until it returns. If it returns after Abandon(), it calls `late_return` on that
-  // thread, unless Disown() came first.
+  // holds) until it returns. An exception that escapes `work` becomes its status
+  // (agent/thread_top.h): RESOURCE_EXHAUSTED for an allocation failure. If it returns after
+  // Abandon(), it calls `late_return` on that thread, unless Disown() came first.
   static std::shared_ptr<DetachedWorker> Start(WorkFn work, LateReturnFn late_return);
 
   // Waits at most `nanos` for the work to end; true when it has.

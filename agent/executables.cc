@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/log_text.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -34,18 +35,20 @@ common::StatusOr<std::string> FindExecutable(std::string_view name, std::string*
       }
     }
     if (candidate.empty()) {
-      return absl::NotFoundError(common::StrCat("program '", name, "' is not in PATH (", path, ")"));
+      return absl::NotFoundError(common::StrCat("program '", common::LogSafe(name), "' is not in PATH (", path, ")"));
     }
   }
   *found = candidate;
   char real[PATH_MAX];
   if (realpath(candidate.c_str(), real) == nullptr) {
-    return absl::NotFoundError(common::StrCat("program '", name, "': ", candidate, " does not exist"));
+    return absl::NotFoundError(common::StrCat("program '", common::LogSafe(name), "': ",
+                                              common::LogSafe(candidate, 256), " does not exist"));
   }
   struct stat st;
   if (stat(real, &st) != 0 || !S_ISREG(st.st_mode) || access(real, X_OK) != 0) {
     return absl::FailedPreconditionError(
-        common::StrCat("program '", name, "': ", real, " is not an executable file"));
+        common::StrCat("program '", common::LogSafe(name), "': ", common::LogSafe(real, 256),
+                       " is not an executable file"));
   }
   return std::string(real);
 }

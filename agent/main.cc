@@ -5,19 +5,23 @@
 #include <cstdio>
 #include <iostream>
 #include <thread>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "common/strings.h"
 #include "agent/config.h"
+#include "agent/policy.h"
 #include "agent/server.h"
 #include "common/clock.h"
+#include "common/log_text.h"
 #include "common/tls.h"
 #include "common/version.h"
 
 namespace {
 
+// The last guard: every line is one line (no newline or NUL from anywhere) and bounded.
 void LogLine(const std::string& line) {
-  std::fprintf(stderr, "stormark-agent: %s\n", line.c_str());
+  std::fprintf(stderr, "stormark-agent: %s\n", stormark::common::LogSafeLine(line, 4096).c_str());
   std::fflush(stderr);
 }
 
@@ -68,6 +72,14 @@ int Main(int argc, char** argv) {
                              std::pair{&tls.key, &options.config.tls.key}}) {
     if (!flag->empty()) *field = *flag;
   }
+  // What the agent reads and runs must be its own or root's (agent/strict_modes.h).
+  std::vector<std::string> warnings;
+  if (auto trusted = stormark::agent::CheckTrustedFiles(options.config, config_path, &warnings);
+      !trusted.ok()) {
+    LogLine(std::string(trusted.message()));
+    return 2;
+  }
+  for (const std::string& warning : warnings) LogLine(warning);
   options.log = LogLine;
   options.protocol = stormark::common::OurProtocol();
   const std::string targets = options.config.TargetNames();

@@ -4,8 +4,11 @@
 
 #include "agent/phase_setup.h"
 #include "agent/run_result.h"
+#include "agent/thread_top.h"
 #include "agent/worker_watch.h"
 #include "common/cpu_times.h"
+#include "common/log_text.h"
+#include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "fmt/format.h"
@@ -191,6 +194,8 @@ std::string PhaseRunner::ReclaimAbandoned() {
 StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
                                                          const GoneFn& gone,
                                                          const PeerIdentity& caller) {
+  // The id is held, reported to other callers (BusyWith) and named in messages: checked first.
+  RETURN_IF_ERROR(common::CheckName("phase id", spec.phase_id()));
   std::vector<std::string> warnings;
   std::unique_ptr<Workload> abandoned;
   std::string note;
@@ -234,11 +239,14 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   // The set-up runs on a worker of its own, which is left behind if it gets stuck in the
   // kernel (a lay-out write to a frozen or dead filesystem): this call then answers anyway.
   auto setup = std::make_shared<PhaseSetup>();
+  const std::string what = common::StrCat(common::WorkloadName(spec), " set-up");
   auto worker = DetachedWorker::Start(
-      [lasting = lasting_, setup, spec] {
-        return SetUpPhase(spec, lasting->config, lasting->host, lasting->paths,
-                          lasting->page_cache, lasting->written, lasting->cancelled,
-                          setup.get());
+      [lasting = lasting_, setup, spec, what] {
+        return CatchAtThreadTop(what, [&] {
+          return SetUpPhase(spec, lasting->config, lasting->host, lasting->paths,
+                            lasting->page_cache, lasting->written, lasting->cancelled,
+                            setup.get());
+        });
       },
       [this] { ReleaseStuck(); });
   if (const std::string stuck_in = AwaitSetup(*worker, gone); !stuck_in.empty()) {
@@ -296,16 +304,17 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   int64_t interval_nanos = 0;
   std::string target;
   std::string target_identity;
+  std::string what;  // "randio run", for an error that escapes the workload
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ == State::kIdle || spec_.phase_id() != request.phase_id()) {
       return absl::FailedPreconditionError(common::StrCat(
-          "phase '", request.phase_id(), "' is not prepared on this agent",
+          "phase '", common::LogSafe(request.phase_id()), "' is not prepared on this agent",
           state_ == State::kIdle ? "" : common::StrCat(" (it holds '", spec_.phase_id(), "')")));
     }
     if (state_ != State::kPrepared) {
-      return absl::FailedPreconditionError(common::StrCat("phase '", request.phase_id(),
-                                                        "' cannot run: it is ", StateName(state_)));
+      return absl::FailedPreconditionError(common::StrCat(
+          "phase '", common::LogSafe(request.phase_id()), "' cannot run: it is ", StateName(state_)));
     }
     const int64_t ahead = request.start_at_unix_nanos() - clock_.NowUnixNanos();
     if (ahead > kMaxStartDelayNanos) {
@@ -318,6 +327,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     workload = workload_.get();
     target = spec_.target();
     target_identity = target_identity_;
+    what = common::StrCat(common::WorkloadName(spec_), " run");
     const uint32_t ms = spec_.progress_interval_ms() == 0 ? 1000 : spec_.progress_interval_ms();
     interval_nanos = static_cast<int64_t>(ms) * 1'000'000;
   }
@@ -343,8 +353,11 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     // How late the start was is measured as Run begins, before any warm-up.
     const int64_t start_late = shared->region.span().start_unix - request.start_at_unix_nanos();
     // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
-    auto worker = DetachedWorker::Start([shared, workload] { return workload->Run(shared->ctx); },
-                                        [this] { ReleaseStuck(); });
+    auto worker = DetachedWorker::Start(
+        [shared, workload, what] {
+          return CatchAtThreadTop(what, [&] { return workload->Run(shared->ctx); });
+        },
+        [this] { ReleaseStuck(); });
     stuck_in = AwaitWorker(*worker, *shared, interval_nanos, progress, gone, &caller_gone);
     if (stuck_in.empty()) {
       shared->region.Close();
@@ -580,7 +593,8 @@ StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id) {
   if (state_ == State::kIdle) return CleanupReport();
   if (phase_id != spec_.phase_id()) {
     return absl::FailedPreconditionError(common::StrCat(
-        "cannot clean up phase '", phase_id, "': this agent holds '", spec_.phase_id(), "'"));
+        "cannot clean up phase '", common::LogSafe(phase_id), "': this agent holds '",
+        spec_.phase_id(), "'"));
   }
   if (state_ == State::kPreparing || state_ == State::kRunning) {
     return absl::FailedPreconditionError(common::StrCat(

@@ -5,6 +5,7 @@
 #include "agent/policy.h"
 #include "agent/workloads/factory.h"
 #include "common/cache_report.h"
+#include "common/log_text.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -17,13 +18,18 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
                                                     const SystemPaths& paths,
                                                     const BlockTarget* block) {
   std::string knobs;
-  for (const auto& [knob, value] : spec.tuning()) knobs += (knobs.empty() ? "" : ", ") + knob;
+  for (const auto& [knob, value] : spec.tuning()) {
+    knobs += (knobs.empty() ? "" : ", ") + common::LogSafe(knob, 32);
+  }
   if (!config.allow_tuning) {
     return absl::PermissionDeniedError(common::StrCat(
-        "tuning (", knobs, ") is not allowed on this agent: its config must set allow_tuning: true"));
+        "tuning (", common::LogSafeLine(knobs, 256),
+        ") is not allowed on this agent: its config must set allow_tuning: true"));
   }
   const TargetConfig* target = config.FindTarget(spec.target());
-  if (target == nullptr) return absl::NotFoundError(common::StrCat("no target '", spec.target(), "'"));
+  if (target == nullptr) {
+    return absl::NotFoundError(common::StrCat("no target '", common::LogSafe(spec.target()), "'"));
+  }
   std::map<std::string, std::string> settings(spec.tuning().begin(), spec.tuning().end());
   const int fd = block != nullptr ? block->fd() : -1;
   // A raw device by its number, whatever its path leads to now; anything else by the device

@@ -1,10 +1,15 @@
 #include "agent/policy.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 
 #include "agent/config.h"
+#include "agent/executables.h"
+#include "agent/strict_modes.h"
 #include "agent/sysinfo.h"
 #include "agent/workloads/bonnie.h"
 #include "agent/workloads/randio.h"
@@ -87,13 +92,19 @@ Status ParseLimits(const YAML::Node& node, std::string_view source, ResourceLimi
         return ErrorAt(source, field.second, StrCat("limits.max_files: expected a count above 0, not '", value, "'"));
       }
       limits->max_files = n;
+    } else if (key == "max_memory") {
+      auto size = common::ParseSizeOf("limits.max_memory", value);
+      if (!size.ok()) return ErrorAt(source, field.second, std::string(size.status().message()));
+      if (*size == 0) return ErrorAt(source, field.second, "limits.max_memory must be above 0");
+      limits->max_memory_bytes = *size;
     } else if (key == "max_runtime") {
       auto runtime = common::ParseDurationOf("limits.max_runtime", value);
       if (!runtime.ok()) return ErrorAt(source, field.second, std::string(runtime.status().message()));
       limits->max_runtime_nanos = *runtime;
     } else {
       return ErrorAt(source, field.first,
-                     StrCat("unknown field 'limits.", key, "' (known: max_size, max_runtime, max_files)"));
+                     StrCat("unknown field 'limits.", key,
+                            "' (known: max_size, max_runtime, max_files, max_memory)"));
     }
   }
   return absl::OkStatus();
@@ -138,6 +149,106 @@ Status CheckScratch(const AgentConfig& config, const TargetConfig& target) {
              ") is outside the agent's scratch directories (", dirs, ")"));
 }
 
+namespace {
+
+// The check of CheckTargetOwnership, without the target's name.
+Status CheckTargetPath(const AgentConfig& config, const TargetConfig& target) {
+  if (target.kind == "dir") {
+    return CheckTrustedPath(target.path, TrustedKind::kDirectory, config.agent_uid);
+  }
+  if (target.kind != "block") return absl::OkStatus();
+  // A device node (/dev/sdb, or a /dev/disk/by-id link to one) is root:disk 0660 by design;
+  // its identity is checked where it is opened. A regular file is written as a dir target's
+  // files are, and one not made yet will be made in its directory ("/." lets that be a link).
+  struct stat st;
+  if (stat(target.path.c_str(), &st) == 0) {
+    if (S_ISBLK(st.st_mode)) return absl::OkStatus();
+    return CheckTrustedPath(target.path, TrustedKind::kFile, config.agent_uid);
+  }
+  const std::string parent = target.path.substr(0, target.path.rfind('/') + 1);
+  return CheckTrustedPath(StrCat(parent, "."), TrustedKind::kDirectory, config.agent_uid);
+}
+
+}  // namespace
+
+Status CheckTargetOwnership(const AgentConfig& config, const TargetConfig& target) {
+  if (!target.strict_modes) return absl::OkStatus();
+  return common::Annotate(CheckTargetPath(config, target), StrCat("target '", target.name, "'"));
+}
+
+Status CheckCommandProgram(const stormark::v1::PhaseSpec& spec, const AgentConfig& config) {
+  if (!spec.has_command()) return absl::OkStatus();
+  // Only an approved command is looked at: a refusal must read the same whether or not a file
+  // exists (agent/command_policy.h), and the workload gives it.
+  auto approved = config.commands.Approve(spec.command());
+  if (!approved.ok()) return absl::OkStatus();
+  std::string program = approved->program;
+  if (program.find('/') == std::string::npos) {
+    // No allow-list, a bare name: the first match in PATH, as the child will find it. None
+    // is for the child to report.
+    std::string found;
+    if (!FindExecutable(program, &found).ok()) return absl::OkStatus();
+    program = found;
+  }
+  Status trusted = CheckTrustedPath(program, TrustedKind::kFile, config.agent_uid);
+  if (absl::IsNotFound(trusted)) return absl::OkStatus();  // The child reports it.
+  return common::Annotate(trusted, StrCat("program '", approved->argv[0], "'"));
+}
+
+Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_path,
+                         std::vector<std::string>* warnings) {
+  // --config and the --tls-* flags may be relative; the walk starts from /.
+  const auto absolute = [](const std::string& path) {
+    if (path.empty() || path.front() == '/') return path;
+    char cwd[PATH_MAX];
+    return getcwd(cwd, sizeof(cwd)) == nullptr ? path : StrCat(cwd, "/", path);
+  };
+  std::vector<std::pair<std::string, std::string>> files = {{"config", absolute(config_path)}};
+  for (auto [setting, path] : {std::pair{"tls.ca", &config.tls.ca},
+                               std::pair{"tls.cert", &config.tls.cert},
+                               std::pair{"tls.key", &config.tls.key}}) {
+    if (!path->empty()) files.emplace_back(setting, absolute(*path));
+  }
+  for (const CommandRule& rule : config.commands.allow) {
+    files.emplace_back("commands.allow", rule.program);
+  }
+  for (const TargetConfig& target : config.targets) {
+    const std::string name = StrCat("target '", target.name, "': ");
+    if (!target.tls.psk_file.empty()) files.emplace_back(name + "tls.psk_file", target.tls.psk_file);
+    if (!target.chap.password_file.empty()) {
+      files.emplace_back(name + "chap.password_file", target.chap.password_file);
+    }
+    if (!target.tls.certificates.empty()) {
+      RETURN_IF_ERROR(common::Annotate(
+          CheckTrustedPath(target.tls.certificates, TrustedKind::kDirectory, config.agent_uid),
+          name + "tls.certificates"));
+      for (const char* file : {"ca-cert.pem", "client-cert.pem", "client-key.pem"}) {
+        const std::string path = StrCat(target.tls.certificates, "/", file);
+        if (access(path.c_str(), F_OK) == 0) files.emplace_back(name + "tls.certificates", path);
+      }
+    }
+    if (target.kind != "dir" && target.kind != "block") continue;
+    if (!target.strict_modes) {
+      warnings->push_back(StrCat(
+          "warning: target '", target.name, "': strict_modes is off: the owner and mode of ",
+          target.path, " are not checked, so whoever can write to it can redirect this agent's "
+          "writes"));
+    } else if (Status owned = CheckTargetPath(config, target); !owned.ok()) {
+      warnings->push_back(StrCat("warning: target '", target.name,
+                                 "': every phase on it is refused until this is fixed: ",
+                                 owned.message()));
+    }
+  }
+  for (const auto& [setting, path] : files) {
+    Status trusted = CheckTrustedPath(path, TrustedKind::kFile, config.agent_uid);
+    // The path is named again only when the refusal is about another one (a directory above
+    // it, or where a link led).
+    const bool names_path = std::string(trusted.message()).starts_with(path + " ");
+    RETURN_IF_ERROR(common::Annotate(trusted, names_path ? setting : StrCat(setting, " ", path)));
+  }
+  return absl::OkStatus();
+}
+
 StatusOr<uint64_t> PhaseDataBytes(const stormark::v1::PhaseSpec& spec, const TargetConfig& target,
                                   const HostFacts& host) {
   if (target.kind != "dir") return 0;
@@ -174,6 +285,53 @@ uint64_t PhaseFileCount(const stormark::v1::PhaseSpec& spec) {
   return 0;
 }
 
+MemoryBudget PhaseMemoryBudget(const ResourceLimits& limits, const HostFacts& host) {
+  if (limits.max_memory_bytes != 0) return {limits.max_memory_bytes, ""};
+  const uint64_t cgroup_half = host.memory_limit_bytes / 2;
+  if (cgroup_half != 0 && (host.ram_bytes == 0 || cgroup_half < host.ram_bytes / 4)) {
+    return {cgroup_half, StrCat("half of the ", common::FormatBytes(host.memory_limit_bytes),
+                                " its memory cgroup allows")};
+  }
+  if (host.ram_bytes == 0) return {};
+  return {host.ram_bytes / 4, "a quarter of its RAM"};
+}
+
+common::MemoryEstimate PhaseMemory(const stormark::v1::PhaseSpec& spec,
+                                   const TargetConfig& target) {
+  const uint64_t region = target.kind == "dir" ? common::kRandioDefaultDirFileBytes : target.size;
+  return common::EstimatePhaseMemory(spec, region);
+}
+
+namespace {
+
+// A spec the workload's own checks refuse gets their message (the factory's), not a memory
+// figure made of out-of-range values.
+bool PassesSpecChecks(const stormark::v1::PhaseSpec& spec) {
+  switch (spec.workload_case()) {
+    case stormark::v1::PhaseSpec::kStream:
+      return common::CheckStreamSpec(spec.stream()).ok();
+    case stormark::v1::PhaseSpec::kRandio:
+      return common::CheckRandioSpec(spec.randio()).ok();
+    case stormark::v1::PhaseSpec::kBonnie:
+      return common::CheckBonnieSpec(spec.bonnie()).ok();
+    case stormark::v1::PhaseSpec::kPostmark:
+      return common::CheckPostmarkSpec(spec.postmark()).ok();
+    case stormark::v1::PhaseSpec::kCommand:
+      return common::CheckCommandSpec(spec.command()).ok();
+    case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
+      break;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status CheckMemory(const common::MemoryEstimate& estimate, const MemoryBudget& budget) {
+  if (budget.bytes == 0 || estimate.total() <= budget.bytes) return absl::OkStatus();
+  return absl::PermissionDeniedError(
+      common::DescribeOverBudget(estimate, budget.bytes, budget.note));
+}
+
 int64_t PhaseRequestedRuntimeNanos(const stormark::v1::PhaseSpec& spec) {
   if (spec.has_randio() && spec.randio().runtime_nanos() > 0) {
     const int64_t ramp = std::max<int64_t>(0, spec.randio().ramp_time_nanos());
@@ -193,6 +351,8 @@ Status CheckPolicy(const stormark::v1::PhaseSpec& spec, const AgentConfig& confi
   const TargetConfig* target = config.FindTarget(spec.target());
   if (target == nullptr) return absl::OkStatus();  // The factory names the missing target.
   RETURN_IF_ERROR(CheckScratch(config, *target));
+  RETURN_IF_ERROR(CheckTargetOwnership(config, *target));
+  RETURN_IF_ERROR(CheckCommandProgram(spec, config));
   const ResourceLimits& limits = config.limits;
   if (limits.max_size_bytes > 0) {
     ASSIGN_OR_RETURN(uint64_t bytes, PhaseDataBytes(spec, *target, host));
@@ -208,6 +368,9 @@ Status CheckPolicy(const stormark::v1::PhaseSpec& spec, const AgentConfig& confi
                                               PhaseFileCount(spec),
                                               " files, over this agent's limits.max_files (",
                                               limits.max_files, ")"));
+  }
+  if (PassesSpecChecks(spec)) {
+    RETURN_IF_ERROR(CheckMemory(PhaseMemory(spec, *target), PhaseMemoryBudget(limits, host)));
   }
   if (limits.max_runtime_nanos > 0) {
     const int64_t runtime = PhaseRequestedRuntimeNanos(spec);

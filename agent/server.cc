@@ -9,6 +9,7 @@
 
 #include "common/strings.h"
 #include "common/address.h"
+#include "common/log_text.h"
 #include "common/spec_check.h"
 #include "common/tls.h"
 
@@ -22,12 +23,20 @@ void WarnAboutLeftovers(const AgentConfig& config, const LogFn& log) {
   for (const auto& target : config.targets) {
     DIR* dir = opendir(target.path.c_str());
     if (dir == nullptr) continue;
+    // The names come from disk, where anyone may have made them: escaped, and only the first
+    // few listed.
+    constexpr int kListed = 8;
     std::string found;
+    int count = 0;
     while (const dirent* entry = readdir(dir)) {
       const std::string_view name = entry->d_name;
-      if (name.starts_with(".stormark-")) found += common::StrCat(found.empty() ? "" : ", ", name);
+      if (!name.starts_with(".stormark-")) continue;
+      if (++count <= kListed) {
+        found += common::StrCat(found.empty() ? "" : ", ", common::LogSafe(name));
+      }
     }
     closedir(dir);
+    if (count > kListed) found += common::StrCat(" and ", count - kListed, " more");
     if (!found.empty()) {
       log(common::StrCat("warning: target '", target.name, "' (", target.path,
                          ") holds files of earlier phases that were not cleaned up: ", found,
@@ -173,7 +182,7 @@ void AgentServer::ReapAbandonedPhases() {
     lock.unlock();
     const std::string phase = runner_->ReclaimAbandoned();
     if (!phase.empty() && log_) {
-      log_(common::StrCat("removed abandoned phase '", phase,
+      log_(common::StrCat("removed abandoned phase '", common::LogSafe(phase),
                           "': its controller stopped sending heartbeats, or neither ran nor "
                           "cleaned it up"));
     }

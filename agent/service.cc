@@ -4,6 +4,8 @@
 
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
+#include "common/log_text.h"
+#include "common/spec_check.h"
 #include "common/version.h"
 
 namespace stormark::agent {
@@ -26,7 +28,11 @@ AgentService::AgentService(PhaseRunner& runner, const common::Clock& clock, LogF
 void AgentService::Log(const PeerIdentity& caller, const std::string& line) const {
   // The caller as its transport proved it: a unix user, a certificate's name (an address
   // alone may be a NAT's), or only an address.
-  if (log_) log_(common::StrCat(line, " [peer ", caller.Describe(), "]"));
+  if (log_) {
+    // The line is cut before the peer is added: whatever the caller sent, it says who sent it.
+    log_(common::StrCat(common::LogSafeLine(line), " [peer ", common::LogSafe(caller.Describe()),
+                        "]"));
+  }
 }
 
 void AgentService::Log(grpc::ServerContext* context, const std::string& line) const {
@@ -81,14 +87,18 @@ grpc::Status AgentService::Prepare(grpc::ServerContext* context,
   }
   const auto& spec = request->spec();
   const PeerIdentity caller = identify_(*context);
-  auto prepared = runner_.Prepare(spec, [context] { return context->IsCancelled(); }, caller);
+  const common::Status named = common::CheckName("phase id", spec.phase_id());
+  auto prepared =
+      named.ok() ? runner_.Prepare(spec, [context] { return context->IsCancelled(); }, caller)
+                 : common::StatusOr<stormark::v1::PrepareReply>(named);
   if (!prepared.ok()) {
-    Log(caller, common::StrCat("refused prepare of phase '", spec.phase_id(), "' on target '",
-                              spec.target(), "': ", prepared.status().message()));
+    Log(caller, common::StrCat("refused prepare of phase '", common::LogSafe(spec.phase_id()),
+                               "' on target '", common::LogSafe(spec.target()),
+                               "': ", prepared.status().message()));
     return ToGrpc(prepared.status());
   }
-  Log(caller, common::StrCat("prepared phase '", spec.phase_id(), "' on target '", spec.target(),
-                             "'"));
+  Log(caller, common::StrCat("prepared phase '", common::LogSafe(spec.phase_id()),
+                             "' on target '", common::LogSafe(spec.target()), "'"));
   *reply = std::move(*prepared);
   return grpc::Status::OK;
 }
@@ -102,13 +112,17 @@ grpc::Status AgentService::Run(grpc::ServerContext* context,
     return writer->Write(update);
   };
   auto gone = [&] { return context->IsCancelled(); };
-  Log(context, common::StrCat("run phase '", request->phase_id(), "'"));
+  if (common::Status named = common::CheckName("phase id", request->phase_id()); !named.ok()) {
+    Log(context, common::StrCat("refused run: ", named.message()));
+    return ToGrpc(named);
+  }
+  Log(context, common::StrCat("run phase '", common::LogSafe(request->phase_id()), "'"));
   auto result = runner_.Run(*request, progress, gone);
   if (!result.ok()) {
     Log(context, common::StrCat("refused run: ", result.status().message()));
     return ToGrpc(result.status());
   }
-  Log(context, common::StrCat("phase '", request->phase_id(), "' ",
+  Log(context, common::StrCat("phase '", common::LogSafe(request->phase_id()), "' ",
                             PhaseResult::State_Name(result->state()),
                             result->error().empty() ? "" : ": ", result->error()));
   stormark::v1::RunUpdate update;
@@ -120,21 +134,35 @@ grpc::Status AgentService::Run(grpc::ServerContext* context,
 grpc::Status AgentService::Abort(grpc::ServerContext* context,
                                  const stormark::v1::AbortRequest* request,
                                  stormark::v1::AbortReply* reply) {
+  // An empty id aborts whatever the agent holds.
+  if (!request->phase_id().empty()) {
+    if (common::Status named = common::CheckName("phase id", request->phase_id()); !named.ok()) {
+      Log(context, common::StrCat("refused abort: ", named.message()));
+      return ToGrpc(named);
+    }
+  }
   reply->set_aborted(runner_.Abort(request->phase_id()));
-  if (reply->aborted()) Log(context, common::StrCat("aborted phase '", request->phase_id(), "'"));
+  if (reply->aborted()) {
+    Log(context, common::StrCat("aborted phase '", common::LogSafe(request->phase_id()), "'"));
+  }
   return grpc::Status::OK;
 }
 
 grpc::Status AgentService::Cleanup(grpc::ServerContext* context,
                                    const stormark::v1::CleanupRequest* request,
                                    stormark::v1::CleanupReply* reply) {
+  if (common::Status named = common::CheckName("phase id", request->phase_id()); !named.ok()) {
+    Log(context, common::StrCat("refused cleanup: ", named.message()));
+    return ToGrpc(named);
+  }
   auto removed = runner_.Cleanup(request->phase_id());
   if (!removed.ok()) return ToGrpc(removed.status());
   reply->set_removed(static_cast<uint32_t>(removed->removed));
   for (const std::string& left : removed->left) reply->add_left(left);
   if (!removed->left.empty()) {
-    Log(context, common::StrCat("cleanup of phase '", request->phase_id(), "' left ",
-                                removed->left.size(), " entries: ", removed->left.front(),
+    Log(context, common::StrCat("cleanup of phase '", common::LogSafe(request->phase_id()),
+                                "' left ", removed->left.size(),
+                                " entries: ", common::LogSafe(removed->left.front()),
                                 removed->left.size() > 1 ? " (and more)" : ""));
   }
   return grpc::Status::OK;
@@ -143,6 +171,13 @@ grpc::Status AgentService::Cleanup(grpc::ServerContext* context,
 grpc::Status AgentService::Heartbeat(grpc::ServerContext* /*context*/,
                                      const stormark::v1::HeartbeatRequest* request,
                                      stormark::v1::HeartbeatReply* reply) {
+  // An empty id is a heartbeat between phases. A bad one is refused, not logged: a broken
+  // controller sends one every few seconds.
+  if (!request->phase_id().empty()) {
+    if (common::Status named = common::CheckName("phase id", request->phase_id()); !named.ok()) {
+      return ToGrpc(named);
+    }
+  }
   reply->set_now_unix_nanos(clock_.NowUnixNanos());
   reply->set_phase_id(runner_.Heartbeat(request->phase_id()));
   reply->set_stuck_worker(runner_.StuckWorker());

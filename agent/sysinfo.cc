@@ -129,7 +129,54 @@ void ReadAoeFacts(const TargetConfig& target, stormark::v1::TargetInfo* info) {
   info->set_size_bytes(target.size != 0 ? std::min(target.size, capacity) : capacity);
 }
 
+// The limit in a memory.max or memory.limit_in_bytes file; 0 for "max", for v1's "no limit"
+// (a page-rounded INT64_MAX), or when it cannot be read.
+uint64_t LimitIn(const std::string& path) {
+  const std::optional<std::string> text = ReadSysfsLine(path);
+  if (!text || text->empty() || *text == "max") return 0;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text->c_str(), &end, 10);
+  if (*end != '\0' || value >= (uint64_t{1} << 62)) return 0;
+  return value;
+}
+
 }  // namespace
+
+uint64_t ReadCgroupMemoryLimit(const std::string& proc_self_cgroup,
+                               const std::string& sys_fs_cgroup) {
+  std::ifstream in(proc_self_cgroup);
+  std::string line;
+  uint64_t limit = 0;
+  while (std::getline(in, line)) {
+    // "ID:CONTROLLERS:PATH": "0::/system.slice/x.service" (v2), "4:memory:/x" (v1).
+    const size_t first = line.find(':');
+    const size_t second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    std::string path = line.substr(second + 1);
+    std::string root, file;
+    if (controllers.empty()) {
+      root = sys_fs_cgroup;
+      file = "memory.max";
+    } else {
+      bool memory = false;
+      for (std::string_view c : common::Split(controllers, ',')) memory |= c == "memory";
+      if (!memory) continue;
+      root = sys_fs_cgroup + "/memory";
+      file = "memory.limit_in_bytes";
+    }
+    if (path.find("/..") != std::string::npos) continue;
+    // The cgroup and every one above it: the smallest limit is the one that holds.
+    for (;;) {
+      const uint64_t here = LimitIn(common::StrCat(root, path == "/" ? "" : path, "/", file));
+      if (here != 0 && (limit == 0 || here < limit)) limit = here;
+      if (path.empty() || path == "/") break;
+      const size_t slash = path.rfind('/');
+      path = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+    }
+  }
+  return limit;
+}
 
 HostFacts ReadHostFacts() {
   HostFacts facts;
@@ -146,6 +193,7 @@ HostFacts ReadHostFacts() {
   if (pages > 0 && page_size > 0) {
     facts.ram_bytes = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
   }
+  facts.memory_limit_bytes = ReadCgroupMemoryLimit("/proc/self/cgroup", "/sys/fs/cgroup");
   return facts;
 }
 

@@ -17,11 +17,21 @@ struct HostFacts {
   std::string cpu_model;  // from /proc/cpuinfo
   uint32_t cpu_count = 0;
   uint64_t ram_bytes = 0;
+  // The most memory the agent's memory cgroup (or one above it) lets it and its children use:
+  // systemd's MemoryMax, a container's memory limit. 0 when there is no limit.
+  uint64_t memory_limit_bytes = 0;
 };
 
-// Reads the host's facts from uname, /proc/cpuinfo and sysconf. Never fails: a fact that
-// cannot be read is left empty or 0.
+// Reads the host's facts from uname, /proc/cpuinfo, sysconf and the agent's memory cgroup.
+// Never fails: a fact that cannot be read is left empty or 0.
 HostFacts ReadHostFacts();
+
+// The smallest memory limit on the cgroup path of this process and its ancestors, as
+// `proc_self_cgroup` (/proc/self/cgroup) names the path and `sys_fs_cgroup` (/sys/fs/cgroup)
+// holds the files: memory.max under cgroup v2, memory/.../memory.limit_in_bytes under v1.
+// 0 when no limit is set or none can be read.
+uint64_t ReadCgroupMemoryLimit(const std::string& proc_self_cgroup,
+                               const std::string& sys_fs_cgroup);
 
 // The facts of one configured target now: filesystem, mount options, device, free space,
 // the device's queue settings and transport, and the environment map of them

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/log_text.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -43,7 +44,7 @@ common::Status WriteValue(const std::string& path, const std::string& value) {
   const int err = errno;
   close(fd);
   if (n != static_cast<ssize_t>(value.size())) {
-    return common::ErrnoError(StrCat("cannot set ", path, " to '", value, "'"), n < 0 ? err : EIO);
+    return common::ErrnoError(StrCat("cannot set ", path, " to '", common::LogSafe(value), "'"), n < 0 ? err : EIO);
   }
   return absl::OkStatus();
 }
@@ -115,7 +116,7 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::ApplyIn(
   for (const auto& [knob, value] : ordered) {
     if (!common::IsTuningKnob(knob)) {
       return absl::InvalidArgumentError(StrCat(
-          "unknown tuning knob '", knob, "' (known: scheduler, read_ahead_kb, nr_requests, queue_depth)"));
+          "unknown tuning knob '", common::LogSafe(knob), "' (known: scheduler, read_ahead_kb, nr_requests, queue_depth)"));
     }
     const std::string path =
         knob == "queue_depth" ? StrCat(disk, "/device/queue_depth") : StrCat(disk, "/queue/", knob);
@@ -139,7 +140,8 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::ApplyIn(
     const std::string now = knob == "scheduler" ? CurrentSysfsChoice(*after) : *after;
     if (now != value) {
       return fail(absl::InvalidArgumentError(
-          StrCat("the kernel took '", value, "' as '", now, "'; use a value it keeps")));
+          StrCat("the kernel took '", common::LogSafe(value), "' as '", common::LogSafe(now),
+                 "'; use a value it keeps")));
     }
     tuning->report_[knob] = now;
     tuning->report_[knob + ".before"] = old;

@@ -3,6 +3,7 @@
 #include <tuple>
 #include <utility>
 
+#include "common/log_text.h"
 #include "common/strings.h"
 #include "common/units.h"
 
@@ -26,6 +27,12 @@ bool IsValidName(std::string_view name) {
     if (!ok) return false;
   }
   return true;
+}
+
+Status CheckName(std::string_view what, std::string_view name) {
+  if (IsValidName(name)) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat(what, " '", LogSafe(name, 80),
+                                           "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
 }
 
 Status CheckStreamSpec(const StreamSpec& spec) {

@@ -23,6 +23,11 @@ std::string_view WorkloadName(const stormark::v1::PhaseSpec& spec);
 // characters, not "." or "..". Such a name can never climb out of a directory.
 bool IsValidName(std::string_view name);
 
+// OK when `name` IsValidName; otherwise InvalidArgument, one line naming `what` ("phase id")
+// and the name as LogSafe renders it (escaped and cut short), so it can be logged and
+// returned whatever the caller sent.
+Status CheckName(std::string_view what, std::string_view name);
+
 // The largest block a stream phase may use.
 inline constexpr uint32_t kMaxStreamBlockSize = 64u << 20;
 

@@ -95,6 +95,9 @@ common::StatusOr<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::strin
         << "allow_tuning: true\n";
     if (!out) return common::ErrnoError(StrCat("cannot write ", config), errno);
   }
+  // The agent refuses a config that group or others may write (agent/strict_modes.h), which a
+  // umask of 002 would give.
+  if (chmod(config.c_str(), 0600) != 0) return common::ErrnoError(StrCat("chmod ", config), errno);
   agent->address_ = StrCat("unix:", agent->work_dir_, "/agent.sock");
   const std::string log = agent->work_dir_ + "/agent.log";
 

@@ -10,9 +10,9 @@ namespace stormark::agent {
 
 common::Status FillRandom(Device& device, uint64_t begin, uint64_t end, uint64_t seed,
                           const std::atomic<bool>& cancelled) {
-  constexpr size_t kChunk = 1 << 20;
+  constexpr size_t kChunk = common::kLayoutChunkBytes;
   constexpr size_t kStampEvery = 4096;
-  IoBuffer buf(kChunk);
+  ASSIGN_OR_RETURN(IoBuffer buf, IoBuffer::Allocate(kChunk));
   common::Xoshiro256 random(seed);
   for (uint64_t at = begin; at < end;) {
     if (cancelled.load(std::memory_order_relaxed)) {

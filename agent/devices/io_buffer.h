@@ -4,6 +4,10 @@
 // request whose pages are scattered in physical memory needs a segment per 4 KiB page, and a
 // device that takes fewer segments (virtio-blk: 254) splits a 1 MiB request in two. Whether
 // that happens would otherwise depend on how fragmented the host's memory happens to be.
+// common::IoBufferBytes(size) is what such a buffer takes; the memory estimates count it.
+//
+// Allocation never throws: a buffer the host cannot give is RESOURCE_EXHAUSTED, and the
+// phase that asked for it fails instead of the agent.
 #ifndef STORMARK_AGENT_DEVICES_IO_BUFFER_H_
 #define STORMARK_AGENT_DEVICES_IO_BUFFER_H_
 
@@ -11,39 +15,48 @@
 
 #include <cstddef>
 #include <cstdlib>
-#include <new>
+#include <utility>
+
+#include "common/memory_estimate.h"
+#include "common/status.h"
+#include "common/strings.h"
+#include "common/units.h"
 
 namespace stormark::agent {
 
 class IoBuffer {
  public:
-  // Throws std::bad_alloc, as new does, when memory runs out.
-  explicit IoBuffer(size_t size) : size_(size) {
-    const bool huge = size >= kHugeFrom;
-    const size_t alignment = huge ? kHugePage : kAlignment;
-    const size_t bytes = huge ? (size + kHugePage - 1) / kHugePage * kHugePage
-                              : (size == 0 ? kAlignment : size);
+  // A buffer of `size` bytes (its contents undefined), or RESOURCE_EXHAUSTED naming the size.
+  static common::StatusOr<IoBuffer> Allocate(size_t size) {
+    const bool huge = size >= common::kIoBufferHugeFrom;
+    const size_t alignment = huge ? common::kIoBufferHugePage : common::kIoBufferAlignment;
+    const size_t bytes = common::IoBufferBytes(size);
     void* p = nullptr;
-    if (posix_memalign(&p, alignment, bytes) != 0) throw std::bad_alloc();
+    if (posix_memalign(&p, alignment, bytes) != 0) {
+      return absl::ResourceExhaustedError(common::StrCat(
+          "out of memory: cannot allocate an I/O buffer of ", common::FormatBytes(size)));
+    }
     if (huge) madvise(p, bytes, MADV_HUGEPAGE);  // A hint; without it, small pages.
-    data_ = static_cast<char*>(p);
+    return IoBuffer(static_cast<char*>(p), size);
   }
+
   ~IoBuffer() { free(data_); }
   IoBuffer(const IoBuffer&) = delete;
   IoBuffer& operator=(const IoBuffer&) = delete;
-  IoBuffer(IoBuffer&& other) noexcept : data_(other.data_), size_(other.size_) {
-    other.data_ = nullptr;
-    other.size_ = 0;
+  IoBuffer(IoBuffer&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+  IoBuffer& operator=(IoBuffer&& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    return *this;
   }
-  IoBuffer& operator=(IoBuffer&&) = delete;
 
   char* data() const { return data_; }
   size_t size() const { return size_; }
 
  private:
-  static constexpr size_t kAlignment = 4096;
-  static constexpr size_t kHugeFrom = 256 * 1024;
-  static constexpr size_t kHugePage = 2 * 1024 * 1024;
+  IoBuffer(char* data, size_t size) : data_(data), size_(size) {}
+
   char* data_ = nullptr;
   size_t size_ = 0;
 };

@@ -10,6 +10,7 @@
 
 #include "agent/dir/os_file.h"
 #include "agent/dir/remove_tree.h"
+#include "common/log_text.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
 
@@ -73,7 +74,7 @@ StatusOr<std::unique_ptr<OsDir>> OsDir::Create(std::string target_name, std::str
                                                Fd target_fd, std::string_view phase_id,
                                                Resolver resolver) {
   if (!common::IsValidName(phase_id)) {
-    return absl::InvalidArgumentError(StrCat("bad phase id '", phase_id, "'"));
+    return absl::InvalidArgumentError(StrCat("bad phase id '", common::LogSafe(phase_id), "'"));
   }
   const std::string phase_name = StrCat(".stormark-", phase_id);
   const std::string where = StrCat(target_path, "/", phase_name);

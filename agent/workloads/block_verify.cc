@@ -4,10 +4,16 @@
 #include <string>
 
 #include "common/crc32c.h"
+#include "common/memory_estimate.h"
 #include "common/strings.h"
 #include "fmt/format.h"
 
 namespace stormark::agent {
+
+static_assert(VerifyBook::kMaxUnits == common::kVerifyMaxUnits &&
+                  sizeof(uint32_t) == common::kVerifyBytesPerUnit,
+              "common/memory_estimate.h counts the book");
+
 namespace {
 
 constexpr char kMagic[4] = {'S', 'M', 'V', '1'};

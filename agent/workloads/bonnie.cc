@@ -9,11 +9,17 @@
 
 #include "agent/workloads/bonnie_files.h"
 #include "agent/workloads/bonnie_io.h"
+#include "common/memory_estimate.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
 
 namespace stormark::agent {
+
+static_assert(kBonnieChunkSize == common::kBonnieDefaultChunk &&
+                  kBonnieSeekers == common::kBonnieDefaultSeekers,
+              "common/memory_estimate.h counts bonnie++'s defaults");
+
 namespace {
 
 using common::Status;

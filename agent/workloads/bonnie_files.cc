@@ -10,6 +10,7 @@
 #include <memory>
 #include <utility>
 
+#include "common/memory_estimate.h"
 #include "common/strings.h"
 #include "fmt/format.h"
 
@@ -24,6 +25,11 @@ constexpr uint64_t kFileDataSalt = 0xb0b0'0000'0000'0003ULL;
 // bonnie++'s RandExtraLen: up to this many random characters around each name.
 constexpr uint64_t kMaxRandomChars = 12;
 constexpr char kNameChars[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+// A name is at most "00000/" + 10 hex digits + kMaxRandomChars: 28 characters, held on the
+// heap in a block of at most 48 bytes (glibc's malloc for 29 bytes), beside its directory
+// number. The memory estimate counts that much per file.
+static_assert(sizeof(std::string) + 48 + sizeof(uint32_t) <= common::kBonnieBytesPerName,
+              "common/memory_estimate.h counts the file tests' names");
 
 // The next entry of a listing (bonnie++'s names never start with a dot, which listings leave
 // out), or nullopt at the end of the directory.

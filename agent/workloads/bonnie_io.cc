@@ -6,11 +6,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <latch>
 #include <memory>
 #include <thread>
 #include <vector>
 
+#include "agent/thread_top.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -254,19 +256,31 @@ StatusOr<Measurement> BonnieIoTests::Seeks() {
 
   std::vector<std::thread> threads;
   threads.reserve(seekers.size());
+  Status start_error;
   for (Seeker& s : seekers) {
-    threads.emplace_back([&] {
-      ready.arrive_and_wait();
-      go.wait();
-      s.status = seek(s);
-      if (!s.status.ok()) failed = true;
-    });
+    try {
+      threads.emplace_back([&] {
+        ready.arrive_and_wait();
+        go.wait();
+        s.status = CatchAtThreadTop("bonnie seeks", [&] { return seek(s); });
+        if (!s.status.ok()) failed = true;
+      });
+    } catch (const std::exception& e) {  // std::system_error, std::bad_alloc
+      // The seekers started stop at once; the test fails.
+      start_error = absl::ResourceExhaustedError(
+          common::StrCat("bonnie seeks: cannot start seeker thread ", threads.size() + 1, " of ",
+                         seekers.size(), ": ", e.what(), " (lower seekers)"));
+      failed = true;
+      ready.count_down(static_cast<std::ptrdiff_t>(seekers.size() - threads.size()));
+      break;
+    }
   }
   ready.arrive_and_wait();
   TestMeter meter("seeks", ctx_.clock, recorder_);
   meter.Start();
   go.count_down();
   for (std::thread& t : threads) t.join();
+  RETURN_IF_ERROR(start_error);
   for (const Seeker& s : seekers) {
     if (!s.status.ok()) return s.status;
   }

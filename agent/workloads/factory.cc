@@ -7,6 +7,7 @@
 #include "agent/workloads/postmark.h"
 #include "agent/workloads/randio.h"
 #include "agent/workloads/stream.h"
+#include "common/log_text.h"
 #include "common/spec_check.h"
 
 namespace stormark::agent {
@@ -40,13 +41,10 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
                                                          const HostFacts& host,
                                                          const WrittenPrefix& earlier,
                                                          std::shared_ptr<BlockTarget> block) {
-  if (!IsValidName(spec.phase_id())) {
-    return absl::InvalidArgumentError(common::StrCat(
-        "phase id '", spec.phase_id(), "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
-  }
+  RETURN_IF_ERROR(common::CheckName("phase id", spec.phase_id()));
   const TargetConfig* target = config.FindTarget(spec.target());
   if (target == nullptr) {
-    return absl::NotFoundError(common::StrCat("target '", spec.target(),
+    return absl::NotFoundError(common::StrCat("target '", common::LogSafe(spec.target()),
                                             "' is not configured on this agent (configured: ",
                                             config.TargetNames(), ")"));
   }

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "common/memory_estimate.h"
+
 namespace stormark::agent {
 namespace {
 
@@ -65,6 +67,8 @@ uint64_t PostmarkRandom::Below(uint64_t n) { return n == 0 ? 0 : engine_() % n; 
 
 PostmarkModel::PostmarkModel(const PostmarkParams& params)
     : params_(params), random_(params.seed), slots_(uint64_t{params.number} * 2) {
+  static_assert(sizeof(Slot) <= common::kPostmarkBytesPerSlot,
+                "common/memory_estimate.h counts the file table's slots");
   // PostMark draws 2 x HIGH characters; writes never go past HIGH of them.
   text_.resize(params_.max_size);
   for (uint64_t i = 0; i < 2 * params_.max_size; ++i) {

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <latch>
 #include <random>
 #include <thread>
 
@@ -15,7 +17,9 @@
 #include "agent/system_paths.h"
 #include "agent/targets/block_target.h"
 #include "agent/targets/dir_target.h"
+#include "agent/thread_top.h"
 #include "agent/workloads/fd.h"
+#include "common/memory_estimate.h"
 #include "common/random.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
@@ -23,6 +27,10 @@
 #include "fmt/format.h"
 
 namespace stormark::agent {
+
+static_assert(RandioWorkload::kDefaultDirFileSize == common::kRandioDefaultDirFileBytes,
+              "common/memory_estimate.h counts the verify book of the default file");
+
 namespace {
 
 using common::Status;
@@ -277,8 +285,8 @@ JobPlan RandioWorkload::PlanFor(uint32_t job) const {
 }
 
 Status RandioWorkload::LayOutVerifiable(const std::atomic<bool>& cancelled) {
-  constexpr uint32_t kChunk = 1 << 20;
-  IoBuffer buf(kChunk);
+  constexpr uint32_t kChunk = common::kLayoutChunkBytes;
+  ASSIGN_OR_RETURN(IoBuffer buf, IoBuffer::Allocate(kChunk));
   common::Xoshiro256 random(seed_ ^ 0x1a7047);
   const uint32_t generation = book_->NextGeneration();
   const uint64_t end = book_->base() + book_->size();
@@ -303,8 +311,8 @@ Status RandioWorkload::LayOutVerifiable(const std::atomic<bool>& cancelled) {
 WrittenPrefix RandioWorkload::WrittenFromStart() const { return laid_out_; }
 
 Status RandioWorkload::ReadBack(const std::atomic<bool>& cancelled) {
-  constexpr uint32_t kChunk = 1 << 20;
-  IoBuffer buf(kChunk);
+  constexpr uint32_t kChunk = common::kLayoutChunkBytes;
+  ASSIGN_OR_RETURN(IoBuffer buf, IoBuffer::Allocate(kChunk));
   const uint64_t end = book_->base() + book_->size();
   for (uint64_t at = book_->base(); at < end;) {
     if (cancelled.load(std::memory_order_relaxed)) {
@@ -329,17 +337,41 @@ Status RandioWorkload::Run(RunContext& ctx) {
   std::vector<Status> statuses(jobs_.size());
   std::atomic<size_t> running{jobs_.size()};
   std::atomic<bool> first_done{false};
+  // The jobs start together once every thread exists; when one cannot be started (out of
+  // threads or memory), none runs and the phase fails.
+  std::latch created(1);
+  std::atomic<bool> start_failed{false};
   std::vector<std::thread> threads;
+  threads.reserve(jobs_.size());
+  Status start_error;
   for (size_t j = 0; j < jobs_.size(); ++j) {
-    threads.emplace_back([&, j] {
-      statuses[j] = jobs_[j]->Run(shared);
-      if (!first_done.exchange(true) && measuring.load()) {
-        first_done_bytes_ = ctx.recorders.TotalBytes();
-        first_done_ops_ = ctx.recorders.TotalOps();
-      }
-      running.fetch_sub(1);
-    });
+    try {
+      threads.emplace_back([&, j] {
+        created.wait();
+        if (!start_failed.load()) {
+          statuses[j] = CatchAtThreadTop("randio job", [&] { return jobs_[j]->Run(shared); });
+        }
+        if (!first_done.exchange(true) && measuring.load()) {
+          first_done_bytes_ = ctx.recorders.TotalBytes();
+          first_done_ops_ = ctx.recorders.TotalOps();
+        }
+        running.fetch_sub(1);
+      });
+    } catch (const std::exception& e) {  // std::system_error, std::bad_alloc
+      start_error = absl::ResourceExhaustedError(
+          common::StrCat("randio: cannot start the thread of job ", j, " of ", jobs_.size(), ": ",
+                         e.what(), " (lower numjobs)"));
+      break;
+    }
   }
+  if (!start_error.ok()) {
+    start_failed = true;
+    created.count_down();
+    for (std::thread& t : threads) t.join();
+    ctx.region.Close();
+    return start_error;
+  }
+  created.count_down();
   if (!measuring.load()) {
     const int64_t ramp_end = start + spec_.ramp_time_nanos();
     while (running.load() > 0 && !ctx.cancelled.load() &&

@@ -16,21 +16,28 @@ constexpr size_t kStampEvery = 4096;
 common::StatusOr<std::unique_ptr<RandioJob>> RandioJob::Create(const JobPlan& plan,
                                                                Device& device) {
   std::unique_ptr<RandioJob> job(new RandioJob(plan, device));
+  common::Xoshiro256 random(plan.data_seed);
+  job->buffers_.reserve(plan.iodepth);
+  job->slots_.reserve(plan.iodepth);
+  job->free_slots_.reserve(plan.iodepth);
+  for (uint32_t i = 0; i < plan.iodepth; ++i) {
+    auto buffer = IoBuffer::Allocate(plan.offsets.bs_max);
+    if (!buffer.ok()) {
+      return common::Annotate(buffer.status(), common::StrCat("randio: job ", plan.job, ", buffer ",
+                                                              i + 1, " of iodepth ", plan.iodepth));
+    }
+    random.Fill(buffer->data(), plan.offsets.bs_max);
+    job->buffers_.push_back(std::move(*buffer));
+    job->slots_.push_back(Slot{});
+    job->slots_.back().request.buffer = job->buffers_.back().data();
+    job->slots_.back().request.tag = i;
+    job->free_slots_.push_back(plan.iodepth - 1 - i);
+  }
   ASSIGN_OR_RETURN(job->queue_, device.OpenQueue(plan.iodepth));
   return job;
 }
 
-RandioJob::RandioJob(const JobPlan& plan, Device& device) : plan_(plan), device_(device) {
-  common::Xoshiro256 random(plan.data_seed);
-  for (uint32_t i = 0; i < plan.iodepth; ++i) {
-    buffers_.emplace_back(plan.offsets.bs_max);
-    random.Fill(buffers_.back().data(), plan.offsets.bs_max);
-    slots_.push_back(Slot{});
-    slots_.back().request.buffer = buffers_.back().data();
-    slots_.back().request.tag = i;
-    free_slots_.push_back(plan.iodepth - 1 - i);
-  }
-}
+RandioJob::RandioJob(const JobPlan& plan, Device& device) : plan_(plan), device_(device) {}
 
 void RandioJob::PrepareWrite(Slot& slot, VerifyBook* book) {
   IoRequest& r = slot.request;

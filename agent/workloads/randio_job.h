@@ -51,8 +51,9 @@ struct JobShared {
 
 class RandioJob {
  public:
-  // `device` must outlive the job. The queue is opened here, so that an engine that cannot
-  // start fails in Prepare rather than in the timed region.
+  // `device` must outlive the job. The buffers are allocated and the queue is opened here, so
+  // that an engine that cannot start, or memory the host cannot give, fails in Prepare rather
+  // than in the timed region (RESOURCE_EXHAUSTED for the memory).
   static common::StatusOr<std::unique_ptr<RandioJob>> Create(const JobPlan& plan, Device& device);
 
   // Runs the job to its end. Returns the first I/O error (naming the device and offset), a

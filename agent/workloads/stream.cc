@@ -77,7 +77,9 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
     }
   }
 
-  buf_ = std::make_unique<IoBuffer>(spec_.block_size());
+  auto buf = IoBuffer::Allocate(spec_.block_size());
+  if (!buf.ok()) return common::Annotate(buf.status(), "stream: bs");
+  buf_ = std::make_unique<IoBuffer>(std::move(*buf));
   uint64_t seed = 0x5eed5eed ^ spec_.size_bytes();
   for (uint32_t at = 0; at < spec_.block_size(); at += sizeof(uint64_t)) {
     const uint64_t r = common::SplitMix64(&seed);

@@ -211,6 +211,29 @@ TEST_F(ParseAgentConfigTest, SizeAndDisposableDoNotApplyToDirectories) {
       3, "'size' and 'disposable' apply to block, aoe, null, nbd and iscsi targets");
 }
 
+TEST_F(ParseAgentConfigTest, StrictModesCanBeTurnedOffForADirTargetOnly) {
+  auto config = Parse(
+      "targets:\n"
+      "  nfs: {dir: $DIR, strict_modes: false}\n"
+      "  local: {dir: $DIR}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_FALSE(config->targets[0].strict_modes);
+  EXPECT_TRUE(config->targets[1].strict_modes);
+  EXPECT_EQ(config->agent_uid, geteuid());
+  ExpectErrorAt(
+      "targets:\n"
+      "  t:\n"
+      "    null: true\n"
+      "    strict_modes: false\n",
+      4, "'strict_modes' applies to dir and block targets only");
+  ExpectErrorAt(
+      "targets:\n"
+      "  t:\n"
+      "    dir: $DIR\n"
+      "    strict_modes: sometimes\n",
+      4, "bad strict_modes 'sometimes'");
+}
+
 TEST_F(ParseAgentConfigTest, BadSizeAndDisposableNameTheirLine) {
   ExpectErrorAt(
       "targets:\n"

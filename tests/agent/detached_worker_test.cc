@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <new>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -18,6 +19,14 @@ TEST(DetachedWorker, WorkThatEndsInTimeIsWaitedFor) {
   EXPECT_TRUE(worker->done());
   EXPECT_TRUE(worker->status().ok());
   EXPECT_FALSE(worker->Abandon()) << "nothing is left behind";
+}
+
+TEST(DetachedWorker, AnAllocationFailureInTheWorkIsItsStatusNotTheProcesssEnd) {
+  auto worker =
+      DetachedWorker::Start([]() -> common::Status { throw std::bad_alloc(); }, [] { FAIL(); });
+  ASSERT_TRUE(worker->WaitFor(10'000'000'000));
+  EXPECT_EQ(worker->status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(worker->status().message(), "a phase's worker: out of memory (std::bad_alloc)");
 }
 
 TEST(DetachedWorker, AnAbandonedWorkerCallsBackWhenItReturns) {

@@ -285,6 +285,140 @@ TEST_F(AgentServiceTest, NamesThatWouldEscapeTheTargetAreRefused) {
                                     HasSubstr("[peer "))));
 }
 
+// What the caller sends names nothing in the log by itself: every value is escaped and cut
+// short, so each call adds exactly one bounded line, and that line still names the peer.
+class HostileTextTest : public AgentServiceTest {
+ protected:
+  // Values a caller might send as a phase id or a target name. (Invalid UTF-8 never reaches
+  // the service: protobuf refuses to parse such a string field.)
+  static std::vector<std::string> Hostile() {
+    return {"nightly' on target 'prod' [peer ipv4:10.0.0.1:1 CN=admin]\n"
+            "prepared phase 'nightly' on target 'prod",
+            std::string("p1\0 [peer hidden]", 17), "\x1b[2J\x1b[H\r",
+            // Near the request size limit, which refuses 1 MiB before the service sees it.
+            std::string(kMiB - 4096, 'a')};
+  }
+
+  // Asserts the log grew by `lines` lines since `before`, each one a single, bounded line
+  // with the peer part at its end; returns the new lines.
+  std::vector<std::string> NewLines(size_t before, size_t lines) {
+    const std::vector<std::string> log = Log();
+    EXPECT_EQ(log.size(), before + lines);
+    std::vector<std::string> added(log.begin() + std::min(before, log.size()), log.end());
+    for (const std::string& line : added) {
+      EXPECT_LT(line.size(), 512u) << line.substr(0, 600);
+      EXPECT_EQ(line.find_first_of(std::string("\n\r\x1b\0", 4)), std::string::npos) << line;
+      EXPECT_THAT(line, HasSubstr(" [peer "));
+      EXPECT_TRUE(line.ends_with("]")) << line;
+      // No line begins the way a genuine success line does.
+      EXPECT_FALSE(line.starts_with("prepared phase")) << line;
+    }
+    return added;
+  }
+
+  static void ExpectShort(const grpc::Status& status) {
+    EXPECT_LT(status.error_message().size(), 512u);
+    EXPECT_EQ(status.error_message().find_first_of(std::string("\n\r\x1b\0", 4)),
+              std::string::npos)
+        << status.error_message().substr(0, 600);
+  }
+};
+
+TEST_F(HostileTextTest, PrepareLogsOneEscapedLinePerCall) {
+  for (const std::string& value : Hostile()) {
+    size_t before = Log().size();
+    grpc::Status status = Prepare(PrepareWrite(value));
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    ExpectShort(status);
+    NewLines(before, 1);
+
+    before = Log().size();
+    stormark::v1::PrepareRequest request = PrepareWrite("p1");
+    request.mutable_spec()->set_target(value);
+    status = Prepare(request);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+    ExpectShort(status);
+    NewLines(before, 1);
+  }
+  EXPECT_EQ(GetInfo().busy_with_phase(), "");
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+  EXPECT_THAT(Log(), Contains(HasSubstr("refused prepare of phase '\\x1b[2J\\x1b[H\\x0d'")));
+  EXPECT_THAT(Log(), Contains(HasSubstr("on target 'p1\\x00 [peer hidden]'")));
+  EXPECT_THAT(Log(), Contains(HasSubstr("…(+")));
+}
+
+TEST_F(HostileTextTest, RunAbortAndCleanupCheckTheIdBeforeLoggingIt) {
+  for (const std::string& value : Hostile()) {
+    size_t before = Log().size();
+    grpc::Status status;
+    EXPECT_THAT(Run(value, &status), IsEmpty());
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    ExpectShort(status);
+    std::vector<std::string> added = NewLines(before, 1);
+    if (!added.empty()) {
+      EXPECT_THAT(added[0], ::testing::StartsWith("refused run: phase id '"));
+    }
+
+    before = Log().size();
+    {
+      grpc::ClientContext context;
+      stormark::v1::AbortRequest request;
+      request.set_phase_id(value);
+      stormark::v1::AbortReply reply;
+      status = stub_->Abort(&context, request, &reply);
+    }
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    ExpectShort(status);
+    NewLines(before, 1);
+
+    before = Log().size();
+    {
+      grpc::ClientContext context;
+      stormark::v1::CleanupRequest request;
+      request.set_phase_id(value);
+      stormark::v1::CleanupReply reply;
+      status = stub_->Cleanup(&context, request, &reply);
+    }
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    ExpectShort(status);
+    NewLines(before, 1);
+
+    before = Log().size();
+    {
+      grpc::ClientContext context;
+      stormark::v1::HeartbeatRequest request;
+      request.set_phase_id(value);
+      stormark::v1::HeartbeatReply reply;
+      status = stub_->Heartbeat(&context, request, &reply);
+    }
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    ExpectShort(status);
+    NewLines(before, 0);
+  }
+}
+
+TEST_F(HostileTextTest, AHeldPhaseIsNotDisturbedByABadId) {
+  ASSERT_TRUE(Prepare(PrepareWrite("p1")).ok());
+  for (const std::string& value : Hostile()) {
+    grpc::ClientContext context;
+    stormark::v1::AbortRequest request;
+    request.set_phase_id(value);
+    stormark::v1::AbortReply reply;
+    EXPECT_FALSE(stub_->Abort(&context, request, &reply).ok());
+  }
+  EXPECT_EQ(GetInfo().busy_with_phase(), "p1");
+  // Empty ids keep their meaning: a heartbeat between phases, an abort of whatever is held.
+  grpc::ClientContext heartbeat_context;
+  stormark::v1::HeartbeatReply heartbeat;
+  ASSERT_TRUE(
+      stub_->Heartbeat(&heartbeat_context, stormark::v1::HeartbeatRequest(), &heartbeat).ok());
+  EXPECT_EQ(heartbeat.phase_id(), "p1");
+  grpc::ClientContext abort_context;
+  stormark::v1::AbortReply aborted;
+  ASSERT_TRUE(stub_->Abort(&abort_context, stormark::v1::AbortRequest(), &aborted).ok());
+  EXPECT_TRUE(aborted.aborted());
+}
+
 TEST_F(AgentServiceTest, OversizedRequestIsRefusedBeforeParsing) {
   stormark::v1::PrepareRequest request;
   *request.mutable_controller_protocol() = common::OurProtocol();
@@ -455,6 +589,42 @@ TEST_F(AgentServerTest, ListensOnAUnixSocket) {
   grpc::Status status = stub->GetInfo(&context, stormark::v1::GetInfoRequest(), &info);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(info.targets_size(), 1);
+}
+
+// Leftover phase directories are named in the start-up warning as read from disk, where
+// anyone may have made them: escaped, and only the first few of many.
+TEST_F(AgentServerTest, LeftoverDirectoryNamesAreEscapedAndFewAreListed) {
+  auto start = [&] {
+    std::vector<std::string> log;
+    AgentServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.insecure = true;
+    options.config = ConfigWithTarget();
+    options.protocol = common::OurProtocol();
+    options.log = [&log](const std::string& line) { log.push_back(line); };
+    common::StatusOr<std::unique_ptr<AgentServer>> server =
+        AgentServer::Start(std::move(options), common::SystemClock());
+    EXPECT_TRUE(server.ok()) << server.status();
+    if (server.ok()) server->reset();  // Before `log` is handed back.
+    // Only the leftovers' line: --insecure adds its own warning.
+    std::erase_if(log, [](const std::string& line) {
+      return line.find(".stormark-") == std::string::npos;
+    });
+    return log;
+  };
+  ASSERT_EQ(mkdir((dir() + "/.stormark-x\nstormark-agent: forged \x1b[2J").c_str(), 0700), 0);
+  std::vector<std::string> log = start();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_THAT(log[0], HasSubstr(".stormark-x\\x0astormark-agent: forged \\x1b[2J"));
+  EXPECT_EQ(log[0].find_first_of("\n\x1b"), std::string::npos) << log[0];
+
+  for (int i = 0; i < 11; ++i) {
+    ASSERT_EQ(mkdir(common::StrCat(dir(), "/.stormark-p", i).c_str(), 0700), 0);
+  }
+  log = start();
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_THAT(log[0], HasSubstr(" and 4 more; remove them by hand"));
+  EXPECT_EQ(log[0].find('\n'), std::string::npos) << log[0];
 }
 
 TEST_F(AgentServerTest, PortInUseIsUnavailable) {

@@ -86,5 +86,48 @@ TEST_F(ReadTargetFactsTest, AoeTargetThatCannotBeReachedSaysWhy) {
       << info.transport_detail();
 }
 
+class CgroupMemoryLimitTest : public TempDirTest {
+ protected:
+  void Write(const std::string& relative, const std::string& text) {
+    const std::string path = dir() + "/" + relative;
+    for (size_t slash = path.find('/', dir().size() + 1); slash != std::string::npos;
+         slash = path.find('/', slash + 1)) {
+      mkdir(path.substr(0, slash).c_str(), 0700);
+    }
+    std::ofstream(path) << text;
+  }
+  uint64_t Read() const {
+    return ReadCgroupMemoryLimit(dir() + "/proc-self-cgroup", dir() + "/cgroup");
+  }
+};
+
+TEST_F(CgroupMemoryLimitTest, V2TakesTheSmallestMemoryMaxOnThePath) {
+  Write("proc-self-cgroup", "0::/system.slice/stormark-agent.service\n");
+  Write("cgroup/system.slice/stormark-agent.service/memory.max", "max\n");
+  EXPECT_EQ(Read(), 0u);
+  Write("cgroup/system.slice/memory.max", "1073741824\n");
+  EXPECT_EQ(Read(), uint64_t{1} << 30);
+  Write("cgroup/system.slice/stormark-agent.service/memory.max", "536870912\n");
+  EXPECT_EQ(Read(), uint64_t{512} << 20);
+}
+
+TEST_F(CgroupMemoryLimitTest, V1ReadsTheMemoryHierarchyAndIgnoresItsNoLimitValue) {
+  Write("proc-self-cgroup", "5:cpu,cpuacct:/a\n4:memory:/bench/agent\n0::/\n");
+  Write("cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+  Write("cgroup/memory/bench/agent/memory.limit_in_bytes", "9223372036854771712\n");
+  EXPECT_EQ(Read(), 0u);
+  Write("cgroup/memory/bench/memory.limit_in_bytes", "268435456\n");
+  EXPECT_EQ(Read(), uint64_t{256} << 20);
+}
+
+TEST_F(CgroupMemoryLimitTest, NothingReadableIsNoLimit) {
+  EXPECT_EQ(Read(), 0u);
+  Write("proc-self-cgroup", "garbage\n");
+  EXPECT_EQ(Read(), 0u);
+  Write("proc-self-cgroup", "0::/x\n");
+  Write("cgroup/x/memory.max", "lots\n");
+  EXPECT_EQ(Read(), 0u);
+}
+
 }  // namespace
 }  // namespace stormark::agent

@@ -272,13 +272,14 @@ class StormarkTestCase(unittest.TestCase):
         return path
 
     def start_agent(self, name="agent", timeout=20, extra_targets="", extra_config="",
-                    unix=False):
+                    unix=False, preexec=None):
         """Starts stormark-agent on 127.0.0.1:0 (or, with `unix`, on the socket BASE/agent.sock)
         with one target 'scratch' in a fresh directory (plus `extra_targets`, YAML lines
         indented under 'targets:', where "$BASE" stands for the agent's own temporary
         directory), and waits for its listening line. `extra_config` is appended to its
         agent.yaml. Plain-text TCP is for labs, and these tests are one: without tls in the
-        config, a TCP agent gets --insecure."""
+        config, a TCP agent gets --insecure. `preexec`, if given, runs in the child before the
+        agent is executed (to move it into a cgroup, say)."""
         base = self.make_dir(f"stormark-itest-{name}-")
         target_dir = os.path.join(base, "target")
         os.mkdir(target_dir)
@@ -291,18 +292,23 @@ class StormarkTestCase(unittest.TestCase):
         else:
             args = ["--listen", "127.0.0.1:0"] + insecure_unless_tls(read_text(config))
         agent = self.start_agent_process(args + ["--config", config],
-                                         log_path, name=name, target_dir=target_dir)
+                                         log_path, name=name, target_dir=target_dir,
+                                         preexec=preexec)
         match = agent.wait_for_log(_LISTENING.pattern, timeout=timeout)
         agent.address = match.group(1)
         return agent
 
-    def start_agent_process(self, args, log_path, name="agent", target_dir=None):
+    def start_agent_process(self, args, log_path, name="agent", target_dir=None, preexec=None):
         """Starts `stormark-agent ARGS` with its output going to `log_path`; stopped (by PID)
         at cleanup. Returns its Agent, whose address is not known yet."""
+        def before_exec():
+            _die_with_parent()
+            if preexec is not None:
+                preexec()
         with open(log_path, "wb") as log:
             proc = subprocess.Popen([binary("stormark-agent")] + list(args),
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                    preexec_fn=_die_with_parent)
+                                    preexec_fn=before_exec)
         # Registered after the directory's cleanup, so it runs first: stop, then remove.
         self.addCleanup(_stop_process, proc)
         config = args[args.index("--config") + 1] if "--config" in args else None

@@ -44,7 +44,7 @@ TEST_P(FileDeviceTest, ReadsWhatTheFileHolds) {
   auto device = Open(MakeFile(64 * 1024), false);
   ASSERT_TRUE(device.ok()) << device.status();
   EXPECT_EQ((*device)->size(), 64u * 1024);
-  IoBuffer buf(4096);
+  IoBuffer buf = IoBuffer::Allocate(4096).value();
   ASSERT_TRUE((*device)->ReadAt(8192, 4096, buf.data()).ok());
   EXPECT_EQ(buf.data()[0], static_cast<char>(8192 % 251));
   EXPECT_EQ(buf.data()[4095], static_cast<char>((8192 + 4095) % 251));
@@ -61,7 +61,7 @@ TEST_P(FileDeviceTest, QueueWritesAndReadsBackAtDepth) {
   std::vector<IoBuffer> buffers;
   std::vector<IoRequest> writes;
   for (uint32_t i = 0; i < kDepth; ++i) {
-    buffers.emplace_back(4096);
+    buffers.push_back(IoBuffer::Allocate(4096).value());
     std::memset(buffers.back().data(), 'a' + i, 4096);
     writes.push_back({IoOp::kWrite, uint64_t{i} * 8192, 4096, buffers.back().data(), 100 + i});
   }
@@ -95,7 +95,7 @@ TEST_P(FileDeviceTest, QueueWritesAndReadsBackAtDepth) {
   ASSERT_EQ(*n, 1u);
   EXPECT_EQ(done[0].result, 0);
 
-  IoBuffer back(4096);
+  IoBuffer back = IoBuffer::Allocate(4096).value();
   ASSERT_TRUE((*device)->ReadAt(3 * 8192, 4096, back.data()).ok());
   EXPECT_EQ(back.data()[0], 'd');
   EXPECT_EQ(back.data()[4095], 'd');
@@ -108,7 +108,7 @@ TEST_P(FileDeviceTest, MisalignedDirectRequestFailsWithEinval) {
   ASSERT_TRUE(device.ok()) << device.status();
   auto queue = (*device)->OpenQueue(1);
   ASSERT_TRUE(queue.ok());
-  IoBuffer buf(8192);
+  IoBuffer buf = IoBuffer::Allocate(8192).value();
   IoRequest read{IoOp::kRead, 100, 4096, buf.data(), 1};
   ASSERT_TRUE((*queue)->Submit({&read, 1}).ok());
   IoCompletion done;
@@ -124,7 +124,7 @@ TEST_P(FileDeviceTest, MisalignedDirectRequestFailsWithEinval) {
 TEST_P(FileDeviceTest, WriteToAReadOnlyDeviceFails) {
   auto device = Open(MakeFile(65536), false);
   ASSERT_TRUE(device.ok());
-  IoBuffer buf(4096);
+  IoBuffer buf = IoBuffer::Allocate(4096).value();
   EXPECT_FALSE((*device)->WriteAt(0, 4096, buf.data()).ok());
   auto queue = (*device)->OpenQueue(1);
   ASSERT_TRUE(queue.ok());
@@ -138,7 +138,7 @@ TEST_P(FileDeviceTest, WriteToAReadOnlyDeviceFails) {
 TEST_P(FileDeviceTest, ReadPastTheEndIsShort) {
   auto device = Open(MakeFile(6000), false);
   ASSERT_TRUE(device.ok());
-  IoBuffer buf(4096);
+  IoBuffer buf = IoBuffer::Allocate(4096).value();
   const common::Status status = (*device)->ReadAt(4096, 4096, buf.data());
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(status.message(), HasSubstr("transferred only 1904 bytes"));
@@ -157,7 +157,7 @@ TEST_P(FileDeviceTest, ExtendWritesANewFileFromItsStart) {
   auto device = FileDevice::Open(path, options);
   ASSERT_TRUE(device.ok()) << device.status();
   EXPECT_EQ((*device)->size(), 3u * 4096);
-  IoBuffer buf(4096);
+  IoBuffer buf = IoBuffer::Allocate(4096).value();
   for (uint64_t at = 0; at < 3 * 4096; at += 4096) {
     std::memset(buf.data(), static_cast<int>('a' + at / 4096), 4096);
     ASSERT_TRUE((*device)->WriteAt(at, 4096, buf.data()).ok());
@@ -173,7 +173,7 @@ TEST_P(FileDeviceTest, ExtendWritesANewFileFromItsStart) {
 TEST_P(FileDeviceTest, CloseEndsTheDeviceAndIsIdempotent) {
   auto device = Open(MakeFile(65536), true);
   ASSERT_TRUE(device.ok());
-  IoBuffer buf(4096);
+  IoBuffer buf = IoBuffer::Allocate(4096).value();
   ASSERT_TRUE((*device)->ReadAt(0, 4096, buf.data()).ok());
   EXPECT_TRUE((*device)->Close().ok());
   EXPECT_TRUE((*device)->Close().ok());

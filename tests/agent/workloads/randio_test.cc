@@ -1,6 +1,12 @@
 #include "agent/workloads/randio.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -382,6 +388,36 @@ TEST(RandioWrittenFromStart, LayoutsWithGapsOrAnOffsetAndPlainRunsCountNothing) 
     ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
     EXPECT_EQ(workload.WrittenFromStart().bytes, 0u) << spec.ShortDebugString();
   }
+}
+
+// Lets this process map what it maps now plus `headroom` bytes, no more: a larger allocation
+// fails as it would on a host out of memory. For death-test children only.
+void LimitAddressSpace(uint64_t headroom) {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0;
+  statm >> pages;
+  const rlimit limit{pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) + headroom,
+                     RLIM_INFINITY};
+  if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(2);
+}
+
+TEST(RandioWorkloadDeathTest, BuffersTheHostCannotGiveFailPrepareNotTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        MemoryDevice memory(64 << 20);
+        RandioSpec spec = Spec(RandioSpec::RANDREAD, 64 << 20, 64 << 20);
+        spec.set_numjobs(16);  // 1 GiB of buffers.
+        RandioWorkload workload(spec, memory, HostFacts());
+        LimitAddressSpace(uint64_t{256} << 20);
+        std::vector<std::string> warnings;
+        const common::Status status = workload.Prepare(kNotCancelled, &warnings);
+        std::fprintf(stderr, "%s\n", status.ToString().c_str());
+        std::_Exit(status.code() == absl::StatusCode::kResourceExhausted ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0),
+      "RESOURCE_EXHAUSTED: randio: job [0-9]+, buffer 1 of iodepth 1: out of memory: cannot "
+      "allocate an I/O buffer of 64 MiB");
 }
 
 }  // namespace
