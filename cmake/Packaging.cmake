@@ -20,7 +20,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/deploy/systemd/stormark-agent.service
 install(FILES ${debian_dir}/agent.yaml DESTINATION /etc/stormark COMPONENT agent
         PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 
-# Per package: copyright, changelog, README (the manual), all compressed as Debian wants.
+# Per package: copyright, changelog (compressed as Debian wants), the README and the manual (docs/).
 configure_file(${debian_dir}/changelog.in ${package_dir}/changelog @ONLY)
 find_program(GZIP_PROGRAM gzip REQUIRED)
 find_program(HELP2MAN_PROGRAM help2man)
@@ -61,6 +61,8 @@ foreach(component agent controller)
           COMPONENT ${component})
   install(FILES ${debian_dir}/copyright ${package_dir}/changelog.gz ${PROJECT_SOURCE_DIR}/README.md
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package} COMPONENT ${component})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package}
+          COMPONENT ${component})
 endforeach()
 
 set(CPACK_GENERATOR DEB)
