@@ -14,8 +14,9 @@ official one); skipped, saying which, when one is missing. The base system is do
 and kept as a tarball in the build directory (package-cache/), with apt's downloads, so a
 second run downloads only apt's index. Every chroot command runs in a mount namespace of its
 own (unshare -m), so its /proc and cache mounts vanish with it, whatever happens to the test.
-The playbook of deploy/ansible runs there too (connection local). About 3.5 minutes on
-2 cores with the base system cached (unpacking it is a minute of that), 4 without."""
+The playbook of deploy/ansible runs there too (connection local). About 2 minutes on 2 cores
+with the base system and apt's downloads cached (unpacking the base is one of them), 3.5
+without."""
 
 import os
 import shutil
