@@ -423,6 +423,7 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
     }
     config.targets.push_back(std::move(target));
   }
+  RETURN_IF_ERROR(CheckRuleTargets(config.identities, config));
   return config;
 }
 

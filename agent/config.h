@@ -45,6 +45,7 @@
 //   stalled_io_after: 120s           # default; no I/O completed for this long while a
 //                                    # worker sits in the kernel stops the phase as stalled
 //   tls: ..., scratch: ..., limits: ...  # see agent/policy.h
+//   identities: ...                      # who may do what; see agent/authz.h
 //   access: {users: [...], groups: [...]}  # who may use the unix socket; see agent/access.h
 #ifndef STORMARK_AGENT_CONFIG_H_
 #define STORMARK_AGENT_CONFIG_H_
@@ -59,6 +60,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/authz.h"
 #include "agent/access.h"
 #include "agent/command_policy.h"
 #include "agent/policy.h"
@@ -155,6 +157,9 @@ struct AgentConfig {
   TlsConfig tls;
   std::vector<std::string> scratch;
   ResourceLimits limits;
+  // agent/authz.h: what each identity may do; empty (no `identities:`) lets every caller the
+  // transport admits do everything.
+  std::vector<IdentityRule> identities;
   // agent/access.h: who may use the unix socket besides root and the agent's own user.
   AccessConfig access;
   // The user the agent runs as: what it trusts (dir targets, the config and TLS files, the

@@ -1,13 +1,18 @@
 // stormark-agent: runs benchmark phases on this host's configured targets for a controller.
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <thread>
 #include <vector>
 
+#include <grpcpp/grpcpp.h>
+
 #include "CLI/CLI.hpp"
+#include "common/address.h"
 #include "common/strings.h"
 #include "agent/config.h"
 #include "agent/policy.h"
@@ -16,6 +21,7 @@
 #include "common/log_text.h"
 #include "common/tls.h"
 #include "common/version.h"
+#include "stormark/v1/agent.grpc.pb.h"
 
 namespace {
 
@@ -23,6 +29,46 @@ namespace {
 void LogLine(const std::string& line) {
   std::fprintf(stderr, "stormark-agent: %s\n", stormark::common::LogSafeLine(line, 4096).c_str());
   std::fflush(stderr);
+}
+
+// --abort-held-phase: asks the agent serving `listen` (its unix socket) to abort whatever
+// phase it holds. The agent grants it only to root and its own user, by peer credentials.
+int AbortHeldPhase(const std::string& listen, const std::string& reason) {
+  auto address = stormark::common::NormalizeAddress(listen);
+  if (!address.ok() || !address->starts_with("unix:")) {
+    LogLine(stormark::common::StrCat(
+        "--abort-held-phase talks to the running agent over its unix socket: give --listen "
+        "unix:/path, the address that agent serves (not '",
+        listen, "')"));
+    return 2;
+  }
+  auto stub = stormark::v1::Agent::NewStub(
+      grpc::CreateChannel(*address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  // An aborted phase may take a while to stop and remove its files.
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  stormark::v1::AbortHeldPhaseRequest request;
+  request.set_reason(reason.empty() ? stormark::common::StrCat("stormark-agent --abort-held-phase "
+                                                               "by uid ",
+                                                               getuid())
+                                    : reason);
+  stormark::v1::AbortHeldPhaseReply reply;
+  const grpc::Status status = stub->AbortHeldPhase(&context, request, &reply);
+  if (!status.ok()) {
+    LogLine(stormark::common::StrCat("agent at ", *address, ": ", status.error_message()));
+    return 1;
+  }
+  if (reply.phase_id().empty()) {
+    LogLine(stormark::common::StrCat("agent at ", *address, " holds no phase"));
+  } else if (!reply.stuck_worker().empty()) {
+    LogLine(stormark::common::StrCat("aborted phase '", reply.phase_id(),
+                                     "'; a worker is stuck in ", reply.stuck_worker(),
+                                     ": its files are removed when that I/O returns"));
+  } else {
+    LogLine(
+        stormark::common::StrCat("aborted phase '", reply.phase_id(), "' and removed its files"));
+  }
+  return 0;
 }
 
 int Main(int argc, char** argv) {
@@ -33,8 +79,13 @@ int Main(int argc, char** argv) {
                  "address to serve on: unix:/path (peer credentials checked against the "
                  "config's access), or HOST:PORT / [V6]:PORT (mutual TLS; port 0 picks one)")
       ->capture_default_str();
-  app.add_option("--config", config_path, "YAML file naming the targets this host allows")
-      ->required();
+  app.add_option("--config", config_path, "YAML file naming the targets this host allows");
+  bool abort_held = false;
+  std::string abort_reason;
+  app.add_flag("--abort-held-phase", abort_held,
+               "instead of serving: abort whatever phase the agent serving --listen unix:/path "
+               "holds, whoever prepared it, and exit (root or the agent's own user only)");
+  app.add_option("--reason", abort_reason, "with --abort-held-phase: why, for the agent's log");
   app.add_flag("--insecure", options.insecure,
                "allow plain text on TCP, loopback included: anyone who reaches the port, every "
                "local user too, can command this agent (labs only)");
@@ -49,6 +100,12 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     LogLine(e.what());
+    std::fprintf(stderr, "Run 'stormark-agent --help' for usage.\n");
+    return 2;
+  }
+  if (abort_held) return AbortHeldPhase(options.listen, abort_reason);
+  if (config_path.empty()) {
+    LogLine("--config is required");
     std::fprintf(stderr, "Run 'stormark-agent --help' for usage.\n");
     return 2;
   }

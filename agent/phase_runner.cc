@@ -99,9 +99,9 @@ std::string PhaseRunner::BusyWith() const {
   return state_ == State::kIdle ? "" : spec_.phase_id();
 }
 
-PeerIdentity PhaseRunner::PreparedBy() const {
+std::string PhaseRunner::HeldBy() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return state_ == State::kIdle ? PeerIdentity() : prepared_by_;
+  return state_ == State::kIdle ? "" : owner_.identity();
 }
 
 std::unique_ptr<Workload> PhaseRunner::BeginCleanupLocked() {
@@ -128,6 +128,7 @@ CleanupReport PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   host_environment_.clear();
   target_environment_.clear();
   spec_.Clear();
+  owner_ = PhaseOwner();
   state_ = State::kIdle;
   cancelled_ = false;
   abort_reason_.clear();
@@ -149,10 +150,20 @@ bool PhaseRunner::LeaseExpiredLocked() {
   return true;
 }
 
-std::string PhaseRunner::Heartbeat(const std::string& phase_id) {
+StatusOr<std::string> PhaseRunner::Heartbeat(const std::string& phase_id, const std::string& token,
+                                             const Identity& caller) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (state_ == State::kIdle) return "";
+  if (state_ == State::kIdle) return std::string();
   if (!phase_id.empty() && phase_id == spec_.phase_id()) {
+    // Only the owner keeps its phase alive: a phase whose controller died is not held on
+    // by anyone else's heartbeats.
+    Status owned = owner_.Check(caller.name, token, "renew the lease of", phase_id);
+    if (!owned.ok()) {
+      // One the owner sent while its Prepare was under way, overtaken by the reply (which
+      // started the lease afresh): answered, and renews nothing.
+      if (token.empty() && caller.name == owner_.identity()) return spec_.phase_id();
+      return owned;
+    }
     last_heartbeat_mono_ = clock_.MonotonicNanos();
   }
   return spec_.phase_id();
@@ -192,10 +203,11 @@ std::string PhaseRunner::ReclaimAbandoned() {
 }
 
 StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
-                                                         const GoneFn& gone,
-                                                         const PeerIdentity& caller) {
+                                                         const Identity& caller,
+                                                         const GoneFn& gone) {
   // The id is held, reported to other callers (BusyWith) and named in messages: checked first.
   RETURN_IF_ERROR(common::CheckName("phase id", spec.phase_id()));
+  ASSIGN_OR_RETURN(std::string token, NewPhaseToken());
   std::vector<std::string> warnings;
   std::unique_ptr<Workload> abandoned;
   std::string note;
@@ -225,7 +237,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     }
     state_ = State::kPreparing;
     spec_ = spec;
-    prepared_by_ = caller;
+    owner_ = PhaseOwner(caller.name, token);
     cancelled_ = false;
     abort_reason_.clear();
     last_heartbeat_mono_ = clock_.MonotonicNanos();
@@ -241,9 +253,9 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   auto setup = std::make_shared<PhaseSetup>();
   const std::string what = common::StrCat(common::WorkloadName(spec), " set-up");
   auto worker = DetachedWorker::Start(
-      [lasting = lasting_, setup, spec, what] {
+      [lasting = lasting_, setup, spec, caller, what] {
         return CatchAtThreadTop(what, [&] {
-          return SetUpPhase(spec, lasting->config, lasting->host, lasting->paths,
+          return SetUpPhase(spec, caller, lasting->config, lasting->host, lasting->paths,
                             lasting->page_cache, lasting->written, lasting->cancelled,
                             setup.get());
         });
@@ -290,16 +302,22 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   target_identity_ = setup->target_identity;
   state_ = State::kPrepared;
   last_touched_mono_ = clock_.MonotonicNanos();
+  // The owner is answering this call, and from now on its heartbeats carry the token: one
+  // it sent before the reply arrived renews nothing, so the lease starts afresh here.
+  last_heartbeat_mono_ = last_touched_mono_;
+  owner_.Issue();
   state_changed_.notify_all();
 
   stormark::v1::PrepareReply reply;
   reply.set_prepared_unix_nanos(clock_.NowUnixNanos());
+  reply.set_phase_token(owner_.token());
   for (const auto& w : warnings) reply.add_warnings(w);
   return reply;
 }
 
 StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
-                                       const ProgressFn& progress, const GoneFn& gone) {
+                                       const Identity& caller, const ProgressFn& progress,
+                                       const GoneFn& gone) {
   Workload* workload = nullptr;
   int64_t interval_nanos = 0;
   std::string target;
@@ -312,6 +330,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
           "phase '", common::LogSafe(request.phase_id()), "' is not prepared on this agent",
           state_ == State::kIdle ? "" : common::StrCat(" (it holds '", spec_.phase_id(), "')")));
     }
+    RETURN_IF_ERROR(owner_.Check(caller.name, request.phase_token(), "run", request.phase_id()));
     if (state_ != State::kPrepared) {
       return absl::FailedPreconditionError(common::StrCat(
           "phase '", common::LogSafe(request.phase_id()), "' cannot run: it is ", StateName(state_)));
@@ -555,40 +574,65 @@ void PhaseRunner::StopForRuntimeCap(int64_t max_runtime) {
   cancelled_ = true;
 }
 
-bool PhaseRunner::Abort(const std::string& phase_id, int64_t max_wait_nanos) {
-  std::unique_ptr<Workload> released;
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (state_ == State::kIdle) return false;
-    if (!phase_id.empty() && phase_id != spec_.phase_id()) return false;
-    if (abort_reason_.empty()) {
-      abort_reason_ = shut_down_ ? "the agent is shutting down" : "aborted by the controller";
-    }
-    cancelled_ = true;
-    // A preparing or running phase notices the flag and leaves that state by itself; a
-    // running phase whose caller went away resets to idle by itself too. Once the slot
-    // holds another phase (a new generation), this abort has nothing left to do.
-    const uint64_t generation = generation_;
-    auto settled = [&] {
-      return generation_ != generation ||
-             (state_ != State::kPreparing && state_ != State::kRunning &&
-              state_ != State::kCleaning);
-    };
-    if (max_wait_nanos < 0) {
-      state_changed_.wait(lock, settled);
-    } else if (!state_changed_.wait_for(lock, std::chrono::nanoseconds(max_wait_nanos),
-                                        settled)) {
-      return true;
-    }
-    if (generation_ != generation || state_ == State::kIdle) return true;
-    if (state_ == State::kStuck) return true;  // Freed by the worker if it ever returns.
-    released = BeginCleanupLocked();
+StatusOr<bool> PhaseRunner::Abort(const std::string& phase_id, const std::string& token,
+                                  const Identity& caller) {
+  if (phase_id.empty()) {
+    return absl::InvalidArgumentError(
+        "Abort needs the id of the phase to abort (there is no wildcard: the local operator "
+        "ends a phase it does not own with stormark-agent --abort-held-phase)");
   }
-  FinishCleanup(std::move(released));
+  std::unique_lock<std::mutex> lock(mu_);
+  if (state_ == State::kIdle || phase_id != spec_.phase_id()) return false;
+  RETURN_IF_ERROR(owner_.Check(caller.name, token, "abort", phase_id));
+  AbortHeldLocked(lock, shut_down_ ? "the agent is shutting down" : "aborted by the controller",
+                  -1);
   return true;
 }
 
-StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id) {
+PhaseRunner::ForcedAbort PhaseRunner::AbortHeldPhase(const std::string& reason) {
+  constexpr int64_t kForcedAbortWaitNanos = 30'000'000'000;
+  ForcedAbort done;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (state_ == State::kIdle) return done;
+    done.phase_id = spec_.phase_id();
+    done.owner = owner_.identity();
+    AbortHeldLocked(lock, reason, kForcedAbortWaitNanos);
+  }
+  done.stuck_worker = StuckWorker();
+  return done;
+}
+
+void PhaseRunner::AbortHeldLocked(std::unique_lock<std::mutex>& lock, const std::string& reason,
+                                  int64_t max_wait_nanos) {
+  if (abort_reason_.empty()) abort_reason_ = reason;
+  cancelled_ = true;
+  // A preparing or running phase notices the flag and leaves that state by itself; a
+  // running phase whose caller went away resets to idle by itself too. Once the slot
+  // holds another phase (a new generation), this abort has nothing left to do.
+  const uint64_t generation = generation_;
+  auto settled = [&] {
+    return generation_ != generation ||
+           (state_ != State::kPreparing && state_ != State::kRunning && state_ != State::kCleaning);
+  };
+  if (max_wait_nanos < 0) {
+    state_changed_.wait(lock, settled);
+  } else if (!state_changed_.wait_for(lock, std::chrono::nanoseconds(max_wait_nanos), settled)) {
+    lock.unlock();
+    return;
+  }
+  // Freed by the worker if it ever returns (kStuck), or by another call already.
+  if (generation_ != generation || state_ == State::kIdle || state_ == State::kStuck) {
+    lock.unlock();
+    return;
+  }
+  std::unique_ptr<Workload> released = BeginCleanupLocked();
+  lock.unlock();
+  FinishCleanup(std::move(released));
+}
+
+StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id, const std::string& token,
+                                   const Identity& caller) {
   std::unique_lock<std::mutex> lock(mu_);
   if (state_ == State::kIdle) return CleanupReport();
   if (phase_id != spec_.phase_id()) {
@@ -596,6 +640,7 @@ StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id) {
         "cannot clean up phase '", common::LogSafe(phase_id), "': this agent holds '",
         spec_.phase_id(), "'"));
   }
+  RETURN_IF_ERROR(owner_.Check(caller.name, token, "clean up", phase_id));
   if (state_ == State::kPreparing || state_ == State::kRunning) {
     return absl::FailedPreconditionError(common::StrCat(
         "phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
@@ -613,12 +658,11 @@ StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id) {
 }
 
 void PhaseRunner::Shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    shut_down_ = true;
-  }
   constexpr int64_t kShutdownWaitNanos = 10'000'000'000;
-  Abort("", kShutdownWaitNanos);
+  std::unique_lock<std::mutex> lock(mu_);
+  shut_down_ = true;
+  if (state_ == State::kIdle) return;
+  AbortHeldLocked(lock, "the agent is shutting down", kShutdownWaitNanos);
 }
 
 }  // namespace stormark::agent

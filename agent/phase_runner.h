@@ -16,6 +16,11 @@
 // renews the lease, and when the lease runs out the phase is aborted (while running, within
 // 20 ms; prepared or finished, at the next ReclaimAbandoned()).
 //
+// A phase belongs to the identity that prepared it (agent/phase_owner.h): Run, Abort,
+// Cleanup and Heartbeat of it from another identity, or without the token Prepare returned,
+// are PERMISSION_DENIED and change nothing (a foreign heartbeat renews no lease). Only
+// AbortHeldPhase, for the local operator, and Shutdown end a phase whoever holds it.
+//
 // Thread-safe: every method may be called from any gRPC handler thread.
 #ifndef STORMARK_AGENT_PHASE_RUNNER_H_
 #define STORMARK_AGENT_PHASE_RUNNER_H_
@@ -28,11 +33,12 @@
 #include <string>
 #include <vector>
 
+#include "agent/authz.h"
 #include "agent/config.h"
 #include "agent/detached_worker.h"
 #include "agent/environment.h"
 #include "agent/page_cache.h"
-#include "agent/peer_identity.h"
+#include "agent/phase_owner.h"
 #include "agent/phase_setup.h"
 #include "agent/tuning.h"
 #include "agent/sysinfo.h"
@@ -69,34 +75,53 @@ class PhaseRunner {
   // caller gone, the set-up stops and its files are removed. A set-up that was told to stop
   // (Abort, `gone`, an expired lease) and is still in the kernel stuck_worker_after later is
   // left behind: ABORTED, naming the call it is stuck in, and the slot is `stuck`.
-  // `caller` is who asked (agent/peer_identity.h); the held phase keeps it (PreparedBy).
+  // PERMISSION_DENIED when the config's identities rules do not let `caller` prepare this
+  // spec. The phase then belongs to `caller`; the reply carries its token.
   common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec,
-                                                       const GoneFn& gone = nullptr,
-                                                       const PeerIdentity& caller = {});
+                                                       const Identity& caller,
+                                                       const GoneFn& gone = nullptr);
 
   // Called with progress every interval; returns false when nobody listens any more, which
   // aborts the phase.
   using ProgressFn = std::function<bool(const stormark::v1::RunUpdate::Progress&)>;
   // Waits for the start instant, runs the prepared phase and returns its result, which
   // tells success, failure or abort. An error Status means the phase could not start (wrong
-  // id, not prepared). Blocks for the whole phase.
+  // id, not prepared; PERMISSION_DENIED when `caller` or request.phase_token is not the
+  // phase's). Blocks for the whole phase.
   common::StatusOr<stormark::v1::PhaseResult> Run(const stormark::v1::RunRequest& request,
-                                                  const ProgressFn& progress,
-                                                  const GoneFn& gone);
+                                                  const Identity& caller,
+                                                  const ProgressFn& progress, const GoneFn& gone);
 
-  // Cancels the phase `phase_id` (or any phase, if empty) and removes its files. Returns
-  // whether there was one. Waits until a running workload has stopped, or at most
-  // `max_wait_nanos` when that is not negative (the phase then goes on stopping by itself).
-  bool Abort(const std::string& phase_id, int64_t max_wait_nanos = -1);
+  // Cancels the phase `phase_id` and removes its files, for its owner (`caller` with
+  // `token`). Returns whether the phase was held; PERMISSION_DENIED for anyone else, and
+  // INVALID_ARGUMENT for an empty id (there is no wildcard). Waits until a running workload
+  // has stopped.
+  common::StatusOr<bool> Abort(const std::string& phase_id, const std::string& token,
+                               const Identity& caller);
+
+  // What AbortHeldPhase did.
+  struct ForcedAbort {
+    std::string phase_id;      // "" when no phase was held.
+    std::string owner;         // The identity that prepared it.
+    std::string stuck_worker;  // Set when a worker is stuck in the kernel (see StuckWorker).
+  };
+  // For the local operator: cancels whatever phase is held, whoever prepared it, and removes
+  // its files; `reason` goes into the phase's result. Waits at most 30 s for a running
+  // workload to stop (it then goes on stopping by itself).
+  ForcedAbort AbortHeldPhase(const std::string& reason);
 
   // Frees the slot if its phase has been abandoned (prepared or finished, untouched for the
   // reclaim time or past its heartbeat lease) and removes its files. Returns the phase id,
   // or "" if nothing was done.
   std::string ReclaimAbandoned();
 
-  // Renews the lease of the held phase when `phase_id` names it. Returns the held phase id
-  // ("" when idle).
-  std::string Heartbeat(const std::string& phase_id);
+  // Renews the lease of the held phase when `phase_id` names it and `caller` with `token`
+  // owns it. Returns the held phase id ("" when idle); PERMISSION_DENIED, renewing nothing,
+  // when `phase_id` names the held phase and the caller does not own it. One from the owner
+  // without the token (sent before its Prepare's reply arrived) is answered but renews
+  // nothing.
+  common::StatusOr<std::string> Heartbeat(const std::string& phase_id, const std::string& token,
+                                          const Identity& caller);
 
   // What a worker left stuck in the kernel is stuck in ("pread64 on /dev/dm-3 for 40 s"), or
   // "" when no worker is stuck.
@@ -104,13 +129,14 @@ class PhaseRunner {
 
   // Removes the files of a prepared or finished phase and frees the slot. OK with 0 when the
   // slot is already empty (Cleanup is idempotent); FAILED_PRECONDITION while running or when
-  // a different phase is held.
-  common::StatusOr<CleanupReport> Cleanup(const std::string& phase_id);
+  // a different phase is held; PERMISSION_DENIED when `caller` with `token` does not own it.
+  common::StatusOr<CleanupReport> Cleanup(const std::string& phase_id, const std::string& token,
+                                const Identity& caller);
 
   // The id of the phase held, or "" when idle.
   std::string BusyWith() const;
-  // Who prepared the phase held (kUnknown when idle). Not yet used to decide anything.
-  PeerIdentity PreparedBy() const;
+  // The identity the held phase belongs to, or "" when idle. For the agent's log only.
+  std::string HeldBy() const;
 
   // Aborts the held phase and refuses every later Prepare. For SIGTERM/SIGINT. Waits at
   // most 10 s for a running workload (an I/O may hang on a dead network device).
@@ -131,6 +157,11 @@ class PhaseRunner {
   std::unique_ptr<Workload> BeginCleanupLocked();
   // Removes the workload's files, then frees the slot. Requires mu_ NOT held.
   CleanupReport FinishCleanup(std::unique_ptr<Workload> workload);
+  // Cancels the held phase, waits for it to settle (at most `max_wait_nanos` when not
+  // negative) and removes its files. Requires `lock` to hold mu_ and a phase to be held;
+  // releases the lock. `reason` is the result's error unless one was set already.
+  void AbortHeldLocked(std::unique_lock<std::mutex>& lock, const std::string& reason,
+                       int64_t max_wait_nanos);
   // BeginCleanupLocked() if the held phase is abandoned, with a note saying so; else nullptr.
   std::unique_ptr<Workload> ReleaseIfAbandonedLocked(std::string* note);
   // True when the held phase has a lease and no heartbeat renewed it in time; sets the
@@ -184,7 +215,7 @@ class PhaseRunner {
   State state_ = State::kIdle;                   // Guarded by mu_.
   bool shut_down_ = false;                       // Guarded by mu_.
   stormark::v1::PhaseSpec spec_;                 // Guarded by mu_.
-  PeerIdentity prepared_by_;                     // Guarded by mu_; who prepared spec_.
+  PhaseOwner owner_;                             // Guarded by mu_; who holds spec_.
   std::unique_ptr<Workload> workload_;           // Guarded by mu_ (used unlocked while running).
   std::vector<std::string> warnings_;            // Guarded by mu_.
   stormark::v1::CacheReport cache_report_;       // Guarded by mu_; from Prepare.

@@ -46,10 +46,11 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
   return applied;
 }
 
-Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const AgentConfig& config,
-                  const HostFacts& host, const SystemPaths& paths, const PageCache& page_cache,
-                  WrittenPrefixes& written, const std::atomic<bool>& cancelled,
-                  PhaseSetup* setup) {
+Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
+                  const AgentConfig& config, const HostFacts& host, const SystemPaths& paths,
+                  const PageCache& page_cache, WrittenPrefixes& written,
+                  const std::atomic<bool>& cancelled, PhaseSetup* setup) {
+  RETURN_IF_ERROR(CheckAccess(config.identities, caller, spec, config.FindTarget(spec.target())));
   RETURN_IF_ERROR(CheckPolicy(spec, config, host));
   const TargetConfig* target = config.FindTarget(spec.target());
   WrittenPrefix earlier;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/authz.h"
 #include "agent/config.h"
 #include "agent/environment.h"
 #include "agent/page_cache.h"
@@ -46,18 +47,19 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::
                                                             const SystemPaths& paths,
                                                             const BlockTarget* block = nullptr);
 
-// Builds `setup` for `spec`: the policy first (a refused phase creates nothing), then the
-// resolution of a block target's path (once for the phase: everything after it uses what
-// it led to), the workload (told what the agent's earlier phases wrote on that device, from
-// `written`), the tuning, the workload's Prepare (which watches `cancelled`), the cache and
-// the environment.
+// Builds `setup` for `spec`: what the config's identities let `caller` do and the policy
+// first (a refused phase creates nothing), then the resolution of a block target's path (once
+// for the phase: everything after it uses what it led to), the workload (told what the
+// agent's earlier phases wrote on that device, from `written`), the tuning, the workload's
+// Prepare (which watches `cancelled`), the cache and the environment.
 // On an error, or when `cancelled` is set, what was made so far stays in `setup` for the
 // caller to remove. Blocks for as long as the set-up takes, which may be for ever when an
 // I/O never returns.
-common::Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const AgentConfig& config,
-                          const HostFacts& host, const SystemPaths& paths,
-                          const PageCache& page_cache, WrittenPrefixes& written,
-                          const std::atomic<bool>& cancelled, PhaseSetup* setup);
+common::Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
+                          const AgentConfig& config, const HostFacts& host,
+                          const SystemPaths& paths, const PageCache& page_cache,
+                          WrittenPrefixes& written, const std::atomic<bool>& cancelled,
+                          PhaseSetup* setup);
 
 }  // namespace stormark::agent
 

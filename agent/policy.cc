@@ -123,7 +123,7 @@ uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
 }  // namespace
 
 bool IsPolicyKey(std::string_view key) {
-  return key == "tls" || key == "scratch" || key == "limits";
+  return key == "tls" || key == "scratch" || key == "limits" || key == "identities";
 }
 
 Status ParsePolicyKey(std::string_view key, const YAML::Node& value, std::string_view source,
@@ -131,6 +131,7 @@ Status ParsePolicyKey(std::string_view key, const YAML::Node& value, std::string
   if (key == "tls") return ParseTls(value, source, &config->tls);
   if (key == "scratch") return ParseScratch(value, source, &config->scratch);
   if (key == "limits") return ParseLimits(value, source, &config->limits);
+  if (key == "identities") return ParseIdentities(value, source, &config->identities);
   return absl::NotFoundError(StrCat("not a policy key: ", key));
 }
 

@@ -67,9 +67,10 @@ struct MemoryBudget {
 };
 MemoryBudget PhaseMemoryBudget(const ResourceLimits& limits, const HostFacts& host);
 
-// The policy keys of an agent config: "tls", "scratch", "limits".
+// The policy keys of an agent config: "tls", "scratch", "limits", "identities"
+// (agent/authz.h).
 bool IsPolicyKey(std::string_view key);
-inline constexpr char kPolicyKeyNames[] = "tls, scratch, limits";
+inline constexpr char kPolicyKeyNames[] = "tls, scratch, limits, identities";
 
 // Parses one policy key's value into `config`. Errors name `source` and the line.
 common::Status ParsePolicyKey(std::string_view key, const YAML::Node& value,

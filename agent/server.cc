@@ -1,6 +1,7 @@
 #include "agent/server.h"
 
 #include <dirent.h>
+#include <grpc/grpc_security_constants.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -167,7 +168,14 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
 
 PeerIdentity AgentServer::Identify(const grpc::ServerContext& context) const {
   const std::string peer = context.peer();
-  if (peer.starts_with("inproc")) {
+  // gRPC 1.51's in-process transport names its peer "unknown" and has no security connector,
+  // where every network transport, plain text included, names its security type.
+  const auto auth = context.auth_context();
+  const bool in_process =
+      peer.starts_with("inproc") ||
+      (peer == "unknown" &&
+       (!auth || auth->FindPropertyValues(GRPC_TRANSPORT_SECURITY_TYPE_PROPERTY_NAME).empty()));
+  if (in_process) {
     PeerIdentity identity;
     identity.kind = PeerIdentity::Kind::kInProcess;
     return identity;

@@ -1,6 +1,9 @@
 // The gRPC face of the agent: translates the stormark.v1.Agent RPCs into PhaseRunner calls
 // and absl::Status into grpc::Status. Holds no state of its own beyond the runner.
 //
+// Every call that acts on a phase (Prepare, Run, Abort, Cleanup, AbortHeldPhase) is logged
+// with the caller's identity, refusals included; so are refused heartbeats.
+//
 // Thread-safe: gRPC calls the handlers from its thread pool.
 #ifndef STORMARK_AGENT_SERVICE_H_
 #define STORMARK_AGENT_SERVICE_H_
@@ -8,6 +11,7 @@
 #include <functional>
 #include <string>
 
+#include "agent/authz.h"
 #include "agent/peer_identity.h"
 #include "agent/phase_runner.h"
 #include "common/clock.h"
@@ -42,10 +46,17 @@ class AgentService final : public stormark::v1::Agent::Service {
   grpc::Status Heartbeat(grpc::ServerContext* context,
                          const stormark::v1::HeartbeatRequest* request,
                          stormark::v1::HeartbeatReply* reply) override;
+  grpc::Status AbortHeldPhase(grpc::ServerContext* context,
+                              const stormark::v1::AbortHeldPhaseRequest* request,
+                              stormark::v1::AbortHeldPhaseReply* reply) override;
 
  private:
-  void Log(grpc::ServerContext* context, const std::string& line) const;
-  void Log(const PeerIdentity& caller, const std::string& line) const;
+  // The caller of this call, as authz.h and phase ownership see it.
+  Identity Caller(const grpc::ServerContext& context) const;
+  void Log(const Identity& caller, const std::string& line) const;
+  // " (held by CN=x)" when the held phase is `phase_id` and belongs to someone else than
+  // `caller`, for the log.
+  std::string HeldByOther(const std::string& phase_id, const Identity& caller) const;
 
   PhaseRunner& runner_;
   const common::Clock& clock_;

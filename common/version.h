@@ -16,7 +16,11 @@ inline constexpr std::string_view kSoftwareVersion = STORMARK_VERSION;
 // The protocol this build speaks. Major must match proto's PROTOCOL_MAJOR.
 inline constexpr uint32_t kProtocolMajor = stormark::v1::PROTOCOL_MAJOR;
 // Minor 1: randio (RandioSpec, VerifyReport, stonewall figures, block and null target facts).
-inline constexpr uint32_t kProtocolMinor = 1;
+// Minor 2: phase ownership (PrepareReply.phase_token, carried by Run, Abort, Cleanup and
+// Heartbeat; AbortHeldPhase). An agent refuses Prepare from an older controller, which would
+// not send the token.
+inline constexpr uint32_t kProtocolMinor = 2;
+inline constexpr uint32_t kPhaseTokenMinor = 2;
 
 // The git commit this build was made from: 12 hex digits, "-dirty" appended when the tree
 // had changes, or "unknown" when it was built outside a git checkout. Taken at build time

@@ -221,12 +221,28 @@ StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::Ph
   if (timeout_nanos > 0) {
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::nanoseconds(timeout_nanos));
   }
+  {
+    std::lock_guard<std::mutex> lock(token_mu_);
+    token_phase_.clear();
+    token_.clear();
+  }
   stormark::v1::PrepareRequest request;
   *request.mutable_controller_protocol() = common::OurProtocol();
   *request.mutable_spec() = spec;
   stormark::v1::PrepareReply reply;
   RETURN_IF_ERROR(FromGrpc(stub_->Prepare(&context, request, &reply), "Prepare"));
+  {
+    std::lock_guard<std::mutex> lock(token_mu_);
+    token_phase_ = spec.phase_id();
+    token_ = reply.phase_token();
+  }
+  reply.clear_phase_token();  // Nobody else needs it.
   return reply;
+}
+
+std::string AgentClient::TokenFor(const std::string& phase_id) const {
+  std::lock_guard<std::mutex> lock(token_mu_);
+  return !phase_id.empty() && phase_id == token_phase_ ? token_ : "";
 }
 
 StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id,
@@ -236,6 +252,7 @@ StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id
   TrackedCall tracked(*this, context);
   stormark::v1::RunRequest request;
   request.set_phase_id(phase_id);
+  request.set_phase_token(TokenFor(phase_id));
   request.set_start_at_unix_nanos(start_at_controller_nanos + estimate_.offset_nanos);
   auto reader = stub_->Run(&context, request);
   stormark::v1::RunUpdate update;
@@ -268,6 +285,8 @@ void AgentClient::Abort(const std::string& phase_id) {
   context.set_deadline(After(5000));
   stormark::v1::AbortRequest request;
   request.set_phase_id(phase_id);
+  // None yet while this client's Prepare is under way: the agent then goes by identity.
+  request.set_phase_token(TokenFor(phase_id));
   stormark::v1::AbortReply reply;
   stub_->Abort(&context, request, &reply);  // Best effort: the agent may be gone.
 }
@@ -279,6 +298,7 @@ Status AgentClient::Cleanup(const std::string& phase_id, int timeout_ms,
   context.set_deadline(After(timeout_ms));
   stormark::v1::CleanupRequest request;
   request.set_phase_id(phase_id);
+  request.set_phase_token(TokenFor(phase_id));
   stormark::v1::CleanupReply reply;
   Status status = FromGrpc(stub_->Cleanup(&context, request, &reply), "Cleanup");
   if (left != nullptr) left->assign(reply.left().begin(), reply.left().end());
@@ -295,6 +315,7 @@ void AgentClient::HeartbeatAsync(const std::string& phase_id, int timeout_ms, He
   auto call = std::make_shared<Call>();
   call->context.set_deadline(After(timeout_ms));
   call->request.set_phase_id(phase_id);
+  call->request.set_phase_token(TokenFor(phase_id));
   stub_->async()->Heartbeat(
       &call->context, &call->request, &call->reply,
       [this, call, done = std::move(done)](grpc::Status status) mutable {

@@ -1,6 +1,10 @@
 // One agent, as the controller sees it: a channel, its facts, its clock offset, and the
 // phase calls. Every error names the host ("host db1:7420: unreachable: ...").
 //
+// A phase belongs to the controller that prepared it: the client keeps the token Prepare
+// returned and sends it with every later call naming that phase (Run, Abort, Cleanup,
+// Heartbeat). It never shows the token to anyone.
+//
 // Thread-compatible: one thread drives one client at a time; different clients may be used
 // from different threads. Abort() may be called from any thread, also during Run().
 #ifndef STORMARK_CONTROLLER_AGENT_CLIENT_H_
@@ -76,7 +80,8 @@ class AgentClient {
   // An agent that does not list its workloads is given the benefit of the doubt.
   common::Status CheckWorkload(const std::string& workload) const;
 
-  // Prepare of `spec` on the agent; the call gives up after `timeout_nanos` (0: never).
+  // Prepare of `spec` on the agent; the call gives up after `timeout_nanos` (0: never). On
+  // success the client keeps the phase's token for the calls that follow.
   common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec,
                                                        int64_t timeout_nanos = 0);
 
@@ -134,9 +139,16 @@ class AgentClient {
   ClockEstimate estimate_;
   std::string default_target_;
 
+  // The token of `phase_id` when this client prepared it, else "".
+  std::string TokenFor(const std::string& phase_id) const;
+
   std::mutex calls_mu_;
   std::vector<grpc::ClientContext*> calls_;  // Guarded by calls_mu_; calls in flight.
   bool given_up_ = false;                    // Guarded by calls_mu_.
+
+  mutable std::mutex token_mu_;
+  std::string token_phase_;  // Guarded by token_mu_; the phase this client last prepared.
+  std::string token_;        // Guarded by token_mu_; its PrepareReply.phase_token.
 };
 
 }  // namespace stormark::controller

@@ -267,6 +267,9 @@ bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
     running_[i] = Running();
   }
   if (!overdue.empty()) {
+    // The set-up may have finished as the abort went out, which could not carry the phase's
+    // token yet (only this reply brings it): abort again, with it.
+    if (reply.ok()) client.Abort(phase_id);
     host->error = reply.ok() ? overdue : StrCat(overdue, ": ", reply.status().message());
     return false;
   }

@@ -38,13 +38,6 @@ PhaseSpec WriteSpec(const std::string& phase_id, uint64_t size = 2 * kMiB,
   return spec;
 }
 
-stormark::v1::RunRequest RunNow(const std::string& phase_id, int64_t delay_nanos = 0) {
-  stormark::v1::RunRequest request;
-  request.set_phase_id(phase_id);
-  request.set_start_at_unix_nanos(common::SystemClock().NowUnixNanos() + delay_nanos);
-  return request;
-}
-
 bool KeepListening(const stormark::v1::RunUpdate::Progress&) { return true; }
 bool StillHere() { return false; }
 
@@ -64,10 +57,36 @@ class PhaseRunnerTest : public TempDirTest {
   }
 
   void MustPrepare(const PhaseSpec& spec) {
-    common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(spec);
+    common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(spec, caller_);
     ASSERT_TRUE(reply.ok()) << reply.status();
+    token_ = reply->phase_token();
   }
 
+  // A Run request of this test's controller, carrying the token of its last Prepare.
+  stormark::v1::RunRequest RunNow(const std::string& phase_id, int64_t delay_nanos = 0) {
+    stormark::v1::RunRequest request;
+    request.set_phase_id(phase_id);
+    request.set_phase_token(token_);
+    request.set_start_at_unix_nanos(common::SystemClock().NowUnixNanos() + delay_nanos);
+    return request;
+  }
+
+  // Abort and Cleanup by this test's controller.
+  bool Abort(const std::string& phase_id) {
+    common::StatusOr<bool> aborted = runner_->Abort(phase_id, token_, caller_);
+    EXPECT_TRUE(aborted.ok()) << aborted.status();
+    return aborted.ok() && *aborted;
+  }
+  common::StatusOr<CleanupReport> Cleanup(const std::string& phase_id) {
+    return runner_->Cleanup(phase_id, token_, caller_);
+  }
+
+  const Identity caller_ = [] {
+    Identity id;
+    id.name = "CN=controller";
+    return id;
+  }();
+  std::string token_;
   std::unique_ptr<PhaseRunner> runner_;
 };
 
@@ -79,7 +98,7 @@ TEST_F(PhaseRunnerTest, IdleRunnerIsNotBusy) {
 
 TEST_F(PhaseRunnerTest, PrepareHoldsTheSlot) {
   const int64_t before = common::SystemClock().NowUnixNanos();
-  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(WriteSpec("p1"));
+  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(WriteSpec("p1"), caller_);
   ASSERT_TRUE(reply.ok()) << reply.status();
   EXPECT_GE(reply->prepared_unix_nanos(), before);
   EXPECT_THAT(reply->warnings(), Contains(HasSubstr("possibly cache-dominated")));
@@ -89,7 +108,8 @@ TEST_F(PhaseRunnerTest, PrepareHoldsTheSlot) {
 
 TEST_F(PhaseRunnerTest, SecondPrepareFailsNamingTheBusyPhase) {
   MustPrepare(WriteSpec("first"));
-  common::StatusOr<stormark::v1::PrepareReply> second = runner_->Prepare(WriteSpec("second"));
+  common::StatusOr<stormark::v1::PrepareReply> second =
+      runner_->Prepare(WriteSpec("second"), caller_);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(second.status().message(), HasSubstr("busy with phase 'first'"));
@@ -100,7 +120,7 @@ TEST_F(PhaseRunnerTest, SecondPrepareFailsNamingTheBusyPhase) {
 
 TEST_F(PhaseRunnerTest, SecondPrepareOfTheSamePhaseAlsoFails) {
   MustPrepare(WriteSpec("p1"));
-  common::StatusOr<stormark::v1::PrepareReply> again = runner_->Prepare(WriteSpec("p1"));
+  common::StatusOr<stormark::v1::PrepareReply> again = runner_->Prepare(WriteSpec("p1"), caller_);
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
   // The held phase is untouched.
@@ -114,7 +134,7 @@ TEST_F(PhaseRunnerTest, AbandonedPhaseIsReclaimedByTheNextPrepare) {
   // Every held phase counts as abandoned at once.
   runner_ = std::make_unique<PhaseRunner>(ConfigWithTarget(), host, common::SystemClock(), 0);
   MustPrepare(WriteSpec("abandoned"));
-  common::StatusOr<stormark::v1::PrepareReply> next = runner_->Prepare(WriteSpec("next"));
+  common::StatusOr<stormark::v1::PrepareReply> next = runner_->Prepare(WriteSpec("next"), caller_);
   ASSERT_TRUE(next.ok()) << next.status();
   EXPECT_THAT(next->warnings(), Contains(HasSubstr("removed abandoned phase 'abandoned'")));
   EXPECT_EQ(runner_->BusyWith(), "next");
@@ -142,7 +162,7 @@ TEST_F(PhaseRunnerTest, PrepareWhoseCallerIsGoneIsCancelledAndLeavesNothing) {
   spec.mutable_stream()->set_direction(stormark::v1::StreamSpec::READ);
   spec.mutable_stream()->set_fdatasync(false);
   common::StatusOr<stormark::v1::PrepareReply> reply =
-      runner_->Prepare(spec, [] { return true; });
+      runner_->Prepare(spec, caller_, [] { return true; });
   EXPECT_EQ(reply.status().code(), absl::StatusCode::kCancelled) << reply.status();
   EXPECT_EQ(runner_->BusyWith(), "");
   EXPECT_THAT(ListDir(dir()), IsEmpty());
@@ -151,7 +171,7 @@ TEST_F(PhaseRunnerTest, PrepareWhoseCallerIsGoneIsCancelledAndLeavesNothing) {
 TEST_F(PhaseRunnerTest, RecentlyPreparedPhaseIsNotReclaimed) {
   // The default reclaim time is minutes; a phase prepared just now is held.
   MustPrepare(WriteSpec("held"));
-  EXPECT_FALSE(runner_->Prepare(WriteSpec("other")).ok());
+  EXPECT_FALSE(runner_->Prepare(WriteSpec("other"), caller_).ok());
   EXPECT_EQ(runner_->BusyWith(), "held");
 }
 
@@ -162,7 +182,7 @@ TEST_F(PhaseRunnerTest, ConcurrentPreparesLetExactlyOneThrough) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
-      auto reply = runner_->Prepare(WriteSpec("p" + std::to_string(i)));
+      auto reply = runner_->Prepare(WriteSpec("p" + std::to_string(i)), caller_);
       if (reply.ok()) ++ok;
       if (absl::IsFailedPrecondition(reply.status())) ++busy;
     });
@@ -176,7 +196,7 @@ TEST_F(PhaseRunnerTest, ConcurrentPreparesLetExactlyOneThrough) {
 TEST_F(PhaseRunnerTest, UnknownTargetIsNotFoundNamingConfiguredTargets) {
   PhaseSpec spec = WriteSpec("p1");
   spec.set_target("fast");
-  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(spec);
+  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(spec, caller_);
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(reply.status().message(), HasSubstr("'fast'"));
@@ -186,7 +206,7 @@ TEST_F(PhaseRunnerTest, UnknownTargetIsNotFoundNamingConfiguredTargets) {
 
 TEST_F(PhaseRunnerTest, BadSpecIsInvalidArgumentAndLeavesNothing) {
   PhaseSpec spec = WriteSpec("p1", 1000, 3);
-  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(spec);
+  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(spec, caller_);
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(runner_->BusyWith(), "");
@@ -194,9 +214,10 @@ TEST_F(PhaseRunnerTest, BadSpecIsInvalidArgumentAndLeavesNothing) {
 
   PhaseSpec no_workload = WriteSpec("p1");
   no_workload.clear_stream();
-  EXPECT_EQ(runner_->Prepare(no_workload).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(runner_->Prepare(no_workload, caller_).status().code(),
+            absl::StatusCode::kInvalidArgument);
 
-  EXPECT_EQ(runner_->Prepare(WriteSpec("../p1")).status().code(),
+  EXPECT_EQ(runner_->Prepare(WriteSpec("../p1"), caller_).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(ListDir(dir()), IsEmpty());
   // The slot is free again.
@@ -206,7 +227,7 @@ TEST_F(PhaseRunnerTest, BadSpecIsInvalidArgumentAndLeavesNothing) {
 TEST_F(PhaseRunnerTest, FailedPrepareRemovesWhatItCreated) {
   // Too large for any disk: fails after the phase directory was made.
   PhaseSpec spec = WriteSpec("p1", uint64_t{1} << 60, 1 << 20);
-  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(spec);
+  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(spec, caller_);
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(runner_->BusyWith(), "");
@@ -216,7 +237,8 @@ TEST_F(PhaseRunnerTest, FailedPrepareRemovesWhatItCreated) {
 TEST_F(PhaseRunnerTest, RunReportsExactBytesAndOps) {
   const uint64_t size = 4 * kMiB;
   MustPrepare(WriteSpec("p1", size, 64 * 1024));
-  common::StatusOr<PhaseResult> result = runner_->Run(RunNow("p1"), KeepListening, StillHere);
+  common::StatusOr<PhaseResult> result =
+      runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED) << result->error();
   EXPECT_EQ(result->bytes(), size);
@@ -238,8 +260,9 @@ TEST_F(PhaseRunnerTest, RunWaitsForTheStartInstant) {
   const int64_t start_at = common::SystemClock().NowUnixNanos() + 100'000'000;
   stormark::v1::RunRequest request;
   request.set_phase_id("p1");
+  request.set_phase_token(token_);
   request.set_start_at_unix_nanos(start_at);
-  common::StatusOr<PhaseResult> result = runner_->Run(request, KeepListening, StillHere);
+  common::StatusOr<PhaseResult> result = runner_->Run(request, caller_, KeepListening, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED);
   EXPECT_GE(result->start_unix_nanos(), start_at);
@@ -249,24 +272,25 @@ TEST_F(PhaseRunnerTest, RunWaitsForTheStartInstant) {
 TEST_F(PhaseRunnerTest, RunFarInTheFutureIsRefused) {
   MustPrepare(WriteSpec("p1"));
   common::StatusOr<PhaseResult> result =
-      runner_->Run(RunNow("p1", 3600'000'000'000), KeepListening, StillHere);
+      runner_->Run(RunNow("p1", 3600'000'000'000), caller_, KeepListening, StillHere);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(result.status().message(), HasSubstr("ahead of this agent's clock"));
   // Still prepared: the controller may retry with a sane start.
-  result = runner_->Run(RunNow("p1"), KeepListening, StillHere);
+  result = runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED);
 }
 
 TEST_F(PhaseRunnerTest, RunOfAnUnpreparedPhaseFails) {
-  common::StatusOr<PhaseResult> result = runner_->Run(RunNow("p1"), KeepListening, StillHere);
+  common::StatusOr<PhaseResult> result =
+      runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(result.status().message(), HasSubstr("'p1' is not prepared"));
 
   MustPrepare(WriteSpec("p1"));
-  result = runner_->Run(RunNow("other"), KeepListening, StillHere);
+  result = runner_->Run(RunNow("other"), caller_, KeepListening, StillHere);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(result.status().message(), HasSubstr("it holds 'p1'"));
@@ -274,8 +298,9 @@ TEST_F(PhaseRunnerTest, RunOfAnUnpreparedPhaseFails) {
 
 TEST_F(PhaseRunnerTest, PhaseRunsAtMostOnce) {
   MustPrepare(WriteSpec("p1"));
-  ASSERT_TRUE(runner_->Run(RunNow("p1"), KeepListening, StillHere).ok());
-  common::StatusOr<PhaseResult> again = runner_->Run(RunNow("p1"), KeepListening, StillHere);
+  ASSERT_TRUE(runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere).ok());
+  common::StatusOr<PhaseResult> again =
+      runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(again.status().message(), HasSubstr("finished"));
@@ -289,7 +314,7 @@ TEST_F(PhaseRunnerTest, ProgressIsReported) {
     reports.push_back(p);
     return reports.size() < 3;
   };
-  common::StatusOr<PhaseResult> result = runner_->Run(RunNow("p1"), progress, StillHere);
+  common::StatusOr<PhaseResult> result = runner_->Run(RunNow("p1"), caller_, progress, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ(reports.size(), 3u);
   for (size_t i = 1; i < reports.size(); ++i) {
@@ -313,11 +338,11 @@ TEST_F(PhaseRunnerTest, AbortDuringARunStopsItAndRemovesItsFiles) {
     return true;
   };
   std::future<common::StatusOr<PhaseResult>> result = std::async(
-      std::launch::async, [&] { return runner_->Run(RunNow("p1"), progress, StillHere); });
+      std::launch::async, [&] { return runner_->Run(RunNow("p1"), caller_, progress, StillHere); });
   ASSERT_EQ(running.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(runner_->BusyWith(), "p1");
-  EXPECT_FALSE(runner_->Abort("someone-else"));
-  EXPECT_TRUE(runner_->Abort("p1"));
+  EXPECT_FALSE(Abort("someone-else"));
+  EXPECT_TRUE(Abort("p1"));
   // Abort returns only once the workload has stopped and its files are gone.
   EXPECT_EQ(runner_->BusyWith(), "");
   EXPECT_THAT(ListDir(dir()), IsEmpty());
@@ -342,14 +367,14 @@ TEST_F(PhaseRunnerTest, AbortBeforeTheStartInstant) {
     return false;
   };
   std::future<common::StatusOr<PhaseResult>> result = std::async(std::launch::async, [&] {
-    return runner_->Run(RunNow("p1", 10'000'000'000), KeepListening, gone);
+    return runner_->Run(RunNow("p1", 10'000'000'000), caller_, KeepListening, gone);
   });
   ASSERT_EQ(waiting.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
-  common::StatusOr<CleanupReport> cleanup = runner_->Cleanup("p1");
+  common::StatusOr<CleanupReport> cleanup = Cleanup("p1");
   EXPECT_EQ(cleanup.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(cleanup.status().message(), HasSubstr("running; Abort it instead"));
 
-  EXPECT_TRUE(runner_->Abort(""));
+  EXPECT_TRUE(Abort("p1"));
   ASSERT_EQ(result.wait_for(std::chrono::seconds(5)), std::future_status::ready);
   common::StatusOr<PhaseResult> r = result.get();
   ASSERT_TRUE(r.ok()) << r.status();
@@ -363,18 +388,17 @@ TEST_F(PhaseRunnerTest, AbortBeforeTheStartInstant) {
 
 TEST_F(PhaseRunnerTest, AbortOfAPreparedPhaseFreesTheSlot) {
   MustPrepare(WriteSpec("p1"));
-  EXPECT_TRUE(runner_->Abort("p1"));
+  EXPECT_TRUE(Abort("p1"));
   EXPECT_EQ(runner_->BusyWith(), "");
   EXPECT_THAT(ListDir(dir()), IsEmpty());
-  EXPECT_FALSE(runner_->Abort("p1"));
-  EXPECT_FALSE(runner_->Abort(""));
+  EXPECT_FALSE(Abort("p1"));
 }
 
 TEST_F(PhaseRunnerTest, RunWhoseCallerIsGoneBeforeTheStartFreesTheSlot) {
   MustPrepare(WriteSpec("p1"));
   auto gone = [] { return true; };
   common::StatusOr<PhaseResult> result =
-      runner_->Run(RunNow("p1", 5'000'000'000), KeepListening, gone);
+      runner_->Run(RunNow("p1", 5'000'000'000), caller_, KeepListening, gone);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::ABORTED);
   EXPECT_THAT(result->error(), HasSubstr("went away"));
@@ -388,7 +412,7 @@ TEST_F(PhaseRunnerTest, RunWhoseCallerGoesDuringTheRunFreesTheSlot) {
   std::atomic<int> polls{0};
   // Present while waiting for the start, gone a few polls into the run.
   auto gone = [&] { return ++polls > 3; };
-  common::StatusOr<PhaseResult> result = runner_->Run(RunNow("p1"), KeepListening, gone);
+  common::StatusOr<PhaseResult> result = runner_->Run(RunNow("p1"), caller_, KeepListening, gone);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::ABORTED);
   EXPECT_THAT(result->error(), HasSubstr("went away"));
@@ -417,7 +441,7 @@ TEST_F(PhaseRunnerTest, RunThatEndsByItselfAsItsCallerGoesSaysSoAndFreesTheSlot)
     return false;
   };
   common::StatusOr<PhaseResult> result =
-      runner_->Run(RunNow("p1"), gone_while_reporting, StillHere);
+      runner_->Run(RunNow("p1"), caller_, gone_while_reporting, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED) << result->error();
   EXPECT_GT(result->ops(), 0u);
@@ -428,24 +452,24 @@ TEST_F(PhaseRunnerTest, RunThatEndsByItselfAsItsCallerGoesSaysSoAndFreesTheSlot)
 
 TEST_F(PhaseRunnerTest, CleanupRemovesFilesAndIsIdempotent) {
   MustPrepare(WriteSpec("p1"));
-  ASSERT_TRUE(runner_->Run(RunNow("p1"), KeepListening, StillHere).ok());
-  common::StatusOr<CleanupReport> removed = runner_->Cleanup("p1");
+  ASSERT_TRUE(runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere).ok());
+  common::StatusOr<CleanupReport> removed = Cleanup("p1");
   ASSERT_TRUE(removed.ok()) << removed.status();
   EXPECT_EQ(removed->removed, 2);  // stream.dat and the phase directory.
   EXPECT_THAT(ListDir(dir()), IsEmpty());
   EXPECT_EQ(runner_->BusyWith(), "");
 
-  removed = runner_->Cleanup("p1");
+  removed = Cleanup("p1");
   ASSERT_TRUE(removed.ok()) << removed.status();
   EXPECT_EQ(removed->removed, 0);
-  removed = runner_->Cleanup("never-prepared");
+  removed = Cleanup("never-prepared");
   ASSERT_TRUE(removed.ok()) << removed.status();
   EXPECT_EQ(removed->removed, 0);
 }
 
 TEST_F(PhaseRunnerTest, CleanupOfAPreparedPhaseFreesTheSlot) {
   MustPrepare(WriteSpec("p1"));
-  common::StatusOr<CleanupReport> removed = runner_->Cleanup("p1");
+  common::StatusOr<CleanupReport> removed = Cleanup("p1");
   ASSERT_TRUE(removed.ok()) << removed.status();
   EXPECT_EQ(removed->removed, 2);
   MustPrepare(WriteSpec("p2"));
@@ -453,7 +477,7 @@ TEST_F(PhaseRunnerTest, CleanupOfAPreparedPhaseFreesTheSlot) {
 
 TEST_F(PhaseRunnerTest, CleanupOfAnotherPhaseIsRefused) {
   MustPrepare(WriteSpec("p1"));
-  common::StatusOr<CleanupReport> removed = runner_->Cleanup("p2");
+  common::StatusOr<CleanupReport> removed = Cleanup("p2");
   ASSERT_FALSE(removed.ok());
   EXPECT_EQ(removed.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(removed.status().message(), HasSubstr("holds 'p1'"));
@@ -466,7 +490,7 @@ TEST_F(PhaseRunnerTest, ShutdownRemovesFilesAndRefusesLaterPrepares) {
   runner_->Shutdown();
   EXPECT_EQ(runner_->BusyWith(), "");
   EXPECT_THAT(ListDir(dir()), IsEmpty());
-  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(WriteSpec("p2"));
+  common::StatusOr<stormark::v1::PrepareReply> reply = runner_->Prepare(WriteSpec("p2"), caller_);
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.status().code(), absl::StatusCode::kUnavailable);
 }

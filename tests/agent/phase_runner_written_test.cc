@@ -69,15 +69,19 @@ class PhaseRunnerWrittenTest : public TempDirTest {
 
   // Prepares, runs and cleans up `spec`; returns its result.
   PhaseResult RunPhase(const PhaseSpec& spec) {
-    auto prepared = runner_->Prepare(spec);
+    Identity caller;
+    caller.name = "CN=controller";
+    auto prepared = runner_->Prepare(spec, caller);
     EXPECT_TRUE(prepared.ok()) << prepared.status();
+    const std::string token = prepared.ok() ? prepared->phase_token() : "";
     stormark::v1::RunRequest request;
     request.set_phase_id(spec.phase_id());
+    request.set_phase_token(token);
     request.set_start_at_unix_nanos(common::SystemClock().NowUnixNanos());
     auto result = runner_->Run(
-        request, [](const auto&) { return true; }, [] { return false; });
+        request, caller, [](const auto&) { return true; }, [] { return false; });
     EXPECT_TRUE(result.ok()) << result.status();
-    EXPECT_TRUE(runner_->Cleanup(spec.phase_id()).ok());
+    EXPECT_TRUE(runner_->Cleanup(spec.phase_id(), token, caller).ok());
     return result.ok() ? *result : PhaseResult();
   }
 

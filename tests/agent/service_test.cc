@@ -100,11 +100,15 @@ class AgentServiceTest : public TempDirTest {
     return log_;
   }
 
+  // Prepares; a successful reply's token is kept for the calls that follow.
   grpc::Status Prepare(const stormark::v1::PrepareRequest& request,
                        stormark::v1::PrepareReply* reply = nullptr) {
     grpc::ClientContext context;
     stormark::v1::PrepareReply ignored;
-    return stub_->Prepare(&context, request, reply ? reply : &ignored);
+    if (reply == nullptr) reply = &ignored;
+    grpc::Status status = stub_->Prepare(&context, request, reply);
+    if (status.ok()) token_ = reply->phase_token();
+    return status;
   }
 
   // Runs `phase_id` now and returns every update the stream carried.
@@ -112,6 +116,7 @@ class AgentServiceTest : public TempDirTest {
     grpc::ClientContext context;
     stormark::v1::RunRequest request;
     request.set_phase_id(phase_id);
+    request.set_phase_token(token_);
     request.set_start_at_unix_nanos(common::SystemClock().NowUnixNanos());
     auto reader = stub_->Run(&context, request);
     std::vector<stormark::v1::RunUpdate> updates;
@@ -133,6 +138,7 @@ class AgentServiceTest : public TempDirTest {
 
   std::unique_ptr<AgentServer> server_;
   std::unique_ptr<stormark::v1::Agent::Stub> stub_;
+  std::string token_;  // Of the last phase prepared.
   std::mutex log_mu_;
   std::vector<std::string> log_;  // Guarded by log_mu_.
 };
@@ -212,6 +218,7 @@ TEST_F(AgentServiceTest, PrepareRunCleanup) {
   grpc::ClientContext context;
   stormark::v1::CleanupRequest cleanup;
   cleanup.set_phase_id("p1");
+  cleanup.set_phase_token(prepared.phase_token());
   stormark::v1::CleanupReply cleaned;
   status = stub_->Cleanup(&context, cleanup, &cleaned);
   ASSERT_TRUE(status.ok()) << status.error_message();
@@ -407,7 +414,7 @@ TEST_F(HostileTextTest, AHeldPhaseIsNotDisturbedByABadId) {
     EXPECT_FALSE(stub_->Abort(&context, request, &reply).ok());
   }
   EXPECT_EQ(GetInfo().busy_with_phase(), "p1");
-  // Empty ids keep their meaning: a heartbeat between phases, an abort of whatever is held.
+  // An empty heartbeat is one between phases; an empty abort is no wildcard, and is refused.
   grpc::ClientContext heartbeat_context;
   stormark::v1::HeartbeatReply heartbeat;
   ASSERT_TRUE(
@@ -415,8 +422,8 @@ TEST_F(HostileTextTest, AHeldPhaseIsNotDisturbedByABadId) {
   EXPECT_EQ(heartbeat.phase_id(), "p1");
   grpc::ClientContext abort_context;
   stormark::v1::AbortReply aborted;
-  ASSERT_TRUE(stub_->Abort(&abort_context, stormark::v1::AbortRequest(), &aborted).ok());
-  EXPECT_TRUE(aborted.aborted());
+  EXPECT_FALSE(stub_->Abort(&abort_context, stormark::v1::AbortRequest(), &aborted).ok());
+  EXPECT_EQ(GetInfo().busy_with_phase(), "p1");
 }
 
 TEST_F(AgentServiceTest, OversizedRequestIsRefusedBeforeParsing) {
@@ -499,6 +506,7 @@ TEST_F(AgentServiceTest, AbortReportsWhetherThereWasAPhase) {
     grpc::ClientContext context;
     stormark::v1::AbortRequest request;
     request.set_phase_id("p1");
+    request.set_phase_token(token_);
     stormark::v1::AbortReply reply;
     ASSERT_TRUE(stub_->Abort(&context, request, &reply).ok());
     EXPECT_EQ(reply.aborted(), expected);
@@ -511,6 +519,7 @@ TEST_F(AgentServiceTest, CancelledRunCallFreesTheSlot) {
   grpc::ClientContext context;
   stormark::v1::RunRequest request;
   request.set_phase_id("p1");
+  request.set_phase_token(token_);
   request.set_start_at_unix_nanos(common::SystemClock().NowUnixNanos());
   auto reader = stub_->Run(&context, request);
   stormark::v1::RunUpdate update;

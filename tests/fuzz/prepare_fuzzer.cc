@@ -72,10 +72,11 @@ void Send(const stormark::v1::PhaseSpec& spec) {
   grpc::ClientContext prepare_context;
   stormark::v1::PrepareReply reply;
   harness.stub->Prepare(&prepare_context, request, &reply);
+  // The in-process channel is the agent's own: the local operator, who may end any phase.
   grpc::ClientContext abort_context;
-  stormark::v1::AbortRequest abort_request;
-  stormark::v1::AbortReply abort_reply;
-  harness.stub->Abort(&abort_context, abort_request, &abort_reply);
+  stormark::v1::AbortHeldPhaseRequest abort_request;
+  stormark::v1::AbortHeldPhaseReply abort_reply;
+  harness.stub->AbortHeldPhase(&abort_context, abort_request, &abort_reply);
 }
 
 }  // namespace
