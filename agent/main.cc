@@ -156,8 +156,12 @@ int Main(int argc, char** argv) {
   std::thread signal_thread([&signals, s = server->get()] {
     int sig = 0;
     sigwait(&signals, &sig);
-    LogLine(stormark::common::StrCat("caught ", sig == SIGINT ? "SIGINT" : "SIGTERM",
-                         ": aborting the held phase and removing its files"));
+    const std::string held = s->HeldPhase();
+    LogLine(stormark::common::StrCat(
+        "caught ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+        held.empty() ? ": stopping (no phase held)"
+                     : stormark::common::StrCat(": aborting phase '", held,
+                                                "' and removing its files")));
     s->Shutdown();
   });
   (*server)->Wait();

@@ -3,6 +3,7 @@ such names itself, so the requests are sent by hand: a minimal gRPC client over 
 HTTP/2 (standard library only), with the protobuf messages encoded here."""
 
 import os
+import re
 import socket
 import struct
 import sys
@@ -12,7 +13,19 @@ sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stormark_harness as h  # noqa: E402
 
-PROTOCOL_MAJOR, PROTOCOL_MINOR = 1, 1  # common/version.h
+
+
+def _protocol():
+    """The protocol this tree speaks, read from its sources, so the test never goes stale."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    with open(os.path.join(root, "proto", "stormark", "v1", "agent.proto")) as f:
+        major = int(re.search(r"PROTOCOL_MAJOR\s*=\s*(\d+)", f.read()).group(1))
+    with open(os.path.join(root, "common", "version.h")) as f:
+        minor = int(re.search(r"kProtocolMinor\s*=\s*(\d+)", f.read()).group(1))
+    return major, minor
+
+
+PROTOCOL_MAJOR, PROTOCOL_MINOR = _protocol()
 
 
 # Protobuf wire format: just what these requests need.
