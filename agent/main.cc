@@ -94,7 +94,7 @@ int Main(int argc, char** argv) {
                                      "the config's tls.ca)");
   app.add_option("--tls-cert", tls.cert, "this agent's certificate (overrides tls.cert)");
   app.add_option("--tls-key", tls.key, "this agent's private key (overrides tls.key)");
-  app.set_version_flag("--version", std::string(stormark::common::kSoftwareVersion));
+  app.set_version_flag("--version", stormark::common::VersionText("stormark-agent"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -156,8 +156,12 @@ int Main(int argc, char** argv) {
   std::thread signal_thread([&signals, s = server->get()] {
     int sig = 0;
     sigwait(&signals, &sig);
-    LogLine(stormark::common::StrCat("caught ", sig == SIGINT ? "SIGINT" : "SIGTERM",
-                         ": aborting the held phase and removing its files"));
+    const std::string held = s->HeldPhase();
+    LogLine(stormark::common::StrCat(
+        "caught ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+        held.empty() ? ": stopping (no phase held)"
+                     : stormark::common::StrCat(": aborting phase '", held,
+                                                "' and removing its files")));
     s->Shutdown();
   });
   (*server)->Wait();

@@ -208,6 +208,8 @@ std::shared_ptr<grpc::Channel> AgentServer::InProcessChannel() {
 }
 
 // server_ is null when Start failed to listen; the half-built server is destroyed then.
+std::string AgentServer::HeldPhase() const { return runner_->BusyWith(); }
+
 void AgentServer::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -50,6 +50,8 @@ class AgentServer {
   // "mutual TLS as CN=db1", "peer credentials checked, socket 0660 root:stormark" or
   // "plain text, --insecure", for the start-up line.
   const std::string& security() const { return security_; }
+  // The id of the phase the agent holds, or "" when it holds none.
+  std::string HeldPhase() const;
   // A channel to this server that does not touch the network.
   std::shared_ptr<grpc::Channel> InProcessChannel();
 

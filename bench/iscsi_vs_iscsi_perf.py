@@ -101,7 +101,7 @@ def main():
     args = parser.parse_args()
     for tool in ("tgtd", "tgtadm", "iscsi-perf"):
         if not shutil.which(tool):
-            sys.exit(f"{tool} is not installed (bash scripts/install-deps.sh)")
+            sys.exit(f"{tool} is not installed (bash scripts/install-deps.sh test)")
     size = parse_size(args.size)
     workdir = tempfile.mkdtemp(prefix="stormark-iscsi-bench-", dir=args.dir)
     tgtd = agent = None

@@ -68,7 +68,7 @@ def main():
     args = parser.parse_args()
     for tool in ("fio", "nbdkit"):
         if not shutil.which(tool):
-            sys.exit(f"{tool} is not installed (bash scripts/install-deps.sh)")
+            sys.exit(f"{tool} is not installed (bash scripts/install-deps.sh test)")
     size = parse_size(args.size)
     workdir = tempfile.mkdtemp(prefix="stormark-nbd-bench-", dir="/var/tmp")
     server = agent = None

@@ -21,7 +21,7 @@ Next to each figure the script prints the kernel CPU time the tool's measured ru
 seconds per GiB (dd's own system time; for stormark the agent's, over its timed region). A
 buffered read after eviction is a memory copy: where that time differs between the tools, they
 did not pay the same for memory, and the ratio says more about the machine than about the tool
-(see README.md, Performance).
+(see docs/performance.md).
 
 Cases (all 1 MiB blocks):
   write+fdatasync   dd conv=fdatasync         vs  stormark --rw write --fdatasync

@@ -11,6 +11,11 @@ stormark::v1::Version OurProtocol() {
   return v;
 }
 
+std::string VersionText(std::string_view program) {
+  return common::StrCat(program, " ", kSoftwareVersion, "\ncommit ", kGitCommit, "\nprotocol ",
+                        FormatVersion(OurProtocol()));
+}
+
 std::string FormatVersion(const stormark::v1::Version& version) {
   return common::StrCat(version.major(), ".", version.minor());
 }

@@ -22,7 +22,18 @@ inline constexpr uint32_t kProtocolMajor = stormark::v1::PROTOCOL_MAJOR;
 inline constexpr uint32_t kProtocolMinor = 2;
 inline constexpr uint32_t kPhaseTokenMinor = 2;
 
+// The git commit this build was made from: 12 hex digits, "-dirty" appended when the tree
+// had changes, or "unknown" when it was built outside a git checkout. Taken at build time
+// (cmake/GitCommit.cmake).
+extern const char kGitCommit[];
+
 stormark::v1::Version OurProtocol();
+
+// What `--version` prints for `program`, three lines for people and help2man alike:
+//   stormark-agent 0.1.0
+//   commit 03149cc1a2b3
+//   protocol 1.1
+std::string VersionText(std::string_view program);
 
 // "1.0".
 std::string FormatVersion(const stormark::v1::Version& version);

@@ -41,7 +41,7 @@ int Main(int argc, char** argv) {
 
   CLI::App app{"stormark: runs the same storage benchmark on many hosts at one instant"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(stormark::common::kSoftwareVersion));
+  app.set_version_flag("--version", stormark::common::VersionText("stormark"));
 
   RunOptions run;
   run.agent_binary = stormark::controller::LocalAgent::DefaultBinary();
