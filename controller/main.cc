@@ -72,7 +72,7 @@ int Main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   run_cmd->add_option("--set", run.sets,
                       "KEY=VALUE workload parameter for every phase, repeatable "
-                      "(e.g. --set files=16:0:0:1)");
+                      "(e.g. --set files=16:0:0:1; stormark help workload NAME lists them)");
   auto* mode_opt =
       run_cmd->add_option("--mode", mode, "concurrent (all hosts at once) or sequential")
           ->check(CLI::IsMember({"concurrent", "sequential"}));

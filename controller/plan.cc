@@ -149,9 +149,9 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
     for (PhasePlan& p : phases) {
       Status status = SetPhaseParameter(key, value, &p.spec);
       if (absl::IsNotFound(status)) {
-        status = absl::InvalidArgumentError(StrCat("unknown ", kind->name, " parameter '", key,
-                                                   "' (known: ", kind->options().Names(), "; knobs: ",
-                                                   common::kTuningKnobNames, ")"));
+        status = absl::InvalidArgumentError(
+            StrCat("unknown ", kind->name, " parameter '", key, "' (known: ",
+                   kind->options().Names(), "; knobs: ", common::kTuningKnobNames, ")"));
       }
       if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
     }

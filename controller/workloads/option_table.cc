@@ -249,7 +249,9 @@ std::string OptionTable::Markdown() const {
       "| --- | --- | --- | --- | --- | --- |\n");
   for (const Option& o : options_) {
     std::string aliases;
-    for (std::string_view alias : o.aliases) aliases += StrCat(aliases.empty() ? "" : ", ", "`", alias, "`");
+    for (std::string_view alias : o.aliases) {
+      aliases += StrCat(aliases.empty() ? "" : ", ", "`", alias, "`");
+    }
     std::string type(OptionTypeName(o.type));
     if (!o.unit.empty()) type += StrCat(" (", o.unit, ")");
     std::string default_text = o.default_value.empty() ? "" : StrCat("`", o.default_value, "`");

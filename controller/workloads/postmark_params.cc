@@ -102,8 +102,8 @@ const std::vector<Option>& Options() {
        .default_value = "5",
        .min = -1,
        .max = 10,
-       .help = "set bias read: the chance in tenths that a transaction reads rather than appends (-1: "
-               "neither)",
+       .help = "set bias read: the chance in tenths that a transaction reads rather than "
+               "appends (-1: neither)",
        .store = [](const OptionValue& v,
                    PhaseSpec* s) { P(s).set_bias_read(static_cast<int32_t>(v.integer)); }},
       {.name = "bias_create",
@@ -111,8 +111,8 @@ const std::vector<Option>& Options() {
        .default_value = "5",
        .min = -1,
        .max = 10,
-       .help = "set bias create: the chance in tenths that a transaction creates rather than deletes "
-               "(-1: neither)",
+       .help = "set bias create: the chance in tenths that a transaction creates rather than "
+               "deletes (-1: neither)",
        .store = [](const OptionValue& v,
                    PhaseSpec* s) { P(s).set_bias_create(static_cast<int32_t>(v.integer)); }},
       {.name = "seed",

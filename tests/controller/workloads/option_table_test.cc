@@ -175,15 +175,16 @@ TEST(OptionTable, RequiredOptionsAreDeclared) {
 
 TEST(OptionTable, HelpListsEveryOptionWithAliasesTypeAndDefault) {
   const std::string help = FindWorkloadKind("randio")->options().HelpText();
-  EXPECT_THAT(help, HasSubstr("\n  engine, ioengine\n      enum, default: none; psync or io_uring\n"));
+  EXPECT_THAT(help,
+              HasSubstr("\n  engine, ioengine\n      enum, default: none; psync or io_uring\n"));
   EXPECT_THAT(help, HasSubstr("\n  runtime\n      duration, default 60s;"));
   EXPECT_THAT(help, HasSubstr("\n  fsync\n      count (writes), default 0;"));
   for (const Option& option : FindWorkloadKind("randio")->options().options()) {
     EXPECT_THAT(help, HasSubstr(std::string(option.help))) << option.name;
   }
   EXPECT_THAT(FindWorkloadKind("stream")->options().HelpText(),
-              HasSubstr("\n  rw\n      enum, required in plan phases (default write elsewhere); write or "
-                        "read\n"));
+              HasSubstr("\n  rw\n      enum, required in plan phases (default write "
+                        "elsewhere); write or read\n"));
 }
 
 TEST(OptionTable, MarkdownHasARowPerOptionAndEscapesPipes) {
