@@ -64,8 +64,8 @@ struct Option {
   std::string_view unit = {};
   // The value a phase starts with, as a plan writes it ("4k", "60s", "randread"); Init parses
   // and stores it. "" leaves the field unset: the agent, the target or the workload decides,
-  // as the help says.
-  std::string_view default_value = {};
+  // as the help says. A string, so that a table can spell out a constant the agent shares.
+  std::string default_value = {};
   // The inclusive range of kSize, kCount, kInteger and kDuration (nanoseconds) values, and of
   // each end of a kSizeRange.
   int64_t min = 0;

@@ -26,8 +26,8 @@ Status RefuseConfig(std::string_view, std::string_view, OptionValue*) {
       "to the plan) or with --postmark-config FILE");
 }
 
-// PostMark 1.5's commands and defaults. The agent fills a field left at 0 with the same
-// default (common::WithPostmarkDefaults); postmark_params_test checks the two agree.
+// PostMark 1.5's commands and defaults. The defaults are common/spec_check.h's constants,
+// which the agent also fills a field left at 0 with (common::WithPostmarkDefaults).
 const std::vector<Option>& Options() {
   static const auto* const options = new std::vector<Option>{
       {.name = "config",
@@ -41,7 +41,7 @@ const std::vector<Option>& Options() {
       {.name = "number",
        .type = OptionType::kCount,
        .unit = "files",
-       .default_value = "500",
+       .default_value = StrCat(common::kPostmarkNumber),
        .min = 1,
        .max = common::kMaxPostmarkFiles,
        .help = "set number: the files created before the transactions",
@@ -49,7 +49,7 @@ const std::vector<Option>& Options() {
                    PhaseSpec* s) { P(s).set_number(static_cast<uint32_t>(v.number)); }},
       {.name = "size",
        .type = OptionType::kSizeRange,
-       .default_value = "500:10000",
+       .default_value = StrCat(common::kPostmarkMinSize, ":", common::kPostmarkMaxSize),
        .min = 1,
        .max = common::kMaxPostmarkFileSize,
        .separator = ':',
@@ -62,7 +62,7 @@ const std::vector<Option>& Options() {
            }},
       {.name = "transactions",
        .type = OptionType::kCount,
-       .default_value = "500",
+       .default_value = StrCat(common::kPostmarkTransactions),
        .min = 1,
        .max = UINT32_MAX,
        .help = "set transactions: each a read or append, and a create or delete",
@@ -77,7 +77,7 @@ const std::vector<Option>& Options() {
                    PhaseSpec* s) { P(s).set_subdirectories(static_cast<uint32_t>(v.number)); }},
       {.name = "read",
        .type = OptionType::kSize,
-       .default_value = "512",
+       .default_value = StrCat(common::kPostmarkBlockSize),
        .min = 1,
        .max = common::kMaxStreamBlockSize,
        .help = "set read: the bytes of each read call",
@@ -85,7 +85,7 @@ const std::vector<Option>& Options() {
                    PhaseSpec* s) { P(s).set_read_block_size(static_cast<uint32_t>(v.number)); }},
       {.name = "write",
        .type = OptionType::kSize,
-       .default_value = "512",
+       .default_value = StrCat(common::kPostmarkBlockSize),
        .min = 1,
        .max = common::kMaxStreamBlockSize,
        .help = "set write: the bytes of each write call",
@@ -99,7 +99,7 @@ const std::vector<Option>& Options() {
        .store = [](const OptionValue& v, PhaseSpec* s) { P(s).set_unbuffered(!v.flag); }},
       {.name = "bias_read",
        .type = OptionType::kInteger,
-       .default_value = "5",
+       .default_value = StrCat(common::kPostmarkBias),
        .min = -1,
        .max = 10,
        .help = "set bias read: the chance in tenths that a transaction reads rather than "
@@ -108,7 +108,7 @@ const std::vector<Option>& Options() {
                    PhaseSpec* s) { P(s).set_bias_read(static_cast<int32_t>(v.integer)); }},
       {.name = "bias_create",
        .type = OptionType::kInteger,
-       .default_value = "5",
+       .default_value = StrCat(common::kPostmarkBias),
        .min = -1,
        .max = 10,
        .help = "set bias create: the chance in tenths that a transaction creates rather than "
@@ -117,7 +117,7 @@ const std::vector<Option>& Options() {
                    PhaseSpec* s) { P(s).set_bias_create(static_cast<int32_t>(v.integer)); }},
       {.name = "seed",
        .type = OptionType::kCount,
-       .default_value = "42",
+       .default_value = StrCat(common::kPostmarkSeed),
        .min = 1,
        .max = common::kMaxPostmarkSeed,
        .help = "set seed: the random seed",
