@@ -166,6 +166,24 @@ StatusOr<Fd> OsDir::OpenDirFd(std::string_view dir) const {
   return fd;
 }
 
+StatusOr<int> OsDir::DirFd(std::string_view dir) {
+  if (dir.empty()) return phase_fd_.get();
+  if (kept_dir_fd_.get() >= 0 && kept_dir_ == dir) return kept_dir_fd_.get();
+  ASSIGN_OR_RETURN(Fd fd, OpenDirFd(dir));
+  kept_dir_ = std::string(dir);
+  kept_dir_fd_ = std::move(fd);
+  return kept_dir_fd_.get();
+}
+
+void OsDir::ForgetDirFd(std::string_view dir) {
+  if (kept_dir_fd_.get() < 0) return;
+  if (kept_dir_ == dir || (kept_dir_.size() > dir.size() && kept_dir_.starts_with(dir) &&
+                           kept_dir_[dir.size()] == '/')) {
+    kept_dir_fd_ = Fd();
+    kept_dir_.clear();
+  }
+}
+
 StatusOr<Fd> OsDir::OpenChecked(std::string_view name, int flags, mode_t mode,
                                 const ino_t* expected, std::string_view what, ino_t* ino) const {
   // O_NONBLOCK: opening a FIFO or a device put in our place must not block or act; the
@@ -232,10 +250,10 @@ Status OsDir::RemoveFile(std::string_view name) {
     return absl::NotFoundError(StrCat("file '", name, "' was not created by this phase"));
   }
   const ino_t expected = *known;
-  ASSIGN_OR_RETURN(Fd parent, OpenDirFd(PhaseNames::Parent(name)));
+  ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
   const std::string base(PhaseNames::Base(name));
   struct stat st;
-  if (fstatat(parent.get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (fstatat(parent, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     const int err = errno;
     if (err == ENOENT) names_.RemoveFile(name);
     return Errno("remove", name, err);
@@ -243,17 +261,17 @@ Status OsDir::RemoveFile(std::string_view name) {
   if (st.st_ino != expected || !S_ISREG(st.st_mode)) {
     return NotOurs(name, S_ISREG(st.st_mode) ? "another file" : KindOf(st.st_mode));
   }
-  if (unlinkat(parent.get(), base.c_str(), 0) != 0) return Errno("remove", name, errno);
+  if (unlinkat(parent, base.c_str(), 0) != 0) return Errno("remove", name, errno);
   names_.RemoveFile(name);
   return absl::OkStatus();
 }
 
 Status OsDir::CreateDirectory(std::string_view name) {
   RETURN_IF_ERROR(names_.CheckNew(name));
-  ASSIGN_OR_RETURN(Fd parent, OpenDirFd(PhaseNames::Parent(name)));
+  ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
   const std::string base(PhaseNames::Base(name));
-  if (mkdirat(parent.get(), base.c_str(), 0700) != 0) return Errno("create", name, errno);
-  Fd made(openat(parent.get(), base.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (mkdirat(parent, base.c_str(), 0700) != 0) return Errno("create", name, errno);
+  Fd made(openat(parent, base.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (made.get() < 0) return Errno("open", name, errno);
   struct stat st;
   if (fstat(made.get(), &st) != 0) return Errno("stat", name, errno);
@@ -269,10 +287,11 @@ Status OsDir::RemoveDirectory(std::string_view name) {
         StrCat("directory '", name, "' was not created by this phase"));
   }
   const ino_t expected = *known;
-  ASSIGN_OR_RETURN(Fd parent, OpenDirFd(PhaseNames::Parent(name)));
+  ForgetDirFd(name);
+  ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
   const std::string base(PhaseNames::Base(name));
   struct stat st;
-  if (fstatat(parent.get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (fstatat(parent, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     const int err = errno;
     if (err == ENOENT) names_.RemoveDirectory(name);
     return Errno("remove", name, err);
@@ -280,7 +299,7 @@ Status OsDir::RemoveDirectory(std::string_view name) {
   if (st.st_ino != expected || !S_ISDIR(st.st_mode)) {
     return NotOurs(name, S_ISDIR(st.st_mode) ? "another directory" : KindOf(st.st_mode));
   }
-  if (unlinkat(parent.get(), base.c_str(), AT_REMOVEDIR) != 0) {
+  if (unlinkat(parent, base.c_str(), AT_REMOVEDIR) != 0) {
     return Errno("remove", name, errno);
   }
   names_.RemoveDirectory(name);
@@ -317,11 +336,14 @@ StatusOr<FileInfo> OsDir::Stat(std::string_view name) {
   if (file == nullptr && dir == nullptr) {
     return absl::NotFoundError(StrCat("'", name, "' was not created by this phase"));
   }
-  // O_PATH: looks the name up as stat(2) would, without opening the file for I/O.
-  Fd fd(OpenBeneath(phase_fd_.get(), name, O_PATH, 0, resolver_));
-  if (fd.get() < 0) return Errno("stat", name, errno);
+  // One fstatat below the checked parent, as stat(2) is one call: a link is stat'ed as the
+  // link (refused below), and a mount over the name shows as another filesystem.
+  ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
+  const std::string base(PhaseNames::Base(name));
   struct stat st;
-  if (fstat(fd.get(), &st) != 0) return Errno("stat", name, errno);
+  if (fstatat(parent, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return Errno("stat", name, errno);
+  }
   const bool is_dir = S_ISDIR(st.st_mode);
   if ((file != nullptr && !S_ISREG(st.st_mode)) || (dir != nullptr && !is_dir)) {
     return NotOurs(name, KindOf(st.st_mode));
@@ -343,6 +365,8 @@ std::optional<uint64_t> OsDir::FreeBytes() {
 
 CleanupReport OsDir::Cleanup() {
   CleanupReport report;
+  kept_dir_fd_ = Fd();  // Cleanup opens each directory afresh, checked again.
+  kept_dir_.clear();
   if (phase_dir_removed_) return report;
   auto leave = [&](std::string_view name, std::string_view why) {
     report.left.push_back(StrCat(name.empty() ? phase_name_ : name, ": ", why));

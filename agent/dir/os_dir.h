@@ -53,6 +53,13 @@ class OsDir final : public Dir {
   // Opens a directory of the phase ("" is the phase directory itself: a new descriptor of
   // it), checked to be the one the phase made.
   common::StatusOr<Fd> OpenDirFd(std::string_view dir) const;
+  // The same directory as a borrowed descriptor, valid until the next call: the phase
+  // directory's own for "", else the last subdirectory asked for, kept open, so that a test
+  // walking one directory's files (bonnie's, PostMark's) opens and checks it once, not once
+  // per file. A descriptor keeps meaning the directory the phase made, wherever it is moved.
+  common::StatusOr<int> DirFd(std::string_view dir);
+  // Closes the kept descriptor if it is `dir` or below it (before `dir` is removed).
+  void ForgetDirFd(std::string_view dir);
   // Opens `name` beneath the phase directory and checks what it got: a regular file on the
   // target's filesystem with one link, owned by the agent, and inode `*expected` if given.
   // Sets `*ino` (if given) to the inode opened.
@@ -74,6 +81,8 @@ class OsDir final : public Dir {
   const uid_t owner_;
   const Resolver resolver_;
   PhaseNames names_;
+  std::string kept_dir_;  // The subdirectory kept_dir_fd_ is (DirFd).
+  Fd kept_dir_fd_;
   bool adopt_contents_ = false;
   bool phase_dir_removed_ = false;
 };

@@ -366,6 +366,33 @@ TEST_P(OsDirTest, ASubdirectoryReplacedByASymlinkIsNotEntered) {
   unlink(sub.c_str());
 }
 
+TEST_P(OsDirTest, AKeptSubdirectoryDescriptorStaysWithTheDirectoryThePhaseMade) {
+  auto d = MustCreate("p1");
+  ASSERT_NE(d, nullptr);
+  ASSERT_TRUE(d->CreateDirectory("d").ok());
+  Touch(*d, "d/a");
+  Touch(*d, "d/b");
+  ASSERT_TRUE(d->Stat("d/a").ok());  // Keeps d's descriptor.
+  const std::string sub = d->Describe("d");
+  const std::string moved = dir() + "/moved-sub";
+  ASSERT_EQ(rename(sub.c_str(), moved.c_str()), 0);
+  ASSERT_EQ(symlink(victim_.c_str(), sub.c_str()), 0);
+
+  // What goes through the kept descriptor acts on the phase's own directory, moved or not;
+  // what resolves the name anew meets the link and is refused. Neither reaches the victim.
+  EXPECT_TRUE(d->Stat("d/b").ok());
+  EXPECT_TRUE(d->RemoveFile("d/a").ok());
+  EXPECT_NE(access((moved + "/b").c_str(), F_OK), -1);
+  EXPECT_EQ(access((moved + "/a").c_str(), F_OK), -1);
+  EXPECT_FALSE(d->CreateFile("d/new", O_WRONLY).ok());
+  // Removing the directory drops the kept descriptor: it is not used for a new "d".
+  EXPECT_FALSE(d->RemoveDirectory("d").ok());
+  EXPECT_FALSE(d->Stat("d/b").ok());
+  d->Cleanup();
+  ExpectVictimUnchanged();
+  unlink(sub.c_str());
+}
+
 TEST_P(OsDirTest, AFifoInPlaceOfAFileDoesNotBlockAndIsRefused) {
   auto d = MustCreate("p1");
   ASSERT_NE(d, nullptr);
