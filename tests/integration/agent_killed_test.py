@@ -93,4 +93,4 @@ class AgentKilledTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

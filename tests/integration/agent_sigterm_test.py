@@ -84,4 +84,4 @@ class AgentSigtermTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

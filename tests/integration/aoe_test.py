@@ -184,4 +184,4 @@ class AoeTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -256,4 +256,4 @@ class BlockIdentityTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

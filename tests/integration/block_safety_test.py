@@ -122,4 +122,4 @@ class BlockSafetyTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

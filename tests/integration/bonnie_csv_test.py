@@ -152,4 +152,4 @@ class BonnieCsvTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

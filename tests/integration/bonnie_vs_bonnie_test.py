@@ -226,4 +226,4 @@ class BonnieVsBonnieTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -264,4 +264,4 @@ class CommandTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -102,4 +102,4 @@ class ControllerInterruptedTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -249,4 +249,4 @@ bench1 ansible_host=127.0.0.1 stormark_port={port} stormark_target=scratch
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

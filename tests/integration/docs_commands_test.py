@@ -51,4 +51,4 @@ class DocsCommandsTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -88,4 +88,4 @@ class EmbeddedTest(h.StormarkTestCase):
         self.check_bad_dir(path, "not a directory")
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

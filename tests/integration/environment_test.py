@@ -109,4 +109,4 @@ phases:
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -172,4 +172,4 @@ class ErrorsTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

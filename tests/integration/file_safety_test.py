@@ -217,4 +217,4 @@ class FileSafetyTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

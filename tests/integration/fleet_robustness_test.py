@@ -150,4 +150,4 @@ class FleetRobustnessTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -79,4 +79,4 @@ class IscsiTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -227,4 +227,4 @@ class LocalAccessTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

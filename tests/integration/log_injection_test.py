@@ -235,4 +235,4 @@ class LogInjectionTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

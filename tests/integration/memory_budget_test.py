@@ -183,4 +183,4 @@ class MemoryBudgetTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -185,4 +185,4 @@ class NbdTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -178,4 +178,4 @@ class NetworkCompareTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

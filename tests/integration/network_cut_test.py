@@ -96,4 +96,4 @@ class NetworkCutTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

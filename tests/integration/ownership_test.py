@@ -259,4 +259,4 @@ class OwnershipTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -290,4 +290,4 @@ class PackageTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -67,4 +67,4 @@ class PolicyTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -90,4 +90,4 @@ class PostmarkTwoAgentsTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -242,4 +242,4 @@ class PostmarkVsPostmarkTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -129,4 +129,4 @@ class RandioTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

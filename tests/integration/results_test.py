@@ -211,4 +211,4 @@ class ResultsTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -47,4 +47,4 @@ class ScaleTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

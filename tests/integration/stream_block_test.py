@@ -409,4 +409,4 @@ class StreamOnIscsiTest(StreamTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -120,4 +120,4 @@ class StrictModesTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

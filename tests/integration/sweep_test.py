@@ -102,4 +102,4 @@ phases:
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -111,4 +111,4 @@ class TwoAgentsTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

@@ -38,4 +38,4 @@ class VersionTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()

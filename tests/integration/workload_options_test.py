@@ -151,4 +151,4 @@ class WorkloadOptionsTest(h.StormarkTestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()
