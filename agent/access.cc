@@ -7,6 +7,7 @@
 #include <charconv>
 #include <optional>
 
+#include "agent/yaml_error.h"
 #include "common/strings.h"
 #include "yaml-cpp/yaml.h"
 
@@ -15,12 +16,6 @@ namespace {
 
 using common::Status;
 using common::StrCat;
-
-Status ErrorAt(std::string_view source, const YAML::Node& node, std::string_view what) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return absl::InvalidArgumentError(StrCat(source, ": ", what));
-  return absl::InvalidArgumentError(StrCat(source, ":", mark.line + 1, ": ", what));
-}
 
 std::optional<uint32_t> Number(std::string_view text) {
   uint32_t value = 0;
@@ -65,14 +60,14 @@ Status ParseIds(const YAML::Node& node, std::string_view source, std::string_vie
                 std::vector<AccessConfig::Id>* ids) {
   const bool group = key == "groups";
   if (!node.IsSequence()) {
-    return ErrorAt(source, node, StrCat("'access.", key, "' must be a list of ",
+    return YamlErrorAt(source, node, StrCat("'access.", key, "' must be a list of ",
                                         group ? "group names or gids" : "user names or uids"));
   }
   for (const auto& item : node) {
     const std::string text = item.IsScalar() ? item.as<std::string>() : "";
     std::optional<AccessConfig::Id> id = LookUp(text, group);
     if (!id) {
-      return ErrorAt(source, item, StrCat("access.", key, ": no ", group ? "group" : "user",
+      return YamlErrorAt(source, item, StrCat("access.", key, ": no ", group ? "group" : "user",
                                           " '", text, "' on this host"));
     }
     ids->push_back(std::move(*id));
@@ -98,7 +93,7 @@ std::string List(const std::vector<AccessConfig::Id>& ids) {
 
 Status ParseAccess(const YAML::Node& node, std::string_view source, AccessConfig* access) {
   if (!node.IsMap()) {
-    return ErrorAt(source, node,
+    return YamlErrorAt(source, node,
                    "'access' must be a map such as {users: [alice], groups: [stormark]}");
   }
   for (const auto& field : node) {
@@ -108,7 +103,7 @@ Status ParseAccess(const YAML::Node& node, std::string_view source, AccessConfig
     } else if (key == "groups") {
       RETURN_IF_ERROR(ParseIds(field.second, source, key, &access->groups));
     } else {
-      return ErrorAt(source, field.first,
+      return YamlErrorAt(source, field.first,
                      StrCat("unknown field 'access.", key, "' (known: users, groups)"));
     }
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "agent/config.h"
+#include "agent/yaml_error.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -16,38 +17,30 @@ namespace {
 using common::Status;
 using common::StrCat;
 
-Status ErrorAt(std::string_view source, const YAML::Node& node, std::string_view what) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return absl::InvalidArgumentError(StrCat(source, ": ", what));
-  return absl::InvalidArgumentError(StrCat(source, ":", mark.line + 1, ": ", what));
-}
-
-std::string Scalar(const YAML::Node& node) { return node.IsScalar() ? node.as<std::string>() : ""; }
-
 bool Contains(const std::vector<std::string>& list, std::string_view value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
 Status ParseMatch(const YAML::Node& node, std::string_view source, IdentityRule* rule) {
   if (!node.IsMap() || node.size() == 0) {
-    return ErrorAt(source, node,
+    return YamlErrorAt(source, node,
                    "'match' must be a map of one or more of cn, san, user, group, such as "
                    "{cn: ci-runner}");
   }
   for (const auto& field : node) {
-    const std::string key = Scalar(field.first);
+    const std::string key = YamlScalar(field.first);
     std::string* slot = key == "cn"      ? &rule->cn
                         : key == "san"   ? &rule->san
                         : key == "user"  ? &rule->user
                         : key == "group" ? &rule->group
                                          : nullptr;
     if (slot == nullptr) {
-      return ErrorAt(source, field.first,
+      return YamlErrorAt(source, field.first,
                      StrCat("unknown field 'match.", key, "' (known: cn, san, user, group)"));
     }
-    *slot = Scalar(field.second);
+    *slot = YamlScalar(field.second);
     if (slot->empty()) {
-      return ErrorAt(source, field.second, StrCat("'match.", key, "' must be a non-empty name"));
+      return YamlErrorAt(source, field.second, StrCat("'match.", key, "' must be a non-empty name"));
     }
   }
   return absl::OkStatus();
@@ -55,44 +48,44 @@ Status ParseMatch(const YAML::Node& node, std::string_view source, IdentityRule*
 
 Status ParseRule(const YAML::Node& node, std::string_view source, IdentityRule* rule) {
   if (!node.IsMap()) {
-    return ErrorAt(source, node,
+    return YamlErrorAt(source, node,
                    "each identities entry must be a map such as {match: {cn: NAME}, "
                    "targets: [NAME], write: true}");
   }
   bool matched = false;
   for (const auto& field : node) {
-    const std::string key = Scalar(field.first);
+    const std::string key = YamlScalar(field.first);
     const YAML::Node& value = field.second;
     if (key == "match") {
       RETURN_IF_ERROR(ParseMatch(value, source, rule));
       matched = true;
     } else if (key == "targets") {
       if (!value.IsSequence() || value.size() == 0) {
-        return ErrorAt(source, value, "'targets' must be a non-empty list of target names");
+        return YamlErrorAt(source, value, "'targets' must be a non-empty list of target names");
       }
       for (const auto& item : value) {
-        const std::string name = Scalar(item);
+        const std::string name = YamlScalar(item);
         if (!common::IsValidName(name)) {
-          return ErrorAt(source, item, StrCat("'targets': '", name, "' is not a target name"));
+          return YamlErrorAt(source, item, StrCat("'targets': '", name, "' is not a target name"));
         }
         rule->targets.push_back(name);
       }
     } else if (key == "write" || key == "commands" || key == "hooks" || key == "tuning") {
-      auto allowed = common::ParseBool(key, Scalar(value).empty() ? "?" : Scalar(value));
-      if (!allowed.ok()) return ErrorAt(source, value, std::string(allowed.status().message()));
+      auto allowed = common::ParseBool(key, YamlScalar(value).empty() ? "?" : YamlScalar(value));
+      if (!allowed.ok()) return YamlErrorAt(source, value, std::string(allowed.status().message()));
       bool* slot = key == "write"      ? &rule->write
                    : key == "commands" ? &rule->commands
                    : key == "hooks"    ? &rule->hooks
                                        : &rule->tuning;
       *slot = *allowed;
     } else {
-      return ErrorAt(source, field.first,
+      return YamlErrorAt(source, field.first,
                      StrCat("unknown field '", key,
                             "' in an identities entry (known: match, targets, write, commands, "
                             "hooks, tuning)"));
     }
   }
-  if (!matched) return ErrorAt(source, node, "identities entry without 'match'");
+  if (!matched) return YamlErrorAt(source, node, "identities entry without 'match'");
   return absl::OkStatus();
 }
 
@@ -173,7 +166,7 @@ std::string IdentityRule::Describe() const {
 Status ParseIdentities(const YAML::Node& node, std::string_view source,
                        std::vector<IdentityRule>* rules) {
   if (!node.IsSequence() || node.size() == 0) {
-    return ErrorAt(source, node,
+    return YamlErrorAt(source, node,
                    "'identities' must be a non-empty list such as [{match: {cn: NAME}, "
                    "targets: [NAME], write: true}] (leave it out to let every caller do "
                    "everything)");

@@ -6,6 +6,7 @@
 
 #include "agent/credentials.h"
 #include "agent/executables.h"
+#include "agent/yaml_error.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "yaml-cpp/yaml.h"
@@ -20,12 +21,6 @@ using common::StrCat;
 constexpr char kAnyRest[] = "**";
 // How much of one argument a refusal repeats.
 constexpr size_t kShownBytes = 120;
-
-Status ErrorAt(std::string_view source, const YAML::Node& node, std::string_view what) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return absl::InvalidArgumentError(StrCat(source, ": ", what));
-  return absl::InvalidArgumentError(StrCat(source, ":", mark.line + 1, ": ", what));
-}
 
 bool IsPlain(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -183,7 +178,7 @@ StatusOr<ApprovedCommand> CommandPolicy::Approve(const stormark::v1::CommandSpec
 StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_view source) {
   CommandPolicy policy;
   if (!node.IsMap())
-    return ErrorAt(source, node, "'commands' must be a map such as {enabled: true}");
+    return YamlErrorAt(source, node, "'commands' must be a map such as {enabled: true}");
   YAML::Node user_node;
   for (const auto& field : node) {
     const std::string key = field.first.IsScalar() ? field.first.as<std::string>() : "?";
@@ -191,24 +186,24 @@ StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_v
     if (key == "enabled") {
       auto enabled =
           common::ParseBool("commands.enabled", value.IsScalar() ? value.as<std::string>() : "?");
-      if (!enabled.ok()) return ErrorAt(source, value, std::string(enabled.status().message()));
+      if (!enabled.ok()) return YamlErrorAt(source, value, std::string(enabled.status().message()));
       policy.enabled = *enabled;
     } else if (key == "user") {
       policy.user = value.IsScalar() ? value.as<std::string>() : "";
       if (policy.user.empty()) {
-        return ErrorAt(source, value, "'commands.user' must name a user (nobody, root, ...)");
+        return YamlErrorAt(source, value, "'commands.user' must name a user (nobody, root, ...)");
       }
       user_node = value;
     } else if (key == "allow") {
       if (!value.IsSequence() || value.size() == 0) {
-        return ErrorAt(source, value,
+        return YamlErrorAt(source, value,
                        "'commands.allow' must be a non-empty list of rules such as "
                        "[tar, -xf, \"*.tar\"]");
       }
       for (const auto& item : value) {
         if (item.IsScalar()) {
           const std::string name = item.as<std::string>();
-          return ErrorAt(
+          return YamlErrorAt(
               source, item,
               StrCat("commands.allow: '", name,
                      "' is a bare program name; a rule is now a list that pins the whole argument "
@@ -217,24 +212,24 @@ StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_v
                      ", \"**\"] allows any arguments, which for many programs is a shell)"));
         }
         if (!item.IsSequence() || item.size() == 0) {
-          return ErrorAt(source, item,
+          return YamlErrorAt(source, item,
                          "commands.allow: a rule is a list such as [tar, -xf, \"*.tar\"]");
         }
         std::vector<std::string> patterns;
         for (const auto& element : item) {
           if (!element.IsScalar()) {
-            return ErrorAt(source, element,
+            return YamlErrorAt(source, element,
                            "commands.allow: each element of a rule is a string (a glob)");
           }
           patterns.push_back(element.as<std::string>());
         }
         auto rule = MakeCommandRule(std::move(patterns));
         if (!rule.ok())
-          return ErrorAt(source, item, StrCat("commands.allow: ", rule.status().message()));
+          return YamlErrorAt(source, item, StrCat("commands.allow: ", rule.status().message()));
         policy.allow.push_back(std::move(*rule));
       }
     } else {
-      return ErrorAt(source, field.first,
+      return YamlErrorAt(source, field.first,
                      StrCat("unknown field 'commands.", key, "' (known: enabled, user, allow)"));
     }
   }
@@ -242,7 +237,7 @@ StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_v
     // A user that does not exist is found now, not at the first command.
     auto user = LookUpCommandUser(policy.user);
     if (!user.ok())
-      return ErrorAt(source, user_node ? user_node : node, std::string(user.status().message()));
+      return YamlErrorAt(source, user_node ? user_node : node, std::string(user.status().message()));
   }
   return policy;
 }

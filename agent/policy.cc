@@ -13,6 +13,7 @@
 #include "agent/sysinfo.h"
 #include "agent/workloads/bonnie.h"
 #include "agent/workloads/randio.h"
+#include "agent/yaml_error.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -25,29 +26,21 @@ using common::Status;
 using common::StatusOr;
 using common::StrCat;
 
-Status ErrorAt(std::string_view source, const YAML::Node& node, std::string_view what) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.is_null()) return absl::InvalidArgumentError(StrCat(source, ": ", what));
-  return absl::InvalidArgumentError(StrCat(source, ":", mark.line + 1, ": ", what));
-}
-
-std::string Scalar(const YAML::Node& node) { return node.IsScalar() ? node.as<std::string>() : ""; }
-
 Status ParseTls(const YAML::Node& node, std::string_view source, TlsConfig* tls) {
-  if (!node.IsMap()) return ErrorAt(source, node, "'tls' must be a map {ca: FILE, cert: FILE, key: FILE}");
+  if (!node.IsMap()) return YamlErrorAt(source, node, "'tls' must be a map {ca: FILE, cert: FILE, key: FILE}");
   for (const auto& field : node) {
-    const std::string key = Scalar(field.first);
+    const std::string key = YamlScalar(field.first);
     std::string* slot = key == "ca" ? &tls->ca : key == "cert" ? &tls->cert : key == "key" ? &tls->key : nullptr;
     if (slot == nullptr) {
-      return ErrorAt(source, field.first, StrCat("unknown field 'tls.", key, "' (known: ca, cert, key)"));
+      return YamlErrorAt(source, field.first, StrCat("unknown field 'tls.", key, "' (known: ca, cert, key)"));
     }
-    *slot = Scalar(field.second);
+    *slot = YamlScalar(field.second);
     if (slot->empty() || slot->front() != '/') {
-      return ErrorAt(source, field.second, StrCat("'tls.", key, "' must be an absolute path"));
+      return YamlErrorAt(source, field.second, StrCat("'tls.", key, "' must be an absolute path"));
     }
   }
   if (tls->ca.empty() || tls->cert.empty() || tls->key.empty()) {
-    return ErrorAt(source, node, "'tls' needs all three of ca, cert and key");
+    return YamlErrorAt(source, node, "'tls' needs all three of ca, cert and key");
   }
   return absl::OkStatus();
 }
@@ -62,47 +55,47 @@ StatusOr<std::string> RealDirectory(const std::string& path) {
 Status ParseScratch(const YAML::Node& node, std::string_view source,
                     std::vector<std::string>* scratch) {
   if (!node.IsSequence() || node.size() == 0) {
-    return ErrorAt(source, node, "'scratch' must be a non-empty list of directories");
+    return YamlErrorAt(source, node, "'scratch' must be a non-empty list of directories");
   }
   for (const auto& item : node) {
-    const std::string path = Scalar(item);
+    const std::string path = YamlScalar(item);
     if (path.empty() || path.front() != '/') {
-      return ErrorAt(source, item, StrCat("scratch '", path, "' must be an absolute path"));
+      return YamlErrorAt(source, item, StrCat("scratch '", path, "' must be an absolute path"));
     }
     auto real = RealDirectory(path);
-    if (!real.ok()) return ErrorAt(source, item, StrCat("scratch: ", std::string(real.status().message())));
+    if (!real.ok()) return YamlErrorAt(source, item, StrCat("scratch: ", std::string(real.status().message())));
     scratch->push_back(*real);
   }
   return absl::OkStatus();
 }
 
 Status ParseLimits(const YAML::Node& node, std::string_view source, ResourceLimits* limits) {
-  if (!node.IsMap()) return ErrorAt(source, node, "'limits' must be a map such as {max_size: 10G}");
+  if (!node.IsMap()) return YamlErrorAt(source, node, "'limits' must be a map such as {max_size: 10G}");
   for (const auto& field : node) {
-    const std::string key = Scalar(field.first);
-    const std::string value = Scalar(field.second);
+    const std::string key = YamlScalar(field.first);
+    const std::string value = YamlScalar(field.second);
     if (key == "max_size") {
       auto size = common::ParseSizeOf("limits.max_size", value);
-      if (!size.ok()) return ErrorAt(source, field.second, std::string(size.status().message()));
+      if (!size.ok()) return YamlErrorAt(source, field.second, std::string(size.status().message()));
       limits->max_size_bytes = *size;
     } else if (key == "max_files") {
       char* end = nullptr;
       const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0' || n == 0) {
-        return ErrorAt(source, field.second, StrCat("limits.max_files: expected a count above 0, not '", value, "'"));
+        return YamlErrorAt(source, field.second, StrCat("limits.max_files: expected a count above 0, not '", value, "'"));
       }
       limits->max_files = n;
     } else if (key == "max_memory") {
       auto size = common::ParseSizeOf("limits.max_memory", value);
-      if (!size.ok()) return ErrorAt(source, field.second, std::string(size.status().message()));
-      if (*size == 0) return ErrorAt(source, field.second, "limits.max_memory must be above 0");
+      if (!size.ok()) return YamlErrorAt(source, field.second, std::string(size.status().message()));
+      if (*size == 0) return YamlErrorAt(source, field.second, "limits.max_memory must be above 0");
       limits->max_memory_bytes = *size;
     } else if (key == "max_runtime") {
       auto runtime = common::ParseDurationOf("limits.max_runtime", value);
-      if (!runtime.ok()) return ErrorAt(source, field.second, std::string(runtime.status().message()));
+      if (!runtime.ok()) return YamlErrorAt(source, field.second, std::string(runtime.status().message()));
       limits->max_runtime_nanos = *runtime;
     } else {
-      return ErrorAt(source, field.first,
+      return YamlErrorAt(source, field.first,
                      StrCat("unknown field 'limits.", key,
                             "' (known: max_size, max_runtime, max_files, max_memory)"));
     }
