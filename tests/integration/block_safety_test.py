@@ -102,7 +102,7 @@ class BlockSafetyTest(h.StormarkTestCase):
         device = self.loop_device(partition=True)
         part = device + "p1"
         if not os.path.exists(part):
-            self.skipTest("the kernel did not scan the loop device's partition table")
+            h.skip_for_host(self, "the kernel did not scan the loop device's partition table")
         run("mkfs.ext4", "-q", "-F", part)
         point = self.mount(part)
         out = self.randio(device, "randwrite", expect=1)

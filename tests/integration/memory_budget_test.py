@@ -89,7 +89,7 @@ class MemoryBudgetTest(h.StormarkTestCase):
     def test_the_default_budget_is_a_quarter_of_the_ram(self):
         ram = host_ram_bytes()
         if ram == 0 or ram >= 64 * GIB:
-            self.skipTest(f"needs a host with less than 64 GiB of RAM (this one: {ram} bytes)")
+            h.skip_for_host(self, f"the test needs less than 64 GiB of RAM (this one: {ram} bytes)")
         agent = self.start_agent("default")
         self.refused(agent, ["--workload", "randio", "--set", "rw=randread", "--set", "bs=64M",
                              "--set", "numjobs=256", "--set", "size=64M"],
