@@ -147,7 +147,13 @@ class PackageTest(h.StormarkTestCase):
         lists = os.path.join(cache, "lists")
         os.makedirs(os.path.join(archives, "partial"), exist_ok=True)
         os.makedirs(os.path.join(lists, "partial"), exist_ok=True)
-        setup = (f"mount -t proc proc {root}/proc && "
+        # The namespace starts with a private copy of every mount of the host, and a copy keeps
+        # its filesystem busy: another test's loop device, mounted under /var/tmp or /tmp, could
+        # then not be unmounted and made anew (mkfs: "apparently in use by the system") until
+        # this command ends. So the copies of those are detached first, in here only.
+        detach = ("awk '$5 ~ /^\\/(var\\/)?tmp\\// {print $5}' /proc/self/mountinfo | sort -r | "
+                  "while read -r m; do umount -l \"$m\" 2>/dev/null; done; ")
+        setup = (detach + f"mount -t proc proc {root}/proc && "
                  f"mount --bind {archives} {root}/var/cache/apt/archives && "
                  f"mount --bind {lists} {root}/var/lib/apt/lists && "
                  f"exec chroot {root} /bin/sh -c \"$0\"")
