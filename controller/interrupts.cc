@@ -8,12 +8,23 @@
 #include <thread>
 
 namespace stormark::controller {
+namespace {
 
-Interrupts::Interrupts() {
+// ^C, kill, and SIGHUP: the terminal or the ssh session the run was started from went away,
+// which must not leave the agents' phases and the embedded agent's directory behind.
+sigset_t InterruptSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
+  return signals;
+}
+
+}  // namespace
+
+Interrupts::Interrupts() {
+  const sigset_t signals = InterruptSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::thread([this] { Wait(); }).detach();
 }
@@ -26,10 +37,7 @@ void Interrupts::SetHandler(std::function<void()> handler) {
 }
 
 void Interrupts::Wait() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
+  const sigset_t signals = InterruptSignals();
   for (;;) {
     int sig = 0;
     if (sigwait(&signals, &sig) != 0) continue;

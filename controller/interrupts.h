@@ -1,4 +1,4 @@
-// SIGINT and SIGTERM for the controller: taken by one thread with sigwait, which calls the
+// SIGINT, SIGTERM and SIGHUP for the controller: taken by one thread with sigwait, which calls the
 // handler registered now (to abort the phase on every agent). No global state: the object
 // lives in main.
 #ifndef STORMARK_CONTROLLER_INTERRUPTS_H_
@@ -12,7 +12,7 @@ namespace stormark::controller {
 
 class Interrupts {
  public:
-  // Blocks SIGINT and SIGTERM in this thread (and so in every thread started later), and
+  // Blocks SIGINT, SIGTERM and SIGHUP in this thread (and so in every thread started later), and
   // starts the thread that waits for them. Call first thing in main.
   Interrupts();
   // The waiting thread is detached: it never outlives the process's use of handlers,

@@ -47,11 +47,18 @@ class ControllerInterruptedTest(h.StormarkTestCase):
         self.fail("every phase finished before the controller could be stopped")
 
     def test_sigint_aborts_every_agent_and_exits_130(self):
+        self.check_interrupted_by(signal.SIGINT)
+
+    def test_sighup_is_an_interrupt_too(self):
+        # The terminal or ssh session the run was started from went away.
+        self.check_interrupted_by(signal.SIGHUP)
+
+    def check_interrupted_by(self, sig):
         a = self.start_agent("a")
         b = self.start_agent("b")
         json_path = os.path.join(self.make_dir(), "out.json")
         ctl, phase_id, size_bytes = self.start_long_phase([a, b], json_path)
-        ctl.proc.send_signal(signal.SIGINT)
+        ctl.proc.send_signal(sig)
         result = ctl.wait(timeout=60)
         self.assertEqual(result.returncode, 130, result.describe())
         self.assert_no_crash(result)
