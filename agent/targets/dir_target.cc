@@ -7,33 +7,37 @@
 #include <cerrno>
 
 #include "agent/dir/os_dir.h"
+#include "common/log_text.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
 
+common::StatusOr<Fd> OpenTargetDir(std::string_view name, const std::string& path) {
+  const std::string on = common::StrCat("target '", name, "': ");
+  Fd dir(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir.get() >= 0) return dir;
+  const int err = errno;
+  struct stat st;
+  if ((err == ELOOP || err == ENOTDIR) && lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    char resolved[PATH_MAX];
+    const bool known = realpath(path.c_str(), resolved) != nullptr;
+    return absl::FailedPreconditionError(common::StrCat(
+        on, path, " is a symbolic link; the agent does not follow one to a target",
+        known ? common::StrCat(" (configure ", resolved, " instead)") : std::string()));
+  }
+  if (err == ENOTDIR) {
+    return absl::FailedPreconditionError(common::StrCat(on, path, " is not a directory"));
+  }
+  return common::ErrnoError(common::StrCat(on, "cannot open ", path), err);
+}
+
 common::StatusOr<std::unique_ptr<Dir>> OpenPhaseDir(const TargetConfig& target,
                                                     std::string_view phase_id) {
   if (!IsValidName(phase_id)) {
-    return absl::InvalidArgumentError(common::StrCat("bad phase id '", phase_id, "'"));
+    return absl::InvalidArgumentError(
+        common::StrCat("bad phase id '", common::LogSafe(phase_id), "'"));
   }
-  const std::string on = common::StrCat("target '", target.name, "': ");
-  Fd dir(open(target.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (dir.get() < 0) {
-    const int err = errno;
-    struct stat st;
-    if ((err == ELOOP || err == ENOTDIR) && lstat(target.path.c_str(), &st) == 0 &&
-        S_ISLNK(st.st_mode)) {
-      char resolved[PATH_MAX];
-      const bool known = realpath(target.path.c_str(), resolved) != nullptr;
-      return absl::FailedPreconditionError(common::StrCat(
-          on, target.path, " is a symbolic link; the agent does not follow one to a target",
-          known ? common::StrCat(" (configure ", resolved, " instead)") : std::string()));
-    }
-    if (err == ENOTDIR) {
-      return absl::FailedPreconditionError(common::StrCat(on, target.path, " is not a directory"));
-    }
-    return common::ErrnoError(common::StrCat(on, "cannot open ", target.path), err);
-  }
+  ASSIGN_OR_RETURN(Fd dir, OpenTargetDir(target.name, target.path));
   ASSIGN_OR_RETURN(std::unique_ptr<OsDir> phase,
                    OsDir::Create(target.name, target.path, std::move(dir), phase_id));
   return std::unique_ptr<Dir>(std::move(phase));

@@ -6,14 +6,22 @@
 #define STORMARK_AGENT_TARGETS_DIR_TARGET_H_
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "agent/config.h"
 #include "agent/devices/file_device.h"
 #include "agent/dir/dir.h"
+#include "agent/workloads/fd.h"
 #include "common/status.h"
 
 namespace stormark::agent {
+
+// Opens target `name`'s directory `path` once, as the one descriptor everything below it is
+// reached through: O_DIRECTORY|O_NOFOLLOW, so a path that is itself a symbolic link is refused
+// (naming the directory to configure instead). The directories above it are the admin's, as
+// StrictModes checks them (agent/strict_modes.h).
+common::StatusOr<Fd> OpenTargetDir(std::string_view name, const std::string& path);
 
 // Opens the target's directory once (O_DIRECTORY | O_NOFOLLOW: the configured path itself must
 // not be a symbolic link), checks it, and makes the phase's directory below that descriptor.

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cerrno>
 
+#include "agent/targets/dir_target.h"
+#include "agent/workloads/fd.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -120,12 +122,10 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
       RETURN_IF_ERROR(target_->SyncFilesystem());
     } else {
       // A hook has no phase directory: the target's own, which is not written through.
-      const int fd = open(target_dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd < 0) return common::ErrnoError(common::StrCat("open ", target_dir_), errno);
-      const int rc = syncfs(fd);
-      const int err = errno;
-      close(fd);
-      if (rc != 0) return common::ErrnoError("syncfs of the target's filesystem", err);
+      ASSIGN_OR_RETURN(Fd dir, OpenTargetDir(target_dir_, target_dir_));
+      if (syncfs(dir.get()) != 0) {
+        return common::ErrnoError("syncfs of the target's filesystem", errno);
+      }
     }
     end = ctx.clock.MonotonicNanos();
     sync_nanos_ = end - sync_start;
