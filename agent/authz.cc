@@ -9,6 +9,7 @@
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
+#include "common/workloads/randio/randio_spec.h"
 #include "yaml-cpp/yaml.h"
 
 namespace stormark::agent {

@@ -11,9 +11,11 @@
 #include "agent/executables.h"
 #include "agent/strict_modes.h"
 #include "agent/sysinfo.h"
-#include "agent/workloads/bonnie.h"
-#include "agent/workloads/randio.h"
+#include "agent/targets/target_caps.h"
+#include "agent/workloads/workload_registry.h"
 #include "agent/yaml_error.h"
+#include "common/memory_estimate.h"
+#include "common/spec_check.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -101,16 +103,6 @@ Status ParseLimits(const YAML::Node& node, std::string_view source, ResourceLimi
     }
   }
   return absl::OkStatus();
-}
-
-uint64_t SaturatingMul(uint64_t a, uint64_t b) {
-  uint64_t product;
-  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
-}
-
-uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
-  uint64_t sum;
-  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
 }
 
 }  // namespace
@@ -245,38 +237,14 @@ Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_pa
 
 StatusOr<uint64_t> PhaseDataBytes(const stormark::v1::PhaseSpec& spec, const TargetConfig& target,
                                   const HostFacts& host) {
-  if (target.kind != "dir") return 0;
-  switch (spec.workload_case()) {
-    case stormark::v1::PhaseSpec::kStream:
-      return spec.stream().size_bytes();
-    case stormark::v1::PhaseSpec::kBonnie: {
-      ASSIGN_OR_RETURN(BonnieParams p, BonnieWorkload::Resolve(spec.bonnie(), host.ram_bytes));
-      return SaturatingAdd(p.run_io ? p.size_bytes : 0, SaturatingMul(p.files, p.file_max_bytes));
-    }
-    case stormark::v1::PhaseSpec::kPostmark: {
-      // Every transaction may create a file of the largest size.
-      const stormark::v1::PostmarkSpec p = common::WithPostmarkDefaults(spec.postmark());
-      return SaturatingMul(uint64_t{p.number()} + p.transactions(), p.max_size_bytes());
-    }
-    case stormark::v1::PhaseSpec::kRandio: {
-      const stormark::v1::RandioSpec& r = spec.randio();
-      const uint64_t size = r.size_bytes() == 0 ? RandioWorkload::kDefaultDirFileSize : r.size_bytes();
-      const uint64_t jobs = r.numjobs() == 0 ? 1 : r.numjobs();
-      return SaturatingAdd(SaturatingAdd(r.offset_bytes(), size),
-                           SaturatingMul(jobs - 1, r.offset_increment_bytes()));
-    }
-    default:
-      return 0;
-  }
+  const WorkloadModule* module = FindWorkload(spec);
+  if (!CapsOf(target).files || module == nullptr || module->data_bytes == nullptr) return 0;
+  return module->data_bytes(spec, host);
 }
 
 uint64_t PhaseFileCount(const stormark::v1::PhaseSpec& spec) {
-  if (spec.has_bonnie()) return uint64_t{spec.bonnie().files_k()} * 1024;
-  if (spec.has_postmark()) {
-    const stormark::v1::PostmarkSpec p = common::WithPostmarkDefaults(spec.postmark());
-    return uint64_t{p.number()} + p.transactions();
-  }
-  return 0;
+  const WorkloadModule* module = FindWorkload(spec);
+  return module == nullptr || module->files == nullptr ? 0 : module->files(spec);
 }
 
 MemoryBudget PhaseMemoryBudget(const ResourceLimits& limits, const HostFacts& host) {
@@ -292,33 +260,12 @@ MemoryBudget PhaseMemoryBudget(const ResourceLimits& limits, const HostFacts& ho
 
 common::MemoryEstimate PhaseMemory(const stormark::v1::PhaseSpec& spec,
                                    const TargetConfig& target) {
-  const uint64_t region = target.kind == "dir" ? common::kRandioDefaultDirFileBytes : target.size;
-  return common::EstimatePhaseMemory(spec, region);
-}
-
-namespace {
-
-// A spec the workload's own checks refuse gets their message (the factory's), not a memory
-// figure made of out-of-range values.
-bool PassesSpecChecks(const stormark::v1::PhaseSpec& spec) {
-  switch (spec.workload_case()) {
-    case stormark::v1::PhaseSpec::kStream:
-      return common::CheckStreamSpec(spec.stream()).ok();
-    case stormark::v1::PhaseSpec::kRandio:
-      return common::CheckRandioSpec(spec.randio()).ok();
-    case stormark::v1::PhaseSpec::kBonnie:
-      return common::CheckBonnieSpec(spec.bonnie()).ok();
-    case stormark::v1::PhaseSpec::kPostmark:
-      return common::CheckPostmarkSpec(spec.postmark()).ok();
-    case stormark::v1::PhaseSpec::kCommand:
-      return common::CheckCommandSpec(spec.command()).ok();
-    case stormark::v1::PhaseSpec::WORKLOAD_NOT_SET:
-      break;
+  const WorkloadModule* module = FindWorkload(spec);
+  if (module == nullptr || module->memory == nullptr) {
+    return common::MemoryEstimate{std::string(common::WorkloadName(spec)), {}};
   }
-  return false;
+  return module->memory(spec, target, CapsOf(target));
 }
-
-}  // namespace
 
 Status CheckMemory(const common::MemoryEstimate& estimate, const MemoryBudget& budget) {
   if (budget.bytes == 0 || estimate.total() <= budget.bytes) return absl::OkStatus();
@@ -327,17 +274,8 @@ Status CheckMemory(const common::MemoryEstimate& estimate, const MemoryBudget& b
 }
 
 int64_t PhaseRequestedRuntimeNanos(const stormark::v1::PhaseSpec& spec) {
-  if (spec.has_randio() && spec.randio().runtime_nanos() > 0) {
-    const int64_t ramp = std::max<int64_t>(0, spec.randio().ramp_time_nanos());
-    return spec.randio().runtime_nanos() > INT64_MAX - ramp ? INT64_MAX
-                                                           : spec.randio().runtime_nanos() + ramp;
-  }
-  if (spec.has_command() && spec.command().timeout_ms() > 0) {
-    return spec.command().timeout_ms() > static_cast<uint64_t>(INT64_MAX / 1'000'000)
-               ? INT64_MAX
-               : static_cast<int64_t>(spec.command().timeout_ms()) * 1'000'000;
-  }
-  return 0;
+  const WorkloadModule* module = FindWorkload(spec);
+  return module == nullptr || module->runtime_nanos == nullptr ? 0 : module->runtime_nanos(spec);
 }
 
 Status CheckPolicy(const stormark::v1::PhaseSpec& spec, const AgentConfig& config,
@@ -363,7 +301,10 @@ Status CheckPolicy(const stormark::v1::PhaseSpec& spec, const AgentConfig& confi
                                               " files, over this agent's limits.max_files (",
                                               limits.max_files, ")"));
   }
-  if (PassesSpecChecks(spec)) {
+  // A spec the workload's own checks refuse gets their message (the factory's), not a memory
+  // figure made of out-of-range values.
+  const WorkloadModule* module = FindWorkload(spec);
+  if (module != nullptr && module->check(spec).ok()) {
     RETURN_IF_ERROR(CheckMemory(PhaseMemory(spec, *target), PhaseMemoryBudget(limits, host)));
   }
   if (limits.max_runtime_nanos > 0) {

@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "agent/workloads/factory.h"
+#include "agent/workloads/workload_registry.h"
 #include "common/log_text.h"
 #include "common/spec_check.h"
 #include "common/version.h"

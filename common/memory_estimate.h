@@ -3,8 +3,8 @@
 // refused with one line instead of killing the agent (DESIGN.md: "Every phase
 // states its memory before it allocates, within a budget").
 //
-// Each workload has its own estimate, a self-contained function next to its
-// others (EstimateMemory overloads below): the buffers, tables and per-thread
+// Each workload has its own estimate, an EstimateMemory overload in its own
+// module (common/workloads/<name>/<name>_spec.h): the buffers, tables and per-thread
 // state that grow with its parameters. What stays small whatever the spec (a
 // few KiB of stdio buffers, the agent's own baseline) is left out. The figures
 // are upper bounds of what the workload's code allocates today; a workload that
@@ -32,6 +32,17 @@ inline constexpr uint64_t kIoBufferAlignment = 4096;
 inline constexpr uint64_t kIoBufferHugeFrom = 256 * 1024;
 inline constexpr uint64_t kIoBufferHugePage = 2 * 1024 * 1024;
 uint64_t IoBufferBytes(uint64_t size);
+
+// Arithmetic on byte counts that a hostile spec cannot wrap to a small number: UINT64_MAX
+// instead of an overflow.
+uint64_t SaturatingMul(uint64_t a, uint64_t b);
+uint64_t SaturatingAdd(uint64_t a, uint64_t b);
+// `n` rounded up to a multiple of `to`; `to` for 0 (an allocation takes at least one unit).
+uint64_t RoundUpBytes(uint64_t n, uint64_t to);
+// "1 job", "256 jobs".
+std::string Counted(uint64_t n, std::string_view one, std::string_view many);
+// ", 2 MiB each" when an aligned buffer of `size` takes more than it holds; "" otherwise.
+std::string BufferEachNote(uint64_t size);
 
 // One latency histogram (common/histogram.h): a count per bucket.
 uint64_t HistogramBytes();
@@ -66,58 +77,11 @@ struct MemoryEstimate {
 std::string DescribeOverBudget(const MemoryEstimate& estimate, uint64_t limit,
                                std::string_view limit_note);
 
-// stream: its one block buffer.
-MemoryEstimate EstimateMemory(const stormark::v1::StreamSpec& spec);
-
-// randio: numjobs x iodepth buffers of bs_max, each job's queue state and
-// recorders, and with verify the book of what was written (4 bytes per unit of
-// the verified span). `region_bytes` is the size of each job's region when the
-// spec gives none (size 0): the dir target's default file or the device's size;
-// 0 when not known yet, and then the verify book is counted at its largest
-// (VerifyBook::kMaxUnits units).
-MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t region_bytes);
-
-// bonnie: the I/O tests' chunk buffers (one, plus one per seeker) and the
-// seekers' histograms, and the file tests' names (files x a name's bytes, in
-// the test's list and in the phase directory's record).
-MemoryEstimate EstimateMemory(const stormark::v1::BonnieSpec& spec);
-
-// postmark: PostMark's file table (2 x number slots), the names of the files
-// that may exist at once (the pool plus one per transaction, at most the
-// table), the text files are written from (size high bound) and the read
-// buffer.
-MemoryEstimate EstimateMemory(const stormark::v1::PostmarkSpec& spec);
-
-// command: the command line and the output tails kept (the child's own memory
-// is the child's).
-MemoryEstimate EstimateMemory(const stormark::v1::CommandSpec& spec);
-
-// The estimate of the workload `spec` holds ({} with no parts when none is
-// set). `randio_region_bytes` as for the randio estimate.
-MemoryEstimate EstimatePhaseMemory(const stormark::v1::PhaseSpec& spec,
-                                   uint64_t randio_region_bytes);
-
-// What the estimates assume of the workloads' code, exposed for their tests.
-inline constexpr uint64_t kRandioBytesPerRequest = 256;  // A queue slot, its ring entries.
-inline constexpr uint64_t kRandioHistogramsPerJob = 3;   // read, write, flush
-inline constexpr uint64_t kRandioSeriesBytesPerSecond = 16;
-inline constexpr uint64_t kVerifyBytesPerUnit = 4;
-inline constexpr uint64_t kVerifyMaxUnits = uint64_t{64} << 20;
-// bonnie++'s defaults of chunk and seekers (agent/workloads/bonnie_common.h).
-inline constexpr uint32_t kBonnieDefaultChunk = 8192;
-inline constexpr uint32_t kBonnieDefaultSeekers = 5;
-// randio's file in a dir target when the spec gives no size (agent/workloads/randio.h).
-inline constexpr uint64_t kRandioDefaultDirFileBytes = uint64_t{1} << 30;
-// A bonnie file name: a std::string (32 bytes) holding up to 28 characters on
-// the heap (a 48-byte block), and its directory number.
-inline constexpr uint64_t kBonnieBytesPerName = 96;
 // The phase directory keeps the name of every file it created, for its cleanup
 // (agent/targets/dir_target.h): an unordered_set node (a 64-byte block), the
 // name's own heap block when it is over 15 characters (48 bytes for bonnie's),
 // and its bucket.
 inline constexpr uint64_t kDirBytesPerName = 128;
-// A PostMark table slot: file number, size and directory.
-inline constexpr uint64_t kPostmarkBytesPerSlot = 16;
 // Fixed buffers a phase may hold beside the ones its parameters size: the 1 MiB
 // lay-out and read-back chunk of stream and randio.
 inline constexpr uint64_t kLayoutChunkBytes = 1 << 20;

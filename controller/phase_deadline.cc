@@ -1,5 +1,6 @@
 #include "controller/phase_deadline.h"
 
+#include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
@@ -24,9 +25,9 @@ PrepareDeadline::PrepareDeadline(const stormark::v1::PhaseSpec& spec,
     return;
   }
   // What the set-up may write: the one file a stream or randio phase works on.
-  const uint64_t bytes = spec.has_stream()   ? spec.stream().size_bytes()
-                         : spec.has_randio() ? spec.randio().size_bytes()
-                                             : 0;
+  const WorkloadKind* kind = KindOf(spec);
+  const uint64_t bytes =
+      kind == nullptr || kind->prepare_bytes == nullptr ? 0 : kind->prepare_bytes(spec);
   limit_nanos = kPrepareBaseNanos +
                 static_cast<int64_t>(bytes / kPrepareBytesPerSecond) * 1'000'000'000;
   why = "the default: 5 min + 1 s per 16 MiB of the phase's size";
@@ -40,8 +41,10 @@ PhaseDeadline::PhaseDeadline(const stormark::v1::PhaseSpec& spec, int64_t plan_d
                              Seconds(plan_deadline_nanos));
     return;
   }
-  if (spec.has_randio() && spec.randio().runtime_nanos() > 0) {
-    const int64_t expected = spec.randio().runtime_nanos() + spec.randio().ramp_time_nanos();
+  const WorkloadKind* kind = KindOf(spec);
+  const int64_t expected =
+      kind == nullptr || kind->runtime_nanos == nullptr ? 0 : kind->runtime_nanos(spec);
+  if (expected > 0) {
     fixed_limit_nanos_ = kRuntimeFactor * expected + kGraceNanos;
     fixed_why_ = fmt::format("far past its expected end at {:.1f} s (its runtime); the limit is "
                              "{} x that + 60 s",

@@ -2,7 +2,7 @@
 
 #include "common/units.h"
 #include "controller/summary.h"
-#include "controller/workloads/bonnie_report.h"
+#include "controller/workloads/bonnie/bonnie_report.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {

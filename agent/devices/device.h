@@ -12,6 +12,7 @@
 #ifndef STORMARK_AGENT_DEVICES_DEVICE_H_
 #define STORMARK_AGENT_DEVICES_DEVICE_H_
 
+#include <cerrno>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -49,6 +50,9 @@ struct DeviceCaps {
   // writes durable. False for an NBD server without multi-conn: each connection may then
   // have its own cache.
   bool coherent_queues = true;
+  // Discard works (Device::Discard): a block device that takes BLKDISCARD, or a regular file
+  // whose filesystem punches holes; opened for writing.
+  bool discard = false;
 };
 
 enum class IoOp : uint8_t {
@@ -117,6 +121,11 @@ class Device {
   // transferred (all of them unless the device ended early) or -errno. Safe for concurrent
   // use. This is the one blocking primitive; wrappers (see device_wrapper.h) override it.
   virtual int64_t Execute(const IoRequest& request) = 0;
+
+  // Discards [offset, offset + length) (TRIM, UNMAP), on the calling thread: the data there is
+  // gone. Returns 0 or -errno; -EOPNOTSUPP when caps().discard is false. Safe for concurrent
+  // use.
+  virtual int64_t Discard(uint64_t offset, uint64_t length) { return -EOPNOTSUPP; }
 
   // A new queue of `depth` requests for the calling thread. The device must outlive it. The
   // default runs each request with Execute inside Submit (the psync engine).

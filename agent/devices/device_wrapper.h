@@ -26,6 +26,9 @@ class DeviceWrapper : public Device {
   }
   std::string Describe() const override { return target_.Describe(); }
   int64_t Execute(const IoRequest& request) override { return target_.Execute(request); }
+  int64_t Discard(uint64_t offset, uint64_t length) override {
+    return target_.Discard(offset, length);
+  }
   common::Status RequestError(const IoRequest& request, int64_t result) const override {
     return target_.RequestError(request, result);
   }

@@ -118,7 +118,21 @@ DeviceCaps FileDevice::caps() const {
   caps.direct = options_.direct;
   caps.alignment = options_.direct ? std::max(block_size_, is_block_device_ ? 1u : 4096u) : 1;
   caps.async = options_.engine == Engine::kIoUring;
+  caps.discard = options_.writable;
   return caps;
+}
+
+int64_t FileDevice::Discard(uint64_t offset, uint64_t length) {
+  if (!options_.writable) return -EBADF;
+  if (offset > size_ || length > size_ - offset) return -EINVAL;
+  if (is_block_device_) {
+    uint64_t range[2] = {offset, length};
+    return ioctl(fd_, BLKDISCARD, &range) == 0 ? 0 : -errno;
+  }
+  return fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                   static_cast<off_t>(length)) == 0
+             ? 0
+             : -errno;
 }
 
 std::string FileDevice::Describe() const {

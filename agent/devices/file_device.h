@@ -66,6 +66,8 @@ class FileDevice final : public Device {
   DeviceCaps caps() const override;
   std::string Describe() const override;
   int64_t Execute(const IoRequest& request) override;
+  // BLKDISCARD on a block device; fallocate(PUNCH_HOLE | KEEP_SIZE) on a regular file.
+  int64_t Discard(uint64_t offset, uint64_t length) override;
   common::StatusOr<std::unique_ptr<IoQueue>> OpenQueue(uint32_t depth) override;
 
   // Closes the descriptor now and returns what close(2) said: a network filesystem reports

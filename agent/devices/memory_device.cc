@@ -9,7 +9,19 @@ MemoryDevice::MemoryDevice(uint64_t size, uint32_t alignment)
     : alignment_(alignment == 0 ? 1 : alignment), data_(size) {}
 
 DeviceCaps MemoryDevice::caps() const {
-  return {.writable = true, .direct = alignment_ > 1, .alignment = alignment_, .async = false};
+  return {.writable = true,
+          .direct = alignment_ > 1,
+          .alignment = alignment_,
+          .async = false,
+          .discard = true};
+}
+
+int64_t MemoryDevice::Discard(uint64_t offset, uint64_t length) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (offset > data_.size() || length > data_.size() - offset) return -EINVAL;
+  std::memset(data_.data() + offset, 0, length);
+  ++discards_;
+  return 0;
 }
 
 int64_t MemoryDevice::Execute(const IoRequest& request) {
@@ -54,6 +66,11 @@ uint64_t MemoryDevice::writes() const {
 uint64_t MemoryDevice::flushes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return flushes_;
+}
+
+uint64_t MemoryDevice::discards() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return discards_;
 }
 
 }  // namespace stormark::agent

@@ -22,6 +22,8 @@ class MemoryDevice final : public Device {
   DeviceCaps caps() const override;
   std::string Describe() const override { return "memory device"; }
   int64_t Execute(const IoRequest& request) override;
+  // Zeroes the range, as a discard that reads back as zeros.
+  int64_t Discard(uint64_t offset, uint64_t length) override;
 
   // A copy of `n` bytes at `offset`, for assertions. Thread-safe.
   std::string Contents(uint64_t offset, size_t n) const;
@@ -29,6 +31,7 @@ class MemoryDevice final : public Device {
   uint64_t reads() const;
   uint64_t writes() const;
   uint64_t flushes() const;
+  uint64_t discards() const;
 
  private:
   const uint32_t alignment_;
@@ -37,6 +40,7 @@ class MemoryDevice final : public Device {
   uint64_t reads_ = 0;      // Guarded by mu_.
   uint64_t writes_ = 0;     // Guarded by mu_.
   uint64_t flushes_ = 0;    // Guarded by mu_.
+  uint64_t discards_ = 0;   // Guarded by mu_.
 };
 
 }  // namespace stormark::agent

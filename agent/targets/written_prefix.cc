@@ -48,7 +48,13 @@ WrittenPrefix WrittenPrefixes::Find(const TargetConfig& target, const std::strin
 
 void WrittenPrefixes::Record(const TargetConfig& target, const std::string& identity,
                              const WrittenPrefix& written) {
-  if (!Tracked(target) || written.bytes == 0) return;
+  if (!Tracked(target)) return;
+  if (written.discarded) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.erase(target.name);
+    return;
+  }
+  if (written.bytes == 0) return;
   std::lock_guard<std::mutex> lock(mu_);
   Entry& entry = entries_[target.name];
   if (entry.identity != identity || entry.prefix.device_size != written.device_size ||

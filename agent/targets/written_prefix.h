@@ -43,6 +43,9 @@ struct WrittenPrefix {
   uint64_t device_size = 0;
   std::string phase_id;
   std::string how;
+  // The phase discarded data on the device (trim): what was known of it is forgotten, so a
+  // later read lays its data out again instead of reading holes.
+  bool discarded = false;
 };
 
 class WrittenPrefixes {

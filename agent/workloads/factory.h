@@ -1,4 +1,5 @@
-// Builds the workload a PhaseSpec asks for, on a target from the agent's configuration.
+// Builds the workload a PhaseSpec asks for, on a target from the agent's configuration, through
+// the workload's module (workload_registry.h).
 #ifndef STORMARK_AGENT_WORKLOADS_FACTORY_H_
 #define STORMARK_AGENT_WORKLOADS_FACTORY_H_
 
@@ -15,9 +16,6 @@
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::agent {
-
-// The workloads MakeWorkload builds, by their plan names.
-std::vector<std::string> KnownWorkloads();
 
 // NOT_FOUND for a target the configuration does not name; INVALID_ARGUMENT for a bad spec.
 // Creates the phase's directory on the target. `earlier` is what the agent's earlier phases

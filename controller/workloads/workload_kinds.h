@@ -1,13 +1,15 @@
-// The controller's table of workloads: for each one, its option table (how a plan file,
+// The controller's registry of workloads: for each one, its option table (how a plan file,
 // `--set` and sweeps set its parameters), how it is checked and described, and how its results
-// are printed. Adding a workload to the controller is one entry here plus its own *_params
-// (with the option table) and report files.
+// are printed. Each workload is a module, controller/workloads/<name>/, whose <name>_kind.cc
+// defines `<name>_workload::Kind()`; the build lists every such folder
+// (controller/CMakeLists.txt), so adding a workload changes no file outside its own module.
 #ifndef STORMARK_CONTROLLER_WORKLOADS_WORKLOAD_KINDS_H_
 #define STORMARK_CONTROLLER_WORKLOADS_WORKLOAD_KINDS_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -34,6 +36,12 @@ struct WorkloadKind {
   std::string (*describe)(const stormark::v1::PhaseSpec& spec);
   // Bytes one host moves in the phase, for the live progress bar; 0 when unknown.
   uint64_t (*expected_bytes)(const stormark::v1::PhaseSpec& spec);
+  // Bytes its set-up may write (the file a phase lays out), for the default prepare deadline;
+  // nullptr for none.
+  uint64_t (*prepare_bytes)(const stormark::v1::PhaseSpec& spec) = nullptr;
+  // The runtime it asks for, ramp included, for the phase deadline; nullptr or 0 when it ends
+  // with its work (the deadline then follows its progress).
+  int64_t (*runtime_nanos)(const stormark::v1::PhaseSpec& spec) = nullptr;
   // The phase's result table, or nullptr for the generic throughput and latency table.
   std::string (*table)(const PhaseOutcome& outcome, const PhaseSummary& summary);
   // Reads the workload's own configuration file (PostMark's script) at `path`, starting from
@@ -44,8 +52,8 @@ struct WorkloadKind {
       std::vector<std::string>* notes) = nullptr;
 };
 
-// Every workload the controller knows, in the order help texts list them.
-const std::vector<WorkloadKind>& WorkloadKinds();
+// Every workload the controller knows, in the order of their names.
+const std::vector<const WorkloadKind*>& WorkloadKinds();
 
 // The kind named `name`, or nullptr.
 const WorkloadKind* FindWorkloadKind(std::string_view name);
@@ -53,7 +61,11 @@ const WorkloadKind* FindWorkloadKind(std::string_view name);
 // The kind `spec` holds, or nullptr when it holds none the controller knows.
 const WorkloadKind* KindOf(const stormark::v1::PhaseSpec& spec);
 
-// "stream, bonnie, ...", for error messages.
+// The succeeded hosts' results of a phase, labelled by host (for a workload's table).
+std::vector<std::pair<std::string, stormark::v1::PhaseResult>> SucceededHosts(
+    const PhaseOutcome& outcome);
+
+// "bonnie, command, ...", for error messages.
 std::string WorkloadNames();
 
 }  // namespace stormark::controller

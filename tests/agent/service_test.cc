@@ -1,6 +1,7 @@
 // AgentService tested through a real AgentServer, over its in-process channel.
 #include "agent/service.h"
 #include "agent/workloads/factory.h"
+#include "agent/workloads/workload_registry.h"
 
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>

@@ -3,6 +3,11 @@
 #include <cstdint>
 
 #include "common/histogram.h"
+#include "common/workloads/stream/stream_spec.h"
+#include "common/workloads/bonnie/bonnie_spec.h"
+#include "common/workloads/command/command_spec.h"
+#include "common/workloads/postmark/postmark_spec.h"
+#include "common/workloads/randio/randio_spec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -160,16 +165,6 @@ TEST(MemoryEstimate, HostileValuesSaturateInsteadOfWrapping) {
   spec.set_verify(true);
   spec.set_offset_increment_bytes(UINT64_MAX);
   EXPECT_EQ(EstimateMemory(spec, 0).total(), UINT64_MAX);
-}
-
-TEST(MemoryEstimate, PhaseEstimateDispatchesOnTheWorkload) {
-  stormark::v1::PhaseSpec phase;
-  *phase.mutable_randio() = Randio(8, 4096, 2);
-  EXPECT_EQ(EstimatePhaseMemory(phase, 0).workload, "randio");
-  EXPECT_EQ(EstimatePhaseMemory(phase, 0).total(), EstimateMemory(phase.randio(), 0).total());
-  phase.mutable_postmark();
-  EXPECT_EQ(EstimatePhaseMemory(phase, 0).workload, "postmark");
-  EXPECT_TRUE(EstimatePhaseMemory(stormark::v1::PhaseSpec(), 0).parts.empty());
 }
 
 TEST(DescribeOverBudget, NamesTheParametersTheLimitAndWhatToLower) {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "controller/workloads/postmark_config.h"
+#include "controller/workloads/postmark/postmark_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

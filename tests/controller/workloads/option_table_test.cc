@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/spec_check.h"
+#include "common/workloads/postmark/postmark_spec.h"
 #include "controller/plan.h"
 #include "controller/workloads/workload_kinds.h"
 #include "gmock/gmock.h"
@@ -45,7 +46,8 @@ std::string Error(std::string_view workload, std::string_view key, std::string_v
 }
 
 TEST(OptionTable, EveryNameAndAliasFindsItsOptionAndNoneIsUsedTwice) {
-  for (const WorkloadKind& kind : WorkloadKinds()) {
+  for (const WorkloadKind* kind_ptr : WorkloadKinds()) {
+    const WorkloadKind& kind = *kind_ptr;
     SCOPED_TRACE(std::string(kind.name));
     const OptionTable& table = kind.options();
     EXPECT_EQ(table.workload(), kind.name);
@@ -66,7 +68,8 @@ TEST(OptionTable, EveryNameAndAliasFindsItsOptionAndNoneIsUsedTwice) {
 }
 
 TEST(OptionTable, EveryDefaultIsAValueItsOptionAccepts) {
-  for (const WorkloadKind& kind : WorkloadKinds()) {
+  for (const WorkloadKind* kind_ptr : WorkloadKinds()) {
+    const WorkloadKind& kind = *kind_ptr;
     for (const Option& option : kind.options().options()) {
       if (option.default_value.empty()) continue;
       SCOPED_TRACE(std::string(kind.name) + "." + std::string(option.name));

@@ -9,7 +9,8 @@ namespace stormark::controller {
 namespace {
 
 TEST(WorkloadKinds, EachKindSelectsItsOwnOneofField) {
-  for (const WorkloadKind& kind : WorkloadKinds()) {
+  for (const WorkloadKind* kind_ptr : WorkloadKinds()) {
+    const WorkloadKind& kind = *kind_ptr;
     SCOPED_TRACE(std::string(kind.name));
     stormark::v1::PhaseSpec spec;
     kind.init(&spec);
@@ -20,7 +21,8 @@ TEST(WorkloadKinds, EachKindSelectsItsOwnOneofField) {
 }
 
 TEST(WorkloadKinds, UnknownParametersAreRefusedNamingTheKnownOnes) {
-  for (const WorkloadKind& kind : WorkloadKinds()) {
+  for (const WorkloadKind* kind_ptr : WorkloadKinds()) {
+    const WorkloadKind& kind = *kind_ptr;
     SCOPED_TRACE(std::string(kind.name));
     stormark::v1::PhaseSpec spec;
     kind.init(&spec);

@@ -1,0 +1,294 @@
+#include "agent/workloads/bonnie/bonnie_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <latch>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "agent/thread_top.h"
+#include "common/strings.h"
+
+namespace stormark::agent {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using stormark::v1::Measurement;
+
+// Salts that give each use of the seed its own sequence.
+constexpr uint64_t kBufferSalt = 0xb0b0'0000'0000'0001ULL;
+constexpr uint64_t kSeekSalt = 0xb0b0'0000'0000'0002ULL;
+
+Status SeekTo(File& file, int64_t offset, int whence, const char* test) {
+  if (const int64_t r = file.Seek(offset, whence); r < 0) {
+    return common::ErrnoError(common::StrCat("bonnie ", test, ": lseek"), static_cast<int>(-r));
+  }
+  return absl::OkStatus();
+}
+
+// fsync then close: bonnie++ ends every I/O test this way, inside the timed region.
+Status SyncAndClose(File& file, const char* test) {
+  if (const int err = file.Sync(); err != 0) {
+    return common::ErrnoError(common::StrCat("bonnie ", test, ": fsync"), -err);
+  }
+  if (const int err = file.Close(); err != 0) {
+    return common::ErrnoError(common::StrCat("bonnie ", test, ": close"), -err);
+  }
+  return absl::OkStatus();
+}
+
+// Closes a stdio stream on every path.
+struct FileCloser {
+  void operator()(FILE* f) const {
+    if (f != nullptr) fclose(f);
+  }
+};
+using StdioFile = std::unique_ptr<FILE, FileCloser>;
+
+}  // namespace
+
+BonnieIoTests::BonnieIoTests(const BonnieParams& params, Dir* target, RunContext& ctx,
+                             common::Recorder* recorder)
+    : params_(params), target_(target), ctx_(ctx), recorder_(recorder) {}
+
+int BonnieIoTests::BlockFlags() const { return params_.direct ? O_DIRECT : 0; }
+
+Status BonnieIoTests::CheckCancelled(const char* test) const {
+  if (ctx_.cancelled.load(std::memory_order_relaxed)) {
+    return absl::CancelledError(common::StrCat("bonnie: aborted during ", test));
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<Measurement> BonnieIoTests::Putc() {
+  ASSIGN_OR_RETURN(std::unique_ptr<File> opened, target_->CreateFile(kBonnieDataFile, O_WRONLY));
+  StdioFile file(opened->OpenStream("w"));  // Destroyed before `opened`, which it may call.
+  if (file == nullptr) return common::ErrnoError("bonnie putc: fdopen", errno);
+  TestMeter meter("putc", ctx_.clock, recorder_);
+  meter.Start();
+  for (uint64_t done = 0; done < params_.char_size_bytes;) {
+    RETURN_IF_ERROR(CheckCancelled("putc"));
+    const uint64_t piece = std::min(kBonnieCharPiece, params_.char_size_bytes - done);
+    const int64_t start = meter.Now();
+    for (uint64_t i = 0; i < piece; ++i) {
+      if (putc(static_cast<int>(i & 0x7f) | 1, file.get()) == EOF) {
+        return common::ErrnoError("bonnie putc: putc", errno);
+      }
+    }
+    meter.Op(start, piece);
+    done += piece;
+  }
+  if (fflush(file.get()) != 0) return common::ErrnoError("bonnie putc: fflush", errno);
+  // The stream's descriptor, or (a File without one) the File's own sync.
+  const int stream_fd = fileno(file.get());
+  const int synced = stream_fd >= 0 ? (fsync(stream_fd) == 0 ? 0 : -errno) : opened->Sync();
+  if (synced != 0) return common::ErrnoError("bonnie putc: fsync", -synced);
+  if (fclose(file.release()) != 0) return common::ErrnoError("bonnie putc: close", errno);
+  Measurement m = meter.Stop();
+  m.set_ops(m.bytes());  // bonnie++ counts characters.
+  return m;
+}
+
+StatusOr<Measurement> BonnieIoTests::PutBlock() {
+  if (buf_.data() == nullptr) {
+    RETURN_IF_ERROR(buf_.Allocate(params_.chunk_size, params_.seed ^ kBufferSalt));
+  }
+  // bonnie++ unlinks the file and creates it afresh, outside the timed region.
+  Status removed = target_->RemoveFile(kBonnieDataFile);
+  if (!removed.ok() && !absl::IsNotFound(removed)) return removed;
+  ASSIGN_OR_RETURN(std::unique_ptr<File> file,
+                   target_->CreateFile(kBonnieDataFile, O_WRONLY | BlockFlags()));
+  const uint32_t chunk = params_.chunk_size;
+  char* buf = buf_.data();
+  TestMeter meter("put_block", ctx_.clock, recorder_);
+  meter.Start();
+  for (uint64_t offset = 0; offset < params_.size_bytes; offset += chunk) {
+    RETURN_IF_ERROR(CheckCancelled("put_block"));
+    // Every chunk differs: it carries its own offset, so storage cannot deduplicate it.
+    std::memcpy(buf, &offset, std::min<size_t>(sizeof(offset), chunk));
+    const int64_t start = meter.Now();
+    RETURN_IF_ERROR(WriteChunk(*file, buf, chunk, "put_block"));
+    meter.Op(start, chunk);
+  }
+  RETURN_IF_ERROR(SyncAndClose(*file, "put_block"));
+  return meter.Stop();
+}
+
+StatusOr<Measurement> BonnieIoTests::Rewrite() {
+  if (buf_.data() == nullptr) {
+    RETURN_IF_ERROR(buf_.Allocate(params_.chunk_size, params_.seed ^ kBufferSalt));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<File> file,
+                   target_->OpenFile(kBonnieDataFile, O_RDWR | BlockFlags()));
+  const uint32_t chunk = params_.chunk_size;
+  char* buf = buf_.data();
+  uint32_t dirty = 0;
+  TestMeter meter("rewrite", ctx_.clock, recorder_);
+  meter.Start();
+  for (uint64_t offset = 0; offset < params_.size_bytes; offset += chunk) {
+    RETURN_IF_ERROR(CheckCancelled("rewrite"));
+    const int64_t start = meter.Now();
+    RETURN_IF_ERROR(ReadChunk(*file, buf, chunk, "rewrite"));
+    ++buf[dirty];
+    dirty = (dirty + 1) % chunk;
+    RETURN_IF_ERROR(SeekTo(*file, -static_cast<int64_t>(chunk), SEEK_CUR, "rewrite"));
+    RETURN_IF_ERROR(WriteChunk(*file, buf, chunk, "rewrite"));
+    meter.Op(start, chunk);
+  }
+  RETURN_IF_ERROR(SyncAndClose(*file, "rewrite"));
+  return meter.Stop();
+}
+
+StatusOr<Measurement> BonnieIoTests::Getc() {
+  ASSIGN_OR_RETURN(std::unique_ptr<File> opened, target_->OpenFile(kBonnieDataFile, O_RDONLY));
+  StdioFile file(opened->OpenStream("r"));  // Destroyed before `opened`, which it may call.
+  if (file == nullptr) return common::ErrnoError("bonnie getc: fdopen", errno);
+  TestMeter meter("getc", ctx_.clock, recorder_);
+  meter.Start();
+  for (uint64_t done = 0; done < params_.char_size_bytes;) {
+    RETURN_IF_ERROR(CheckCancelled("getc"));
+    const uint64_t piece = std::min(kBonnieCharPiece, params_.char_size_bytes - done);
+    const int64_t start = meter.Now();
+    for (uint64_t i = 0; i < piece; ++i) {
+      if (getc(file.get()) == EOF) {
+        if (ferror(file.get())) return common::ErrnoError("bonnie getc: getc", errno);
+        return absl::DataLossError("bonnie getc: the data file ended before the expected size");
+      }
+    }
+    meter.Op(start, piece);
+    done += piece;
+  }
+  if (fclose(file.release()) != 0) return common::ErrnoError("bonnie getc: close", errno);
+  Measurement m = meter.Stop();
+  m.set_ops(m.bytes());  // bonnie++ counts characters.
+  return m;
+}
+
+StatusOr<Measurement> BonnieIoTests::GetBlock() {
+  if (buf_.data() == nullptr) {
+    RETURN_IF_ERROR(buf_.Allocate(params_.chunk_size, params_.seed ^ kBufferSalt));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<File> file,
+                   target_->OpenFile(kBonnieDataFile, O_RDONLY | BlockFlags()));
+  const uint32_t chunk = params_.chunk_size;
+  TestMeter meter("get_block", ctx_.clock, recorder_);
+  meter.Start();
+  for (uint64_t offset = 0; offset < params_.size_bytes; offset += chunk) {
+    RETURN_IF_ERROR(CheckCancelled("get_block"));
+    const int64_t start = meter.Now();
+    RETURN_IF_ERROR(ReadChunk(*file, buf_.data(), chunk, "get_block"));
+    meter.Op(start, chunk);
+  }
+  if (const int err = file->Close(); err != 0) {
+    return common::ErrnoError("bonnie get_block: close", -err);
+  }
+  return meter.Stop();
+}
+
+StatusOr<Measurement> BonnieIoTests::Seeks() {
+  struct Seeker {
+    std::unique_ptr<File> file;
+    AlignedBuffer buf;
+    common::Recorder* recorder = nullptr;
+    common::LatencyHistogram latency;
+    uint64_t bytes = 0;
+    uint64_t ops = 0;
+    Status status;
+  };
+  const uint32_t chunk = params_.chunk_size;
+  const uint64_t chunks = params_.size_bytes / chunk;
+  // Set-up outside the timed region, as bonnie++'s seeker processes open the file first.
+  std::vector<Seeker> seekers(params_.seekers);
+  for (uint32_t i = 0; i < params_.seekers; ++i) {
+    ASSIGN_OR_RETURN(seekers[i].file, target_->OpenFile(kBonnieDataFile, O_RDWR | BlockFlags()));
+    RETURN_IF_ERROR(seekers[i].buf.Allocate(chunk, params_.seed ^ kBufferSalt ^ i));
+    seekers[i].recorder = ctx_.recorders.Add();
+  }
+
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::latch ready(params_.seekers + 1);
+  std::latch go(1);
+  const common::Clock& clock = ctx_.clock;
+  auto seek = [&](Seeker& s) -> Status {
+    char* buf = s.buf.data();
+    File& file = *s.file;
+    for (;;) {
+      if (failed.load(std::memory_order_relaxed)) return absl::OkStatus();
+      RETURN_IF_ERROR(CheckCancelled("seeks"));
+      const uint64_t index = next.fetch_add(1, std::memory_order_relaxed);
+      if (index >= params_.seeks) break;
+      const uint64_t ticket = BonnieRandom::At(params_.seed ^ kSeekSalt, index);
+      const uint64_t block = ticket % chunks;
+      const bool update = (ticket >> 40) % kBonnieUpdateEvery == 0;
+      const int64_t offset = static_cast<int64_t>(block * chunk);
+      const int64_t start = clock.MonotonicNanos();
+      RETURN_IF_ERROR(SeekTo(file, offset, SEEK_SET, "seeks"));
+      RETURN_IF_ERROR(ReadChunk(file, buf, chunk, "seeks"));
+      uint64_t bytes = chunk;
+      if (update) {
+        --buf[block % chunk];
+        RETURN_IF_ERROR(SeekTo(file, offset, SEEK_SET, "seeks"));
+        RETURN_IF_ERROR(WriteChunk(file, buf, chunk, "seeks"));
+        if (params_.fsync_every_write) {
+          if (const int err = file.Sync(); err != 0) {
+            return common::ErrnoError("bonnie seeks: fsync", -err);
+          }
+        }
+        bytes += chunk;
+      }
+      const int64_t end = clock.MonotonicNanos();
+      const uint64_t latency = static_cast<uint64_t>(end - start);
+      s.latency.Record(latency);
+      s.recorder->Record(end, latency, bytes);
+      s.bytes += bytes;
+      ++s.ops;
+    }
+    return SyncAndClose(file, "seeks");
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(seekers.size());
+  Status start_error;
+  for (Seeker& s : seekers) {
+    try {
+      threads.emplace_back([&] {
+        ready.arrive_and_wait();
+        go.wait();
+        s.status = CatchAtThreadTop("bonnie seeks", [&] { return seek(s); });
+        if (!s.status.ok()) failed = true;
+      });
+    } catch (const std::exception& e) {  // std::system_error, std::bad_alloc
+      // The seekers started stop at once; the test fails.
+      start_error = absl::ResourceExhaustedError(
+          common::StrCat("bonnie seeks: cannot start seeker thread ", threads.size() + 1, " of ",
+                         seekers.size(), ": ", e.what(), " (lower seekers)"));
+      failed = true;
+      ready.count_down(static_cast<std::ptrdiff_t>(seekers.size() - threads.size()));
+      break;
+    }
+  }
+  ready.arrive_and_wait();
+  TestMeter meter("seeks", ctx_.clock, recorder_);
+  meter.Start();
+  go.count_down();
+  for (std::thread& t : threads) t.join();
+  RETURN_IF_ERROR(start_error);
+  for (const Seeker& s : seekers) {
+    if (!s.status.ok()) return s.status;
+  }
+  RETURN_IF_ERROR(CheckCancelled("seeks"));
+  for (const Seeker& s : seekers) meter.Absorb(s.latency, s.bytes, s.ops);
+  return meter.Stop();
+}
+
+Status BonnieIoTests::RemoveDataFile() { return target_->RemoveFile(kBonnieDataFile); }
+
+}  // namespace stormark::agent

@@ -1,0 +1,49 @@
+// postmark, as the agent's registry knows it (agent/workloads/workload_module.h).
+#include "agent/targets/dir_target.h"
+#include "agent/workloads/postmark/postmark.h"
+#include "agent/workloads/workload_module.h"
+#include "common/workloads/postmark/postmark_spec.h"
+
+namespace stormark::agent::postmark_workload {
+namespace {
+
+using stormark::v1::PhaseSpec;
+
+common::StatusOr<std::unique_ptr<Workload>> Make(const WorkloadInputs& in) {
+  ASSIGN_OR_RETURN(auto dir, OpenPhaseDir(in.target, in.spec.phase_id()));
+  return std::unique_ptr<Workload>(
+      new PostmarkWorkload(in.spec.postmark(), std::move(dir), in.host, TargetFilesystem(in)));
+}
+
+// Every transaction may create a file of the largest size.
+common::StatusOr<uint64_t> DataBytes(const PhaseSpec& spec, const HostFacts&) {
+  const stormark::v1::PostmarkSpec p = common::WithPostmarkDefaults(spec.postmark());
+  return common::SaturatingMul(uint64_t{p.number()} + p.transactions(), p.max_size_bytes());
+}
+
+uint64_t Files(const PhaseSpec& spec) {
+  const stormark::v1::PostmarkSpec p = common::WithPostmarkDefaults(spec.postmark());
+  return uint64_t{p.number()} + p.transactions();
+}
+
+}  // namespace
+
+const WorkloadModule& Module() {
+  static constexpr WorkloadModule kModule{
+      .name = "postmark",
+      .spec_case = PhaseSpec::kPostmark,
+      .check = [](const PhaseSpec& spec) { return common::CheckPostmarkSpec(spec.postmark()); },
+      .check_target = [](const PhaseSpec&, const TargetConfig& target, const TargetCaps& caps) {
+        return NeedsFiles("postmark", target, caps);
+      },
+      .make = Make,
+      .data_bytes = DataBytes,
+      .files = Files,
+      .memory = [](const PhaseSpec& spec, const TargetConfig&, const TargetCaps&) {
+        return common::EstimateMemory(spec.postmark());
+      },
+  };
+  return kModule;
+}
+
+}  // namespace stormark::agent::postmark_workload

@@ -1,0 +1,102 @@
+// `randio`: fio-class block I/O (see RandioSpec in agent.proto for every parameter, named as
+// fio names them). numjobs threads each run a RandioJob: a queue of iodepth requests on one
+// device, with offsets from an OffsetSource, until size bytes are moved or runtime is over.
+//
+// Targets: a block target (a raw device or a file, used in place; writing goes through the
+// interlocks of agent/devices/write_guard.h), the null target, or a dir target, in which the
+// phase creates randio.dat and fills it with random data first (so reads never read holes).
+//
+// Prepare opens the device and every job's queue (an engine that cannot start fails there),
+// lays out verifiable data when verifying, and evicts the page cache before buffered reads.
+// Run is the timed region; with ramp_time it restarts the region when the ramp ends, and with
+// verify it closes the region before reading everything back.
+#ifndef STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_H_
+#define STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_H_
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/config.h"
+#include "agent/devices/device.h"
+#include "agent/sysinfo.h"
+#include "agent/dir/dir.h"
+#include "agent/targets/block_target.h"
+#include "agent/workloads/randio/block_verify.h"
+#include "agent/workloads/randio/randio_job.h"
+#include "agent/workloads/workload.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::agent {
+
+class RandioWorkload final : public Workload {
+ public:
+  // The size of randio.dat in a dir target when the spec gives none.
+  static constexpr uint64_t kDefaultDirFileSize = uint64_t{1} << 30;
+
+  // `dir` is the phase's directory for a dir target, nullptr for block and null targets.
+  // `filesystem` is the filesystem holding the target (for the tmpfs note), or "". `block`
+  // is a block, null or network target as the phase resolved it (resolved in Prepare when
+  // null).
+  RandioWorkload(const stormark::v1::RandioSpec& spec, TargetConfig target,
+                 std::unique_ptr<Dir> dir, HostFacts host, std::string filesystem,
+                 std::shared_ptr<BlockTarget> block = nullptr);
+  ~RandioWorkload() override;
+
+  // A workload on a device the caller made (a memory or fault-injecting device in tests).
+  // `device` must outlive the workload.
+  RandioWorkload(const stormark::v1::RandioSpec& spec, Device& device, HostFacts host);
+
+  common::Status Prepare(const std::atomic<bool>& cancelled,
+                         std::vector<std::string>* warnings) override;
+  common::Status Run(RunContext& ctx) override;
+  CleanupReport Cleanup() override;
+  void AddToResult(stormark::v1::PhaseResult* result) const override;
+  // The verify layout, when it covers a prefix of a block or network target's device (offset
+  // 0, jobs' regions touching); the timed writes are not counted (random, or time-bounded).
+  WrittenPrefix WrittenFromStart() const override;
+
+ private:
+  // Opens device_ (creating and filling the dir target's file first).
+  common::Status OpenDevice(const std::atomic<bool>& cancelled,
+                            std::vector<std::string>* warnings);
+  // Settles region_size_ and checks the regions and alignment against the device.
+  common::Status ResolveRegions();
+  // Writes verifiable data over every job's region (generation 1).
+  common::Status LayOutVerifiable(const std::atomic<bool>& cancelled);
+  // Reads every tracked unit back and checks it; after the timed region.
+  common::Status ReadBack(const std::atomic<bool>& cancelled);
+  void AddWarnings(std::vector<std::string>* warnings) const;
+  JobPlan PlanFor(uint32_t job) const;
+
+  const stormark::v1::RandioSpec spec_;
+  const TargetConfig target_;
+  std::unique_ptr<Dir> dir_;
+  const HostFacts host_;
+  const std::string filesystem_;
+  // The target as the phase resolved it; null on a dir target and on a given device.
+  std::shared_ptr<BlockTarget> block_;
+
+  // Settled in Prepare.
+  uint32_t jobs_count_ = 1;
+  uint32_t iodepth_ = 1;
+  uint32_t bs_min_ = 0, bs_max_ = 0;
+  uint64_t region_size_ = 0;
+  uint64_t seed_ = 0;
+  std::unique_ptr<Device> owned_device_;
+  Device* device_ = nullptr;
+  std::unique_ptr<VerifyBook> book_;
+  WrittenPrefix laid_out_;  // The verify layout, when it is a prefix of the target's device.
+
+  // Built in Prepare, after device_, so that they go first.
+  std::vector<std::unique_ptr<RandioJob>> jobs_;
+  // Figures of the run, for AddToResult.
+  int64_t first_done_nanos_ = 0, last_done_nanos_ = 0;
+  uint64_t first_done_bytes_ = 0, first_done_ops_ = 0;
+  std::vector<std::string> run_warnings_;
+};
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_H_

@@ -1,0 +1,95 @@
+// Where randio's next operation goes: the offset, length and direction of each I/O of one job,
+// following fio's rules for rw, rwmixread, bs ranges and random_distribution.
+//
+//   sequential (read, write, readwrite): from the region's start, block after block; reads and
+//     writes keep separate positions (fio's last_pos per direction).
+//   uniform random with one bs: a random permutation of the region's blocks, so each block is
+//     visited exactly once per pass (fio's random map), without a bitmap.
+//   uniform random with a bs range: each I/O at a random multiple of bs_min that fits.
+//   zipf:THETA: block ranks drawn from a Zipf distribution (Gray et al., as fio's zipf.c); rank
+//     r is placed at block permutation(r), so the hot blocks are scattered over the region.
+//
+// Without time_based, a job ends after `size` bytes; with it, passes repeat until the runtime
+// is over (each random pass with a new permutation). Not thread-safe: one per job.
+#ifndef STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_OFFSETS_H_
+#define STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_OFFSETS_H_
+
+#include <cstdint>
+
+#include "common/random.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::agent {
+
+// A keyed bijection of [0, n) (a 4-round Feistel network with cycle walking): the random
+// permutation behind randio's random map and zipf scattering. Cheap to evaluate, no memory.
+class RandomPermutation {
+ public:
+  RandomPermutation(uint64_t n, uint64_t key);
+  uint64_t operator()(uint64_t i) const;
+  uint64_t size() const { return n_; }
+
+ private:
+  uint64_t n_;
+  int half_bits_;
+  uint64_t half_mask_;
+  uint64_t keys_[4];
+};
+
+// Zipf-distributed ranks in [0, n): rank 0 is the most popular, with probability about
+// 1 / zeta(n, theta). theta > 0 and not 1.
+class ZipfGenerator {
+ public:
+  ZipfGenerator(uint64_t n, double theta);
+  uint64_t Next(common::Xoshiro256& random) const;
+
+ private:
+  uint64_t n_;
+  double theta_, zetan_, zeta2_, alpha_, eta_;
+};
+
+struct RandioIo {
+  bool write = false;
+  uint64_t offset = 0;  // absolute, in the device
+  uint32_t length = 0;
+};
+
+struct OffsetPlan {
+  stormark::v1::RandioSpec::Pattern rw = stormark::v1::RandioSpec::READ;
+  uint32_t rwmixread = 50;
+  uint64_t base = 0;  // the job's region: [base, base + size)
+  uint64_t size = 0;  // a multiple of bs_min
+  uint32_t bs_min = 4096;
+  uint32_t bs_max = 4096;
+  bool zipf = false;
+  double zipf_theta = 0;
+  bool time_based = false;
+  uint64_t seed = 1;
+};
+
+class OffsetSource {
+ public:
+  explicit OffsetSource(const OffsetPlan& plan);
+
+  // The next I/O, or false when the job has moved its size (never with time_based).
+  bool Next(RandioIo* io);
+
+ private:
+  bool IsRandom() const;
+  bool IsWrite();
+  uint32_t Length();
+  void NewPass();
+
+  const OffsetPlan plan_;
+  common::Xoshiro256 random_;
+  const uint64_t units_;  // bs_min units in the region
+  RandomPermutation permutation_;
+  ZipfGenerator zipf_;
+  uint64_t issued_bytes_ = 0;
+  uint64_t pass_index_ = 0;      // I/Os of the current random-map pass
+  uint64_t position_[2] = {0, 0};  // sequential: next unit for reads [0] and writes [1]
+};
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_OFFSETS_H_

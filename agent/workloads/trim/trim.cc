@@ -1,0 +1,117 @@
+#include "agent/workloads/trim/trim.h"
+
+#include <cstring>
+#include <utility>
+
+#include "common/random.h"
+#include "common/strings.h"
+#include "common/units.h"
+#include "common/workloads/trim/trim_spec.h"
+
+namespace stormark::agent {
+
+using common::Status;
+using stormark::v1::TrimSpec;
+
+namespace {
+
+constexpr uint64_t kDefaultSeed = 0x7217a5eedULL;
+
+}  // namespace
+
+TrimWorkload::TrimWorkload(const TrimSpec& spec, TargetConfig target,
+                           std::shared_ptr<BlockTarget> block)
+    : spec_(spec), target_(std::move(target)), block_(std::move(block)) {}
+
+TrimWorkload::TrimWorkload(const TrimSpec& spec, Device& device)
+    : spec_(spec), device_(&device) {}
+
+TrimWorkload::~TrimWorkload() = default;
+
+std::vector<uint64_t> TrimWorkload::RequestOffsets(const TrimSpec& spec, uint64_t region_bytes) {
+  const uint64_t bs = spec.bs() == 0 ? common::kTrimDefaultBs : spec.bs();
+  std::vector<uint64_t> offsets;
+  offsets.reserve(region_bytes / bs + 1);
+  for (uint64_t at = 0; at < region_bytes; at += bs) offsets.push_back(spec.offset_bytes() + at);
+  if (spec.random()) {
+    // Fisher-Yates: each block once, in an order the seed decides.
+    common::Xoshiro256 rng(spec.seed() == 0 ? kDefaultSeed : spec.seed());
+    for (size_t i = offsets.size(); i > 1; --i) std::swap(offsets[i - 1], offsets[rng.Below(i)]);
+  }
+  return offsets;
+}
+
+Status TrimWorkload::Prepare(const std::atomic<bool>& cancelled,
+                             std::vector<std::string>* warnings) {
+  RETURN_IF_ERROR(common::CheckTrimSpec(spec_));
+  if (device_ == nullptr) {
+    if (block_ == nullptr) {
+      ASSIGN_OR_RETURN(block_, BlockTarget::Resolve(target_));
+    }
+    BlockOpenOptions options;
+    options.write = true;  // The interlocks of a write: a discard destroys data as one does.
+    ASSIGN_OR_RETURN(owned_device_, OpenBlockTarget(*block_, options, cancelled, warnings));
+    device_ = owned_device_.get();
+  }
+  const std::string where =
+      target_.name.empty() ? device_->Describe()
+                           : common::StrCat("target '", target_.name, "' (", device_->Describe(), ")");
+  if (!device_->caps().discard) {
+    return absl::FailedPreconditionError(common::StrCat(
+        "trim: ", where, " cannot discard (the agent discards on block devices and on "
+        "regular files only)"));
+  }
+  bs_ = spec_.bs() == 0 ? common::kTrimDefaultBs : spec_.bs();
+  const uint64_t size = device_->size();
+  if (spec_.offset_bytes() >= size) {
+    return absl::OutOfRangeError(common::StrCat("trim: offset ",
+                                                common::FormatBytes(spec_.offset_bytes()),
+                                                " is past the end of ", where, ", which holds ",
+                                                common::FormatBytes(size)));
+  }
+  region_bytes_ = spec_.size_bytes() == 0 ? size - spec_.offset_bytes() : spec_.size_bytes();
+  if (region_bytes_ > size - spec_.offset_bytes()) {
+    return absl::OutOfRangeError(common::StrCat(
+        "trim: size ", common::FormatBytes(region_bytes_), " from offset ",
+        common::FormatBytes(spec_.offset_bytes()), " does not fit ", where, ", which holds ",
+        common::FormatBytes(size)));
+  }
+  offsets_ = RequestOffsets(spec_, region_bytes_);
+  return absl::OkStatus();
+}
+
+Status TrimWorkload::Run(RunContext& ctx) {
+  common::Recorder* recorder = ctx.recorders.Add();
+  const uint64_t end = spec_.offset_bytes() + region_bytes_;
+  for (const uint64_t offset : offsets_) {
+    if (ctx.cancelled.load(std::memory_order_relaxed)) return absl::CancelledError("trim: aborted");
+    const uint64_t length = std::min(bs_, end - offset);
+    const int64_t start = ctx.clock.MonotonicNanos();
+    touched_.store(true, std::memory_order_relaxed);  // A failed discard may have done part.
+    const int64_t result = device_->Discard(offset, length);
+    const int64_t done = ctx.clock.MonotonicNanos();
+    if (result < 0) {
+      return absl::InternalError(common::StrCat("trim: discard of ", length, " bytes at offset ",
+                                                offset, " on ", device_->Describe(), ": ",
+                                                std::strerror(static_cast<int>(-result))));
+    }
+    recorder->Record(done, static_cast<uint64_t>(done - start), length);
+    discarded_.fetch_add(length, std::memory_order_relaxed);
+  }
+  return absl::OkStatus();
+}
+
+void TrimWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
+  (*result->mutable_resolved())["bs"] = common::FormatSizeShort(bs_);
+  (*result->mutable_resolved())["size"] = common::FormatSizeShort(region_bytes_);
+  (*result->mutable_resolved())["order"] = spec_.random() ? "random" : "sequential";
+}
+
+WrittenPrefix TrimWorkload::WrittenFromStart() const {
+  WrittenPrefix written;
+  written.discarded = touched_.load(std::memory_order_relaxed);
+  written.how = "trim";
+  return written;
+}
+
+}  // namespace stormark::agent

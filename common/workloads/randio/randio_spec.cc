@@ -1,0 +1,159 @@
+#include "common/spec_check.h"
+#include "common/workloads/randio/randio_spec.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "common/strings.h"
+#include "common/units.h"
+
+namespace stormark::common {
+
+bool RandioWrites(const stormark::v1::RandioSpec& spec) {
+  using stormark::v1::RandioSpec;
+  return spec.verify() || spec.rw() == RandioSpec::WRITE || spec.rw() == RandioSpec::RANDWRITE ||
+         ((spec.rw() == RandioSpec::RANDRW || spec.rw() == RandioSpec::READWRITE) &&
+          spec.rwmixread() < 100);
+}
+
+Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
+  using stormark::v1::RandioSpec;
+  auto bad = [](auto... parts) { return absl::InvalidArgumentError(StrCat("randio: ", parts...)); };
+  if (spec.rw() == RandioSpec::PATTERN_UNSPECIFIED || !RandioSpec::Pattern_IsValid(spec.rw())) {
+    return bad("rw must be read, write, randread, randwrite, randrw or readwrite");
+  }
+  const bool mixed = spec.rw() == RandioSpec::RANDRW || spec.rw() == RandioSpec::READWRITE;
+  if (spec.has_rwmixread() && spec.rwmixread() > 100) {
+    return bad("rwmixread ", spec.rwmixread(), " is over 100");
+  }
+  if (spec.has_rwmixread() && !mixed) return bad("rwmixread applies to rw=randrw or readwrite");
+  const uint32_t bs_min = spec.bs_min();
+  const uint32_t bs_max = spec.bs_max() == 0 ? bs_min : spec.bs_max();
+  if (bs_min == 0) return bad("bs must be at least 1");
+  if (bs_max > kMaxBlockSize) {
+    return bad("bs ", FormatSizeShort(bs_max), " is over the limit of ",
+               FormatSizeShort(kMaxBlockSize));
+  }
+  if (bs_max < bs_min) {
+    return bad("bs range ", FormatSizeShort(bs_min), "-", FormatSizeShort(bs_max),
+               " ends below its start");
+  }
+  if (bs_max % bs_min != 0) {
+    return bad("bs range ", FormatSizeShort(bs_min), "-", FormatSizeShort(bs_max),
+               ": the largest size must be a multiple of the smallest");
+  }
+  if (spec.iodepth() > kMaxRandioIodepth) {
+    return bad("iodepth ", spec.iodepth(), " is over the limit of ", kMaxRandioIodepth);
+  }
+  if (spec.numjobs() > kMaxRandioJobs) {
+    return bad("numjobs ", spec.numjobs(), " is over the limit of ", kMaxRandioJobs);
+  }
+  if (spec.size_bytes() != 0 && spec.size_bytes() % bs_min != 0) {
+    return bad("size ", FormatSizeShort(spec.size_bytes()), " is not a multiple of bs ",
+               FormatSizeShort(bs_min));
+  }
+  if (spec.size_bytes() != 0 && spec.size_bytes() < bs_max) {
+    return bad("size ", FormatSizeShort(spec.size_bytes()), " is smaller than one block (",
+               FormatSizeShort(bs_max), ")");
+  }
+  if (spec.direct() && (bs_min % 512 != 0 || spec.offset_bytes() % 512 != 0 ||
+                        spec.offset_increment_bytes() % 512 != 0)) {
+    return bad("with direct, bs, offset and offset_increment must be multiples of 512 (the "
+               "device may ask for 4k)");
+  }
+  if (spec.runtime_nanos() < 0 || spec.ramp_time_nanos() < 0) {
+    return bad("runtime and ramp_time must not be negative");
+  }
+  if (spec.time_based() && spec.runtime_nanos() == 0) return bad("time_based needs a runtime");
+  if (spec.engine() != RandioSpec::ENGINE_UNSPECIFIED && spec.engine() != RandioSpec::PSYNC &&
+      spec.engine() != RandioSpec::IO_URING) {
+    return bad("engine must be psync or io_uring");
+  }
+  if (spec.fsync() != 0 && spec.fdatasync() != 0) return bad("give fsync or fdatasync, not both");
+  if ((spec.fsync() != 0 || spec.fdatasync() != 0) && !RandioWrites(spec)) {
+    return bad("fsync and fdatasync apply to patterns that write");
+  }
+  if (spec.random_distribution() == RandioSpec::ZIPF) {
+    if (!(spec.zipf_theta() > 0) || spec.zipf_theta() == 1 || spec.zipf_theta() > 100) {
+      return bad("zipf theta must be above 0, not 1, and at most 100 (as zipf:1.2)");
+    }
+    if (spec.rw() != RandioSpec::RANDREAD && spec.rw() != RandioSpec::RANDWRITE &&
+        spec.rw() != RandioSpec::RANDRW) {
+      return bad("random_distribution applies to random patterns (randread, randwrite, randrw)");
+    }
+  } else if (spec.random_distribution() != RandioSpec::DISTRIBUTION_UNSPECIFIED &&
+             spec.random_distribution() != RandioSpec::UNIFORM) {
+    return bad("random_distribution must be random or zipf:THETA");
+  }
+  if (spec.verify()) {
+    if (bs_min % 512 != 0 || spec.offset_bytes() % 512 != 0 ||
+        spec.offset_increment_bytes() % 512 != 0) {
+      return bad("verify needs bs, offset and offset_increment in multiples of 512");
+    }
+    const uint32_t jobs = spec.numjobs() == 0 ? 1 : spec.numjobs();
+    if (jobs > 1 && RandioWrites(spec) && spec.rw() != RandioSpec::RANDREAD &&
+        spec.rw() != RandioSpec::READ &&
+        (spec.size_bytes() == 0 || spec.offset_increment_bytes() < spec.size_bytes())) {
+      return bad("verify with writes and numjobs ", jobs,
+                 " needs a region per job: set size, and offset_increment to at least size");
+    }
+  }
+  return absl::OkStatus();
+}
+
+MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t region_bytes) {
+  MemoryEstimate e{"randio", {}};
+  const uint64_t jobs = std::max<uint32_t>(1, spec.numjobs());
+  const uint64_t depth = std::max<uint32_t>(1, spec.iodepth());
+  const uint64_t bs = spec.bs_max() == 0 ? spec.bs_min() : std::max(spec.bs_min(), spec.bs_max());
+  // Each job keeps iodepth buffers of the largest block, whatever the engine
+  // makes of the depth: the bound cannot depend on the device.
+  e.parts.push_back({"buffers", SaturatingMul(SaturatingMul(jobs, depth), IoBufferBytes(bs)),
+                     StrCat("iodepth ", depth, " x bs ", FormatBytes(bs), " x ",
+                            Counted(jobs, "job", "jobs"), BufferEachNote(bs)),
+                     "iodepth, bs or numjobs"});
+  e.parts.push_back({"queue state", SaturatingMul(SaturatingMul(jobs, depth), kRandioBytesPerRequest),
+                     StrCat("iodepth ", depth, " x ", Counted(jobs, "job", "jobs"), " x ",
+                            kRandioBytesPerRequest, " bytes per request"),
+                     "iodepth or numjobs"});
+  uint64_t recorders = SaturatingMul(jobs, SaturatingMul(kRandioHistogramsPerJob, HistogramBytes()));
+  std::string recorder_text = StrCat(Counted(jobs, "job", "jobs"), " x ", kRandioHistogramsPerJob,
+                                     " latency histograms of ", FormatBytes(HistogramBytes()));
+  if (spec.runtime_nanos() > 0) {
+    // A per-second series per recorder, for as long as the phase runs.
+    const uint64_t seconds =
+        SaturatingAdd(static_cast<uint64_t>(spec.runtime_nanos()),
+            static_cast<uint64_t>(std::max<int64_t>(0, spec.ramp_time_nanos()))) /
+            1'000'000'000 +
+        1;
+    recorders = SaturatingAdd(recorders, SaturatingMul(SaturatingMul(jobs, kRandioHistogramsPerJob),
+                                   SaturatingMul(seconds, kRandioSeriesBytesPerSecond)));
+    recorder_text += StrCat(" and ", seconds, " s of per-second series");
+  }
+  e.parts.push_back({"recorders", recorders, recorder_text, "numjobs (or runtime)"});
+  e.parts.push_back({"the lay-out and read-back chunk", IoBufferBytes(kLayoutChunkBytes),
+                     FormatBytes(kLayoutChunkBytes), "bs"});
+  if (spec.verify()) {
+    const uint64_t region = spec.size_bytes() != 0 ? spec.size_bytes() : region_bytes;
+    if (region == 0) {
+      e.parts.push_back({"the verify book", SaturatingMul(kVerifyMaxUnits, kVerifyBytesPerUnit),
+                         StrCat("up to ", kVerifyMaxUnits, " units x ", kVerifyBytesPerUnit,
+                                " bytes, the device's size not known yet"),
+                         "size (the verified region)"});
+    } else {
+      const bool whole_pages = spec.bs_min() % 4096 == 0 && spec.offset_bytes() % 4096 == 0 &&
+                               spec.offset_increment_bytes() % 4096 == 0 && region % 4096 == 0;
+      const uint64_t unit = whole_pages ? 4096 : 512;
+      const uint64_t span = SaturatingAdd(SaturatingMul(jobs - 1, spec.offset_increment_bytes()), region);
+      const uint64_t units = std::min(kVerifyMaxUnits, span / unit + 1);
+      e.parts.push_back({"the verify book", SaturatingMul(units, kVerifyBytesPerUnit),
+                         StrCat(kVerifyBytesPerUnit, " bytes per ", FormatBytes(unit), " unit of ",
+                                FormatBytes(span)),
+                         "size (the verified region)"});
+    }
+  }
+  return e;
+}
+
+}  // namespace stormark::common

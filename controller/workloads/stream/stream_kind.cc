@@ -1,0 +1,30 @@
+// stream, as the controller's registry knows it (controller/workloads/workload_kinds.h).
+#include "common/workloads/stream/stream_spec.h"
+#include "controller/fleet.h"
+#include "controller/summary.h"
+#include "controller/workloads/stream/stream_params.h"
+#include "controller/workloads/workload_kinds.h"
+
+namespace stormark::controller::stream_workload {
+
+using stormark::v1::PhaseSpec;
+
+const WorkloadKind& Kind() {
+  static const WorkloadKind kKind{
+      .name = "stream",
+      .options = StreamOptions,
+      .init =
+          [](PhaseSpec* spec) {
+            spec->mutable_stream();
+            StreamOptions().Init(spec);
+          },
+      .validate = [](const PhaseSpec& spec) { return common::CheckStreamSpec(spec.stream()); },
+      .describe = [](const PhaseSpec& spec) { return DescribeStream(spec.stream()); },
+      .expected_bytes = [](const PhaseSpec& spec) { return spec.stream().size_bytes(); },
+      .prepare_bytes = [](const PhaseSpec& spec) -> uint64_t { return spec.stream().size_bytes(); },
+      .table = nullptr,
+  };
+  return kKind;
+}
+
+}  // namespace stormark::controller::stream_workload

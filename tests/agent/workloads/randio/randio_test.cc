@@ -1,0 +1,424 @@
+#include "agent/workloads/randio/randio.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "agent/devices/device_wrapper.h"
+#include "agent/devices/fault_device.h"
+#include "agent/devices/memory_device.h"
+#include "common/clock.h"
+#include "common/histogram.h"
+#include "common/recorder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/agent/test_dir.h"
+
+namespace stormark::agent {
+namespace {
+
+using stormark::v1::PhaseResult;
+using stormark::v1::RandioSpec;
+using ::testing::HasSubstr;
+
+const std::atomic<bool> kNotCancelled{false};
+
+RandioSpec Spec(RandioSpec::Pattern rw, uint64_t size, uint32_t bs = 4096) {
+  RandioSpec spec;
+  spec.set_rw(rw);
+  spec.set_size_bytes(size);
+  spec.set_bs_min(bs);
+  spec.set_seed(1234);
+  return spec;
+}
+
+// Runs a workload on `device` the way the phase runner does, and returns what it would
+// report: the result totals, measurements and the run's status.
+struct Outcome {
+  common::Status prepare;
+  common::Status run;
+  PhaseResult result;
+  std::vector<std::string> warnings;
+};
+
+Outcome RunOn(const RandioSpec& spec, Device& device,
+              const std::atomic<bool>& cancelled = kNotCancelled) {
+  Outcome out;
+  HostFacts host;
+  host.ram_bytes = uint64_t{1} << 30;
+  RandioWorkload workload(spec, device, host);
+  out.prepare = workload.Prepare(cancelled, &out.warnings);
+  if (!out.prepare.ok()) return out;
+  const common::Clock& clock = common::SystemClock();
+  common::RecorderSet recorders(clock.MonotonicNanos());
+  TimedRegion region(clock, recorders);
+  RunContext ctx{clock, cancelled, recorders, region};
+  out.run = workload.Run(ctx);
+  region.Close();
+  const TimedRegion::Span span = region.span();
+  auto merged = recorders.Merged();
+  out.result.set_bytes(merged->bytes());
+  out.result.set_ops(merged->ops());
+  out.result.set_elapsed_nanos(span.end_mono - span.start_mono);
+  workload.AddToResult(&out.result);
+  return out;
+}
+
+const stormark::v1::Measurement* Find(const PhaseResult& result, const std::string& name) {
+  for (const auto& m : result.measurements()) {
+    if (m.name() == name) return &m;
+  }
+  return nullptr;
+}
+
+TEST(RandioWorkload, RandomReadMovesSizeBytesAndRecordsEveryRead) {
+  MemoryDevice memory(4 << 20);
+  const Outcome out = RunOn(Spec(RandioSpec::RANDREAD, 1 << 20), memory);
+  ASSERT_TRUE(out.prepare.ok()) << out.prepare;
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(out.result.bytes(), 1u << 20);
+  EXPECT_EQ(out.result.ops(), 256u);
+  EXPECT_EQ(memory.reads(), 256u);
+  EXPECT_EQ(memory.writes(), 0u);
+  const auto* read = Find(out.result, "read");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->ops(), 256u);
+  EXPECT_EQ(read->latency().count(), 256u);
+  EXPECT_EQ(Find(out.result, "write"), nullptr);
+  EXPECT_EQ(out.result.resolved().at("rw"), "randread");
+  EXPECT_EQ(out.result.resolved().at("seed"), "1234");
+}
+
+TEST(RandioWorkload, RandomWriteWritesEveryBlockOnceWithUniqueData) {
+  MemoryDevice memory(1 << 20);
+  const Outcome out = RunOn(Spec(RandioSpec::RANDWRITE, 1 << 20), memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(memory.writes(), 256u);
+  // Every 4 KiB block was written (none left zero), and no two are alike (no dedup).
+  std::set<std::string> blocks;
+  for (uint64_t at = 0; at < (1 << 20); at += 4096) {
+    const std::string block = memory.Contents(at, 4096);
+    EXPECT_NE(block, std::string(4096, '\0')) << at;
+    blocks.insert(block);
+  }
+  EXPECT_EQ(blocks.size(), 256u);
+}
+
+TEST(RandioWorkload, MixedRunSplitsReadsAndWritesInMeasurements) {
+  MemoryDevice memory(8 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDRW, 8 << 20);
+  spec.set_rwmixread(75);
+  spec.set_numjobs(2);
+  spec.set_offset_increment_bytes(0);
+  spec.set_size_bytes(4 << 20);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  const auto* read = Find(out.result, "read");
+  const auto* write = Find(out.result, "write");
+  ASSERT_NE(read, nullptr);
+  ASSERT_NE(write, nullptr);
+  EXPECT_EQ(read->ops() + write->ops(), 2048u);
+  EXPECT_NEAR(static_cast<double>(read->ops()) / 2048, 0.75, 0.05);
+  EXPECT_EQ(out.result.ops(), 2048u);
+  // Two jobs: stonewall figures.
+  EXPECT_GT(out.result.last_done_nanos(), 0);
+  EXPECT_LE(out.result.first_done_nanos(), out.result.last_done_nanos());
+}
+
+TEST(RandioWorkload, FdatasyncEveryNWritesIsMeasuredApart) {
+  MemoryDevice memory(1 << 20);
+  RandioSpec spec = Spec(RandioSpec::WRITE, 1 << 20);
+  spec.set_fdatasync(16);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(memory.flushes(), 256u / 16);
+  const auto* flush = Find(out.result, "flush");
+  ASSERT_NE(flush, nullptr);
+  EXPECT_EQ(flush->ops(), 16u);
+  EXPECT_EQ(out.result.ops(), 256u);  // Flushes are not I/Os in the totals.
+}
+
+TEST(RandioWorkload, RateLimitHoldsIops) {
+  MemoryDevice memory(1 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 100 * 4096);
+  spec.set_rate_iops(400);
+  const int64_t start = common::SystemClock().MonotonicNanos();
+  const Outcome out = RunOn(spec, memory);
+  const double seconds = (common::SystemClock().MonotonicNanos() - start) / 1e9;
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(out.result.ops(), 100u);
+  EXPECT_GT(seconds, 0.24);  // 100 I/Os at 400/s: the 100th may start at 0.2475 s.
+  EXPECT_LT(seconds, 2.0);
+}
+
+TEST(RandioWorkload, TimeBasedRunsForItsRuntimeAndRampIsNotMeasured) {
+  MemoryDevice memory(1 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 1 << 20);
+  spec.set_time_based(true);
+  spec.set_runtime_nanos(300'000'000);
+  spec.set_ramp_time_nanos(200'000'000);
+  spec.set_rate_iops(1000);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  // 500 ms at 1000 IOPS in all, of which the 300 ms after the ramp are measured.
+  EXPECT_NEAR(static_cast<double>(memory.reads()), 500, 60);
+  EXPECT_NEAR(static_cast<double>(out.result.ops()), 300, 50);
+  EXPECT_NEAR(out.result.elapsed_nanos() / 1e6, 300, 60);
+}
+
+TEST(RandioWorkload, DirectNeedsAlignedBlocks) {
+  MemoryDevice memory(1 << 20, /*alignment=*/4096);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 1 << 20, 512);
+  spec.set_direct(true);
+  const Outcome out = RunOn(spec, memory);
+  EXPECT_EQ(out.prepare.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.prepare.message(), HasSubstr("multiples of 4096 bytes"));
+}
+
+TEST(RandioWorkload, RegionBeyondTheDeviceIsRefused) {
+  MemoryDevice memory(1 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 1 << 20);
+  spec.set_offset_bytes(4096);
+  const Outcome out = RunOn(spec, memory);
+  EXPECT_EQ(out.prepare.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(out.prepare.message(), HasSubstr("reaches beyond the end"));
+}
+
+TEST(RandioWorkload, SizeZeroTakesTheRestOfTheDevice) {
+  MemoryDevice memory(1 << 20);
+  RandioSpec spec = Spec(RandioSpec::READ, 0);
+  spec.set_offset_bytes(512 * 1024);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(out.result.bytes(), 512u * 1024);
+  EXPECT_EQ(out.result.resolved().at("size"), "512k");
+}
+
+// A device whose queues do not see each other's writes: an NBD server without multi-conn.
+class IncoherentDevice final : public DeviceWrapper {
+ public:
+  using DeviceWrapper::DeviceWrapper;
+  DeviceCaps caps() const override {
+    DeviceCaps caps = DeviceWrapper::caps();
+    caps.coherent_queues = false;
+    return caps;
+  }
+};
+
+TEST(RandioWorkload, SeveralJobsOnIncoherentQueuesAreWarnedAbout) {
+  MemoryDevice memory(1 << 20);
+  IncoherentDevice device(memory);
+  RandioSpec spec = Spec(RandioSpec::RANDWRITE, 64 << 10);
+  const std::string warning = "does not offer multi-conn";
+  Outcome one = RunOn(spec, device);
+  ASSERT_TRUE(one.prepare.ok()) << one.prepare;
+  for (const auto& w : one.warnings) EXPECT_EQ(w.find(warning), std::string::npos) << w;
+  spec.set_numjobs(2);
+  spec.set_offset_increment_bytes(64 << 10);
+  Outcome two = RunOn(spec, device);
+  ASSERT_TRUE(two.prepare.ok()) << two.prepare;
+  bool warned = false;
+  for (const auto& w : two.warnings) warned |= w.find(warning) != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(RandioWorkload, IoErrorFailsTheRunNamingTheOffset) {
+  MemoryDevice memory(1 << 20);
+  FaultDevice faulty(memory);
+  faulty.ArmReadFailure(10);
+  const Outcome out = RunOn(Spec(RandioSpec::READ, 1 << 20), faulty);
+  EXPECT_FALSE(out.run.ok());
+  EXPECT_THAT(out.run.message(), HasSubstr("read of 4096 bytes at offset 36864"));
+  EXPECT_THAT(out.run.message(), HasSubstr("Input/output error"));
+}
+
+TEST(RandioWorkload, CancelStopsTheRun) {
+  MemoryDevice memory(1 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 1 << 20);
+  spec.set_time_based(true);
+  spec.set_runtime_nanos(int64_t{60} * 1'000'000'000);
+  std::atomic<bool> cancelled{false};
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cancelled = true;
+  });
+  const Outcome out = RunOn(spec, memory, cancelled);
+  canceller.join();
+  EXPECT_TRUE(absl::IsCancelled(out.run)) << out.run;
+}
+
+// Verification: what the fault device does must be found, and named for what it is.
+class RandioVerifyTest : public ::testing::Test {
+ protected:
+  RandioSpec VerifySpec(RandioSpec::Pattern rw, uint32_t bs = 4096) {
+    RandioSpec spec = Spec(rw, 1 << 20, bs);
+    spec.set_verify(true);
+    return spec;
+  }
+  MemoryDevice memory_{1 << 20};
+  FaultDevice faulty_{memory_};
+};
+
+TEST_F(RandioVerifyTest, CleanRunChecksEveryUnit) {
+  const Outcome out = RunOn(VerifySpec(RandioSpec::RANDRW), faulty_);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  ASSERT_TRUE(out.result.has_verify());
+  EXPECT_EQ(out.result.verify().mismatches(), 0u);
+  // The read-back alone checks all 256 units; the reads of the run check more.
+  EXPECT_GT(out.result.verify().units_checked(), 256u);
+  EXPECT_EQ(out.result.verify().unit_bytes(), 4096u);
+}
+
+TEST_F(RandioVerifyTest, DroppedWriteIsStale) {
+  // The layout writes 1 MiB in one request; the run's writes come after.
+  faulty_.ArmWrite(1 + 5, Fault::kDrop);
+  const Outcome out = RunOn(VerifySpec(RandioSpec::RANDWRITE), faulty_);
+  ASSERT_EQ(faulty_.fired().size(), 1u);
+  EXPECT_EQ(out.run.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(out.run.message(), HasSubstr("verify: 1 of 256 units"));
+  ASSERT_EQ(out.result.verify().mismatches(), 1u);
+  const auto& m = out.result.verify().first_mismatches(0);
+  EXPECT_EQ(m.offset(), faulty_.fired()[0]);
+  EXPECT_EQ(m.kind(), "stale");
+  EXPECT_EQ(m.field(), "generation");
+  EXPECT_THAT(m.actual(), HasSubstr("generation 1 (the layout"));
+  EXPECT_EQ(m.during(), "read-back");
+}
+
+TEST_F(RandioVerifyTest, MisdirectedWriteIsFoundWhereItLandedAndWhereItIsMissing) {
+  faulty_.ArmWrite(1 + 3, Fault::kMisdirect, 64 * 1024);
+  const Outcome out = RunOn(VerifySpec(RandioSpec::RANDWRITE), faulty_);
+  ASSERT_EQ(faulty_.fired().size(), 1u);
+  const uint64_t meant = faulty_.fired()[0];
+  const uint64_t landed = (meant + 64 * 1024) % (1 << 20);
+  EXPECT_EQ(out.run.code(), absl::StatusCode::kDataLoss);
+  bool found_misdirected = false, found_missing = false;
+  for (const auto& m : out.result.verify().first_mismatches()) {
+    if (m.offset() == landed && m.kind() == "misdirected") {
+      found_misdirected = true;
+      EXPECT_EQ(m.field(), "offset");
+      EXPECT_THAT(m.actual(), HasSubstr("offset " + std::to_string(meant)));
+    }
+    if (m.offset() == meant && m.kind() == "stale") found_missing = true;
+  }
+  // The landing unit may have been rewritten later by its own write; the missing one not.
+  EXPECT_TRUE(found_missing);
+  EXPECT_TRUE(found_misdirected || out.result.verify().mismatches() == 1);
+}
+
+TEST_F(RandioVerifyTest, TornWriteWithinAUnitFailsItsChecksum) {
+  faulty_.ArmWrite(1 + 7, Fault::kTear, 2048);
+  const Outcome out = RunOn(VerifySpec(RandioSpec::RANDWRITE), faulty_);
+  ASSERT_EQ(out.result.verify().mismatches(), 1u);
+  const auto& m = out.result.verify().first_mismatches(0);
+  EXPECT_EQ(m.offset(), faulty_.fired()[0]);
+  EXPECT_EQ(m.kind(), "torn");
+  EXPECT_EQ(m.field(), "checksum");
+}
+
+TEST_F(RandioVerifyTest, TornWriteAcrossUnitsIsTorn) {
+  // 16 KiB writes, of which one only writes its first 8 KiB.
+  faulty_.ArmWrite(1 + 2, Fault::kTear, 8192);
+  const Outcome out = RunOn(VerifySpec(RandioSpec::RANDWRITE, 16384), faulty_);
+  ASSERT_EQ(out.result.verify().mismatches(), 2u);
+  for (const auto& m : out.result.verify().first_mismatches()) {
+    EXPECT_EQ(m.kind(), "torn");
+    EXPECT_THAT(m.actual(), HasSubstr("other units of the same write arrived"));
+    EXPECT_GE(m.offset(), faulty_.fired()[0] + 8192);
+  }
+}
+
+TEST_F(RandioVerifyTest, SmallBlocksAreCheckedIn512ByteUnits) {
+  faulty_.ArmWrite(1 + 100, Fault::kDrop);
+  const Outcome out = RunOn(VerifySpec(RandioSpec::RANDWRITE, 512), faulty_);
+  EXPECT_EQ(out.result.verify().unit_bytes(), 512u);
+  EXPECT_EQ(out.result.verify().units_checked(), (1u << 20) / 512);
+  ASSERT_EQ(out.result.verify().mismatches(), 1u);
+  EXPECT_EQ(out.result.verify().first_mismatches(0).offset(), faulty_.fired()[0]);
+  EXPECT_EQ(out.result.verify().first_mismatches(0).kind(), "stale");
+}
+
+TEST_F(RandioVerifyTest, ReadsInTheRunCheckTooAndFailTheRun) {
+  // Corrupt the device behind the workload's back after the layout: a random read finds it.
+  RandioSpec spec = VerifySpec(RandioSpec::RANDREAD);
+  faulty_.ArmWrite(1, Fault::kTear, 100);  // The layout's only write leaves almost all zero.
+  const Outcome out = RunOn(spec, faulty_);
+  EXPECT_EQ(out.run.code(), absl::StatusCode::kDataLoss);
+  ASSERT_GT(out.result.verify().mismatches(), 0u);
+  EXPECT_EQ(out.result.verify().first_mismatches(0).during(), "read");
+  EXPECT_EQ(out.result.verify().first_mismatches(0).kind(), "corrupt");
+}
+
+// The verify layout writes every job's region before the run: from offset 0, that is a prefix
+// of the device a later stream read need not lay out again.
+TEST(RandioWrittenFromStart, VerifyLayoutFromOffsetZeroIsAWrittenPrefix) {
+  MemoryDevice memory(4 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDWRITE, 1 << 20);
+  spec.set_verify(true);
+  spec.set_numjobs(2);
+  spec.set_offset_increment_bytes(1 << 20);
+  HostFacts host;
+  RandioWorkload workload(spec, memory, host);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_EQ(workload.WrittenFromStart().bytes, uint64_t{2} << 20);
+  EXPECT_EQ(workload.WrittenFromStart().device_size, uint64_t{4} << 20);
+}
+
+TEST(RandioWrittenFromStart, LayoutsWithGapsOrAnOffsetAndPlainRunsCountNothing) {
+  RandioSpec gaps = Spec(RandioSpec::RANDWRITE, 1 << 20);
+  gaps.set_verify(true);
+  gaps.set_numjobs(2);
+  gaps.set_offset_increment_bytes(2 << 20);  // A 1 MiB hole between the regions.
+  RandioSpec offset = Spec(RandioSpec::RANDWRITE, 1 << 20);
+  offset.set_verify(true);
+  offset.set_offset_bytes(4096);
+  const RandioSpec plain = Spec(RandioSpec::WRITE, 1 << 20);  // Timed writes are not counted.
+  for (const RandioSpec& spec : {gaps, offset, plain}) {
+    MemoryDevice memory(4 << 20);
+    HostFacts host;
+    RandioWorkload workload(spec, memory, host);
+    std::vector<std::string> warnings;
+    ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+    EXPECT_EQ(workload.WrittenFromStart().bytes, 0u) << spec.ShortDebugString();
+  }
+}
+
+// Lets this process map what it maps now plus `headroom` bytes, no more: a larger allocation
+// fails as it would on a host out of memory. For death-test children only.
+void LimitAddressSpace(uint64_t headroom) {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0;
+  statm >> pages;
+  const rlimit limit{pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) + headroom,
+                     RLIM_INFINITY};
+  if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(2);
+}
+
+TEST(RandioWorkloadDeathTest, BuffersTheHostCannotGiveFailPrepareNotTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        MemoryDevice memory(64 << 20);
+        RandioSpec spec = Spec(RandioSpec::RANDREAD, 64 << 20, 64 << 20);
+        spec.set_numjobs(16);  // 1 GiB of buffers.
+        RandioWorkload workload(spec, memory, HostFacts());
+        LimitAddressSpace(uint64_t{256} << 20);
+        std::vector<std::string> warnings;
+        const common::Status status = workload.Prepare(kNotCancelled, &warnings);
+        std::fprintf(stderr, "%s\n", status.ToString().c_str());
+        std::_Exit(status.code() == absl::StatusCode::kResourceExhausted ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0),
+      "RESOURCE_EXHAUSTED: randio: job [0-9]+, buffer 1 of iodepth 1: out of memory: cannot "
+      "allocate an I/O buffer of 64 MiB");
+}
+
+}  // namespace
+}  // namespace stormark::agent

@@ -1,0 +1,154 @@
+#include "controller/workloads/randio/randio_params.h"
+
+#include <string>
+
+#include "common/spec_check.h"
+#include "common/workloads/randio/randio_spec.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stormark::controller {
+namespace {
+
+using stormark::v1::RandioSpec;
+using ::testing::HasSubstr;
+
+// The spec a plan phase starts from: the table's defaults.
+RandioSpec Defaults() {
+  stormark::v1::PhaseSpec phase;
+  RandioOptions().Init(&phase);
+  return phase.randio();
+}
+
+RandioSpec Parse(std::initializer_list<std::pair<std::string, std::string>> params) {
+  RandioSpec spec = Defaults();
+  for (const auto& [key, value] : params) {
+    const common::Status s = SetRandioParameter(key, value, &spec);
+    EXPECT_TRUE(s.ok()) << key << "=" << value << ": " << s;
+  }
+  return spec;
+}
+
+std::string Error(const std::string& key, const std::string& value) {
+  RandioSpec spec = Defaults();
+  const common::Status s = SetRandioParameter(key, value, &spec);
+  EXPECT_FALSE(s.ok()) << key << "=" << value;
+  return std::string(s.message());
+}
+
+TEST(RandioParams, DefaultsAreFios) {
+  const RandioSpec spec = Defaults();
+  EXPECT_EQ(spec.rw(), RandioSpec::RANDREAD);
+  EXPECT_EQ(spec.bs_min(), 4096u);
+  EXPECT_EQ(spec.runtime_nanos(), int64_t{60} * 1'000'000'000);
+  EXPECT_TRUE(common::CheckRandioSpec(spec).ok());
+}
+
+TEST(RandioParams, ReadsAFioJobLineByLine) {
+  const RandioSpec spec = Parse({{"rw", "randrw"},
+                                 {"rwmixread", "70"},
+                                 {"bs", "4k-64k"},
+                                 {"iodepth", "32"},
+                                 {"numjobs", "4"},
+                                 {"size", "1G"},
+                                 {"offset", "1M"},
+                                 {"offset_increment", "2G"},
+                                 {"runtime", "60s"},
+                                 {"time_based", "1"},
+                                 {"ramp_time", "5s"},
+                                 {"ioengine", "io_uring"},
+                                 {"direct", "1"},
+                                 {"fdatasync", "8"},
+                                 {"rate_iops", "5000"},
+                                 {"rate", "100M"},
+                                 {"random_distribution", "zipf:1.2"},
+                                 {"verify", "crc32c"},
+                                 {"randseed", "42"}});
+  EXPECT_EQ(spec.rw(), RandioSpec::RANDRW);
+  EXPECT_EQ(spec.rwmixread(), 70u);
+  EXPECT_EQ(spec.bs_min(), 4096u);
+  EXPECT_EQ(spec.bs_max(), 65536u);
+  EXPECT_EQ(spec.iodepth(), 32u);
+  EXPECT_EQ(spec.numjobs(), 4u);
+  EXPECT_EQ(spec.size_bytes(), uint64_t{1} << 30);
+  EXPECT_EQ(spec.offset_bytes(), uint64_t{1} << 20);
+  EXPECT_EQ(spec.offset_increment_bytes(), uint64_t{2} << 30);
+  EXPECT_EQ(spec.runtime_nanos(), int64_t{60} * 1'000'000'000);
+  EXPECT_TRUE(spec.time_based());
+  EXPECT_EQ(spec.ramp_time_nanos(), int64_t{5} * 1'000'000'000);
+  EXPECT_EQ(spec.engine(), RandioSpec::IO_URING);
+  EXPECT_TRUE(spec.direct());
+  EXPECT_EQ(spec.fdatasync(), 8u);
+  EXPECT_EQ(spec.rate_iops(), 5000u);
+  EXPECT_EQ(spec.rate_bytes(), uint64_t{100} << 20);
+  EXPECT_EQ(spec.random_distribution(), RandioSpec::ZIPF);
+  EXPECT_DOUBLE_EQ(spec.zipf_theta(), 1.2);
+  EXPECT_TRUE(spec.verify());
+  EXPECT_EQ(spec.seed(), 42u);
+  EXPECT_TRUE(common::CheckRandioSpec(spec).ok()) << common::CheckRandioSpec(spec);
+  EXPECT_EQ(DescribeRandio(spec),
+            "randio randrw bs 4 KiB-64 KiB, 70% reads, iodepth 32, 4 jobs, io_uring, direct, "
+            "1 GiB at 1 MiB, 60.0 s time_based after 5.00 s ramp, fdatasync every 8, max 5000 "
+            "IOPS per job, max 100 MiB/s per job, zipf:1.2, verify");
+}
+
+TEST(RandioParams, TitleNamesTheEngineOnlyWhenThePlanChoseIt) {
+  // Unset, each target picks its own (an AoE, NBD or iSCSI target runs its initiator's queue),
+  // so the phase title must not claim psync for them.
+  RandioSpec spec;
+  spec.set_rw(RandioSpec::RANDREAD);
+  spec.set_bs_min(4096);
+  spec.set_iodepth(16);
+  EXPECT_EQ(DescribeRandio(spec), "randio randread bs 4 KiB, iodepth 16");
+  spec.set_engine(RandioSpec::PSYNC);
+  EXPECT_EQ(DescribeRandio(spec), "randio randread bs 4 KiB, iodepth 16, psync");
+}
+
+TEST(RandioParams, ErrorsNameTheParameterAndTheChoices) {
+  EXPECT_THAT(Error("rw", "random"), HasSubstr("bad rw 'random': use read, write, randread"));
+  EXPECT_THAT(Error("bs", "4q"), HasSubstr("bad bs '4q'"));
+  EXPECT_THAT(Error("engine", "libaio"), HasSubstr("bad engine 'libaio': use psync or io_uring"));
+  EXPECT_THAT(Error("iodepth", "deep"), HasSubstr("bad iodepth 'deep': expected a whole number"));
+  EXPECT_THAT(Error("rwmixread", "120"), HasSubstr("0 to 100"));
+  EXPECT_THAT(Error("bs", "64k-4k"), HasSubstr("the high end is below the low end"));
+  EXPECT_THAT(Error("iodepth", "100000"), HasSubstr("from 0 to 4096"));
+  EXPECT_THAT(Error("runtime", "soon"), HasSubstr("bad runtime 'soon'"));
+  EXPECT_THAT(Error("random_distribution", "pareto:0.9"), HasSubstr("use random or zipf:THETA"));
+  EXPECT_THAT(Error("blocksize", "4k"), HasSubstr("unknown randio parameter 'blocksize'"));
+}
+
+std::string Check(std::initializer_list<std::pair<std::string, std::string>> params) {
+  return std::string(common::CheckRandioSpec(Parse(params)).message());
+}
+
+TEST(CheckRandioSpec, RefusesWhatCannotRun) {
+  EXPECT_THAT(Check({{"bs", "4k-6k"}}), HasSubstr("must be a multiple of the smallest"));
+  EXPECT_THAT(Check({{"size", "10000"}}), HasSubstr("size 10000 is not a multiple of bs 4k"));
+  EXPECT_THAT(Check({{"time_based", "true"}, {"runtime", "0"}}),
+              HasSubstr("time_based needs a runtime"));
+  EXPECT_THAT(Check({{"rw", "randwrite"}, {"fsync", "1"}, {"fdatasync", "1"}}),
+              HasSubstr("fsync or fdatasync, not both"));
+  EXPECT_THAT(Check({{"fsync", "4"}}), HasSubstr("apply to patterns that write"));
+  EXPECT_THAT(Check({{"rwmixread", "50"}}), HasSubstr("rwmixread applies to rw=randrw"));
+  EXPECT_THAT(Check({{"rw", "read"}, {"random_distribution", "zipf:1.1"}}),
+              HasSubstr("applies to random patterns"));
+  EXPECT_THAT(Check({{"random_distribution", "zipf:1"}}), HasSubstr("zipf theta"));
+  EXPECT_THAT(Check({{"direct", "true"}, {"bs", "100"}}), HasSubstr("multiples of 512"));
+  EXPECT_THAT(Check({{"rw", "randwrite"}, {"verify", "true"}, {"numjobs", "2"},
+                     {"size", "1G"}}),
+              HasSubstr("needs a region per job"));
+  EXPECT_EQ(Check({{"rw", "randwrite"}, {"verify", "true"}, {"numjobs", "2"}, {"size", "1G"},
+                   {"offset_increment", "1G"}}),
+            "");
+}
+
+TEST(RandioWrites, TellsReadOnlySpecs) {
+  EXPECT_FALSE(common::RandioWrites(Parse({{"rw", "randread"}})));
+  EXPECT_TRUE(common::RandioWrites(Parse({{"rw", "write"}})));
+  EXPECT_TRUE(common::RandioWrites(Parse({{"rw", "randrw"}})));
+  EXPECT_FALSE(common::RandioWrites(Parse({{"rw", "randrw"}, {"rwmixread", "100"}})));
+  EXPECT_TRUE(common::RandioWrites(Parse({{"rw", "read"}, {"verify", "true"}})));
+}
+
+}  // namespace
+}  // namespace stormark::controller
