@@ -118,6 +118,7 @@ DeviceCaps FileDevice::caps() const {
   caps.direct = options_.direct;
   caps.alignment = options_.direct ? std::max(block_size_, is_block_device_ ? 1u : 4096u) : 1;
   caps.async = options_.engine == Engine::kIoUring;
+  caps.file_backed = true;
   return caps;
 }
 

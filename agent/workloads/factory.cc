@@ -1,7 +1,8 @@
 #include "agent/workloads/factory.h"
 
 #include "common/strings.h"
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
+#include "agent/targets/target_caps.h"
 #include "agent/workloads/bonnie.h"
 #include "agent/workloads/command.h"
 #include "agent/workloads/postmark.h"
@@ -21,14 +22,14 @@ namespace {
 // The filesystem holding a dir target, or a block target's file (for the tmpfs warnings); ""
 // for the other kinds. `block`: the target as the phase resolved it, or null.
 std::string FilesystemOf(const TargetConfig& target, const BlockTarget* block = nullptr) {
-  if (target.kind != "dir" && target.kind != "block") return "";
+  if (!CapsOf(target).local_path) return "";
   return ReadTargetFacts(target, SystemPaths(), block != nullptr ? block->fd() : -1)
       .filesystem();
 }
 
 // bonnie, postmark and command create files: they need a directory.
 common::Status NeedsDir(const TargetConfig& target, std::string_view workload) {
-  if (target.kind == "dir") return absl::OkStatus();
+  if (CapsOf(target).files) return absl::OkStatus();
   return absl::InvalidArgumentError(common::StrCat(
       workload, " runs on a dir target; '", target.name, "' is a ", target.kind,
       " target (block workloads such as randio run there)"));
@@ -51,7 +52,7 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
   switch (spec.workload_case()) {
     case stormark::v1::PhaseSpec::kStream: {
       RETURN_IF_ERROR(StreamWorkload::Validate(spec.stream()));
-      if (target->kind != "dir") {
+      if (!CapsOf(*target).files) {
         // A block, null or network target: its device, used in place.
         return std::unique_ptr<Workload>(new StreamWorkload(
             spec.stream(), *target, FilesystemOf(*target, block.get()), earlier, block));
@@ -91,7 +92,7 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
     case stormark::v1::PhaseSpec::kRandio: {
       RETURN_IF_ERROR(common::CheckRandioSpec(spec.randio()));
       std::unique_ptr<Dir> dir;
-      if (target->kind == "dir") {
+      if (CapsOf(*target).files) {
         ASSIGN_OR_RETURN(dir, OpenPhaseDir(*target, spec.phase_id()));
       }
       return std::unique_ptr<Workload>(

@@ -1,5 +1,5 @@
 #include "agent/workloads/command.h"
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 
 #include <pwd.h>
 #include <sys/stat.h>

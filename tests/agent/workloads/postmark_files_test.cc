@@ -1,5 +1,5 @@
 #include "agent/workloads/postmark_files.h"
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 
 #include <fstream>
 #include <sstream>
