@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "agent/config.h"
+#include "agent/targets/target_caps.h"
 #include "agent/yaml_error.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
@@ -197,7 +198,7 @@ bool PhaseWrites(const stormark::v1::PhaseSpec& spec, const TargetConfig& target
   switch (spec.workload_case()) {
     case stormark::v1::PhaseSpec::kStream:
       if (spec.stream().direction() == stormark::v1::StreamSpec::READ) {
-        return target.kind != "dir" && target.disposable;
+        return CapsOf(target).device && target.disposable;
       }
       return true;
     case stormark::v1::PhaseSpec::kRandio:

@@ -100,7 +100,9 @@ struct NetTargetCache {
 struct TargetConfig {
   // [A-Za-z0-9._-], 1 to 64 characters.
   std::string name;
-  // "dir", "block", "aoe", "null", "nbd" or "iscsi".
+  // The name of its kind, one of agent/targets/target_kind.h's TargetKinds(): "dir", "block",
+  // "aoe", "null", "nbd" or "iscsi". What a kind does is asked of the registry or of CapsOf
+  // (agent/targets/target_caps.h), never decided by testing this name.
   std::string kind;
   // Absolute path of the directory, or of the block device or file; the aoe:// address of an
   // AoE target; the URI of an nbd or iscsi target (never with credentials in it); empty for
@@ -127,10 +129,6 @@ struct TargetConfig {
   // dir, and block on a regular file: its owner and mode, and those of the directories above
   // it, are checked before each phase (agent/strict_modes.h). Config key `strict_modes`.
   bool strict_modes = true;
-
-  bool is_network() const { return kind == "nbd" || kind == "iscsi"; }
-  // A target reached over a network protocol spoken by the agent itself.
-  bool is_remote() const { return is_network() || kind == "aoe"; }
 };
 
 // The size of a null target that gives none.

@@ -15,7 +15,7 @@
 #include "agent/page_cache.h"
 #include "agent/sysinfo.h"
 #include "agent/system_paths.h"
-#include "agent/targets/block_target.h"
+#include "agent/targets/block/block_target.h"
 #include "agent/targets/written_prefix.h"
 #include "agent/tuning.h"
 #include "agent/workloads/workload.h"

@@ -12,6 +12,7 @@
 #include "agent/strict_modes.h"
 #include "agent/sysinfo.h"
 #include "agent/targets/target_caps.h"
+#include "agent/targets/target_kind.h"
 #include "agent/workloads/workload_registry.h"
 #include "agent/yaml_error.h"
 #include "common/memory_estimate.h"
@@ -121,7 +122,7 @@ Status ParsePolicyKey(std::string_view key, const YAML::Node& value, std::string
 }
 
 Status CheckScratch(const AgentConfig& config, const TargetConfig& target) {
-  if (config.scratch.empty() || target.kind != "dir") return absl::OkStatus();
+  if (config.scratch.empty() || !CapsOf(target).files) return absl::OkStatus();
   auto real = RealDirectory(target.path);
   if (!real.ok()) return common::Annotate(real.status(), StrCat("target '", target.name, "'"));
   for (const std::string& dir : config.scratch) {
@@ -139,20 +140,7 @@ namespace {
 
 // The check of CheckTargetOwnership, without the target's name.
 Status CheckTargetPath(const AgentConfig& config, const TargetConfig& target) {
-  if (target.kind == "dir") {
-    return CheckTrustedPath(target.path, TrustedKind::kDirectory, config.agent_uid);
-  }
-  if (target.kind != "block") return absl::OkStatus();
-  // A device node (/dev/sdb, or a /dev/disk/by-id link to one) is root:disk 0660 by design;
-  // its identity is checked where it is opened. A regular file is written as a dir target's
-  // files are, and one not made yet will be made in its directory ("/." lets that be a link).
-  struct stat st;
-  if (stat(target.path.c_str(), &st) == 0) {
-    if (S_ISBLK(st.st_mode)) return absl::OkStatus();
-    return CheckTrustedPath(target.path, TrustedKind::kFile, config.agent_uid);
-  }
-  const std::string parent = target.path.substr(0, target.path.rfind('/') + 1);
-  return CheckTrustedPath(StrCat(parent, "."), TrustedKind::kDirectory, config.agent_uid);
+  return CheckTargetOwner(target, config.agent_uid);
 }
 
 }  // namespace
@@ -213,7 +201,7 @@ Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_pa
         if (access(path.c_str(), F_OK) == 0) files.emplace_back(name + "tls.certificates", path);
       }
     }
-    if (target.kind != "dir" && target.kind != "block") continue;
+    if (!CapsOf(target).local_path) continue;
     if (!target.strict_modes) {
       warnings->push_back(StrCat(
           "warning: target '", target.name, "': strict_modes is off: the owner and mode of ",

@@ -171,7 +171,7 @@ StatusOr<Fd> OpenTrustedPath(const std::string& path, TrustedKind kind, uid_t ag
       }
       const std::string_view to(target, static_cast<size_t>(n));
       if (pending.empty() && kind == TrustedKind::kDirectory) {
-        // Worded as agent/targets/dir_target.h's OpenPhaseDir words it. The real path is a
+        // Worded as agent/targets/dir/dir_target.h's OpenPhaseDir words it. The real path is a
         // hint only.
         char resolved[PATH_MAX];
         const bool known = realpath(shown.c_str(), resolved) != nullptr;

@@ -16,10 +16,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "agent/devices/aoe/aoe_device.h"
 #include "agent/environment.h"
 #include "agent/transport.h"
-#include "agent/targets/net_target.h"
+#include "agent/targets/target_kind.h"
 #include "agent/tuning.h"
 #include "common/strings.h"
 
@@ -68,66 +67,6 @@ bool IsUnder(const std::string& path, const std::string& mount_point) {
 }
 
 std::string ReadLine(const std::string& path) { return ReadSysfsLine(path).value_or(""); }
-
-// Fills info.device_queue from /sys/dev/block/MAJ:MIN (a partition's queue is its disk's),
-// and the transport of the device.
-void ReadDeviceQueue(dev_t dev, const SystemPaths& paths, stormark::v1::TargetInfo* info) {
-  if (dev == 0) return;
-  char resolved[PATH_MAX];
-  const std::string link = common::StrCat(paths.sys_dev_block, "/", major(dev), ":", minor(dev));
-  if (realpath(link.c_str(), resolved) == nullptr) return;
-  std::string sys = resolved;
-  const std::string name = sys.substr(sys.rfind('/') + 1);
-  struct stat st;
-  if (stat((sys + "/partition").c_str(), &st) == 0) sys = sys.substr(0, sys.rfind('/'));
-  if (stat((sys + "/queue").c_str(), &st) != 0) return;
-  auto& queue = *info->mutable_device_queue();
-  queue["name"] = sys.substr(sys.rfind('/') + 1);
-  for (const char* key : {"rotational", "nr_requests", "read_ahead_kb", "max_sectors_kb",
-                          "write_cache", "logical_block_size", "physical_block_size"}) {
-    const std::string value = ReadLine(common::StrCat(sys, "/queue/", key));
-    if (!value.empty()) queue[key] = value;
-  }
-  const std::string schedulers = ReadLine(sys + "/queue/scheduler");
-  if (!schedulers.empty()) queue["scheduler"] = CurrentSysfsChoice(schedulers);
-  for (const char* key : {"model", "vendor", "queue_depth"}) {
-    const std::string value = ReadLine(common::StrCat(sys, "/device/", key));
-    if (!value.empty()) queue[key] = value;
-  }
-  if (!info->transport().empty()) return;  // Set by a target of the agent's own initiator.
-  const DeviceTransport transport = DetectTransport(name, paths);
-  info->set_transport(transport.label);
-  info->set_transport_detail(transport.detail);
-  // A stacked device (dm, md) has no model of its own: its disks' is the one that matters.
-  if (!queue.contains("model") && !transport.model.empty()) queue["model"] = transport.model;
-  if (!queue.contains("vendor") && !transport.vendor.empty()) queue["vendor"] = transport.vendor;
-  if (!transport.backing_file.empty()) queue["backing_file"] = transport.backing_file;
-}
-
-// An AoE target: what a short discovery finds. A target that does not answer costs this call
-// at most kAoeProbeNanos.
-void ReadAoeFacts(const TargetConfig& target, stormark::v1::TargetInfo* info) {
-  constexpr int64_t kAoeProbeNanos = 300'000'000;
-  info->set_disposable(target.disposable);
-  info->set_logical_block_size(aoe::kSectorSize);
-  info->set_transport("AoE");
-  auto address = aoe::ParseAoeAddress(target.path);
-  if (!address.ok()) {
-    info->set_transport_detail(std::string(address.status().message()));
-    return;
-  }
-  auto params = aoe::ProbeAoeTarget(*address, kAoeProbeNanos);
-  if (!params.ok()) {
-    info->set_transport_detail(common::StrCat("user-space AoE initiator on ", address->interface,
-                                              ", shelf ", address->shelf, " slot ",
-                                              address->slot, ": ", params.status().message()));
-    info->set_size_bytes(target.size);
-    return;
-  }
-  info->set_transport_detail(params->Describe());
-  const uint64_t capacity = params->identify.sectors * aoe::kSectorSize;
-  info->set_size_bytes(target.size != 0 ? std::min(target.size, capacity) : capacity);
-}
 
 // The limit in a memory.max or memory.limit_in_bytes file; 0 for "max", for v1's "no limit"
 // (a page-rounded INT64_MAX), or when it cannot be read.
@@ -210,57 +149,46 @@ std::string PathOfDescriptor(int fd) {
   return path;
 }
 
-// ReadTargetFacts without the environment map.
-stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths& paths,
-                                   int resolved) {
-  stormark::v1::TargetInfo info;
-  info.set_name(target.name);
-  info.set_kind(target.kind);
-  info.set_path(target.path);
-  if (target.kind == "aoe") {
-    ReadAoeFacts(target, &info);
-    return info;
-  }
-  if (target.is_network()) {
-    ReadNetTargetFacts(target, &info);
-    return info;
-  }
-  if (target.kind == "null") {
-    info.set_size_bytes(target.size);
-    info.set_logical_block_size(512);
-    info.set_disposable(true);
-    return info;
-  }
-  if (target.kind == "block") {
-    info.set_disposable(target.disposable);
-    struct stat st;
-    const bool exists = resolved >= 0 ? fstat(resolved, &st) == 0
-                                      : stat(target.path.c_str(), &st) == 0;
-    if (exists && S_ISBLK(st.st_mode)) {
-      // A raw device: its own size and sector size; it is not on a filesystem.
-      info.set_block_kind("device");
-      info.set_device(target.path);
-      ReadDeviceQueue(st.st_rdev, paths, &info);
-      const int fd = resolved >= 0 ? resolved : open(target.path.c_str(), O_RDONLY | O_CLOEXEC);
-      uint64_t size = 0;
-      int logical = 0;
-      if (fd >= 0) {
-        if (ioctl(fd, BLKGETSIZE64, &size) != 0) size = 0;
-        if (ioctl(fd, BLKSSZGET, &logical) != 0) logical = 0;
-        if (fd != resolved) close(fd);
-      }
-      info.set_size_bytes(target.size != 0 ? std::min(target.size, size) : size);
-      info.set_logical_block_size(static_cast<uint32_t>(logical));
-      return info;
-    }
-    info.set_block_kind("file");
-    info.set_size_bytes(target.size != 0 ? target.size : exists ? st.st_size : 0);
-    info.set_logical_block_size(exists ? static_cast<uint32_t>(st.st_blksize) : 4096);
-  }
+}  // namespace
 
+void ReadDeviceQueue(dev_t dev, const SystemPaths& paths, stormark::v1::TargetInfo* info) {
+  if (dev == 0) return;
+  char resolved[PATH_MAX];
+  const std::string link = common::StrCat(paths.sys_dev_block, "/", major(dev), ":", minor(dev));
+  if (realpath(link.c_str(), resolved) == nullptr) return;
+  std::string sys = resolved;
+  const std::string name = sys.substr(sys.rfind('/') + 1);
+  struct stat st;
+  if (stat((sys + "/partition").c_str(), &st) == 0) sys = sys.substr(0, sys.rfind('/'));
+  if (stat((sys + "/queue").c_str(), &st) != 0) return;
+  auto& queue = *info->mutable_device_queue();
+  queue["name"] = sys.substr(sys.rfind('/') + 1);
+  for (const char* key : {"rotational", "nr_requests", "read_ahead_kb", "max_sectors_kb",
+                          "write_cache", "logical_block_size", "physical_block_size"}) {
+    const std::string value = ReadLine(common::StrCat(sys, "/queue/", key));
+    if (!value.empty()) queue[key] = value;
+  }
+  const std::string schedulers = ReadLine(sys + "/queue/scheduler");
+  if (!schedulers.empty()) queue["scheduler"] = CurrentSysfsChoice(schedulers);
+  for (const char* key : {"model", "vendor", "queue_depth"}) {
+    const std::string value = ReadLine(common::StrCat(sys, "/device/", key));
+    if (!value.empty()) queue[key] = value;
+  }
+  if (!info->transport().empty()) return;  // Set by a target of the agent's own initiator.
+  const DeviceTransport transport = DetectTransport(name, paths);
+  info->set_transport(transport.label);
+  info->set_transport_detail(transport.detail);
+  // A stacked device (dm, md) has no model of its own: its disks' is the one that matters.
+  if (!queue.contains("model") && !transport.model.empty()) queue["model"] = transport.model;
+  if (!queue.contains("vendor") && !transport.vendor.empty()) queue["vendor"] = transport.vendor;
+  if (!transport.backing_file.empty()) queue["backing_file"] = transport.backing_file;
+}
+
+void ReadFilesystemFacts(const std::string& configured, const SystemPaths& paths, int resolved,
+                         stormark::v1::TargetInfo* info) {
   char real[PATH_MAX];
   std::string path = resolved >= 0 ? PathOfDescriptor(resolved) : "";
-  if (path.empty()) path = realpath(target.path.c_str(), real) ? real : target.path;
+  if (path.empty()) path = realpath(configured.c_str(), real) ? real : configured;
 
   // The mount holding the path is the last, longest mount point that is a prefix of it.
   std::ifstream in("/proc/self/mountinfo");
@@ -276,28 +204,41 @@ stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths
     while (dash < fields.size() && fields[dash] != "-") ++dash;
     if (dash + 2 >= fields.size()) continue;
     best = mount_point.size();
-    info.set_filesystem(std::string(fields[dash + 1]));
+    info->set_filesystem(std::string(fields[dash + 1]));
     source = UnescapeMountField(fields[dash + 2]);
-    info.set_device(std::string_view(source).starts_with("/dev/") ? source : "");
-    info.set_mount_options(std::string(fields[5]));
+    info->set_device(std::string_view(source).starts_with("/dev/") ? source : "");
+    info->set_mount_options(std::string(fields[5]));
   }
-  if (info.transport().empty()) {
-    const DeviceTransport network = FilesystemTransport(info.filesystem(), source);
-    info.set_transport(network.label);
-    info.set_transport_detail(network.detail);
+  if (info->transport().empty()) {
+    const DeviceTransport network = FilesystemTransport(info->filesystem(), source);
+    info->set_transport(network.label);
+    info->set_transport_detail(network.detail);
   }
 
   struct stat on{};
   if ((resolved >= 0 && fstat(resolved, &on) == 0) || stat(path.c_str(), &on) == 0 ||
       stat(path.substr(0, path.rfind('/') + 1).c_str(), &on) == 0) {
-    ReadDeviceQueue(on.st_dev, paths, &info);
+    ReadDeviceQueue(on.st_dev, paths, info);
   }
 
   struct statvfs vfs{};
   if ((resolved >= 0 && fstatvfs(resolved, &vfs) == 0) || statvfs(path.c_str(), &vfs) == 0) {
-    info.set_free_bytes(static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize);
-    info.set_total_bytes(static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize);
+    info->set_free_bytes(static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize);
+    info->set_total_bytes(static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize);
   }
+}
+
+namespace {
+
+// ReadTargetFacts without the environment map.
+stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths& paths,
+                                   int resolved) {
+  stormark::v1::TargetInfo info;
+  info.set_name(target.name);
+  info.set_kind(target.kind);
+  info.set_path(target.path);
+  const TargetKind* kind = FindTargetKind(target.kind);
+  if (kind != nullptr && kind->read_facts != nullptr) kind->read_facts(target, paths, resolved, &info);
   return info;
 }
 

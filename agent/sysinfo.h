@@ -2,6 +2,8 @@
 #ifndef STORMARK_AGENT_SYSINFO_H_
 #define STORMARK_AGENT_SYSINFO_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 
@@ -40,6 +42,18 @@ uint64_t ReadCgroupMemoryLimit(const std::string& proc_self_cgroup,
 // refers to, wherever the path leads now.
 stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target,
                                          const SystemPaths& paths = SystemPaths(), int fd = -1);
+
+// For a target kind's facts (agent/targets/target_kind.h): the filesystem holding `configured`
+// (a path of this host, or one not made yet whose directory exists), or holding what `resolved`
+// refers to when it is not -1: filesystem type, mount options, the device under it and that
+// device's queue settings and transport (unless info's transport is set), free and total bytes.
+void ReadFilesystemFacts(const std::string& configured, const SystemPaths& paths, int resolved,
+                         stormark::v1::TargetInfo* info);
+
+// Fills info's device_queue from /sys/dev/block/MAJ:MIN of the block device `dev` (a
+// partition's queue is its disk's), and the device's transport unless info's is set. Nothing
+// for dev 0.
+void ReadDeviceQueue(dev_t dev, const SystemPaths& paths, stormark::v1::TargetInfo* info);
 
 // A field of /proc/self/mountinfo or /proc/swaps with its octal escapes (\040 for a space)
 // undone.

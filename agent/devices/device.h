@@ -53,6 +53,10 @@ struct DeviceCaps {
   // Discard works (Device::Discard): a block device that takes BLKDISCARD, or a regular file
   // whose filesystem punches holes; opened for writing.
   bool discard = false;
+  // Requests go to a file or block device of this host through a descriptor (Device::fd()):
+  // buffered ones (not direct) pass through its page cache, which the descriptor can evict.
+  // Workloads test this, never the device's type.
+  bool file_backed = false;
 };
 
 enum class IoOp : uint8_t {
@@ -146,6 +150,14 @@ class Device {
   // such as "aoe.retransmits" or "nbd.lost_connections"; empty for local devices. Safe for
   // concurrent use.
   virtual std::map<std::string, std::string> Stats() const { return {}; }
+
+  // A file-backed device's descriptor (caps().file_backed), still owned by the device, for
+  // what only it can do (posix_fadvise, mincore); -1 for the others, and after Close().
+  virtual int fd() const { return -1; }
+  // Closes a file-backed device's descriptor now and returns what close(2) said (see
+  // FileDevice::Close); later requests fail. OK, doing nothing, for the others. Not safe while
+  // requests or queues are in flight.
+  virtual common::Status Close() { return absl::OkStatus(); }
 };
 
 }  // namespace stormark::agent

@@ -33,6 +33,8 @@ class DeviceWrapper : public Device {
     return target_.RequestError(request, result);
   }
   std::map<std::string, std::string> Stats() const override { return target_.Stats(); }
+  int fd() const override { return target_.fd(); }
+  common::Status Close() override { return target_.Close(); }
 
  private:
   Device& target_;

@@ -119,6 +119,7 @@ DeviceCaps FileDevice::caps() const {
   caps.alignment = options_.direct ? std::max(block_size_, is_block_device_ ? 1u : 4096u) : 1;
   caps.async = options_.engine == Engine::kIoUring;
   caps.discard = options_.writable;
+  caps.file_backed = true;
   return caps;
 }
 

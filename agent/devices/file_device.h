@@ -74,12 +74,12 @@ class FileDevice final : public Device {
   // delayed write errors there, and the last close of a block device writes back its dirty
   // pages, so a workload that times the close calls this inside its timed region. Later
   // requests fail with EBADF. Not safe while requests or queues are in flight. Idempotent.
-  common::Status Close();
+  common::Status Close() override;
 
   const std::string& path() const { return path_; }
   // The descriptor, for what only it can do (posix_fadvise, mincore); -1 after Close().
   // Still owned by the device.
-  int fd() const { return fd_; }
+  int fd() const override { return fd_; }
   bool is_block_device() const { return is_block_device_; }
   Engine engine() const { return options_.engine; }
 

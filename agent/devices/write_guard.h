@@ -9,7 +9,7 @@
 //      while anything else holds the device (mounted, swap, stacked, another O_EXCL opener).
 // Checks 2 and 3 of a local target are made on a descriptor, by what fstat says it refers to
 // and by reading through it, never by a path: the descriptor checked is the one written
-// through (agent/targets/block_target.h opens it, with O_EXCL for check 4).
+// through (agent/targets/block/block_target.h opens it, with O_EXCL for check 4).
 // Reads need none of these: read-only workloads run on any configured target.
 #ifndef STORMARK_AGENT_DEVICES_WRITE_GUARD_H_
 #define STORMARK_AGENT_DEVICES_WRITE_GUARD_H_

@@ -24,9 +24,16 @@ struct TargetCaps {
   bool remote = false;
   // Writes are dropped and reads return zeros: nothing to lay out, verify or clean up.
   bool discards = false;
+  // Requests go through the engine a workload chooses (psync, io_uring; agent/devices/
+  // file_device.h) on a descriptor of this host. The other kinds have an initiator of their
+  // own, which results name by the kind's name.
+  bool engines = false;
+
+  bool operator==(const TargetCaps&) const = default;
 };
 
-// The capabilities of `target`'s kind.
+// The capabilities of `target`'s kind, as its module declares them (target_kind.h); none for a
+// kind this agent does not know.
 TargetCaps CapsOf(const TargetConfig& target);
 
 }  // namespace stormark::agent

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "agent/devices/unallocated.h"
+#include "agent/targets/target_caps.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -13,13 +14,14 @@ namespace {
 
 // Targets the agent may write and whose data a later phase can read.
 bool Tracked(const TargetConfig& target) {
-  return target.disposable && (target.kind == "block" || target.is_remote());
+  const TargetCaps caps = CapsOf(target);
+  return target.disposable && caps.device && !caps.discards;
 }
 
 }  // namespace
 
 std::string TargetIdentity(const BlockTarget& target, const SystemPaths& paths) {
-  if (target.config().kind != "block") return "";
+  if (!target.has_path()) return "";
   if (!target.exists()) return "missing";
   const DeviceIdentity& device = target.identity();
   if (!device.block) return common::StrCat("file ", device.dev, ":", device.ino);

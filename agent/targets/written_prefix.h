@@ -31,7 +31,7 @@
 
 #include "agent/config.h"
 #include "agent/system_paths.h"
-#include "agent/targets/block_target.h"
+#include "agent/targets/block/block_target.h"
 
 namespace stormark::agent {
 

@@ -9,7 +9,7 @@
 
 #include "agent/config.h"
 #include "agent/sysinfo.h"
-#include "agent/targets/block_target.h"
+#include "agent/targets/block/block_target.h"
 #include "agent/targets/written_prefix.h"
 #include "agent/workloads/workload.h"
 #include "common/status.h"

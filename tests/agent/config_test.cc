@@ -208,7 +208,7 @@ TEST_F(ParseAgentConfigTest, SizeAndDisposableDoNotApplyToDirectories) {
       "  t:\n"
       "    dir: $DIR\n"
       "    disposable: true\n",
-      3, "'size' and 'disposable' apply to block, aoe, null, nbd and iscsi targets");
+      4, "'disposable' applies to block, aoe, null, nbd and iscsi targets, not dir");
 }
 
 TEST_F(ParseAgentConfigTest, StrictModesCanBeTurnedOffForADirTargetOnly) {
@@ -225,7 +225,7 @@ TEST_F(ParseAgentConfigTest, StrictModesCanBeTurnedOffForADirTargetOnly) {
       "  t:\n"
       "    null: true\n"
       "    strict_modes: false\n",
-      4, "'strict_modes' applies to dir and block targets only");
+      4, "'strict_modes' applies to dir and block targets, not null");
   ExpectErrorAt(
       "targets:\n"
       "  t:\n"
@@ -278,6 +278,31 @@ TEST_F(ParseAgentConfigTest, UnknownTargetFieldNamesLine) {
       4, "target 'scratch': unknown field 'speed'");
 }
 
+TEST_F(ParseAgentConfigTest, AnUnknownKindIsOneLineNamingTheLineAndTheKnownKinds) {
+  common::StatusOr<AgentConfig> config = Parse(
+      "targets:\n"
+      "  scratch:\n"
+      "    tape: /dev/st0\n");
+  ASSERT_FALSE(config.ok());
+  const std::string message(config.status().message());
+  EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(message, StartsWith("agent.yaml:3: target 'scratch': unknown field 'tape' "));
+  EXPECT_THAT(message, HasSubstr("one of dir, block, aoe, null, nbd, iscsi"));
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST_F(ParseAgentConfigTest, AKeyIsCheckedAgainstTheKindWhereverTheKindComesInTheMap) {
+  ExpectErrorAt(
+      "targets:\n"
+      "  t:\n"
+      "    io_timeout: 5s\n"
+      "    dir: $DIR\n",
+      3, "'io_timeout' applies to aoe, nbd and iscsi targets, not dir");
+  auto config = Parse("targets:\n  t: {size: 1M, null: true}\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->targets[0].size, uint64_t{1} << 20);
+}
+
 TEST_F(ParseAgentConfigTest, MissingDirectoryNamesLineAndPath) {
   ExpectErrorAt(
       "targets:\n"
@@ -324,7 +349,7 @@ TEST_F(ParseAgentConfigTest, DirThatIsNotAScalarIsRejected) {
       "targets:\n"
       "  scratch:\n"
       "    dir: [a, b]\n",
-      3, "'dir' must be a path");
+      3, "'dir' must be one value, as in 'dir: PATH'");
 }
 
 TEST_F(ParseAgentConfigTest, BadTargetNamesAreRejected) {
@@ -458,10 +483,10 @@ TEST_F(ParseAgentConfigTest, NetworkTargetErrorsNameTheirLine) {
   ExpectErrorAt("targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b/0\n"
                 "    chap: {user: u, password: p, initiator: bob}\n",
                 4, "chap.initiator 'bob' is not an iSCSI name");
-  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    chap: {user: u, password: p}\n", 3,
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    chap: {user: u, password: p}\n", 4,
                 "'chap' applies to iscsi targets, not nbd");
   ExpectErrorAt("targets:\n  t:\n    block: $DIR/f\n    size: 1M\n    tls: {certificates: $DIR}\n",
-                5, "'tls' and 'chap' apply to nbd and iscsi targets only");
+                5, "'tls' applies to nbd targets, not block");
 }
 
 TEST_F(ParseAgentConfigTest, NetworkTimeoutsAreSetPerTarget) {
@@ -485,7 +510,7 @@ TEST_F(ParseAgentConfigTest, BadNetworkTimeoutsNameTheirLine) {
   ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    connect_timeout: 2h\n", 4,
                 "'connect_timeout' must be between 100ms and 1h");
   ExpectErrorAt("targets:\n  t:\n    dir: $DIR\n    io_timeout: 5s\n", 4,
-                "'io_timeout' and 'connect_timeout' apply to aoe, nbd and iscsi targets only");
+                "'io_timeout' applies to aoe, nbd and iscsi targets, not dir");
 }
 
 }  // namespace

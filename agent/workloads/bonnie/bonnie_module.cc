@@ -1,5 +1,5 @@
 // bonnie, as the agent's registry knows it (agent/workloads/workload_module.h).
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/bonnie/bonnie.h"
 #include "agent/workloads/workload_module.h"
 #include "common/workloads/bonnie/bonnie_spec.h"

@@ -8,7 +8,7 @@
 #include <cctype>
 #include <cerrno>
 
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/fd.h"
 #include "common/strings.h"
 

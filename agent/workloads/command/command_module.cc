@@ -1,7 +1,7 @@
 // command, as the agent's registry knows it (agent/workloads/workload_module.h).
 #include <cstdint>
 
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/command/command.h"
 #include "agent/workloads/workload_module.h"
 #include "common/workloads/command/command_spec.h"

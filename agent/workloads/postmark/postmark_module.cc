@@ -1,5 +1,5 @@
 // postmark, as the agent's registry knows it (agent/workloads/workload_module.h).
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/postmark/postmark.h"
 #include "agent/workloads/workload_module.h"
 #include "common/workloads/postmark/postmark_spec.h"

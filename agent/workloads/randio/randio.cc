@@ -15,8 +15,10 @@
 #include "agent/devices/io_buffer.h"
 #include "agent/devices/page_cache.h"
 #include "agent/system_paths.h"
-#include "agent/targets/block_target.h"
-#include "agent/targets/dir_target.h"
+#include "agent/targets/block/block_target.h"
+#include "agent/targets/dir/dir_target.h"
+#include "agent/targets/target_caps.h"
+#include "agent/targets/target_kind.h"
 #include "agent/thread_top.h"
 #include "agent/workloads/fd.h"
 #include "common/memory_estimate.h"
@@ -84,7 +86,7 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
     if (block_ == nullptr) {
       ASSIGN_OR_RETURN(block_, BlockTarget::Resolve(target_));
     }
-    ASSIGN_OR_RETURN(owned_device_, OpenBlockTarget(*block_, options, cancelled, warnings));
+    ASSIGN_OR_RETURN(owned_device_, OpenTargetDevice(*block_, options, cancelled, warnings));
     device_ = owned_device_.get();
     return absl::OkStatus();
   }
@@ -197,7 +199,7 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
     }
   }
   // Buffered reads must start from the disk, not from the data just laid out.
-  const auto* file = dynamic_cast<const FileDevice*>(device_);
+  const Device* file = device_->caps().file_backed ? device_ : nullptr;
   if (file != nullptr && !spec_.direct() && Reads(spec_)) {
     // The device's own descriptor: the file or device is not reached by its path again.
     if (file->fd() >= 0) {
@@ -224,7 +226,7 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
     warnings->push_back(common::StrCat("target '", target_.name, "' is on ", filesystem_,
                                        ": this measures memory, not storage"));
   }
-  if (target_.kind == "null") {
+  if (CapsOf(target_).discards) {
     warnings->push_back(
         "null target: no data moves; this measures stormark's own cost per I/O, not storage");
   }
@@ -241,8 +243,7 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
         "multi-conn)"));
   }
   // A device without a page cache in front of it (AoE, NBD, iSCSI) needs no cache warnings.
-  if (!spec_.direct() && !device_->caps().direct && target_.kind != "null" &&
-      target_.kind != "aoe" && !target_.is_network()) {
+  if (!spec_.direct() && !device_->caps().direct && CapsOf(target_).page_cache) {
     const uint64_t span = spec_.offset_bytes() +
                           uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() +
                           region_size_;
@@ -461,9 +462,8 @@ void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   resolved["numjobs"] = common::StrCat(jobs_count_);
   resolved["size"] = common::FormatSizeShort(region_size_);
   resolved["offset"] = common::FormatSizeShort(spec_.offset_bytes());
-  resolved["engine"] = target_.kind == "null" || target_.kind == "aoe" || target_.is_network()
-                           ? target_.kind
-                           : std::string(EngineName(EngineOf(spec_)));
+  resolved["engine"] = !CapsOf(target_).engines ? target_.kind
+                                                 : std::string(EngineName(EngineOf(spec_)));
   resolved["direct"] = spec_.direct() ? "true" : "false";
   resolved["seed"] = common::StrCat(seed_);
   if (device_ != nullptr) {

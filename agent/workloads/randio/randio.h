@@ -22,7 +22,7 @@
 #include "agent/devices/device.h"
 #include "agent/sysinfo.h"
 #include "agent/dir/dir.h"
-#include "agent/targets/block_target.h"
+#include "agent/targets/block/block_target.h"
 #include "agent/workloads/randio/block_verify.h"
 #include "agent/workloads/randio/randio_job.h"
 #include "agent/workloads/workload.h"

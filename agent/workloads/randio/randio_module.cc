@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/randio/randio.h"
 #include "agent/workloads/workload_module.h"
 #include "common/workloads/randio/randio_spec.h"

@@ -11,8 +11,10 @@
 #include "agent/devices/fill.h"
 #include "agent/devices/page_cache.h"
 #include "agent/system_paths.h"
-#include "agent/targets/block_target.h"
-#include "agent/targets/dir_target.h"
+#include "agent/targets/block/block_target.h"
+#include "agent/targets/dir/dir_target.h"
+#include "agent/targets/target_caps.h"
+#include "agent/targets/target_kind.h"
 #include "common/random.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
@@ -98,7 +100,7 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
   }
   RETURN_IF_ERROR(CheckFits());
   device_size_ = device_->size();
-  if (spec_.direction() == StreamSpec::READ && dir_ == nullptr && target_.kind != "null") {
+  if (spec_.direction() == StreamSpec::READ && dir_ == nullptr && !CapsOf(target_).discards) {
     RETURN_IF_ERROR(LayOutOrReuse(cancelled, warnings));
   }
 
@@ -147,14 +149,14 @@ Status StreamWorkload::OpenTarget(const std::atomic<bool>& cancelled,
   const bool writing = spec_.direction() == StreamSpec::WRITE;
   // A READ writes the data it will read when the target allows it: unwritten space of a thin
   // or sparse device reads as zeros without touching the disk.
-  const bool lay_out = !writing && target_.kind != "null" && target_.disposable;
+  const bool lay_out = !writing && !CapsOf(target_).discards && target_.disposable;
   BlockOpenOptions options;
   options.write = writing || lay_out;
   options.direct = spec_.direct();
   if (block_ == nullptr) {
     ASSIGN_OR_RETURN(block_, BlockTarget::Resolve(target_));
   }
-  auto device = OpenBlockTarget(*block_, options, cancelled, warnings);
+  auto device = OpenTargetDevice(*block_, options, cancelled, warnings);
   if (!device.ok()) {
     const bool refused = absl::IsPermissionDenied(device.status()) ||
                          absl::IsFailedPrecondition(device.status());
@@ -164,8 +166,8 @@ Status StreamWorkload::OpenTarget(const std::atomic<bool>& cancelled,
   }
   owned_device_ = std::move(*device);
   device_ = owned_device_.get();
-  file_ = dynamic_cast<FileDevice*>(device_);
-  if (target_.kind == "null") {
+  file_ = device_->caps().file_backed ? device_ : nullptr;
+  if (CapsOf(target_).discards) {
     warnings->push_back(
         "null target: no data moves; this measures stormark's own cost per I/O, not storage");
   }
@@ -255,7 +257,7 @@ Status StreamWorkload::Run(RunContext& ctx) {
   const bool writing = spec_.direction() == StreamSpec::WRITE;
   // A network server's cache need not be shared by the next phase's connection: there, only
   // a flushed write counts as written (see WrittenFromStart).
-  const bool count_each_write = writing && !target_.is_remote();
+  const bool count_each_write = writing && !CapsOf(target_).remote;
   common::Recorder* recorder = ctx.recorders.Add();
   const uint32_t bs = spec_.block_size();
   char* const buf = buf_->data();
@@ -291,7 +293,7 @@ CleanupReport StreamWorkload::Cleanup() {
 }
 
 WrittenPrefix StreamWorkload::WrittenFromStart() const {
-  if (dir_ != nullptr || target_.kind == "null") return {};
+  if (dir_ != nullptr || CapsOf(target_).discards) return {};
   WrittenPrefix written;
   written.bytes = std::max(laid_out_, written_.load(std::memory_order_relaxed));
   written.device_size = device_size_;

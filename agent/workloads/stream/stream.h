@@ -10,7 +10,7 @@
 //     and the layout before a READ, go through the interlocks of agent/devices/write_guard.h
 //     (`disposable: true`); a READ of a target that is not disposable reads what is there, and
 //     says how much of it holds no data (a block file or loop device: see FindUnallocated in
-//     agent/targets/block_target.h) or that this may be space never written (any other). A
+//     agent/targets/block/block_target.h) or that this may be space never written (any other). A
 //     READ of [0, size) that the agent's own earlier phases wrote in full
 //     (agent/targets/written_prefix.h), or of a block file whose filesystem reports no hole
 //     there, is not laid out again: it reads that data, and says whose.
@@ -106,7 +106,7 @@ class StreamWorkload final : public Workload {
   // a file or block device (closed at the end of Run, inside the timed region, as dd does).
   std::unique_ptr<Device> owned_device_;
   Device* device_ = nullptr;
-  FileDevice* file_ = nullptr;
+  Device* file_ = nullptr;
   std::unique_ptr<IoBuffer> buf_;  // block_size bytes, aligned for O_DIRECT.
   uint64_t device_size_ = 0;
   // On the target's device: the bytes Prepare laid out, and those Run wrote from offset 0 in

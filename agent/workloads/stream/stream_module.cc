@@ -1,5 +1,5 @@
 // stream, as the agent's registry knows it (agent/workloads/workload_module.h).
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/stream/stream.h"
 #include "agent/workloads/workload_module.h"
 #include "common/workloads/stream/stream_spec.h"

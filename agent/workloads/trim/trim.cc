@@ -50,7 +50,7 @@ Status TrimWorkload::Prepare(const std::atomic<bool>& cancelled,
     }
     BlockOpenOptions options;
     options.write = true;  // The interlocks of a write: a discard destroys data as one does.
-    ASSIGN_OR_RETURN(owned_device_, OpenBlockTarget(*block_, options, cancelled, warnings));
+    ASSIGN_OR_RETURN(owned_device_, OpenTargetDevice(*block_, options, cancelled, warnings));
     device_ = owned_device_.get();
   }
   const std::string where =

@@ -15,7 +15,8 @@
 
 #include "agent/config.h"
 #include "agent/devices/device.h"
-#include "agent/targets/block_target.h"
+#include "agent/targets/block/block_target.h"
+#include "agent/targets/target_kind.h"
 #include "agent/workloads/workload.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "agent/devices/fault_device.h"
 #include "agent/devices/io_buffer.h"
+#include "agent/devices/memory_device.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/test_dir.h"
@@ -179,6 +181,25 @@ TEST_P(FileDeviceTest, CloseEndsTheDeviceAndIsIdempotent) {
   EXPECT_TRUE((*device)->Close().ok());
   const common::Status after = (*device)->ReadAt(0, 4096, buf.data());
   EXPECT_THAT(after.message(), HasSubstr("Bad file descriptor"));
+}
+
+// Workloads find a device's descriptor through Device, by its caps, never by its type: also
+// through a wrapper.
+TEST_P(FileDeviceTest, IsFileBackedAndGivesItsDescriptorThroughDevice) {
+  auto device = Open(MakeFile(65536), true);
+  ASSERT_TRUE(device.ok());
+  Device& plain = **device;
+  EXPECT_TRUE(plain.caps().file_backed);
+  EXPECT_GE(plain.fd(), 0);
+  FaultDevice wrapped(plain);
+  EXPECT_TRUE(wrapped.caps().file_backed);
+  EXPECT_EQ(wrapped.fd(), plain.fd());
+  EXPECT_TRUE(static_cast<Device&>(wrapped).Close().ok());
+  EXPECT_EQ(plain.fd(), -1);
+  MemoryDevice memory(4096);
+  EXPECT_FALSE(memory.caps().file_backed);
+  EXPECT_EQ(memory.fd(), -1);
+  EXPECT_TRUE(memory.Close().ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, FileDeviceTest,

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "agent/targets/dir_target.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/test_dir.h"
@@ -434,54 +433,6 @@ INSTANTIATE_TEST_SUITE_P(Resolvers, OsDirTest,
                          [](const ::testing::TestParamInfo<Resolver>& info) {
                            return info.param == Resolver::kOpenat2 ? "Openat2" : "Walk";
                          });
-
-// --- The dir target: how the configured directory is opened. ---
-
-class OpenPhaseDirTest : public TempDirTest {};
-
-TEST_F(OpenPhaseDirTest, AMissingDirectoryIsNotFound) {
-  TargetConfig target{"scratch", "dir", dir() + "/gone"};
-  auto d = OpenPhaseDir(target, "p1");
-  ASSERT_FALSE(d.ok());
-  EXPECT_EQ(d.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(d.status().message(), HasSubstr("target 'scratch'"));
-}
-
-TEST_F(OpenPhaseDirTest, ASymlinkedTargetIsRefusedWithWhatToConfigure) {
-  ASSERT_EQ(mkdir((dir() + "/real").c_str(), 0700), 0);
-  ASSERT_EQ(symlink((dir() + "/real").c_str(), (dir() + "/link").c_str()), 0);
-  TargetConfig target{"scratch", "dir", dir() + "/link"};
-  auto d = OpenPhaseDir(target, "p1");
-  ASSERT_FALSE(d.ok());
-  EXPECT_EQ(d.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(d.status().message(), HasSubstr("is a symbolic link"));
-  EXPECT_THAT(d.status().message(), HasSubstr("configure " + dir() + "/real instead"));
-  EXPECT_THAT(ListDir(dir() + "/real"), IsEmpty());
-}
-
-TEST_F(OpenPhaseDirTest, AFileIsNotADirectory) {
-  std::ofstream(dir() + "/file") << "x";
-  TargetConfig target{"scratch", "dir", dir() + "/file"};
-  auto d = OpenPhaseDir(target, "p1");
-  ASSERT_FALSE(d.ok());
-  EXPECT_THAT(d.status().message(), HasSubstr("is not a directory"));
-}
-
-TEST_F(OpenPhaseDirTest, AFileDeviceOverAPhaseFileUsesItsCheckedDescriptor) {
-  TargetConfig target{"scratch", "dir", dir()};
-  auto d = OpenPhaseDir(target, "p1");
-  ASSERT_TRUE(d.ok()) << d.status();
-  auto file = (*d)->CreateFile("data", O_RDWR);
-  ASSERT_TRUE(file.ok());
-  ASSERT_EQ((*file)->Truncate(8192), 0);
-  FileDeviceOptions options;
-  options.writable = true;
-  auto device = OpenFileDevice(**d, "data", options);
-  ASSERT_TRUE(device.ok()) << device.status();
-  EXPECT_EQ((*device)->size(), 8192u);
-  EXPECT_EQ((*device)->Describe(), (*d)->Describe("data") + " (psync)");
-  EXPECT_EQ(OpenFileDevice(**d, "other", options).status().code(), absl::StatusCode::kNotFound);
-}
 
 }  // namespace
 }  // namespace stormark::agent

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "agent/targets/block_target.h"
+#include "agent/targets/block/block_target.h"
 #include "common/strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

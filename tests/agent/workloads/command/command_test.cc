@@ -1,5 +1,5 @@
+#include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/command/command.h"
-#include "agent/targets/dir_target.h"
 
 #include <pwd.h>
 #include <sys/stat.h>

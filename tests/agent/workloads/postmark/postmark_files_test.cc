@@ -1,5 +1,5 @@
+#include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/postmark/postmark_files.h"
-#include "agent/targets/dir_target.h"
 
 #include <fstream>
 #include <sstream>

@@ -1,7 +1,7 @@
 #include "agent/workloads/postmark/postmark.h"
 #include "agent/dir/fault_dir.h"
 #include "agent/dir/memory_dir.h"
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 
 #include <atomic>
 #include <map>

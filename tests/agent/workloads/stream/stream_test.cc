@@ -1,5 +1,5 @@
+#include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/stream/stream.h"
-#include "agent/targets/dir_target.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

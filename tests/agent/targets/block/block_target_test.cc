@@ -1,4 +1,4 @@
-#include "agent/targets/block_target.h"
+#include "agent/targets/block/block_target.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

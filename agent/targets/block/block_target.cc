@@ -1,4 +1,4 @@
-#include "agent/targets/block_target.h"
+#include "agent/targets/block/block_target.h"
 
 #include <fcntl.h>
 #include <linux/loop.h>
@@ -9,14 +9,10 @@
 
 #include <cerrno>
 
-#include "agent/devices/aoe/aoe_address.h"
-#include "agent/devices/aoe/aoe_device.h"
-#include "agent/devices/aoe/packet_link.h"
 #include "agent/devices/fill.h"
-#include "agent/devices/null_device.h"
 #include "agent/devices/unallocated.h"
 #include "agent/devices/write_guard.h"
-#include "agent/targets/net_target.h"
+#include "agent/targets/block/block_kind.h"
 #include "common/strings.h"
 #include "common/units.h"
 
@@ -88,30 +84,6 @@ common::Status CreateBlockFile(BlockTarget& block, const std::atomic<bool>& canc
   return absl::OkStatus();
 }
 
-// An AoE target, through stormark's own initiator. Writing needs `disposable: true`.
-common::StatusOr<std::unique_ptr<Device>> OpenAoeTarget(const TargetConfig& target,
-                                                        const BlockOpenOptions& options,
-                                                        const std::atomic<bool>& cancelled) {
-  if (options.write) RETURN_IF_ERROR(CheckDisposable(target));
-  const std::string context = common::StrCat("target '", target.name, "'");
-  auto address = aoe::ParseAoeAddress(target.path);
-  if (!address.ok()) return common::Annotate(address.status(), context);
-  aoe::AoeDeviceOptions device_options;
-  device_options.writable = options.write;
-  device_options.size = target.size;
-  device_options.timers.cancelled = &cancelled;
-  if (target.io_timeout_nanos > 0) device_options.timers.request_timeout_nanos = target.io_timeout_nanos;
-  if (target.connect_timeout_nanos > 0) {
-    device_options.timers.discovery_timeout_nanos = target.connect_timeout_nanos;
-  }
-  auto device = aoe::AoeDevice::Open(*address, device_options,
-                                     aoe::PacketLinkFactory(address->interface),
-                                     common::SystemClock());
-  if (!device.ok()) return common::Annotate(device.status(), context);
-  if (options.write) RETURN_IF_ERROR(CheckRemoteHoldsNoData(target, **device));
-  return std::unique_ptr<Device>(std::move(*device));
-}
-
 }  // namespace
 
 DeviceIdentity DeviceIdentity::Of(const struct stat& st) {
@@ -133,7 +105,8 @@ std::string DeviceIdentity::ToString() const {
 
 common::StatusOr<std::shared_ptr<BlockTarget>> BlockTarget::Resolve(const TargetConfig& target) {
   std::shared_ptr<BlockTarget> resolved(new BlockTarget(target));
-  if (target.kind != "block") return resolved;
+  if (target.kind != BlockTargetKind().name) return resolved;
+  resolved->has_path_ = true;
   const int fd = open(target.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT && target.size != 0) return resolved;  // Created when opened.
@@ -256,10 +229,7 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(BlockTarget& block,
                                                           const std::atomic<bool>& cancelled,
                                                           std::vector<std::string>* warnings) {
   const TargetConfig& target = block.config();
-  if (target.kind == "null") return std::unique_ptr<Device>(new NullDevice(target.size));
-  if (target.kind == "aoe") return OpenAoeTarget(target, options, cancelled);
-  if (target.is_network()) return OpenNetTarget(target, options.write, cancelled);
-  if (target.kind != "block") {
+  if (!block.has_path()) {
     return absl::InvalidArgumentError(
         common::StrCat("target '", target.name, "' is a ", target.kind, " target, not block"));
   }
@@ -294,7 +264,7 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(BlockTarget& block,
 std::optional<Unallocated> FindUnallocated(const BlockTarget& block, uint64_t begin,
                                            uint64_t end, const std::string& sys_dev_block) {
   const TargetConfig& target = block.config();
-  if (target.kind != "block" || block.fd() < 0 || begin >= end) return std::nullopt;
+  if (!block.has_path() || block.fd() < 0 || begin >= end) return std::nullopt;
   // Where the device's bytes live: the file itself, or a loop device's backing file (found
   // by the device's number).
   Unallocated found;

@@ -1,5 +1,5 @@
-// Opening the device behind a `block:`, `aoe:`, `nbd:`, `iscsi:` or `null:` target for one
-// phase.
+// A `block:` target as one phase uses it, and opening its device (block_kind.h registers the
+// kind).
 //
 // A block target is a raw block device or a regular file, used in place: phases do not create
 // or remove anything on it. Its path (often a /dev/disk/by-id/ symlink, which may lead to
@@ -15,8 +15,8 @@
 // that is written through. A block file that does not exist yet is created at its configured
 // size and filled with random data (untimed, once: later phases find it there), so that reads
 // never measure holes.
-#ifndef STORMARK_AGENT_TARGETS_BLOCK_TARGET_H_
-#define STORMARK_AGENT_TARGETS_BLOCK_TARGET_H_
+#ifndef STORMARK_AGENT_TARGETS_BLOCK_BLOCK_TARGET_H_
+#define STORMARK_AGENT_TARGETS_BLOCK_BLOCK_TARGET_H_
 
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -30,6 +30,7 @@
 #include "agent/config.h"
 #include "agent/devices/device.h"
 #include "agent/devices/file_device.h"
+#include "agent/targets/target_kind.h"
 #include "common/status.h"
 
 namespace stormark::agent {
@@ -50,7 +51,8 @@ struct DeviceIdentity {
 };
 
 // A target as one phase uses it: for a `block:` target, what its path led to when the phase
-// resolved it. The other kinds hold their config alone (exists() is false).
+// resolved it. The other kinds hold their config alone (has_path() and exists() are false);
+// their modules open their devices from it (TargetKind::open_device).
 //
 // Not thread-safe: a phase's set-up makes it and may create its file; afterwards it is only
 // read.
@@ -67,6 +69,9 @@ class BlockTarget {
   BlockTarget& operator=(const BlockTarget&) = delete;
 
   const TargetConfig& config() const { return config_; }
+  // Whether the target is reached by a path of this host that Resolve followed (a block
+  // target); false for the kinds reached otherwise.
+  bool has_path() const { return has_path_; }
   // Whether the path led to something (false for the other kinds, and for a block file not
   // created yet).
   bool exists() const { return exists_; }
@@ -101,28 +106,21 @@ class BlockTarget {
   explicit BlockTarget(TargetConfig config) : config_(std::move(config)) {}
 
   const TargetConfig config_;
+  bool has_path_ = false;
   bool exists_ = false;
   DeviceIdentity identity_;
   int fd_ = -1;
   bool created_ = false;  // By CreateFile.
 };
 
-struct BlockOpenOptions {
-  // The phase writes (its workload, or its layout of verifiable data).
-  bool write = false;
-  bool direct = false;
-  Engine engine = Engine::kPsync;
-};
-
-// Opens the device of `target` (kind "block", "null", "aoe", "nbd" or "iscsi"; the network
-// kinds ignore direct and engine). A block target's device is what it resolved to (see
+// Opens the device of a block target (the block kind's TargetKind::open_device; phases call
+// OpenTargetDevice, which serves every kind). Its device is what it resolved to (see
 // BlockTarget::Reopen); a block file not created yet is created and filled first. For
 // writing, the interlocks run on the descriptor resolved, and again on the one written
-// through once it is held exclusively. An AoE target is discovered here, which takes up to
-// AoeOptions::discovery_timeout_nanos when it does not answer. Fails, naming the target, when
-// writing is refused or the device cannot be opened as asked. Remarks for the result (such as
-// "created and filled ...") go to `warnings`. Returns CANCELLED soon after `cancelled` is set,
-// which must outlive the device.
+// through once it is held exclusively. Fails, naming the target, when writing is refused or
+// the device cannot be opened as asked, and for a target of another kind. Remarks for the
+// result (such as "created and filled ...") go to `warnings`. Returns CANCELLED soon after
+// `cancelled` is set.
 common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(BlockTarget& target,
                                                           const BlockOpenOptions& options,
                                                           const std::atomic<bool>& cancelled,
@@ -158,4 +156,4 @@ bool WarnUnallocated(const BlockTarget& target, uint64_t begin, uint64_t end,
 
 }  // namespace stormark::agent
 
-#endif  // STORMARK_AGENT_TARGETS_BLOCK_TARGET_H_
+#endif  // STORMARK_AGENT_TARGETS_BLOCK_BLOCK_TARGET_H_

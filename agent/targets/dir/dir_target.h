@@ -2,8 +2,8 @@
 // own (agent/dir/dir.h), <dir>/.stormark-<phase_id>/, and creates files only there. Cleanup
 // removes exactly what the phase created and nothing else. File names are chosen by
 // workloads, never by the network.
-#ifndef STORMARK_AGENT_TARGETS_DIR_TARGET_H_
-#define STORMARK_AGENT_TARGETS_DIR_TARGET_H_
+#ifndef STORMARK_AGENT_TARGETS_DIR_DIR_TARGET_H_
+#define STORMARK_AGENT_TARGETS_DIR_DIR_TARGET_H_
 
 #include <memory>
 #include <string>
@@ -39,4 +39,4 @@ common::StatusOr<std::unique_ptr<FileDevice>> OpenFileDevice(Dir& dir, std::stri
 
 }  // namespace stormark::agent
 
-#endif  // STORMARK_AGENT_TARGETS_DIR_TARGET_H_
+#endif  // STORMARK_AGENT_TARGETS_DIR_DIR_TARGET_H_

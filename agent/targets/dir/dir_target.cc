@@ -1,4 +1,4 @@
-#include "agent/targets/dir_target.h"
+#include "agent/targets/dir/dir_target.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
