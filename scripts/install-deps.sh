@@ -25,10 +25,10 @@ set_name=$1
 
 build_packages=(
   build-essential cmake pkg-config
-  # The given stack: gRPC, Protocol Buffers, Asio, OpenSSL, GoogleTest (the unit tests are
-  # part of the default build; `make run` configures without them).
+  # The given stack: gRPC, Protocol Buffers, OpenSSL, GoogleTest (the unit tests are part of
+  # the default build; `make run` configures without them).
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libasio-dev libssl-dev
+  libssl-dev
   # Well-kept libraries instead of hand-written parsers.
   libyaml-cpp-dev    # plan files and agent configs
   libcli11-dev       # command-line parsing

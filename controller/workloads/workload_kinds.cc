@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "nlohmann/json.hpp"
+
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "controller/fleet.h"
@@ -46,6 +48,7 @@ WorkloadKind Stream() {
       .describe = [](const PhaseSpec& spec) { return DescribeStream(spec.stream()); },
       .expected_bytes = [](const PhaseSpec& spec) { return spec.stream().size_bytes(); },
       .table = nullptr,
+      .json = [](const PhaseSpec& spec) { return StreamSpecJson(spec.stream()); },
   };
 }
 
@@ -66,6 +69,7 @@ WorkloadKind Bonnie() {
             // bonnie++'s own layout, one row per host, so the figures read as bonnie++'s do.
             return BonnieTextTable(SucceededHosts(outcome));
           },
+      .json = [](const PhaseSpec& spec) { return BonnieSpecJson(spec.bonnie()); },
   };
 }
 
