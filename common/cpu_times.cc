@@ -17,11 +17,4 @@ CpuTimes ProcessCpuTimes() {
   return {ToNanos(usage.ru_utime), ToNanos(usage.ru_stime)};
 }
 
-double CpuPercent(const CpuTimes& before, const CpuTimes& after, int64_t wall_nanos) {
-  if (wall_nanos <= 0) return 0;
-  const int64_t used = (after.user_nanos - before.user_nanos) +
-                       (after.system_nanos - before.system_nanos);
-  return 100.0 * static_cast<double>(used) / static_cast<double>(wall_nanos);
-}
-
 }  // namespace stormark::common

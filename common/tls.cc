@@ -126,11 +126,4 @@ std::shared_ptr<grpc::ChannelCredentials> MutualTlsChannelCredentials(const TlsP
   return grpc::SslCredentials(options);
 }
 
-std::string PeerCertificateName(const grpc::AuthContext& auth) {
-  if (!auth.IsPeerAuthenticated()) return "";
-  const auto names = auth.FindPropertyValues("x509_common_name");
-  if (names.empty()) return "CN=?";
-  return StrCat("CN=", std::string(names.front().data(), names.front().size()));
-}
-
 }  // namespace stormark::common

@@ -48,9 +48,6 @@ std::shared_ptr<grpc::ServerCredentials> MutualTlsServerCredentials(const TlsPem
 // Controller side: present our certificate, trust only the CA.
 std::shared_ptr<grpc::ChannelCredentials> MutualTlsChannelCredentials(const TlsPem& pem);
 
-// The name a TLS peer's certificate proves, "CN=controller", or "" for a plain-text peer.
-std::string PeerCertificateName(const grpc::AuthContext& auth);
-
 }  // namespace stormark::common
 
 #endif  // STORMARK_COMMON_TLS_H_

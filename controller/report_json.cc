@@ -13,6 +13,7 @@
 #include "common/version.h"
 #include "controller/environment.h"
 #include "controller/summary.h"
+#include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
@@ -130,52 +131,29 @@ json SweepPointJson(const SweepPoint& point) {
 }
 
 json WorkloadJson(const PhasePlan& plan) {
-  if (plan.spec.has_bonnie()) {
-    const auto& b = plan.spec.bonnie();
-    return {{"type", "bonnie"},
-            {"size_bytes", b.size_bytes()},
-            {"ram_bytes", b.ram_bytes()},
-            {"chunk_size", b.chunk_size()},
-            {"char_size_bytes", b.char_size_bytes()},
-            {"skip_char", b.skip_char()},
-            {"skip_io", b.skip_io()},
-            {"direct", b.direct()},
-            {"fsync_every_write", b.fsync_every_write()},
-            {"files_k", b.files_k()},
-            {"file_max_bytes", b.file_max_bytes()},
-            {"file_min_bytes", b.file_min_bytes()},
-            {"file_dirs", b.file_dirs()},
-            {"seeks", b.seeks()},
-            {"seekers", b.seekers()},
-            {"seed", b.seed()}};
-  }
-  if (!plan.spec.has_stream()) {
-    // Other workloads: their spec's fields under their protobuf names.
-    const std::string_view name = common::WorkloadName(plan.spec);
-    const google::protobuf::FieldDescriptor* field =
-        plan.spec.GetDescriptor()->FindFieldByName(std::string(name));
-    json out = {{"type", name.empty() ? "unknown" : std::string(name)}};
-    if (field == nullptr) return out;
-    std::string text;
-    google::protobuf::util::JsonPrintOptions options;
-    options.preserve_proto_field_names = true;
-    options.always_print_primitive_fields = true;
-    if (google::protobuf::util::MessageToJsonString(
-            plan.spec.GetReflection()->GetMessage(plan.spec, field), &text, options)
-            .ok()) {
-      json fields = json::parse(text, nullptr, /*allow_exceptions=*/false);
-      if (fields.is_object()) Unquote64BitFields(*field->message_type(), &fields);
-      out.update(fields);
-    }
+  const std::string_view name = common::WorkloadName(plan.spec);
+  json out = {{"type", name.empty() ? "unknown" : std::string(name)}};
+  const WorkloadKind* kind = KindOf(plan.spec);
+  if (kind != nullptr && kind->json != nullptr) {
+    out.update(kind->json(plan.spec));
     return out;
   }
-  const auto& s = plan.spec.stream();
-  return {{"type", "stream"},
-          {"rw", s.direction() == stormark::v1::StreamSpec::READ ? "read" : "write"},
-          {"size_bytes", s.size_bytes()},
-          {"block_size", s.block_size()},
-          {"direct", s.direct()},
-          {"fdatasync", s.fdatasync()}};
+  // Other workloads: their spec's fields under their protobuf names.
+  const google::protobuf::FieldDescriptor* field =
+      plan.spec.GetDescriptor()->FindFieldByName(std::string(name));
+  if (field == nullptr) return out;
+  std::string text;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  if (google::protobuf::util::MessageToJsonString(
+          plan.spec.GetReflection()->GetMessage(plan.spec, field), &text, options)
+          .ok()) {
+    json fields = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (fields.is_object()) Unquote64BitFields(*field->message_type(), &fields);
+    out.update(fields);
+  }
+  return out;
 }
 
 json PhaseJson(const PhaseOutcome& outcome, size_t index) {

@@ -6,8 +6,9 @@
 #   scripts/install-deps.sh run     build, and what running the programs needs besides their
 #                                   libraries (nothing else today): what `make run` installs
 #   scripts/install-deps.sh test    run, and the test tools: reference benchmarks, target
-#                                   daemons, a headless browser, clang for fuzzing, ansible,
-#                                   debootstrap and lintian: what `make test` installs
+#                                   daemons, a headless browser, clang for fuzzing,
+#                                   clang-format, ansible, debootstrap and lintian: what
+#                                   `make test` installs
 #
 # Idempotent: it does nothing (and needs no network) when the set is already installed.
 # It never leaves a service it installed enabled or running: while apt runs, a policy-rc.d
@@ -25,10 +26,10 @@ set_name=$1
 
 build_packages=(
   build-essential cmake pkg-config
-  # The given stack: gRPC, Protocol Buffers, Asio, OpenSSL, GoogleTest (the unit tests are
-  # part of the default build; `make run` configures without them).
+  # The given stack: gRPC, Protocol Buffers, OpenSSL, GoogleTest (the unit tests are part of
+  # the default build; `make run` configures without them).
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libasio-dev libssl-dev
+  libssl-dev
   # Well-kept libraries instead of hand-written parsers.
   libyaml-cpp-dev    # plan files and agent configs
   libcli11-dev       # command-line parsing
@@ -63,6 +64,8 @@ test_packages=(
   chromium
   # Fuzzing: clang with libFuzzer and AddressSanitizer (scripts/fuzz.sh, CTest fuzz.smoke).
   clang libclang-rt-14-dev
+  # The layout check of the C++ sources (scripts/format.sh, CTest format.check).
+  clang-format
   # Checks of deploy/: its YAML parses, the playbook passes --syntax-check, the unit verifies.
   ansible-core python3-yaml systemd
   # The package test: lintian on the .debs, and a clean Debian root to install them into.

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "nlohmann/json.hpp"
+
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "controller/fleet.h"

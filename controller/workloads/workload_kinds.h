@@ -14,6 +14,7 @@
 
 #include "common/status.h"
 #include "controller/workloads/option_table.h"
+#include "nlohmann/json_fwd.hpp"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
@@ -44,6 +45,9 @@ struct WorkloadKind {
   int64_t (*runtime_nanos)(const stormark::v1::PhaseSpec& spec) = nullptr;
   // The phase's result table, or nullptr for the generic throughput and latency table.
   std::string (*table)(const PhaseOutcome& outcome, const PhaseSummary& summary);
+  // The phase's "workload" object in the JSON report (report_json.h), without the "type" the
+  // report adds; nullptr for the spec's fields under their protobuf names.
+  nlohmann::json (*json)(const stormark::v1::PhaseSpec& spec) = nullptr;
   // Reads the workload's own configuration file (PostMark's script) at `path`, starting from
   // `spec`: one spec per run the file asks for, plus notes on lines it did not act on. nullptr
   // when the workload has no such file.

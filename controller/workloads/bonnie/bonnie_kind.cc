@@ -27,6 +27,7 @@ const WorkloadKind& Kind() {
             // bonnie++'s own layout, one row per host, so the figures read as bonnie++'s do.
             return BonnieTextTable(SucceededHosts(outcome));
           },
+      .json = [](const PhaseSpec& spec) { return BonnieSpecJson(spec.bonnie()); },
   };
   return kKind;
 }

@@ -135,14 +135,6 @@ const OptionTable& BonnieOptions() {
   return *table;
 }
 
-Status SetBonnieParameter(std::string_view key, std::string_view value, BonnieSpec* spec) {
-  PhaseSpec phase;
-  phase.mutable_bonnie()->Swap(spec);
-  Status status = BonnieOptions().Set(key, value, &phase);
-  spec->Swap(phase.mutable_bonnie());
-  return status;
-}
-
 std::string DescribeBonnie(const stormark::v1::BonnieSpec& s) {
   std::string text = "bonnie";
   if (s.skip_io()) {

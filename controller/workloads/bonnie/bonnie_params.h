@@ -17,11 +17,6 @@ namespace stormark::controller {
 // The bonnie options, with bonnie++'s flags in their help.
 const OptionTable& BonnieOptions();
 
-// Sets one parameter through BonnieOptions(). INVALID_ARGUMENT names the parameter, the value
-// and what is accepted; `spec` is unchanged then.
-common::Status SetBonnieParameter(std::string_view key, std::string_view value,
-                                  stormark::v1::BonnieSpec* spec);
-
 // "bonnie 4 GiB, chunk 8 KiB, files 16:10000:10000:10, direct" (defaults left out).
 std::string DescribeBonnie(const stormark::v1::BonnieSpec& spec);
 

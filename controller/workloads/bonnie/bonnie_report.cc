@@ -9,6 +9,7 @@
 #include "common/histogram.h"
 #include "common/strings.h"
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 
 namespace stormark::controller {
 namespace {
@@ -356,6 +357,24 @@ std::string BonnieTextTable(const std::vector<std::pair<std::string, PhaseResult
     out += files_block;
   }
   return out;
+}
+
+nlohmann::json BonnieSpecJson(const stormark::v1::BonnieSpec& b) {
+  return {{"size_bytes", b.size_bytes()},
+          {"ram_bytes", b.ram_bytes()},
+          {"chunk_size", b.chunk_size()},
+          {"char_size_bytes", b.char_size_bytes()},
+          {"skip_char", b.skip_char()},
+          {"skip_io", b.skip_io()},
+          {"direct", b.direct()},
+          {"fsync_every_write", b.fsync_every_write()},
+          {"files_k", b.files_k()},
+          {"file_max_bytes", b.file_max_bytes()},
+          {"file_min_bytes", b.file_min_bytes()},
+          {"file_dirs", b.file_dirs()},
+          {"seeks", b.seeks()},
+          {"seekers", b.seekers()},
+          {"seed", b.seed()}};
 }
 
 }  // namespace stormark::controller

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "nlohmann/json_fwd.hpp"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
@@ -59,6 +60,11 @@ std::string BonnieCsvHeader();
 // a line of its own above the host's row, where bon_csv2txt cuts it.
 std::string BonnieTextTable(
     const std::vector<std::pair<std::string, stormark::v1::PhaseResult>>& rows);
+
+// The "workload" object of a bonnie phase in the JSON report (report_json.h), without its
+// "type": every BonnieSpec field under its protobuf name, as a number or a bool (a seed
+// beyond 2^53 too).
+nlohmann::json BonnieSpecJson(const stormark::v1::BonnieSpec& spec);
 
 }  // namespace stormark::controller
 

@@ -23,6 +23,7 @@ const WorkloadKind& Kind() {
       .expected_bytes = [](const PhaseSpec& spec) { return spec.stream().size_bytes(); },
       .prepare_bytes = [](const PhaseSpec& spec) -> uint64_t { return spec.stream().size_bytes(); },
       .table = nullptr,
+      .json = [](const PhaseSpec& spec) { return StreamSpecJson(spec.stream()); },
   };
   return kKind;
 }

@@ -3,6 +3,7 @@
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
+#include "nlohmann/json.hpp"
 
 namespace stormark::controller {
 
@@ -80,6 +81,14 @@ std::string DescribeStream(const StreamSpec& s) {
   if (s.direct()) text += ", direct";
   if (s.fdatasync()) text += ", fdatasync";
   return text;
+}
+
+nlohmann::json StreamSpecJson(const StreamSpec& s) {
+  return {{"rw", s.direction() == StreamSpec::READ ? "read" : "write"},
+          {"size_bytes", s.size_bytes()},
+          {"block_size", s.block_size()},
+          {"direct", s.direct()},
+          {"fdatasync", s.fdatasync()}};
 }
 
 }  // namespace stormark::controller

@@ -9,6 +9,7 @@
 
 #include "common/status.h"
 #include "controller/workloads/option_table.h"
+#include "nlohmann/json_fwd.hpp"
 #include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
@@ -23,6 +24,10 @@ common::Status SetStreamParameter(std::string_view key, std::string_view value,
 
 // "stream write 1 GiB, bs 1 MiB, fdatasync".
 std::string DescribeStream(const stormark::v1::StreamSpec& spec);
+
+// The "workload" object of a stream phase in the JSON report (report_json.h), without its
+// "type": rw ("read" or "write"), size_bytes, block_size, direct and fdatasync.
+nlohmann::json StreamSpecJson(const stormark::v1::StreamSpec& spec);
 
 }  // namespace stormark::controller
 
