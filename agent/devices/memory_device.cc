@@ -6,14 +6,14 @@
 namespace stormark::agent {
 
 MemoryDevice::MemoryDevice(uint64_t size, uint32_t alignment)
-    : alignment_(alignment == 0 ? 1 : alignment), data_(size) {}
+    : alignment_(alignment == 0 ? 1 : alignment), size_(size), data_(size) {}
 
 DeviceCaps MemoryDevice::caps() const {
   return {.writable = true, .direct = alignment_ > 1, .alignment = alignment_, .async = false};
 }
 
 int64_t MemoryDevice::Execute(const IoRequest& request) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (request.op == IoOp::kFsync || request.op == IoOp::kFdatasync) {
     ++flushes_;
     return 0;
@@ -35,24 +35,24 @@ int64_t MemoryDevice::Execute(const IoRequest& request) {
 }
 
 std::string MemoryDevice::Contents(uint64_t offset, size_t n) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (offset >= data_.size()) return "";
   n = std::min<uint64_t>(n, data_.size() - offset);
   return std::string(data_.data() + offset, n);
 }
 
 uint64_t MemoryDevice::reads() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return reads_;
 }
 
 uint64_t MemoryDevice::writes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return writes_;
 }
 
 uint64_t MemoryDevice::flushes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return flushes_;
 }
 

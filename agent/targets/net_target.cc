@@ -73,7 +73,7 @@ common::StatusOr<std::unique_ptr<Device>> Open(const TargetConfig& target, bool 
 
 void Remember(const TargetConfig& target, const common::StatusOr<std::unique_ptr<Device>>& device) {
   if (target.cache == nullptr) return;
-  std::lock_guard<std::mutex> lock(target.cache->mu);
+  absl::MutexLock lock(&target.cache->mu);
   if (device.ok()) {
     target.cache->size = (*device)->size();
     target.cache->block_size = (*device)->block_size();
@@ -125,7 +125,7 @@ void ReadNetTargetFacts(const TargetConfig& target, stormark::v1::TargetInfo* in
   if (target.cache == nullptr) return;
   bool probe = false;
   {
-    std::lock_guard<std::mutex> lock(target.cache->mu);
+    absl::MutexLock lock(&target.cache->mu);
     probe = target.cache->size == 0 &&
             (target.cache->failed_at_nanos == 0 ||
              NetNowNanos() - target.cache->failed_at_nanos > kProbeRetryNanos);
@@ -136,7 +136,7 @@ void ReadNetTargetFacts(const TargetConfig& target, stormark::v1::TargetInfo* in
                                 : kProbeTimeoutNanos;
     Remember(target, Open(target, /*write=*/false, nullptr, timeout));
   }
-  std::lock_guard<std::mutex> lock(target.cache->mu);
+  absl::MutexLock lock(&target.cache->mu);
   info->set_size_bytes(target.cache->size);
   info->set_logical_block_size(target.cache->block_size);
 }
