@@ -55,10 +55,12 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/authz.h"
 #include "agent/access.h"
@@ -90,11 +92,11 @@ struct ChapConfig {
 // What the agent learnt of a network target the last time it reached it, so that GetInfo
 // answers without connecting each time. Shared by every copy of the TargetConfig.
 struct NetTargetCache {
-  std::mutex mu;
-  uint64_t size = 0;  // Guarded by mu, and the rest too; 0 until reached.
-  uint32_t block_size = 0;
-  int64_t failed_at_nanos = 0;  // Monotonic time of the last failed attempt.
-  std::string error;
+  absl::Mutex mu;
+  uint64_t size ABSL_GUARDED_BY(mu) = 0;  // 0 until reached.
+  uint32_t block_size ABSL_GUARDED_BY(mu) = 0;
+  int64_t failed_at_nanos ABSL_GUARDED_BY(mu) = 0;  // Monotonic time of the last failed attempt.
+  std::string error ABSL_GUARDED_BY(mu);
 };
 
 struct TargetConfig {

@@ -1,6 +1,5 @@
 #include "agent/detached_worker.h"
 
-#include <chrono>
 #include <system_error>
 #include <thread>
 
@@ -19,7 +18,7 @@ std::shared_ptr<DetachedWorker> DetachedWorker::Start(WorkFn work, LateReturnFn 
     std::thread([worker] { worker->Work(); }).detach();
   } catch (const std::system_error& e) {
     // Out of threads (or memory for one): the work fails at once instead of the agent.
-    std::lock_guard<std::mutex> lock(worker->mu_);
+    absl::MutexLock lock(&worker->mu_);
     worker->status_ = absl::UnavailableError(
         common::StrCat("cannot start a worker thread: ", e.what()));
     worker->done_ = true;
@@ -32,46 +31,47 @@ void DetachedWorker::Work() {
   common::Status status = CatchAtThreadTop("a phase's worker", work_);
   LateReturnFn late;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     status_ = std::move(status);
     done_ = true;
     if (abandoned_) late = std::move(late_return_);
     calling_late_ = static_cast<bool>(late);
-    done_cv_.notify_all();
+    done_cv_.NotifyAll();
   }
   if (!late) return;
   late();
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   calling_late_ = false;
-  done_cv_.notify_all();
+  done_cv_.NotifyAll();
 }
 
 bool DetachedWorker::WaitFor(int64_t nanos) {
-  std::unique_lock<std::mutex> lock(mu_);
-  return done_cv_.wait_for(lock, std::chrono::nanoseconds(nanos), [this] { return done_; });
+  absl::MutexLock lock(&mu_);
+  return done_cv_.WaitFor(mu_, nanos,
+                          [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return done_; });
 }
 
 bool DetachedWorker::done() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return done_;
 }
 
 common::Status DetachedWorker::status() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return status_;
 }
 
 bool DetachedWorker::Abandon() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (done_) return false;
   abandoned_ = true;
   return true;
 }
 
 void DetachedWorker::Disown() {
-  std::unique_lock<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   late_return_ = nullptr;
-  done_cv_.wait(lock, [this] { return !calling_late_; });
+  done_cv_.Wait(mu_, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !calling_late_; });
 }
 
 }  // namespace stormark::agent

@@ -8,12 +8,14 @@
 #ifndef STORMARK_AGENT_DETACHED_WORKER_H_
 #define STORMARK_AGENT_DETACHED_WORKER_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
+#include "common/monotonic_cond_var.h"
 #include "common/status.h"
 
 namespace stormark::agent {
@@ -30,31 +32,31 @@ class DetachedWorker {
   static std::shared_ptr<DetachedWorker> Start(WorkFn work, LateReturnFn late_return);
 
   // Waits at most `nanos` for the work to end; true when it has.
-  bool WaitFor(int64_t nanos);
-  bool done() const;
+  bool WaitFor(int64_t nanos) ABSL_LOCKS_EXCLUDED(mu_);
+  bool done() const ABSL_LOCKS_EXCLUDED(mu_);
   // What the work returned. Only meaningful once done().
-  common::Status status() const;
+  common::Status status() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // The caller leaves the thread behind. False when the work has ended already: then
   // nothing is left behind and the caller goes on as if it had waited.
-  bool Abandon();
+  bool Abandon() ABSL_LOCKS_EXCLUDED(mu_);
   // Whoever `late_return` calls back is going away: a late return calls nothing, and one
   // already calling back is waited for. Must not be called with anything held that
   // `late_return` takes.
-  void Disown();
+  void Disown() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   DetachedWorker(WorkFn work, LateReturnFn late_return);
-  void Work();
+  void Work() ABSL_LOCKS_EXCLUDED(mu_);
 
   const WorkFn work_;
-  mutable std::mutex mu_;
-  std::condition_variable done_cv_;
-  LateReturnFn late_return_;  // Guarded by mu_.
-  bool done_ = false;         // Guarded by mu_.
-  bool abandoned_ = false;    // Guarded by mu_.
-  bool calling_late_ = false;  // Guarded by mu_; late_return is running.
-  common::Status status_;     // Guarded by mu_.
+  mutable absl::Mutex mu_;
+  common::MonotonicCondVar done_cv_;
+  LateReturnFn late_return_ ABSL_GUARDED_BY(mu_);
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  bool abandoned_ ABSL_GUARDED_BY(mu_) = false;
+  bool calling_late_ ABSL_GUARDED_BY(mu_) = false;  // While late_return runs.
+  common::Status status_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stormark::agent

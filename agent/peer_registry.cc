@@ -19,7 +19,7 @@ common::StatusOr<int> PeerRegistry::Add(int fd, Entry entry) {
     close(fd);
     return common::ErrnoError("fstat of an accepted connection", error);
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   // Each duplicate is kept open until the loop ends, so the next one gets another number.
   std::vector<int> taken = {fd};
   while (held_.count(taken.back()) != 0) {
@@ -44,7 +44,7 @@ std::optional<PeerRegistry::Entry> PeerRegistry::Find(std::string_view peer) con
   int fd = -1;
   auto [end, ec] = std::from_chars(peer.data(), peer.data() + peer.size(), fd);
   if (ec != std::errc() || end != peer.data() + peer.size()) return std::nullopt;
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = held_.find(fd);
   if (it == held_.end()) return std::nullopt;
   return it->second.entry;
@@ -52,7 +52,7 @@ std::optional<PeerRegistry::Entry> PeerRegistry::Find(std::string_view peer) con
 
 void PeerRegistry::Sweep() {
   const int64_t now = clock_.MonotonicNanos();
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   for (auto it = held_.begin(); it != held_.end();) {
     Held& held = it->second;
     if (held.closed_at_mono < 0) {
@@ -70,12 +70,12 @@ void PeerRegistry::Sweep() {
 }
 
 size_t PeerRegistry::size() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return held_.size();
 }
 
 size_t PeerRegistry::open() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   size_t count = 0;
   for (const auto& [fd, held] : held_) count += held.closed_at_mono < 0 ? 1 : 0;
   return count;

@@ -17,10 +17,12 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/peer_identity.h"
 #include "common/clock.h"
@@ -73,8 +75,8 @@ class PeerRegistry {
 
   const common::Clock& clock_;
   const int64_t keep_closed_nanos_;
-  mutable std::mutex mu_;
-  std::map<int, Held> held_;  // Guarded by mu_; by descriptor number.
+  mutable absl::Mutex mu_;
+  std::map<int, Held> held_ ABSL_GUARDED_BY(mu_);  // By descriptor number.
 };
 
 }  // namespace stormark::agent

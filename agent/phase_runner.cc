@@ -1,7 +1,5 @@
 #include "agent/phase_runner.h"
 
-#include <chrono>
-
 #include "agent/phase_setup.h"
 #include "agent/run_result.h"
 #include "agent/thread_top.h"
@@ -61,14 +59,14 @@ PhaseRunner::~PhaseRunner() {
   Shutdown();
   std::shared_ptr<DetachedWorker> stuck;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (state_ != State::kStuck) return;
     stuck = stuck_worker_;
   }
   // It must not call back into this runner from now on; a call already under way (which
   // takes mu_ and removes the phase's files) is waited for.
   if (stuck) stuck->Disown();
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (state_ != State::kStuck) return;
   // The stuck thread may still return and use its workload: leave it to the process's end.
   (void)workload_.release();
@@ -95,18 +93,18 @@ const char* PhaseRunner::StateName(State state) {
 }
 
 std::string PhaseRunner::BusyWith() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return state_ == State::kIdle ? "" : spec_.phase_id();
 }
 
 std::string PhaseRunner::HeldBy() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return state_ == State::kIdle ? "" : owner_.identity();
 }
 
 std::unique_ptr<Workload> PhaseRunner::BeginCleanupLocked() {
   state_ = State::kCleaning;
-  state_changed_.notify_all();
+  state_changed_.NotifyAll();
   return std::move(workload_);
 }
 
@@ -115,11 +113,11 @@ CleanupReport PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   workload.reset();
   std::unique_ptr<DeviceTuning> tuning;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     tuning = std::move(tuning_);
   }
   tuning.reset();  // Restores the device's settings, outside the lock (sysfs writes).
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   warnings_.clear();
   stuck_in_.clear();
   stuck_worker_.reset();
@@ -132,7 +130,7 @@ CleanupReport PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   state_ = State::kIdle;
   cancelled_ = false;
   abort_reason_.clear();
-  state_changed_.notify_all();
+  state_changed_.NotifyAll();
   return removed;
 }
 
@@ -152,7 +150,7 @@ bool PhaseRunner::LeaseExpiredLocked() {
 
 StatusOr<std::string> PhaseRunner::Heartbeat(const std::string& phase_id, const std::string& token,
                                              const Identity& caller) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (state_ == State::kIdle) return std::string();
   if (!phase_id.empty() && phase_id == spec_.phase_id()) {
     // Only the owner keeps its phase alive: a phase whose controller died is not held on
@@ -170,7 +168,7 @@ StatusOr<std::string> PhaseRunner::Heartbeat(const std::string& phase_id, const 
 }
 
 std::string PhaseRunner::StuckWorker() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (state_ != State::kStuck) return "";
   return fmt::format("{} for {:.0f} s", stuck_in_,
                      Seconds(clock_.MonotonicNanos() - stuck_since_mono_));
@@ -193,7 +191,7 @@ std::string PhaseRunner::ReclaimAbandoned() {
   std::string note, phase;
   std::unique_ptr<Workload> abandoned;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     phase = spec_.phase_id();
     abandoned = ReleaseIfAbandonedLocked(&note);
   }
@@ -212,7 +210,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   std::unique_ptr<Workload> abandoned;
   std::string note;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (shut_down_) return absl::UnavailableError("agent is shutting down");
     abandoned = ReleaseIfAbandonedLocked(&note);
   }
@@ -221,7 +219,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     warnings.push_back(note);
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (shut_down_) return absl::UnavailableError("agent is shutting down");
     if (state_ == State::kStuck) {
       return absl::UnavailableError(fmt::format(
@@ -262,18 +260,18 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
       },
       [this] { ReleaseStuck(); });
   if (const std::string stuck_in = AwaitSetup(*worker, gone); !stuck_in.empty()) {
-    std::unique_lock<std::mutex> lock(mu_);
+    absl::ReleasableMutexLock lock(&mu_);
     state_ = State::kStuck;
     stuck_in_ = stuck_in.substr(0, stuck_in.rfind(" for "));
     stuck_since_mono_ = clock_.MonotonicNanos();
     stuck_worker_ = worker;
     stuck_setup_ = setup;
-    state_changed_.notify_all();
+    state_changed_.NotifyAll();
     Status stuck = absl::AbortedError(fmt::format(
         "worker stuck in the kernel in {} while preparing phase '{}'; the I/O may never return "
         "(stopped because: {}). This agent takes no new phase until it does",
         stuck_in, spec.phase_id(), abort_reason_.empty() ? "the phase was aborted" : abort_reason_));
-    lock.unlock();
+    lock.Release();
     // The worker may have returned before the slot was marked stuck; then free it here.
     if (worker->done()) ReleaseStuck();
     return stuck;
@@ -283,11 +281,11 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     RecordWritten(spec.target(), spec.phase_id(), setup->target_identity, *setup->workload);
   }
 
-  std::unique_lock<std::mutex> lock(mu_);
+  absl::ReleasableMutexLock lock(&mu_);
   if (status.ok() && cancelled_) status = absl::CancelledError("phase aborted while preparing");
   if (!status.ok()) {
     BeginCleanupLocked();
-    lock.unlock();
+    lock.Release();
     FinishCleanup(std::move(setup->workload));
     setup->tuning.reset();  // Restores the device's settings.
     return status;
@@ -306,7 +304,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   // it sent before the reply arrived renews nothing, so the lease starts afresh here.
   last_heartbeat_mono_ = last_touched_mono_;
   owner_.Issue();
-  state_changed_.notify_all();
+  state_changed_.NotifyAll();
 
   stormark::v1::PrepareReply reply;
   reply.set_prepared_unix_nanos(clock_.NowUnixNanos());
@@ -324,7 +322,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   std::string target_identity;
   std::string what;  // "randio run", for an error that escapes the workload
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (state_ == State::kIdle || spec_.phase_id() != request.phase_id()) {
       return absl::FailedPreconditionError(common::StrCat(
           "phase '", common::LogSafe(request.phase_id()), "' is not prepared on this agent",
@@ -354,7 +352,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   PhaseResult result;
   bool caller_gone = false;
   auto lease_expired = [this] {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     return LeaseExpiredLocked();
   };
 
@@ -405,20 +403,20 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       result.set_elapsed_nanos(end_mono - span.start_mono);
       result.set_state(PhaseResult::FAILED);
       result.set_stuck_worker(stuck_in);
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       result.set_error(fmt::format(
           "worker stuck in the kernel in {}; the I/O may never return (stopped because: {}). "
           "This agent takes no new phase until it does",
           stuck_in, abort_reason_.empty() ? "the phase was aborted" : abort_reason_));
     }
   } else {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     result.set_state(PhaseResult::ABORTED);
     result.set_error(abort_reason_.empty() ? "phase aborted before it started"
                                            : abort_reason_ + ", before it started");
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     result.mutable_host_environment()->insert(host_environment_.begin(), host_environment_.end());
     result.mutable_target_environment()->insert(target_environment_.begin(),
                                                 target_environment_.end());
@@ -435,21 +433,21 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
 
   std::unique_ptr<Workload> released;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (!stuck_in.empty()) {
       // The worker frees the slot when (if) it returns; see ReleaseStuck.
       state_ = State::kStuck;
       stuck_in_ = stuck_in.substr(0, stuck_in.rfind(" for "));
       stuck_since_mono_ = clock_.MonotonicNanos();
       stuck_worker_ = stuck_worker;
-      state_changed_.notify_all();
+      state_changed_.NotifyAll();
     } else if (caller_gone) {
       // Nobody will call Cleanup: free the slot now.
       released = BeginCleanupLocked();
     } else {
       state_ = State::kFinished;
       last_touched_mono_ = clock_.MonotonicNanos();
-      state_changed_.notify_all();
+      state_changed_.NotifyAll();
     }
   }
   if (stuck_in.empty() && caller_gone) FinishCleanup(std::move(released));
@@ -463,7 +461,7 @@ std::string PhaseRunner::AwaitSetup(DetachedWorker& worker, const GoneFn& gone) 
                     config_.stuck_worker_after_nanos, paths_.proc_self);
   while (!worker.WaitFor(kPollNanos)) {
     if (!cancelled_) {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (LeaseExpiredLocked()) cancelled_ = true;
     }
     if (!cancelled_ && gone && gone()) cancelled_ = true;
@@ -492,7 +490,7 @@ std::string PhaseRunner::AwaitWorker(DetachedWorker& worker, RunShared& shared,
       cancelled_ = true;
     }
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (LeaseExpiredLocked()) cancelled_ = true;
     }
     const int64_t max_runtime = config_.limits.max_runtime_nanos;
@@ -502,7 +500,7 @@ std::string PhaseRunner::AwaitWorker(DetachedWorker& worker, RunShared& shared,
     watch.Progress(now, ops);
     if (!cancelled_) {
       if (std::string stalled = watch.Stalled(now); !stalled.empty()) {
-        std::lock_guard<std::mutex> lock(mu_);
+        absl::MutexLock lock(&mu_);
         if (abort_reason_.empty()) abort_reason_ = std::move(stalled);
         cancelled_ = true;
       }
@@ -530,7 +528,7 @@ std::string PhaseRunner::AwaitWorker(DetachedWorker& worker, RunShared& shared,
 void PhaseRunner::ReleaseStuck() {
   std::unique_ptr<Workload> released;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (state_ != State::kStuck) return;
     released = BeginCleanupLocked();
     if (stuck_setup_) {
@@ -555,7 +553,7 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
                              int64_t start_mono, int64_t end_mono, PhaseResult* result) {
   std::string abort_reason;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     for (const auto& w : warnings_) result->add_warnings(w);
     *result->mutable_cache() = cache_report_;
     if (tuning_) result->mutable_tuning()->insert(tuning_->report().begin(), tuning_->report().end());
@@ -565,7 +563,7 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
 }
 
 void PhaseRunner::StopForRuntimeCap(int64_t max_runtime) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (abort_reason_.empty()) {
     abort_reason_ = common::StrCat("stopped after ",
                                    common::FormatDurationNanos(static_cast<double>(max_runtime)),
@@ -581,11 +579,16 @@ StatusOr<bool> PhaseRunner::Abort(const std::string& phase_id, const std::string
         "Abort needs the id of the phase to abort (there is no wildcard: the local operator "
         "ends a phase it does not own with stormark-agent --abort-held-phase)");
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  if (state_ == State::kIdle || phase_id != spec_.phase_id()) return false;
-  RETURN_IF_ERROR(owner_.Check(caller.name, token, "abort", phase_id));
-  AbortHeldLocked(lock, shut_down_ ? "the agent is shutting down" : "aborted by the controller",
-                  -1);
+  mu_.Lock();
+  if (state_ == State::kIdle || phase_id != spec_.phase_id()) {
+    mu_.Unlock();
+    return false;
+  }
+  if (Status owned = owner_.Check(caller.name, token, "abort", phase_id); !owned.ok()) {
+    mu_.Unlock();
+    return owned;
+  }
+  AbortHeldLocked(shut_down_ ? "the agent is shutting down" : "aborted by the controller", -1);
   return true;
 }
 
@@ -593,47 +596,49 @@ PhaseRunner::ForcedAbort PhaseRunner::AbortHeldPhase(const std::string& reason) 
   constexpr int64_t kForcedAbortWaitNanos = 30'000'000'000;
   ForcedAbort done;
   {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (state_ == State::kIdle) return done;
+    mu_.Lock();
+    if (state_ == State::kIdle) {
+      mu_.Unlock();
+      return done;
+    }
     done.phase_id = spec_.phase_id();
     done.owner = owner_.identity();
-    AbortHeldLocked(lock, reason, kForcedAbortWaitNanos);
+    AbortHeldLocked(reason, kForcedAbortWaitNanos);
   }
   done.stuck_worker = StuckWorker();
   return done;
 }
 
-void PhaseRunner::AbortHeldLocked(std::unique_lock<std::mutex>& lock, const std::string& reason,
-                                  int64_t max_wait_nanos) {
+void PhaseRunner::AbortHeldLocked(const std::string& reason, int64_t max_wait_nanos) {
   if (abort_reason_.empty()) abort_reason_ = reason;
   cancelled_ = true;
   // A preparing or running phase notices the flag and leaves that state by itself; a
   // running phase whose caller went away resets to idle by itself too. Once the slot
   // holds another phase (a new generation), this abort has nothing left to do.
   const uint64_t generation = generation_;
-  auto settled = [&] {
+  auto settled = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return generation_ != generation ||
            (state_ != State::kPreparing && state_ != State::kRunning && state_ != State::kCleaning);
   };
   if (max_wait_nanos < 0) {
-    state_changed_.wait(lock, settled);
-  } else if (!state_changed_.wait_for(lock, std::chrono::nanoseconds(max_wait_nanos), settled)) {
-    lock.unlock();
+    state_changed_.Wait(mu_, settled);
+  } else if (!state_changed_.WaitFor(mu_, max_wait_nanos, settled)) {
+    mu_.Unlock();
     return;
   }
   // Freed by the worker if it ever returns (kStuck), or by another call already.
   if (generation_ != generation || state_ == State::kIdle || state_ == State::kStuck) {
-    lock.unlock();
+    mu_.Unlock();
     return;
   }
   std::unique_ptr<Workload> released = BeginCleanupLocked();
-  lock.unlock();
+  mu_.Unlock();
   FinishCleanup(std::move(released));
 }
 
 StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id, const std::string& token,
                                    const Identity& caller) {
-  std::unique_lock<std::mutex> lock(mu_);
+  absl::ReleasableMutexLock lock(&mu_);
   if (state_ == State::kIdle) return CleanupReport();
   if (phase_id != spec_.phase_id()) {
     return absl::FailedPreconditionError(common::StrCat(
@@ -653,16 +658,19 @@ StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id, const 
                                                  stuck_in_, "; its files are removed when it returns"));
   }
   std::unique_ptr<Workload> released = BeginCleanupLocked();
-  lock.unlock();
+  lock.Release();
   return FinishCleanup(std::move(released));
 }
 
 void PhaseRunner::Shutdown() {
   constexpr int64_t kShutdownWaitNanos = 10'000'000'000;
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   shut_down_ = true;
-  if (state_ == State::kIdle) return;
-  AbortHeldLocked(lock, "the agent is shutting down", kShutdownWaitNanos);
+  if (state_ == State::kIdle) {
+    mu_.Unlock();
+    return;
+  }
+  AbortHeldLocked("the agent is shutting down", kShutdownWaitNanos);
 }
 
 }  // namespace stormark::agent

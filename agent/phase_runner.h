@@ -26,12 +26,13 @@
 #define STORMARK_AGENT_PHASE_RUNNER_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/authz.h"
 #include "agent/config.h"
@@ -46,6 +47,7 @@
 #include "agent/targets/written_prefix.h"
 #include "agent/workloads/workload.h"
 #include "common/clock.h"
+#include "common/monotonic_cond_var.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -79,7 +81,8 @@ class PhaseRunner {
   // spec. The phase then belongs to `caller`; the reply carries its token.
   common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec,
                                                        const Identity& caller,
-                                                       const GoneFn& gone = nullptr);
+                                                       const GoneFn& gone = nullptr)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Called with progress every interval; returns false when nobody listens any more, which
   // aborts the phase.
@@ -90,14 +93,15 @@ class PhaseRunner {
   // phase's). Blocks for the whole phase.
   common::StatusOr<stormark::v1::PhaseResult> Run(const stormark::v1::RunRequest& request,
                                                   const Identity& caller,
-                                                  const ProgressFn& progress, const GoneFn& gone);
+                                                  const ProgressFn& progress, const GoneFn& gone)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // Cancels the phase `phase_id` and removes its files, for its owner (`caller` with
   // `token`). Returns whether the phase was held; PERMISSION_DENIED for anyone else, and
   // INVALID_ARGUMENT for an empty id (there is no wildcard). Waits until a running workload
   // has stopped.
   common::StatusOr<bool> Abort(const std::string& phase_id, const std::string& token,
-                               const Identity& caller);
+                               const Identity& caller) ABSL_LOCKS_EXCLUDED(mu_);
 
   // What AbortHeldPhase did.
   struct ForcedAbort {
@@ -108,12 +112,12 @@ class PhaseRunner {
   // For the local operator: cancels whatever phase is held, whoever prepared it, and removes
   // its files; `reason` goes into the phase's result. Waits at most 30 s for a running
   // workload to stop (it then goes on stopping by itself).
-  ForcedAbort AbortHeldPhase(const std::string& reason);
+  ForcedAbort AbortHeldPhase(const std::string& reason) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Frees the slot if its phase has been abandoned (prepared or finished, untouched for the
   // reclaim time or past its heartbeat lease) and removes its files. Returns the phase id,
   // or "" if nothing was done.
-  std::string ReclaimAbandoned();
+  std::string ReclaimAbandoned() ABSL_LOCKS_EXCLUDED(mu_);
 
   // Renews the lease of the held phase when `phase_id` names it and `caller` with `token`
   // owns it. Returns the held phase id ("" when idle); PERMISSION_DENIED, renewing nothing,
@@ -121,26 +125,26 @@ class PhaseRunner {
   // without the token (sent before its Prepare's reply arrived) is answered but renews
   // nothing.
   common::StatusOr<std::string> Heartbeat(const std::string& phase_id, const std::string& token,
-                                          const Identity& caller);
+                                          const Identity& caller) ABSL_LOCKS_EXCLUDED(mu_);
 
   // What a worker left stuck in the kernel is stuck in ("pread64 on /dev/dm-3 for 40 s"), or
   // "" when no worker is stuck.
-  std::string StuckWorker() const;
+  std::string StuckWorker() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Removes the files of a prepared or finished phase and frees the slot. OK with 0 when the
   // slot is already empty (Cleanup is idempotent); FAILED_PRECONDITION while running or when
   // a different phase is held; PERMISSION_DENIED when `caller` with `token` does not own it.
   common::StatusOr<CleanupReport> Cleanup(const std::string& phase_id, const std::string& token,
-                                const Identity& caller);
+                                const Identity& caller) ABSL_LOCKS_EXCLUDED(mu_);
 
   // The id of the phase held, or "" when idle.
-  std::string BusyWith() const;
+  std::string BusyWith() const ABSL_LOCKS_EXCLUDED(mu_);
   // The identity the held phase belongs to, or "" when idle. For the agent's log only.
-  std::string HeldBy() const;
+  std::string HeldBy() const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Aborts the held phase and refuses every later Prepare. For SIGTERM/SIGINT. Waits at
   // most 10 s for a running workload (an I/O may hang on a dead network device).
-  void Shutdown();
+  void Shutdown() ABSL_LOCKS_EXCLUDED(mu_);
 
   const AgentConfig& config() const { return config_; }
   const SystemPaths& paths() const { return paths_; }
@@ -152,42 +156,45 @@ class PhaseRunner {
   static const char* StateName(State state);
 
   // Marks the slot as cleaning (still busy, so no new phase starts on a disk that is busy
-  // deleting) and hands back the workload. Requires mu_ held. The caller then releases mu_
-  // and calls FinishCleanup, since removing a large file can take seconds.
-  std::unique_ptr<Workload> BeginCleanupLocked();
-  // Removes the workload's files, then frees the slot. Requires mu_ NOT held.
-  CleanupReport FinishCleanup(std::unique_ptr<Workload> workload);
+  // deleting) and hands back the workload. The caller then releases mu_ and calls
+  // FinishCleanup, since removing a large file can take seconds.
+  std::unique_ptr<Workload> BeginCleanupLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes the workload's files, then frees the slot.
+  CleanupReport FinishCleanup(std::unique_ptr<Workload> workload) ABSL_LOCKS_EXCLUDED(mu_);
   // Cancels the held phase, waits for it to settle (at most `max_wait_nanos` when not
-  // negative) and removes its files. Requires `lock` to hold mu_ and a phase to be held;
-  // releases the lock. `reason` is the result's error unless one was set already.
-  void AbortHeldLocked(std::unique_lock<std::mutex>& lock, const std::string& reason,
-                       int64_t max_wait_nanos);
+  // negative) and removes its files. Requires a phase to be held; releases mu_, which the
+  // caller took. `reason` is the result's error unless one was set already.
+  void AbortHeldLocked(const std::string& reason, int64_t max_wait_nanos)
+      ABSL_UNLOCK_FUNCTION(mu_);
   // BeginCleanupLocked() if the held phase is abandoned, with a note saying so; else nullptr.
-  std::unique_ptr<Workload> ReleaseIfAbandonedLocked(std::string* note);
+  std::unique_ptr<Workload> ReleaseIfAbandonedLocked(std::string* note)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // True when the held phase has a lease and no heartbeat renewed it in time; sets the
-  // abort reason. Requires mu_ held.
-  bool LeaseExpiredLocked();
+  // abort reason.
+  bool LeaseExpiredLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Waits for the worker of a set-up to finish, stopping it on an abort, a lost caller or an
   // expired lease. Returns "" when it finished, else what it is stuck in (the worker is then
   // left running).
-  std::string AwaitSetup(DetachedWorker& worker, const GoneFn& gone);
+  std::string AwaitSetup(DetachedWorker& worker, const GoneFn& gone) ABSL_LOCKS_EXCLUDED(mu_);
   // Waits for the worker of a run to finish, stopping it on an abort, a lost caller, an
   // expired lease or stalled I/O. Returns "" when it finished, else what it is stuck in (the
   // worker is then left running, holding `shared`).
   std::string AwaitWorker(DetachedWorker& worker, RunShared& shared, int64_t interval_nanos,
-                          const ProgressFn& progress, const GoneFn& gone, bool* caller_gone);
+                          const ProgressFn& progress, const GoneFn& gone, bool* caller_gone)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Called by a stuck worker thread when it finally returns: removes the phase's files and
   // frees the slot.
-  void ReleaseStuck();
+  void ReleaseStuck() ABSL_LOCKS_EXCLUDED(mu_);
   // Cancels the running phase because it ran past limits.max_runtime; its result says so.
-  void StopForRuntimeCap(int64_t max_runtime);
+  void StopForRuntimeCap(int64_t max_runtime) ABSL_LOCKS_EXCLUDED(mu_);
   // Adds to written_ what `workload`, of phase `phase_id` on target `target`, wrote from the
   // start of the target's device, `identity` (TargetIdentity, as the phase resolved it).
   void RecordWritten(const std::string& target, const std::string& phase_id,
                      const std::string& identity, const Workload& workload);
   // Fills the result from the recorders and timings of a finished run.
   void FillResult(const common::Status& status, const common::RecorderSet& recorders,
-                  int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result);
+                  int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // What a worker left stuck in the kernel may still use when it returns, which can be after
   // this runner is gone (the agent shutting down): such a worker holds these alive.
@@ -210,28 +217,29 @@ class PhaseRunner {
   const PageCache& page_cache_ = lasting_->page_cache;
   WrittenPrefixes& written_ = lasting_->written;
 
-  mutable std::mutex mu_;
-  std::condition_variable state_changed_;
-  State state_ = State::kIdle;                   // Guarded by mu_.
-  bool shut_down_ = false;                       // Guarded by mu_.
-  stormark::v1::PhaseSpec spec_;                 // Guarded by mu_.
-  PhaseOwner owner_;                             // Guarded by mu_; who holds spec_.
-  std::unique_ptr<Workload> workload_;           // Guarded by mu_ (used unlocked while running).
-  std::vector<std::string> warnings_;            // Guarded by mu_.
-  stormark::v1::CacheReport cache_report_;       // Guarded by mu_; from Prepare.
-  Environment host_environment_;                 // Guarded by mu_; from Prepare.
-  Environment target_environment_;               // Guarded by mu_; from Prepare.
-  std::string target_identity_;                  // Guarded by mu_; from Prepare.
-  std::unique_ptr<DeviceTuning> tuning_;         // Guarded by mu_; restored by cleanup.
-  int64_t last_touched_mono_ = 0;                // Guarded by mu_; end of the last call.
-  int64_t last_heartbeat_mono_ = 0;              // Guarded by mu_; the lease's last renewal.
-  std::string stuck_in_;                         // Guarded by mu_; set in kStuck.
-  int64_t stuck_since_mono_ = 0;                 // Guarded by mu_; when the worker stopped.
-  std::shared_ptr<DetachedWorker> stuck_worker_;  // Guarded by mu_; set in kStuck.
-  std::shared_ptr<PhaseSetup> stuck_setup_;      // Guarded by mu_; a set-up left stuck.
-  uint64_t generation_ = 0;                      // Guarded by mu_; counts accepted Prepares.
+  mutable absl::Mutex mu_;
+  common::MonotonicCondVar state_changed_;
+  State state_ ABSL_GUARDED_BY(mu_) = State::kIdle;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  stormark::v1::PhaseSpec spec_ ABSL_GUARDED_BY(mu_);
+  PhaseOwner owner_ ABSL_GUARDED_BY(mu_);  // Who holds spec_.
+  // The pointer; the workload itself is used unlocked while running.
+  std::unique_ptr<Workload> workload_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> warnings_ ABSL_GUARDED_BY(mu_);
+  stormark::v1::CacheReport cache_report_ ABSL_GUARDED_BY(mu_);  // From Prepare.
+  Environment host_environment_ ABSL_GUARDED_BY(mu_);  // From Prepare.
+  Environment target_environment_ ABSL_GUARDED_BY(mu_);  // From Prepare.
+  std::string target_identity_ ABSL_GUARDED_BY(mu_);  // From Prepare.
+  std::unique_ptr<DeviceTuning> tuning_ ABSL_GUARDED_BY(mu_);  // Restored by cleanup.
+  int64_t last_touched_mono_ ABSL_GUARDED_BY(mu_) = 0;  // End of the last call.
+  int64_t last_heartbeat_mono_ ABSL_GUARDED_BY(mu_) = 0;  // The lease's last renewal.
+  std::string stuck_in_ ABSL_GUARDED_BY(mu_);  // Set in kStuck.
+  int64_t stuck_since_mono_ ABSL_GUARDED_BY(mu_) = 0;  // When the worker stopped.
+  std::shared_ptr<DetachedWorker> stuck_worker_ ABSL_GUARDED_BY(mu_);  // Set in kStuck.
+  std::shared_ptr<PhaseSetup> stuck_setup_ ABSL_GUARDED_BY(mu_);  // A set-up left stuck.
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // Counts accepted Prepares.
   std::atomic<bool>& cancelled_ = lasting_->cancelled;
-  std::string abort_reason_;                     // Guarded by mu_; why cancelled_ was set.
+  std::string abort_reason_ ABSL_GUARDED_BY(mu_);  // Why cancelled_ was set.
 };
 
 }  // namespace stormark::agent

@@ -185,17 +185,19 @@ PeerIdentity AgentServer::Identify(const grpc::ServerContext& context) const {
 }
 
 void AgentServer::ReapAbandonedPhases() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_; })) {
-    lock.unlock();
+  mu_.Lock();
+  while (!stop_.WaitFor(mu_, 1'000'000'000,
+                        [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; })) {
+    mu_.Unlock();
     const std::string phase = runner_->ReclaimAbandoned();
     if (!phase.empty() && log_) {
       log_(common::StrCat("removed abandoned phase '", common::LogSafe(phase),
                           "': its controller stopped sending heartbeats, or neither ran nor "
                           "cleaned it up"));
     }
-    lock.lock();
+    mu_.Lock();
   }
+  mu_.Unlock();
 }
 
 AgentServer::~AgentServer() {
@@ -212,11 +214,11 @@ std::string AgentServer::HeldPhase() const { return runner_->BusyWith(); }
 
 void AgentServer::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (stopping_) return;
     stopping_ = true;
   }
-  stop_.notify_all();
+  stop_.NotifyAll();
   if (reaper_.joinable()) reaper_.join();
   // No new connection from here on; the socket file goes.
   if (listener_) listener_->Stop();

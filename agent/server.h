@@ -2,19 +2,21 @@
 #ifndef STORMARK_AGENT_SERVER_H_
 #define STORMARK_AGENT_SERVER_H_
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include <grpcpp/grpcpp.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/config.h"
 #include "agent/phase_runner.h"
 #include "agent/service.h"
 #include "agent/unix_listener.h"
 #include "common/clock.h"
+#include "common/monotonic_cond_var.h"
 #include "common/status.h"
 
 namespace stormark::agent {
@@ -57,14 +59,14 @@ class AgentServer {
 
   // Aborts the held phase (removing its files), then stops serving and removes its socket
   // file. Thread-safe; calls after the first do nothing.
-  void Shutdown();
+  void Shutdown() ABSL_LOCKS_EXCLUDED(mu_);
   // Blocks until the server has shut down.
   void Wait();
 
  private:
   AgentServer() = default;
   // Every second, frees the slot of a phase whose controller abandoned it.
-  void ReapAbandonedPhases();
+  void ReapAbandonedPhases() ABSL_LOCKS_EXCLUDED(mu_);
   // Who is calling: a unix user via listener_, else what the transport proved.
   PeerIdentity Identify(const grpc::ServerContext& context) const;
 
@@ -77,9 +79,9 @@ class AgentServer {
   // Set when listening on a unix socket; it accepts and hands connections to server_.
   std::unique_ptr<UnixListener> listener_;
 
-  std::mutex mu_;
-  std::condition_variable stop_;
-  bool stopping_ = false;  // Guarded by mu_.
+  absl::Mutex mu_;
+  common::MonotonicCondVar stop_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread reaper_;
 };
 

@@ -51,39 +51,39 @@ void Recorder::SeriesToProto(
 }
 
 Recorder* RecorderSet::Add() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   recorders_.push_back(std::make_unique<Recorder>(start_mono_nanos_, interval_nanos_));
   return recorders_.back().get();
 }
 
 bool RecorderSet::Rebase(int64_t start_mono_nanos) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (!recorders_.empty()) return false;
   start_mono_nanos_ = start_mono_nanos;
   return true;
 }
 
 int64_t RecorderSet::start_mono_nanos() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return start_mono_nanos_;
 }
 
 uint64_t RecorderSet::TotalBytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   uint64_t total = 0;
   for (const auto& r : recorders_) total += r->bytes();
   return total;
 }
 
 uint64_t RecorderSet::TotalOps() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   uint64_t total = 0;
   for (const auto& r : recorders_) total += r->ops();
   return total;
 }
 
 std::unique_ptr<Recorder> RecorderSet::Merged() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto merged = std::make_unique<Recorder>(start_mono_nanos_, interval_nanos_);
   for (const auto& r : recorders_) merged->Merge(*r);
   return merged;

@@ -10,8 +10,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "common/histogram.h"
 #include "stormark/v1/agent.pb.h"
@@ -77,9 +79,9 @@ class RecorderSet {
 
  private:
   const int64_t interval_nanos_;
-  mutable std::mutex mu_;
-  int64_t start_mono_nanos_;  // Guarded by mu_.
-  std::vector<std::unique_ptr<Recorder>> recorders_;  // Guarded by mu_.
+  mutable absl::Mutex mu_;
+  int64_t start_mono_nanos_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<Recorder>> recorders_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stormark::common

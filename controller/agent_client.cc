@@ -23,19 +23,19 @@ std::chrono::system_clock::time_point After(int ms) {
 
 AgentClient::TrackedCall::TrackedCall(AgentClient& client, grpc::ClientContext& context)
     : client_(client), context_(context) {
-  std::lock_guard<std::mutex> lock(client_.calls_mu_);
+  absl::MutexLock lock(&client_.calls_mu_);
   // A context cancelled before its call starts makes the call fail at once.
   if (client_.given_up_) context_.TryCancel();
   client_.calls_.push_back(&context_);
 }
 
 AgentClient::TrackedCall::~TrackedCall() {
-  std::lock_guard<std::mutex> lock(client_.calls_mu_);
+  absl::MutexLock lock(&client_.calls_mu_);
   std::erase(client_.calls_, &context_);
 }
 
 void AgentClient::GiveUp() {
-  std::lock_guard<std::mutex> lock(calls_mu_);
+  absl::MutexLock lock(&calls_mu_);
   given_up_ = true;
   for (grpc::ClientContext* context : calls_) context->TryCancel();
 }
@@ -222,7 +222,7 @@ StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::Ph
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::nanoseconds(timeout_nanos));
   }
   {
-    std::lock_guard<std::mutex> lock(token_mu_);
+    absl::MutexLock lock(&token_mu_);
     token_phase_.clear();
     token_.clear();
   }
@@ -232,7 +232,7 @@ StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::Ph
   stormark::v1::PrepareReply reply;
   RETURN_IF_ERROR(FromGrpc(stub_->Prepare(&context, request, &reply), "Prepare"));
   {
-    std::lock_guard<std::mutex> lock(token_mu_);
+    absl::MutexLock lock(&token_mu_);
     token_phase_ = spec.phase_id();
     token_ = reply.phase_token();
   }
@@ -241,7 +241,7 @@ StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::Ph
 }
 
 std::string AgentClient::TokenFor(const std::string& phase_id) const {
-  std::lock_guard<std::mutex> lock(token_mu_);
+  absl::MutexLock lock(&token_mu_);
   return !phase_id.empty() && phase_id == token_phase_ ? token_ : "";
 }
 

@@ -12,12 +12,14 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "common/clock.h"
 #include "common/status.h"
@@ -112,7 +114,7 @@ class AgentClient {
 
   // Gives the agent up: cancels every call in flight (a Run() in flight returns at once) and
   // makes every later call fail at once. For a host that stopped answering. Thread-safe.
-  void GiveUp();
+  void GiveUp() ABSL_LOCKS_EXCLUDED(calls_mu_);
 
  private:
   // Keeps a call's context where GiveUp() can cancel it, for the call's lifetime.
@@ -140,15 +142,15 @@ class AgentClient {
   std::string default_target_;
 
   // The token of `phase_id` when this client prepared it, else "".
-  std::string TokenFor(const std::string& phase_id) const;
+  std::string TokenFor(const std::string& phase_id) const ABSL_LOCKS_EXCLUDED(token_mu_);
 
-  std::mutex calls_mu_;
-  std::vector<grpc::ClientContext*> calls_;  // Guarded by calls_mu_; calls in flight.
-  bool given_up_ = false;                    // Guarded by calls_mu_.
+  absl::Mutex calls_mu_;
+  std::vector<grpc::ClientContext*> calls_ ABSL_GUARDED_BY(calls_mu_);  // Calls in flight.
+  bool given_up_ ABSL_GUARDED_BY(calls_mu_) = false;
 
-  mutable std::mutex token_mu_;
-  std::string token_phase_;  // Guarded by token_mu_; the phase this client last prepared.
-  std::string token_;        // Guarded by token_mu_; its PrepareReply.phase_token.
+  mutable absl::Mutex token_mu_;
+  std::string token_phase_ ABSL_GUARDED_BY(token_mu_);  // The phase this client last prepared.
+  std::string token_ ABSL_GUARDED_BY(token_mu_);  // Its PrepareReply.phase_token.
 };
 
 }  // namespace stormark::controller

@@ -57,12 +57,12 @@ Fleet::~Fleet() {
 }
 
 std::string Fleet::host_error(size_t i) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return host_errors_[i];
 }
 
 std::string Fleet::stopped() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return stop_reason_;
 }
 
@@ -74,7 +74,7 @@ std::vector<Status> Fleet::ConnectAll() {
     statuses[i] = s;
   });
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     for (size_t i = 0; i < clients_.size(); ++i) {
       host_errors_[i] = statuses[i].ok() ? "" : std::string(statuses[i].message());
     }
@@ -100,7 +100,7 @@ std::vector<Status> Fleet::ConnectAll() {
 }
 
 void Fleet::InBackground(std::function<void()> fn) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   try {
     background_.emplace_back(std::move(fn));
   } catch (const std::system_error&) {
@@ -112,7 +112,7 @@ void Fleet::JoinBackground() {
   for (;;) {
     std::vector<std::thread> threads;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       threads.swap(background_);
     }
     if (threads.empty()) return;
@@ -124,7 +124,7 @@ void Fleet::HostFailed(size_t i, const std::string& error) {
   if (!options_.fail_fast || aborted_) return;
   std::string phase;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (!stop_reason_.empty()) return;
     stop_reason_ = StrCat("--fail-fast: stopped the run after host ", clients_[i]->host(),
                           " failed (", error, ")");
@@ -141,7 +141,7 @@ void Fleet::HostFailed(size_t i, const std::string& error) {
 
 void Fleet::HostLost(size_t i, const std::string& reason) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (!host_errors_[i].empty()) return;
     host_errors_[i] = reason;
   }
@@ -155,7 +155,7 @@ void Fleet::CheckDeadlines() {
   const int64_t now = clock_.NowUnixNanos();
   std::vector<std::pair<size_t, std::string>> overdue;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     for (size_t i = 0; i < running_.size(); ++i) {
       Running& r = running_[i];
       if (r.preparing && r.overdue.empty() &&
@@ -192,7 +192,7 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
     outcome.hosts[i].clock = clients_[i]->clock();
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     current_phase_ = phase_id;
   }
   if (mode == RunMode::kSequential) {
@@ -203,7 +203,7 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
     RunGroup(all, progress, &outcome);
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     current_phase_.clear();
   }
   JoinBackground();
@@ -250,7 +250,7 @@ bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
   // stuck_worker_after; the call's own deadline is the backstop for an agent that does not.
   const PrepareDeadline limit(plan.spec, plan.prepare_deadline_nanos);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     Running& r = running_[i];
     r = Running();
     r.phase_id = phase_id;
@@ -262,7 +262,7 @@ bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
   auto reply = client.Prepare(spec, limit.limit_nanos + kPrepareBackstopNanos);
   std::string overdue;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     overdue = running_[i].overdue;
     running_[i] = Running();
   }
@@ -289,7 +289,7 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
     host->error = StrCat("not run: ", stopped());
   } else {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       const WorkloadKind* kind = KindOf(plan.spec);
       running_[i] = Running{.active = true,
                             .phase_id = phase_id,
@@ -305,14 +305,14 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
     auto result = clients_[i]->Run(phase_id, start_at,
                                    [&](const stormark::v1::RunUpdate::Progress& p) {
                                      {
-                                       std::lock_guard<std::mutex> lock(mu_);
+                                       absl::MutexLock lock(&mu_);
                                        running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
                                      }
                                      if (progress) progress(i, p);
                                    });
     std::string overdue;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       overdue = running_[i].overdue;
       running_[i] = Running();
     }
@@ -437,7 +437,7 @@ void Fleet::AbortAll() {
   aborted_ = true;
   std::string phase;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     phase = current_phase_;
   }
   if (phase.empty()) return;

@@ -11,11 +11,13 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "common/clock.h"
 #include "common/status.h"
@@ -86,7 +88,7 @@ class Fleet {
   size_t size() const { return clients_.size(); }
   const AgentClient& client(size_t i) const { return *clients_[i]; }
   // Empty when host i is usable, else why not. Thread-safe.
-  std::string host_error(size_t i) const;
+  std::string host_error(size_t i) const ABSL_LOCKS_EXCLUDED(mu_);
 
   // Runs one phase on every usable host, all at one instant or one host after another, and
   // returns every host's outcome. Start skew is measured for concurrent runs only.
@@ -95,17 +97,17 @@ class Fleet {
 
   // Aborts the phase in flight on every host and makes later RunPhase calls return at once.
   // Thread-safe; meant for SIGINT.
-  void AbortAll();
+  void AbortAll() ABSL_LOCKS_EXCLUDED(mu_);
   bool aborted() const { return aborted_; }
 
   // With fail_fast: why the run was stopped ("--fail-fast: host db1 failed: ..."), or "".
   // Thread-safe.
-  std::string stopped() const;
+  std::string stopped() const ABSL_LOCKS_EXCLUDED(mu_);
   // Interrupted, or stopped by --fail-fast: no more phases should start.
   bool halted() const { return aborted_ || stopped_; }
 
  private:
-  // What the watchdog knows of one host's phase in flight. Guarded by mu_.
+  // What the watchdog knows of one host's phase in flight.
   struct Running {
     bool active = false;
     std::string phase_id;
@@ -130,13 +132,13 @@ class Fleet {
   void RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
                const ProgressFn& progress, HostOutcome* host);
   // A host failed: with fail_fast, stops the run and aborts the phase on the others.
-  void HostFailed(size_t i, const std::string& error);
+  void HostFailed(size_t i, const std::string& error) ABSL_LOCKS_EXCLUDED(mu_);
   // From the heartbeat monitor's thread: a host stopped answering; or a round passed.
-  void HostLost(size_t i, const std::string& reason);
-  void CheckDeadlines();
+  void HostLost(size_t i, const std::string& reason) ABSL_LOCKS_EXCLUDED(mu_);
+  void CheckDeadlines() ABSL_LOCKS_EXCLUDED(mu_);
   // Runs `fn` on a thread of its own, joined before the phase ends (or the fleet goes).
-  void InBackground(std::function<void()> fn);
-  void JoinBackground();
+  void InBackground(std::function<void()> fn) ABSL_LOCKS_EXCLUDED(mu_);
+  void JoinBackground() ABSL_LOCKS_EXCLUDED(mu_);
   static void MeasureStartSkew(PhaseOutcome* outcome);
 
   std::vector<std::unique_ptr<AgentClient>> clients_;
@@ -147,12 +149,12 @@ class Fleet {
   // Extra lead before the start instant, learned from the late starts of earlier phases.
   int64_t learned_lead_nanos_ = 0;
 
-  mutable std::mutex mu_;
-  std::vector<std::string> host_errors_;  // Guarded by mu_.
-  std::vector<Running> running_;          // Guarded by mu_.
-  std::string current_phase_;             // Guarded by mu_.
-  std::string stop_reason_;               // Guarded by mu_.
-  std::vector<std::thread> background_;   // Guarded by mu_.
+  mutable absl::Mutex mu_;
+  std::vector<std::string> host_errors_ ABSL_GUARDED_BY(mu_);
+  std::vector<Running> running_ ABSL_GUARDED_BY(mu_);
+  std::string current_phase_ ABSL_GUARDED_BY(mu_);
+  std::string stop_reason_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::thread> background_ ABSL_GUARDED_BY(mu_);
 
   // Last, so that it stops before the rest goes.
   std::unique_ptr<HeartbeatMonitor> monitor_;

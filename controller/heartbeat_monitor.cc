@@ -1,7 +1,6 @@
 #include "controller/heartbeat_monitor.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "fmt/format.h"
 
@@ -56,18 +55,19 @@ HeartbeatMonitor::HeartbeatMonitor(std::vector<AgentClient*> clients, HeartbeatO
 }
 
 HeartbeatMonitor::~HeartbeatMonitor() {
-  std::unique_lock<std::mutex> lock(mu_);
-  stopping_ = true;
-  changed_.notify_all();
-  lock.unlock();
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    changed_.NotifyAll();
+  }
   thread_.join();
   // Each call ends by its deadline at the latest.
-  lock.lock();
-  changed_.wait(lock, [this] { return calls_in_flight_ == 0; });
+  absl::MutexLock lock(&mu_);
+  changed_.Wait(mu_, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_in_flight_ == 0; });
 }
 
 void HeartbeatMonitor::Watch(size_t host, bool watch) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (watch) {
     tracker_.Start(host, clock_.MonotonicNanos());
   } else {
@@ -76,7 +76,7 @@ void HeartbeatMonitor::Watch(size_t host, bool watch) {
 }
 
 void HeartbeatMonitor::SetPhase(size_t host, const std::string& phase_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   phases_[host] = phase_id;
 }
 
@@ -86,7 +86,7 @@ void HeartbeatMonitor::Loop() {
   const int call_timeout_ms =
       static_cast<int>(std::max<int64_t>(options_.interval_nanos / 1'000'000, 100));
   int64_t next_send = clock_.MonotonicNanos();
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   while (!stopping_) {
     const int64_t now = clock_.MonotonicNanos();
     if (now >= next_send) {
@@ -98,7 +98,7 @@ void HeartbeatMonitor::Loop() {
         clients_[i]->HeartbeatAsync(
             phases_[i], call_timeout_ms,
             [this, i](const common::Status& status, const stormark::v1::HeartbeatReply&) {
-              std::lock_guard<std::mutex> guard(mu_);
+              absl::MutexLock guard(&mu_);
               if (status.ok()) {
                 tracker_.Answered(i, clock_.MonotonicNanos());
               } else {
@@ -110,19 +110,20 @@ void HeartbeatMonitor::Loop() {
               }
               in_flight_[i] = 0;
               --calls_in_flight_;
-              changed_.notify_all();
+              changed_.NotifyAll();
             });
       }
     }
     auto expired = tracker_.TakeExpired(now, names_);
-    lock.unlock();
+    mu_.Unlock();
     for (auto& [host, reason] : expired) {
       if (on_lost_) on_lost_(host, reason);
     }
     if (on_tick_) on_tick_();
-    lock.lock();
-    changed_.wait_for(lock, std::chrono::nanoseconds(round), [this] { return stopping_; });
+    mu_.Lock();
+    changed_.WaitFor(mu_, round, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; });
   }
+  mu_.Unlock();
 }
 
 }  // namespace stormark::controller

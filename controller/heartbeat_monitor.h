@@ -9,16 +9,18 @@
 #ifndef STORMARK_CONTROLLER_HEARTBEAT_MONITOR_H_
 #define STORMARK_CONTROLLER_HEARTBEAT_MONITOR_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
 #include "common/clock.h"
+#include "common/monotonic_cond_var.h"
 #include "controller/agent_client.h"
 
 namespace stormark::controller {
@@ -79,14 +81,14 @@ class HeartbeatMonitor {
   HeartbeatMonitor& operator=(const HeartbeatMonitor&) = delete;
 
   // Starts or stops watching `host`. Thread-safe.
-  void Watch(size_t host, bool watch);
+  void Watch(size_t host, bool watch) ABSL_LOCKS_EXCLUDED(mu_);
   // The phase heartbeats to `host` name, renewing the agent's lease on it. Thread-safe.
-  void SetPhase(size_t host, const std::string& phase_id);
+  void SetPhase(size_t host, const std::string& phase_id) ABSL_LOCKS_EXCLUDED(mu_);
 
   const HeartbeatOptions& options() const { return options_; }
 
  private:
-  void Loop();
+  void Loop() ABSL_LOCKS_EXCLUDED(mu_);
 
   const std::vector<AgentClient*> clients_;
   std::vector<std::string> names_;
@@ -95,13 +97,13 @@ class HeartbeatMonitor {
   const LostFn on_lost_;
   const TickFn on_tick_;
 
-  std::mutex mu_;
-  std::condition_variable changed_;
-  HeartbeatTracker tracker_;          // Guarded by mu_.
-  std::vector<std::string> phases_;   // Guarded by mu_.
-  std::vector<char> in_flight_;       // Guarded by mu_; one heartbeat per host at a time.
-  size_t calls_in_flight_ = 0;        // Guarded by mu_.
-  bool stopping_ = false;             // Guarded by mu_.
+  absl::Mutex mu_;
+  common::MonotonicCondVar changed_;
+  HeartbeatTracker tracker_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> phases_ ABSL_GUARDED_BY(mu_);
+  std::vector<char> in_flight_ ABSL_GUARDED_BY(mu_);  // One heartbeat per host at a time.
+  size_t calls_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

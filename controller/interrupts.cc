@@ -32,7 +32,7 @@ Interrupts::Interrupts() {
 Interrupts::~Interrupts() { SetHandler(nullptr); }
 
 void Interrupts::SetHandler(std::function<void()> handler) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   handler_ = std::move(handler);
 }
 
@@ -48,7 +48,7 @@ void Interrupts::Wait() {
       _exit(130);
     }
     std::fprintf(stderr, "\nstormark: interrupted: aborting the phase on every agent\n");
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (handler_) handler_();
   }
 }

@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <functional>
-#include <mutex>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace stormark::controller {
 
@@ -20,14 +22,15 @@ class Interrupts {
   ~Interrupts();
 
   // Replaces the handler; pass nullptr to remove it. Thread-safe.
-  void SetHandler(std::function<void()> handler);
+  void SetHandler(std::function<void()> handler) ABSL_LOCKS_EXCLUDED(mu_);
   bool interrupted() const { return interrupted_; }
 
  private:
-  void Wait();
+  // Calls the handler with mu_ held, so that SetHandler waits for a call under way.
+  void Wait() ABSL_LOCKS_EXCLUDED(mu_);
 
-  std::mutex mu_;
-  std::function<void()> handler_;  // Guarded by mu_.
+  absl::Mutex mu_;
+  std::function<void()> handler_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> interrupted_{false};
 };
 

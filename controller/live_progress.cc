@@ -9,7 +9,7 @@ LiveProgress::LiveProgress(std::FILE* out, bool enabled, size_t hosts, const com
     : out_(out), enabled_(enabled), clock_(clock), latest_(hosts) {}
 
 void LiveProgress::Begin(const std::string& label, uint64_t expected_bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   label_ = label;
   expected_bytes_ = expected_bytes;
   for (auto& p : latest_) p.Clear();
@@ -17,7 +17,7 @@ void LiveProgress::Begin(const std::string& label, uint64_t expected_bytes) {
 }
 
 void LiveProgress::Update(size_t host, const stormark::v1::RunUpdate::Progress& progress) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (host < latest_.size()) latest_[host] = progress;
   const int64_t now = clock_.MonotonicNanos();
   if (now - last_draw_ < 200'000'000) return;
@@ -52,7 +52,7 @@ void LiveProgress::DrawLocked() {
 }
 
 void LiveProgress::End() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (enabled_ && drawn_) {
     std::fprintf(out_, "\r\033[K");
     std::fflush(out_);

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "common/clock.h"
 #include "stormark/v1/agent.pb.h"
@@ -28,17 +30,17 @@ class LiveProgress {
   void End();
 
  private:
-  void DrawLocked();
+  void DrawLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   std::FILE* const out_;
   const bool enabled_;
   const common::Clock& clock_;
-  std::mutex mu_;
-  std::string label_;                                         // Guarded by mu_.
-  uint64_t expected_bytes_ = 0;                               // Guarded by mu_.
-  std::vector<stormark::v1::RunUpdate::Progress> latest_;     // Guarded by mu_.
-  int64_t last_draw_ = 0;                                     // Guarded by mu_.
-  bool drawn_ = false;                                        // Guarded by mu_.
+  absl::Mutex mu_;
+  std::string label_ ABSL_GUARDED_BY(mu_);
+  uint64_t expected_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<stormark::v1::RunUpdate::Progress> latest_ ABSL_GUARDED_BY(mu_);
+  int64_t last_draw_ ABSL_GUARDED_BY(mu_) = 0;
+  bool drawn_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace stormark::controller

@@ -6,17 +6,17 @@
 
 namespace stormark::agent {
 void FaultDevice::ArmWrite(uint64_t nth, Fault fault, uint64_t arg) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   write_faults_.push_back({writes_ + nth, fault, arg});
 }
 
 void FaultDevice::ArmReadFailure(uint64_t nth) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   read_faults_.push_back({reads_ + nth, Fault::kFail, 0});
 }
 
 std::vector<uint64_t> FaultDevice::fired() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return fired_;
 }
 
@@ -26,7 +26,7 @@ int64_t FaultDevice::Execute(const IoRequest& request) {
   }
   std::optional<Armed> hit;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     const bool write = request.op == IoOp::kWrite;
     const uint64_t count = write ? ++writes_ : ++reads_;
     std::vector<Armed>& armed = write ? write_faults_ : read_faults_;

@@ -9,8 +9,10 @@
 #ifndef STORMARK_AGENT_DEVICES_FAULT_DEVICE_H_
 #define STORMARK_AGENT_DEVICES_FAULT_DEVICE_H_
 
-#include <mutex>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/devices/device_wrapper.h"
 
@@ -39,12 +41,12 @@ class FaultDevice final : public DeviceWrapper {
     uint64_t arg = 0;
   };
 
-  mutable std::mutex mu_;
-  uint64_t writes_ = 0;                // Guarded by mu_.
-  uint64_t reads_ = 0;                 // Guarded by mu_.
-  std::vector<Armed> write_faults_;    // Guarded by mu_.
-  std::vector<Armed> read_faults_;     // Guarded by mu_.
-  std::vector<uint64_t> fired_;        // Guarded by mu_.
+  mutable absl::Mutex mu_;
+  uint64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t reads_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<Armed> write_faults_ ABSL_GUARDED_BY(mu_);
+  std::vector<Armed> read_faults_ ABSL_GUARDED_BY(mu_);
+  std::vector<uint64_t> fired_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stormark::agent

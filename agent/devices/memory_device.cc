@@ -6,7 +6,7 @@
 namespace stormark::agent {
 
 MemoryDevice::MemoryDevice(uint64_t size, uint32_t alignment)
-    : alignment_(alignment == 0 ? 1 : alignment), data_(size) {}
+    : alignment_(alignment == 0 ? 1 : alignment), size_(size), data_(size) {}
 
 DeviceCaps MemoryDevice::caps() const {
   return {.writable = true,
@@ -17,15 +17,15 @@ DeviceCaps MemoryDevice::caps() const {
 }
 
 int64_t MemoryDevice::Discard(uint64_t offset, uint64_t length) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (offset > data_.size() || length > data_.size() - offset) return -EINVAL;
+  absl::MutexLock lock(&mu_);
+  if (offset > size_ || length > size_ - offset) return -EINVAL;
   std::memset(data_.data() + offset, 0, length);
   ++discards_;
   return 0;
 }
 
 int64_t MemoryDevice::Execute(const IoRequest& request) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (request.op == IoOp::kFsync || request.op == IoOp::kFdatasync) {
     ++flushes_;
     return 0;
@@ -47,29 +47,29 @@ int64_t MemoryDevice::Execute(const IoRequest& request) {
 }
 
 std::string MemoryDevice::Contents(uint64_t offset, size_t n) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (offset >= data_.size()) return "";
   n = std::min<uint64_t>(n, data_.size() - offset);
   return std::string(data_.data() + offset, n);
 }
 
 uint64_t MemoryDevice::reads() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return reads_;
 }
 
 uint64_t MemoryDevice::writes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return writes_;
 }
 
 uint64_t MemoryDevice::flushes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return flushes_;
 }
 
 uint64_t MemoryDevice::discards() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return discards_;
 }
 

@@ -3,9 +3,11 @@
 #ifndef STORMARK_AGENT_DEVICES_MEMORY_DEVICE_H_
 #define STORMARK_AGENT_DEVICES_MEMORY_DEVICE_H_
 
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/devices/device.h"
 
@@ -17,7 +19,7 @@ class MemoryDevice final : public Device {
   // -EINVAL), to exercise direct-I/O rules.
   explicit MemoryDevice(uint64_t size, uint32_t alignment = 1);
 
-  uint64_t size() const override { return data_.size(); }
+  uint64_t size() const override { return size_; }
   uint32_t block_size() const override { return 512; }
   DeviceCaps caps() const override;
   std::string Describe() const override { return "memory device"; }
@@ -35,12 +37,13 @@ class MemoryDevice final : public Device {
 
  private:
   const uint32_t alignment_;
-  mutable std::mutex mu_;
-  std::vector<char> data_;  // Guarded by mu_ (its size is fixed).
-  uint64_t reads_ = 0;      // Guarded by mu_.
-  uint64_t writes_ = 0;     // Guarded by mu_.
-  uint64_t flushes_ = 0;    // Guarded by mu_.
-  uint64_t discards_ = 0;   // Guarded by mu_.
+  const uint64_t size_;  // data_.size(), which never changes.
+  mutable absl::Mutex mu_;
+  std::vector<char> data_ ABSL_GUARDED_BY(mu_);
+  uint64_t reads_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t flushes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t discards_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace stormark::agent

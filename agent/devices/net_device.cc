@@ -5,12 +5,12 @@
 namespace stormark::agent {
 
 void NetDevice::set_main(std::unique_ptr<NetConnection> connection) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   main_ = std::move(connection);
 }
 
 int64_t NetDevice::Execute(const IoRequest& request) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (main_ == nullptr) {
     auto connection = Connect();
     if (!connection.ok()) return -ECONNREFUSED;

@@ -5,8 +5,10 @@
 #define STORMARK_AGENT_DEVICES_NET_DEVICE_H_
 
 #include <memory>
-#include <mutex>
 #include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/devices/device.h"
 #include "agent/devices/net_queue.h"
@@ -40,8 +42,8 @@ class NetDevice : public Device {
   const NetOptions net_;
   const std::string what_;
   const std::string stats_prefix_;
-  std::mutex mu_;
-  std::unique_ptr<NetConnection> main_;  // Guarded by mu_.
+  absl::Mutex mu_;
+  std::unique_ptr<NetConnection> main_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stormark::agent

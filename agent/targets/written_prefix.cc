@@ -38,7 +38,7 @@ std::string TargetIdentity(const BlockTarget& target, const SystemPaths& paths) 
 
 WrittenPrefix WrittenPrefixes::Find(const TargetConfig& target, const std::string& identity) {
   if (!Tracked(target)) return {};
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = entries_.find(target.name);
   if (it == entries_.end()) return {};
   if (it->second.identity != identity) {
@@ -52,12 +52,12 @@ void WrittenPrefixes::Record(const TargetConfig& target, const std::string& iden
                              const WrittenPrefix& written) {
   if (!Tracked(target)) return;
   if (written.discarded) {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     entries_.erase(target.name);
     return;
   }
   if (written.bytes == 0) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   Entry& entry = entries_[target.name];
   if (entry.identity != identity || entry.prefix.device_size != written.device_size ||
       written.bytes >= entry.prefix.bytes) {
@@ -67,7 +67,7 @@ void WrittenPrefixes::Record(const TargetConfig& target, const std::string& iden
 }
 
 void WrittenPrefixes::ForgetAll() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   entries_.clear();
 }
 

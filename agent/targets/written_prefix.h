@@ -25,9 +25,11 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/config.h"
 #include "agent/system_paths.h"
@@ -73,8 +75,8 @@ class WrittenPrefixes {
     std::string identity;
   };
 
-  std::mutex mu_;
-  std::map<std::string, Entry> entries_;  // Guarded by mu_; by target name.
+  absl::Mutex mu_;
+  std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);  // By target name.
 };
 
 // What tells the device `target` resolved to apart from one put in its place: for a block

@@ -10,7 +10,7 @@ TimedRegion::TimedRegion(const common::Clock& clock, common::RecorderSet& record
 }
 
 bool TimedRegion::Restart() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   const int64_t now = clock_.MonotonicNanos();
   if (closed_ || !recorders_.Rebase(now)) return false;
   span_.start_unix += now - span_.start_mono;
@@ -20,7 +20,7 @@ bool TimedRegion::Restart() {
 }
 
 void TimedRegion::Close() {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (closed_) return;
   closed_ = true;
   span_.end_mono = clock_.MonotonicNanos();
@@ -28,7 +28,7 @@ void TimedRegion::Close() {
 }
 
 TimedRegion::Span TimedRegion::span() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   Span span = span_;
   if (!closed_) {
     span.end_mono = clock_.MonotonicNanos();
@@ -38,7 +38,7 @@ TimedRegion::Span TimedRegion::span() const {
 }
 
 int64_t TimedRegion::start_mono() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return span_.start_mono;
 }
 

@@ -8,7 +8,9 @@
 #define STORMARK_AGENT_WORKLOADS_TIMED_REGION_H_
 
 #include <cstdint>
-#include <mutex>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "common/clock.h"
 #include "common/cpu_times.h"
@@ -41,9 +43,9 @@ class TimedRegion {
  private:
   const common::Clock& clock_;
   common::RecorderSet& recorders_;
-  mutable std::mutex mu_;
-  Span span_;           // Guarded by mu_.
-  bool closed_ = false;  // Guarded by mu_.
+  mutable absl::Mutex mu_;
+  Span span_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace stormark::agent

@@ -68,7 +68,7 @@ common::StatusOr<std::unique_ptr<IoQueue>> AoeDevice::OpenQueue(uint32_t depth) 
 int64_t AoeDevice::Execute(const IoRequest& request) {
   std::unique_ptr<AoeQueue> queue;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (!idle_.empty()) {
       queue = std::move(idle_.back());
       idle_.pop_back();
@@ -95,7 +95,7 @@ int64_t AoeDevice::Execute(const IoRequest& request) {
   queue->CountDrops();
   // A queue left with a request in flight (the phase was cancelled) is dropped, not reused.
   if (queue->in_flight() > 0) return result;
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   idle_.push_back(std::move(queue));
   return result;
 }

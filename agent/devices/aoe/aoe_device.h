@@ -11,8 +11,10 @@
 #define STORMARK_AGENT_DEVICES_AOE_AOE_DEVICE_H_
 
 #include <memory>
-#include <mutex>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/devices/aoe/aoe_address.h"
 #include "agent/devices/aoe/aoe_queue.h"
@@ -61,8 +63,8 @@ class AoeDevice final : public Device {
   const LinkFactory links_;
   const uint64_t size_;
   const bool writable_;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<AoeQueue>> idle_;  // Guarded by mu_: queues for Execute.
+  absl::Mutex mu_;
+  std::vector<std::unique_ptr<AoeQueue>> idle_ ABSL_GUARDED_BY(mu_);  // Queues for Execute.
 };
 
 // The target's facts for TargetInfo: found with a short discovery (at most `timeout_nanos`).

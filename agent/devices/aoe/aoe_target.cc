@@ -43,25 +43,25 @@ void AoeTarget::ReturnCredits(uint32_t n) {
 }
 
 void AoeTarget::MarkLost(const std::string& why) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (lost_.load()) return;
   lost_reason_ = why;
   lost_.store(true, std::memory_order_release);
 }
 
 std::string AoeTarget::lost_reason() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return lost_reason_;
 }
 
 void AoeTarget::NoteFailure(const IoRequest& request, std::string detail) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   failures_.push_back({request.op, request.offset, request.length, std::move(detail)});
   if (failures_.size() > kFailuresKept) failures_.pop_front();
 }
 
 std::string AoeTarget::FailureDetail(const IoRequest& request) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   for (auto it = failures_.rbegin(); it != failures_.rend(); ++it) {
     if (it->op == request.op && it->offset == request.offset && it->length == request.length) {
       return it->detail;

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "agent/devices/aoe/aoe_address.h"
 #include "agent/devices/aoe/aoe_frame.h"
@@ -118,9 +120,9 @@ class AoeTarget {
   std::atomic<int64_t> last_heard_;
   std::atomic<uint32_t> next_session_;
   std::atomic<bool> lost_{false};
-  mutable std::mutex mu_;
-  std::string lost_reason_;        // Guarded by mu_.
-  std::deque<Failure> failures_;   // Guarded by mu_.
+  mutable absl::Mutex mu_;
+  std::string lost_reason_ ABSL_GUARDED_BY(mu_);
+  std::deque<Failure> failures_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stormark::agent::aoe

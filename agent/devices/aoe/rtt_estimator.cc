@@ -10,7 +10,7 @@ RttEstimator::RttEstimator(int64_t initial_nanos, int64_t min_nanos, int64_t max
 
 void RttEstimator::Sample(int64_t rtt_nanos) {
   rtt_nanos = std::max<int64_t>(rtt_nanos, 1);
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (samples_++ == 0) {
     srtt_ = rtt_nanos;
     rttvar_ = rtt_nanos / 2;
@@ -24,7 +24,7 @@ void RttEstimator::Sample(int64_t rtt_nanos) {
 int64_t RttEstimator::Timeout(uint32_t attempt) const {
   int64_t base;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     base = samples_ == 0 ? initial_nanos_ : srtt_ + 4 * rttvar_;
   }
   base = std::clamp(base, min_nanos_, max_nanos_);
@@ -33,17 +33,17 @@ int64_t RttEstimator::Timeout(uint32_t attempt) const {
 }
 
 int64_t RttEstimator::srtt_nanos() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return srtt_;
 }
 
 int64_t RttEstimator::rttvar_nanos() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return rttvar_;
 }
 
 uint64_t RttEstimator::samples() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return samples_;
 }
 

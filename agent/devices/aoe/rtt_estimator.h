@@ -9,7 +9,9 @@
 #define STORMARK_AGENT_DEVICES_AOE_RTT_ESTIMATOR_H_
 
 #include <cstdint>
-#include <mutex>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace stormark::agent::aoe {
 
@@ -29,10 +31,10 @@ class RttEstimator {
 
  private:
   const int64_t initial_nanos_, min_nanos_, max_nanos_;
-  mutable std::mutex mu_;
-  int64_t srtt_ = 0;     // Guarded by mu_.
-  int64_t rttvar_ = 0;   // Guarded by mu_.
-  uint64_t samples_ = 0; // Guarded by mu_.
+  mutable absl::Mutex mu_;
+  int64_t srtt_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t rttvar_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t samples_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace stormark::agent::aoe

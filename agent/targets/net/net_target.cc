@@ -18,7 +18,7 @@ constexpr int64_t kProbeRetryNanos = 60'000'000'000;
 
 void Remember(const TargetConfig& target, const common::StatusOr<std::unique_ptr<Device>>& device) {
   if (target.cache == nullptr) return;
-  std::lock_guard<std::mutex> lock(target.cache->mu);
+  absl::MutexLock lock(&target.cache->mu);
   if (device.ok()) {
     target.cache->size = (*device)->size();
     target.cache->block_size = (*device)->block_size();
@@ -56,7 +56,7 @@ void ReadNetTargetFacts(const TargetConfig& target, NetConnect connect,
   if (target.cache == nullptr) return;
   bool probe = false;
   {
-    std::lock_guard<std::mutex> lock(target.cache->mu);
+    absl::MutexLock lock(&target.cache->mu);
     probe = target.cache->size == 0 &&
             (target.cache->failed_at_nanos == 0 ||
              NetNowNanos() - target.cache->failed_at_nanos > kProbeRetryNanos);
@@ -67,7 +67,7 @@ void ReadNetTargetFacts(const TargetConfig& target, NetConnect connect,
                                 : kProbeTimeoutNanos;
     Remember(target, connect(target, /*write=*/false, nullptr, timeout));
   }
-  std::lock_guard<std::mutex> lock(target.cache->mu);
+  absl::MutexLock lock(&target.cache->mu);
   info->set_size_bytes(target.cache->size);
   info->set_logical_block_size(target.cache->block_size);
 }

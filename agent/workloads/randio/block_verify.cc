@@ -145,7 +145,7 @@ uint64_t VerifyBook::Check(const char* buf, uint64_t offset, uint32_t n, const c
   }
   checked_.fetch_add(checked, std::memory_order_relaxed);
   if (!found.empty()) {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     report_.set_mismatches(report_.mismatches() + found.size());
     for (Found& f : found) {
       if (report_.first_mismatches_size() < kMaxReported) {
@@ -157,7 +157,7 @@ uint64_t VerifyBook::Check(const char* buf, uint64_t offset, uint32_t n, const c
 }
 
 stormark::v1::VerifyReport VerifyBook::Report() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   stormark::v1::VerifyReport report = report_;
   report.set_units_checked(checked_.load(std::memory_order_relaxed));
   return report;

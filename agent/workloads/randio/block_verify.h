@@ -23,8 +23,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 #include "stormark/v1/agent.pb.h"
 
@@ -67,8 +69,8 @@ class VerifyBook {
   std::vector<uint32_t> expected_;  // Per unit: last completed generation; 0 = untracked.
   std::atomic<uint32_t> next_generation_{1};
   std::atomic<uint64_t> checked_{0};
-  mutable std::mutex mu_;
-  stormark::v1::VerifyReport report_;  // Guarded by mu_ (units_checked filled on Report()).
+  mutable absl::Mutex mu_;
+  stormark::v1::VerifyReport report_ ABSL_GUARDED_BY(mu_);  // Report() sets units_checked.
 };
 
 }  // namespace stormark::agent
