@@ -38,7 +38,7 @@ TEST(WorkloadKinds, FindsByNameAndListsAll) {
   EXPECT_NE(FindWorkloadKind("bonnie"), nullptr);
   EXPECT_EQ(FindWorkloadKind("fio"), nullptr);
   EXPECT_EQ(KindOf(stormark::v1::PhaseSpec()), nullptr);
-  EXPECT_EQ(WorkloadNames().substr(0, 14), "stream, bonnie");
+  EXPECT_EQ(WorkloadNames().substr(0, 15), "bonnie, command");
 }
 
 }  // namespace
