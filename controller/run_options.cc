@@ -7,7 +7,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "controller/plan_sweep.h"
-#include "controller/workloads/stream_params.h"
+#include "controller/workloads/stream/stream_params.h"
 #include "controller/workloads/workload_kinds.h"
 
 namespace stormark::controller {

@@ -1,4 +1,5 @@
 // bonnie, as the controller's registry knows it (controller/workloads/workload_kinds.h).
+#include "nlohmann/json.hpp"
 #include "common/workloads/bonnie/bonnie_spec.h"
 #include "controller/fleet.h"
 #include "controller/summary.h"
