@@ -60,15 +60,17 @@ Status ParseIds(const YAML::Node& node, std::string_view source, std::string_vie
                 std::vector<AccessConfig::Id>* ids) {
   const bool group = key == "groups";
   if (!node.IsSequence()) {
-    return YamlErrorAt(source, node, StrCat("'access.", key, "' must be a list of ",
-                                        group ? "group names or gids" : "user names or uids"));
+    return YamlErrorAt(source, node,
+                       StrCat("'access.", key, "' must be a list of ",
+                              group ? "group names or gids" : "user names or uids"));
   }
   for (const auto& item : node) {
     const std::string text = item.IsScalar() ? item.as<std::string>() : "";
     std::optional<AccessConfig::Id> id = LookUp(text, group);
     if (!id) {
-      return YamlErrorAt(source, item, StrCat("access.", key, ": no ", group ? "group" : "user",
-                                          " '", text, "' on this host"));
+      return YamlErrorAt(
+          source, item,
+          StrCat("access.", key, ": no ", group ? "group" : "user", " '", text, "' on this host"));
     }
     ids->push_back(std::move(*id));
   }
@@ -94,7 +96,7 @@ std::string List(const std::vector<AccessConfig::Id>& ids) {
 Status ParseAccess(const YAML::Node& node, std::string_view source, AccessConfig* access) {
   if (!node.IsMap()) {
     return YamlErrorAt(source, node,
-                   "'access' must be a map such as {users: [alice], groups: [stormark]}");
+                       "'access' must be a map such as {users: [alice], groups: [stormark]}");
   }
   for (const auto& field : node) {
     const std::string key = field.first.IsScalar() ? field.first.as<std::string>() : "";
@@ -104,7 +106,7 @@ Status ParseAccess(const YAML::Node& node, std::string_view source, AccessConfig
       RETURN_IF_ERROR(ParseIds(field.second, source, key, &access->groups));
     } else {
       return YamlErrorAt(source, field.first,
-                     StrCat("unknown field 'access.", key, "' (known: users, groups)"));
+                         StrCat("unknown field 'access.", key, "' (known: users, groups)"));
     }
   }
   return absl::OkStatus();
@@ -120,10 +122,10 @@ Status CheckUnixPeer(const AccessConfig& access, const PeerIdentity& peer, uid_t
       if (Contains(access.groups, gid)) return absl::OkStatus();
     }
   }
-  return absl::PermissionDeniedError(StrCat(
-      peer.Describe(), " may not use this agent: it admits root, its own user (uid ", agent_uid,
-      ") and the config's access.users ", List(access.users), " and access.groups ",
-      List(access.groups)));
+  return absl::PermissionDeniedError(
+      StrCat(peer.Describe(), " may not use this agent: it admits root, its own user (uid ",
+             agent_uid, ") and the config's access.users ", List(access.users),
+             " and access.groups ", List(access.groups)));
 }
 
 }  // namespace stormark::agent

@@ -39,15 +39,13 @@ struct AccessConfig {
 
 // Parses the `access:` map into `access`. Names are looked up now: a user or group this host
 // does not know is INVALID_ARGUMENT naming `source`, the line and the name.
-common::Status ParseAccess(const YAML::Node& node, std::string_view source,
-                           AccessConfig* access);
+common::Status ParseAccess(const YAML::Node& node, std::string_view source, AccessConfig* access);
 
 // OK when the unix peer `peer` may use an agent running as `agent_uid`; PERMISSION_DENIED
 // otherwise, one line naming the peer's uid and the rule it failed:
 // "uid 65534 (nobody) gid 65534 may not use this agent: it admits root, its own user (uid 0)
 // and the config's access.users (none) and access.groups (none)".
-common::Status CheckUnixPeer(const AccessConfig& access, const PeerIdentity& peer,
-                             uid_t agent_uid);
+common::Status CheckUnixPeer(const AccessConfig& access, const PeerIdentity& peer, uid_t agent_uid);
 
 }  // namespace stormark::agent
 

@@ -26,8 +26,8 @@ bool Contains(const std::vector<std::string>& list, std::string_view value) {
 Status ParseMatch(const YAML::Node& node, std::string_view source, IdentityRule* rule) {
   if (!node.IsMap() || node.size() == 0) {
     return YamlErrorAt(source, node,
-                   "'match' must be a map of one or more of cn, san, user, group, such as "
-                   "{cn: ci-runner}");
+                       "'match' must be a map of one or more of cn, san, user, group, such as "
+                       "{cn: ci-runner}");
   }
   for (const auto& field : node) {
     const std::string key = YamlScalar(field.first);
@@ -38,11 +38,12 @@ Status ParseMatch(const YAML::Node& node, std::string_view source, IdentityRule*
                                          : nullptr;
     if (slot == nullptr) {
       return YamlErrorAt(source, field.first,
-                     StrCat("unknown field 'match.", key, "' (known: cn, san, user, group)"));
+                         StrCat("unknown field 'match.", key, "' (known: cn, san, user, group)"));
     }
     *slot = YamlScalar(field.second);
     if (slot->empty()) {
-      return YamlErrorAt(source, field.second, StrCat("'match.", key, "' must be a non-empty name"));
+      return YamlErrorAt(source, field.second,
+                         StrCat("'match.", key, "' must be a non-empty name"));
     }
   }
   return absl::OkStatus();
@@ -51,8 +52,8 @@ Status ParseMatch(const YAML::Node& node, std::string_view source, IdentityRule*
 Status ParseRule(const YAML::Node& node, std::string_view source, IdentityRule* rule) {
   if (!node.IsMap()) {
     return YamlErrorAt(source, node,
-                   "each identities entry must be a map such as {match: {cn: NAME}, "
-                   "targets: [NAME], write: true}");
+                       "each identities entry must be a map such as {match: {cn: NAME}, "
+                       "targets: [NAME], write: true}");
   }
   bool matched = false;
   for (const auto& field : node) {
@@ -82,9 +83,9 @@ Status ParseRule(const YAML::Node& node, std::string_view source, IdentityRule* 
       *slot = *allowed;
     } else {
       return YamlErrorAt(source, field.first,
-                     StrCat("unknown field '", key,
-                            "' in an identities entry (known: match, targets, write, commands, "
-                            "hooks, tuning)"));
+                         StrCat("unknown field '", key,
+                                "' in an identities entry (known: match, targets, write, commands, "
+                                "hooks, tuning)"));
     }
   }
   if (!matched) return YamlErrorAt(source, node, "identities entry without 'match'");
@@ -131,9 +132,8 @@ Identity IdentityOf(const PeerIdentity& peer, uid_t agent_uid) {
     case PeerIdentity::Kind::kUnauthenticated: {
       // The port changes with every connection; the address is all that stays.
       const size_t colon = peer.address.rfind(':');
-      id.name = StrCat("unauthenticated ", colon == std::string::npos
-                                               ? peer.address
-                                               : peer.address.substr(0, colon));
+      id.name = StrCat("unauthenticated ",
+                       colon == std::string::npos ? peer.address : peer.address.substr(0, colon));
       break;
     }
     case PeerIdentity::Kind::kUnknown:
@@ -169,9 +169,9 @@ Status ParseIdentities(const YAML::Node& node, std::string_view source,
                        std::vector<IdentityRule>* rules) {
   if (!node.IsSequence() || node.size() == 0) {
     return YamlErrorAt(source, node,
-                   "'identities' must be a non-empty list such as [{match: {cn: NAME}, "
-                   "targets: [NAME], write: true}] (leave it out to let every caller do "
-                   "everything)");
+                       "'identities' must be a non-empty list such as [{match: {cn: NAME}, "
+                       "targets: [NAME], write: true}] (leave it out to let every caller do "
+                       "everything)");
   }
   for (const auto& item : node) {
     IdentityRule rule;

@@ -197,8 +197,8 @@ StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_v
     } else if (key == "allow") {
       if (!value.IsSequence() || value.size() == 0) {
         return YamlErrorAt(source, value,
-                       "'commands.allow' must be a non-empty list of rules such as "
-                       "[tar, -xf, \"*.tar\"]");
+                           "'commands.allow' must be a non-empty list of rules such as "
+                           "[tar, -xf, \"*.tar\"]");
       }
       for (const auto& item : value) {
         if (item.IsScalar()) {
@@ -213,13 +213,13 @@ StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_v
         }
         if (!item.IsSequence() || item.size() == 0) {
           return YamlErrorAt(source, item,
-                         "commands.allow: a rule is a list such as [tar, -xf, \"*.tar\"]");
+                             "commands.allow: a rule is a list such as [tar, -xf, \"*.tar\"]");
         }
         std::vector<std::string> patterns;
         for (const auto& element : item) {
           if (!element.IsScalar()) {
             return YamlErrorAt(source, element,
-                           "commands.allow: each element of a rule is a string (a glob)");
+                               "commands.allow: each element of a rule is a string (a glob)");
           }
           patterns.push_back(element.as<std::string>());
         }
@@ -229,15 +229,17 @@ StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_v
         policy.allow.push_back(std::move(*rule));
       }
     } else {
-      return YamlErrorAt(source, field.first,
-                     StrCat("unknown field 'commands.", key, "' (known: enabled, user, allow)"));
+      return YamlErrorAt(
+          source, field.first,
+          StrCat("unknown field 'commands.", key, "' (known: enabled, user, allow)"));
     }
   }
   if (policy.enabled) {
     // A user that does not exist is found now, not at the first command.
     auto user = LookUpCommandUser(policy.user);
     if (!user.ok())
-      return YamlErrorAt(source, user_node ? user_node : node, std::string(user.status().message()));
+      return YamlErrorAt(source, user_node ? user_node : node,
+                         std::string(user.status().message()));
   }
   return policy;
 }

@@ -86,8 +86,7 @@ struct CommandPolicy {
 };
 
 // Parses the config's `commands:` map. Errors name `source`, the line and the field.
-common::StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node,
-                                                   std::string_view source);
+common::StatusOr<CommandPolicy> ParseCommandPolicy(const YAML::Node& node, std::string_view source);
 
 }  // namespace stormark::agent
 

@@ -62,20 +62,24 @@ Status ParseSharedKey(std::string_view source, const std::string& key, const YAM
   const std::string text = value.as<std::string>();
   if (key == "size") {
     auto size = common::ParseSize(text);
-    if (!size.ok()) return TargetError(source, value, *target, std::string(size.status().message()));
+    if (!size.ok())
+      return TargetError(source, value, *target, std::string(size.status().message()));
     target->size = *size;
     if (target->size == 0) return TargetError(source, value, *target, "size must be above 0");
   } else if (key == "disposable") {
     auto disposable = common::ParseBool(key, text);
-    if (!disposable.ok()) return TargetError(source, value, *target, std::string(disposable.status().message()));
+    if (!disposable.ok())
+      return TargetError(source, value, *target, std::string(disposable.status().message()));
     target->disposable = *disposable;
   } else if (key == "strict_modes") {
     auto strict = common::ParseBool(key, text);
-    if (!strict.ok()) return TargetError(source, value, *target, std::string(strict.status().message()));
+    if (!strict.ok())
+      return TargetError(source, value, *target, std::string(strict.status().message()));
     target->strict_modes = *strict;
   } else {  // io_timeout, connect_timeout
     auto nanos = common::ParseDurationOf(key, text);
-    if (!nanos.ok()) return TargetError(source, value, *target, std::string(nanos.status().message()));
+    if (!nanos.ok())
+      return TargetError(source, value, *target, std::string(nanos.status().message()));
     if (*nanos < kMinNetTimeoutNanos || *nanos > kMaxNetTimeoutNanos) {
       return TargetError(source, value, *target,
                          common::StrCat("'", key, "' must be between 100ms and 1h"));
@@ -123,10 +127,10 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
     bool known = Contains(SharedTargetKeys(), key);
     for (const TargetKind* k : TargetKinds()) known |= Contains(k->keys, key);
     if (!known) {
-      return TargetError(source, field.first, *target,
-                         common::StrCat("unknown field '", common::LogSafe(key),
-                                        "' (a target is one of ", TargetKindNames(),
-                                        ", with ", OtherTargetKeys(), ")"));
+      return TargetError(
+          source, field.first, *target,
+          common::StrCat("unknown field '", common::LogSafe(key), "' (a target is one of ",
+                         TargetKindNames(), ", with ", OtherTargetKeys(), ")"));
     }
     keys.emplace_back(key, field.first);
   }
@@ -134,8 +138,10 @@ Status ParseTarget(const YAML::Node& body, std::string_view source, TargetConfig
     std::string forms;
     const auto& kinds = TargetKinds();
     for (size_t i = 0; i < kinds.size(); ++i) {
-      forms += common::StrCat(i == 0 ? "" : i + 1 == kinds.size() ? " or " : ", ", "'",
-                              kinds[i]->name, ": ", kinds[i]->value, "'");
+      forms += common::StrCat(i == 0                  ? ""
+                              : i + 1 == kinds.size() ? " or "
+                                                      : ", ",
+                              "'", kinds[i]->name, ": ", kinds[i]->value, "'");
     }
     return ErrorAt(source, body.Mark(),
                    common::StrCat("target '", target->name, "' needs one of ", forms));
@@ -185,7 +191,7 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
     }
   }
   for (auto [key, field] : {std::pair{"stuck_worker_after", &config.stuck_worker_after_nanos},
-                             std::pair{"stalled_io_after", &config.stalled_io_after_nanos}}) {
+                            std::pair{"stalled_io_after", &config.stalled_io_after_nanos}}) {
     const YAML::Node node = root[key];
     if (!node) continue;
     auto nanos = common::ParseDurationOf(key, node.IsScalar() ? node.as<std::string>() : "?");
@@ -199,7 +205,7 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
     ASSIGN_OR_RETURN(config.commands, ParseCommandPolicy(commands, source));
   }
   for (auto [key, field] : {std::pair{"allow_drop_caches", &config.allow_drop_caches},
-                             std::pair{"allow_tuning", &config.allow_tuning}}) {
+                            std::pair{"allow_tuning", &config.allow_tuning}}) {
     const YAML::Node node = root[key];
     if (!node) continue;
     auto allowed = common::ParseBool(key, node.IsScalar() ? node.as<std::string>() : "?");
@@ -218,12 +224,13 @@ StatusOr<AgentConfig> ParseYaml(const YAML::Node& root, std::string_view source)
     if (!IsValidName(target.name)) {
       return ErrorAt(source, mark,
                      common::StrCat("target name '", common::LogSafe(target.name),
-                                  "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
+                                    "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
     }
     const YAML::Node body = entry.second;
     if (!body.IsMap()) {
-      return ErrorAt(source, body.Mark(),
-                     common::StrCat("target '", target.name, "' must be a map such as {dir: PATH}"));
+      return ErrorAt(
+          source, body.Mark(),
+          common::StrCat("target '", target.name, "' must be a map such as {dir: PATH}"));
     }
     RETURN_IF_ERROR(ParseTarget(body, source, &target));
     if (Status inside = CheckScratch(config, target); !inside.ok()) {

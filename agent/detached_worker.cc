@@ -19,8 +19,8 @@ std::shared_ptr<DetachedWorker> DetachedWorker::Start(WorkFn work, LateReturnFn 
   } catch (const std::system_error& e) {
     // Out of threads (or memory for one): the work fails at once instead of the agent.
     absl::MutexLock lock(&worker->mu_);
-    worker->status_ = absl::UnavailableError(
-        common::StrCat("cannot start a worker thread: ", e.what()));
+    worker->status_ =
+        absl::UnavailableError(common::StrCat("cannot start a worker thread: ", e.what()));
     worker->done_ = true;
   }
   return worker;

@@ -22,9 +22,8 @@ common::StatusOr<std::string> FindExecutable(std::string_view name, std::string*
     candidate = std::string(name);
   } else {
     const char* path_env = getenv("PATH");
-    const std::string path = path_env != nullptr && *path_env != '\0'
-                                 ? path_env
-                                 : "/usr/local/bin:/usr/bin:/bin";
+    const std::string path =
+        path_env != nullptr && *path_env != '\0' ? path_env : "/usr/local/bin:/usr/bin:/bin";
     for (std::string_view dir : common::Split(path, ':')) {
       if (dir.empty()) continue;
       std::string full = common::StrCat(dir, "/", name);
@@ -35,7 +34,8 @@ common::StatusOr<std::string> FindExecutable(std::string_view name, std::string*
       }
     }
     if (candidate.empty()) {
-      return absl::NotFoundError(common::StrCat("program '", common::LogSafe(name), "' is not in PATH (", path, ")"));
+      return absl::NotFoundError(
+          common::StrCat("program '", common::LogSafe(name), "' is not in PATH (", path, ")"));
     }
   }
   *found = candidate;
@@ -46,9 +46,9 @@ common::StatusOr<std::string> FindExecutable(std::string_view name, std::string*
   }
   struct stat st;
   if (stat(real, &st) != 0 || !S_ISREG(st.st_mode) || access(real, X_OK) != 0) {
-    return absl::FailedPreconditionError(
-        common::StrCat("program '", common::LogSafe(name), "': ", common::LogSafe(real, 256),
-                       " is not an executable file"));
+    return absl::FailedPreconditionError(common::StrCat("program '", common::LogSafe(name),
+                                                        "': ", common::LogSafe(real, 256),
+                                                        " is not an executable file"));
   }
   return std::string(real);
 }

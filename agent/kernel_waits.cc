@@ -36,10 +36,11 @@ std::string LinkTarget(const std::string& path) {
 
 // Calls whose first argument is a file descriptor.
 bool TakesFd(const std::string& name) {
-  static constexpr const char* kFdCalls[] = {
-      "read",  "write",  "pread64", "pwrite64", "readv",          "writev", "preadv",
-      "pwritev", "preadv2", "pwritev2", "fsync", "fdatasync", "syncfs",  "io_uring_enter",
-      "fallocate", "ftruncate", "close", "sync_file_range", "getdents64"};
+  static constexpr const char* kFdCalls[] = {"read",    "write",           "pread64",   "pwrite64",
+                                             "readv",   "writev",          "preadv",    "pwritev",
+                                             "preadv2", "pwritev2",        "fsync",     "fdatasync",
+                                             "syncfs",  "io_uring_enter",  "fallocate", "ftruncate",
+                                             "close",   "sync_file_range", "getdents64"};
   return std::find(std::begin(kFdCalls), std::end(kFdCalls), name) != std::end(kFdCalls);
 }
 
@@ -56,23 +57,42 @@ std::string SyscallName(long number) {
     const char* name;
   };
 #if defined(__aarch64__)
-  static constexpr Entry kNames[] = {
-      {63, "read"},       {64, "write"},     {67, "pread64"},   {68, "pwrite64"},
-      {65, "readv"},      {66, "writev"},    {69, "preadv"},    {70, "pwritev"},
-      {82, "fsync"},      {83, "fdatasync"}, {81, "sync"},      {267, "syncfs"},
-      {56, "openat"},     {57, "close"},     {35, "unlinkat"},  {426, "io_uring_enter"},
-      {47, "fallocate"},  {46, "ftruncate"}, {84, "sync_file_range"}, {61, "getdents64"},
-      {286, "preadv2"},   {287, "pwritev2"}, {34, "mkdirat"},   {79, "newfstatat"}};
+  static constexpr Entry kNames[] = {{63, "read"},
+                                     {64, "write"},
+                                     {67, "pread64"},
+                                     {68, "pwrite64"},
+                                     {65, "readv"},
+                                     {66, "writev"},
+                                     {69, "preadv"},
+                                     {70, "pwritev"},
+                                     {82, "fsync"},
+                                     {83, "fdatasync"},
+                                     {81, "sync"},
+                                     {267, "syncfs"},
+                                     {56, "openat"},
+                                     {57, "close"},
+                                     {35, "unlinkat"},
+                                     {426, "io_uring_enter"},
+                                     {47, "fallocate"},
+                                     {46, "ftruncate"},
+                                     {84, "sync_file_range"},
+                                     {61, "getdents64"},
+                                     {286, "preadv2"},
+                                     {287, "pwritev2"},
+                                     {34, "mkdirat"},
+                                     {79, "newfstatat"}};
 #else
   static constexpr Entry kNames[] = {
-      {0, "read"},        {1, "write"},       {17, "pread64"},  {18, "pwrite64"},
-      {19, "readv"},      {20, "writev"},     {295, "preadv"},  {296, "pwritev"},
-      {74, "fsync"},      {75, "fdatasync"},  {162, "sync"},    {306, "syncfs"},
-      {257, "openat"},    {2, "open"},        {3, "close"},     {263, "unlinkat"},
-      {87, "unlink"},     {426, "io_uring_enter"}, {285, "fallocate"}, {77, "ftruncate"},
-      {277, "sync_file_range"}, {217, "getdents64"}, {327, "preadv2"}, {328, "pwritev2"},
-      {258, "mkdirat"},   {83, "mkdir"},      {262, "newfstatat"}, {4, "stat"},
-      {5, "fstat"},       {6, "lstat"}};
+      {0, "read"},         {1, "write"},      {17, "pread64"},
+      {18, "pwrite64"},    {19, "readv"},     {20, "writev"},
+      {295, "preadv"},     {296, "pwritev"},  {74, "fsync"},
+      {75, "fdatasync"},   {162, "sync"},     {306, "syncfs"},
+      {257, "openat"},     {2, "open"},       {3, "close"},
+      {263, "unlinkat"},   {87, "unlink"},    {426, "io_uring_enter"},
+      {285, "fallocate"},  {77, "ftruncate"}, {277, "sync_file_range"},
+      {217, "getdents64"}, {327, "preadv2"},  {328, "pwritev2"},
+      {258, "mkdirat"},    {83, "mkdir"},     {262, "newfstatat"},
+      {4, "stat"},         {5, "fstat"},      {6, "lstat"}};
 #endif
   for (const Entry& e : kNames) {
     if (e.number == number) return e.name;

@@ -90,8 +90,9 @@ int Main(int argc, char** argv) {
                "allow plain text on TCP, loopback included: anyone who reaches the port, every "
                "local user too, can command this agent (labs only)");
   stormark::common::TlsFiles tls;
-  app.add_option("--tls-ca", tls.ca, "CA certificate controllers must be signed by (overrides "
-                                     "the config's tls.ca)");
+  app.add_option("--tls-ca", tls.ca,
+                 "CA certificate controllers must be signed by (overrides "
+                 "the config's tls.ca)");
   app.add_option("--tls-cert", tls.cert, "this agent's certificate (overrides tls.cert)");
   app.add_option("--tls-key", tls.key, "this agent's private key (overrides tls.key)");
   app.set_version_flag("--version", stormark::common::VersionText("stormark-agent"));
@@ -124,9 +125,9 @@ int Main(int argc, char** argv) {
     return 2;
   }
   options.config = std::move(*config);
-  for (auto [flag, field] : {std::pair{&tls.ca, &options.config.tls.ca},
-                             std::pair{&tls.cert, &options.config.tls.cert},
-                             std::pair{&tls.key, &options.config.tls.key}}) {
+  for (auto [flag, field] :
+       {std::pair{&tls.ca, &options.config.tls.ca}, std::pair{&tls.cert, &options.config.tls.cert},
+        std::pair{&tls.key, &options.config.tls.key}}) {
     if (!flag->empty()) *field = *flag;
   }
   // What the agent reads and runs must be its own or root's (agent/strict_modes.h).
@@ -141,17 +142,17 @@ int Main(int argc, char** argv) {
   options.protocol = stormark::common::OurProtocol();
   const std::string targets = options.config.TargetNames();
 
-  auto server = stormark::agent::AgentServer::Start(std::move(options),
-                                                     stormark::common::SystemClock());
+  auto server =
+      stormark::agent::AgentServer::Start(std::move(options), stormark::common::SystemClock());
   if (!server.ok()) {
     LogLine(std::string(server.status().message()));
     return 1;
   }
   LogLine(stormark::common::StrCat("listening on ", (*server)->address(), " (",
                                    (*server)->security(), ", version ",
-                       stormark::common::kSoftwareVersion, ", protocol ",
-                       stormark::common::FormatVersion(stormark::common::OurProtocol()),
-                       ", targets: ", targets, ")"));
+                                   stormark::common::kSoftwareVersion, ", protocol ",
+                                   stormark::common::FormatVersion(stormark::common::OurProtocol()),
+                                   ", targets: ", targets, ")"));
 
   std::thread signal_thread([&signals, s = server->get()] {
     int sig = 0;
@@ -159,9 +160,9 @@ int Main(int argc, char** argv) {
     const std::string held = s->HeldPhase();
     LogLine(stormark::common::StrCat(
         "caught ", sig == SIGINT ? "SIGINT" : "SIGTERM",
-        held.empty() ? ": stopping (no phase held)"
-                     : stormark::common::StrCat(": aborting phase '", held,
-                                                "' and removing its files")));
+        held.empty()
+            ? ": stopping (no phase held)"
+            : stormark::common::StrCat(": aborting phase '", held, "' and removing its files")));
     s->Shutdown();
   });
   (*server)->Wait();

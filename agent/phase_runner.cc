@@ -50,8 +50,8 @@ PhaseRunner::Lasting::Lasting(AgentConfig config, HostFacts host, SystemPaths pa
 
 PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
                          int64_t reclaim_after_nanos, SystemPaths paths)
-    : lasting_(std::make_shared<Lasting>(std::move(config), std::move(host), std::move(paths),
-                                         clock)),
+    : lasting_(
+          std::make_shared<Lasting>(std::move(config), std::move(host), std::move(paths), clock)),
       clock_(clock),
       reclaim_after_nanos_(reclaim_after_nanos) {}
 
@@ -201,8 +201,8 @@ std::string PhaseRunner::ReclaimAbandoned() {
 }
 
 StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
-                                                         const Identity& caller,
-                                                         const GoneFn& gone) {
+                                                          const Identity& caller,
+                                                          const GoneFn& gone) {
   // The id is held, reported to other callers (BusyWith) and named in messages: checked first.
   RETURN_IF_ERROR(common::CheckName("phase id", spec.phase_id()));
   ASSIGN_OR_RETURN(std::string token, NewPhaseToken());
@@ -229,9 +229,9 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
           spec_.phase_id(), stuck_in_, Seconds(clock_.MonotonicNanos() - stuck_since_mono_)));
     }
     if (state_ != State::kIdle) {
-      return absl::FailedPreconditionError(common::StrCat(
-          "agent is busy with phase '", spec_.phase_id(), "' (", StateName(state_),
-          "); an agent runs one phase at a time: wait for it, or Abort it"));
+      return absl::FailedPreconditionError(
+          common::StrCat("agent is busy with phase '", spec_.phase_id(), "' (", StateName(state_),
+                         "); an agent runs one phase at a time: wait for it, or Abort it"));
     }
     state_ = State::kPreparing;
     spec_ = spec;
@@ -254,8 +254,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
       [lasting = lasting_, setup, spec, caller, what] {
         return CatchAtThreadTop(what, [&] {
           return SetUpPhase(spec, caller, lasting->config, lasting->host, lasting->paths,
-                            lasting->page_cache, lasting->written, lasting->cancelled,
-                            setup.get());
+                            lasting->page_cache, lasting->written, lasting->cancelled, setup.get());
         });
       },
       [this] { ReleaseStuck(); });
@@ -270,7 +269,8 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     Status stuck = absl::AbortedError(fmt::format(
         "worker stuck in the kernel in {} while preparing phase '{}'; the I/O may never return "
         "(stopped because: {}). This agent takes no new phase until it does",
-        stuck_in, spec.phase_id(), abort_reason_.empty() ? "the phase was aborted" : abort_reason_));
+        stuck_in, spec.phase_id(),
+        abort_reason_.empty() ? "the phase was aborted" : abort_reason_));
     lock.Release();
     // The worker may have returned before the slot was marked stuck; then free it here.
     if (worker->done()) ReleaseStuck();
@@ -330,8 +330,9 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     }
     RETURN_IF_ERROR(owner_.Check(caller.name, request.phase_token(), "run", request.phase_id()));
     if (state_ != State::kPrepared) {
-      return absl::FailedPreconditionError(common::StrCat(
-          "phase '", common::LogSafe(request.phase_id()), "' cannot run: it is ", StateName(state_)));
+      return absl::FailedPreconditionError(
+          common::StrCat("phase '", common::LogSafe(request.phase_id()), "' cannot run: it is ",
+                         StateName(state_)));
     }
     const int64_t ahead = request.start_at_unix_nanos() - clock_.NowUnixNanos();
     if (ahead > kMaxStartDelayNanos) {
@@ -556,7 +557,8 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
     absl::MutexLock lock(&mu_);
     for (const auto& w : warnings_) result->add_warnings(w);
     *result->mutable_cache() = cache_report_;
-    if (tuning_) result->mutable_tuning()->insert(tuning_->report().begin(), tuning_->report().end());
+    if (tuning_)
+      result->mutable_tuning()->insert(tuning_->report().begin(), tuning_->report().end());
     abort_reason = abort_reason_;
   }
   FillRunResult(status, cancelled_, abort_reason, recorders, start_mono, end_mono, result);
@@ -637,25 +639,26 @@ void PhaseRunner::AbortHeldLocked(const std::string& reason, int64_t max_wait_na
 }
 
 StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id, const std::string& token,
-                                   const Identity& caller) {
+                                             const Identity& caller) {
   absl::ReleasableMutexLock lock(&mu_);
   if (state_ == State::kIdle) return CleanupReport();
   if (phase_id != spec_.phase_id()) {
-    return absl::FailedPreconditionError(common::StrCat(
-        "cannot clean up phase '", common::LogSafe(phase_id), "': this agent holds '",
-        spec_.phase_id(), "'"));
+    return absl::FailedPreconditionError(
+        common::StrCat("cannot clean up phase '", common::LogSafe(phase_id),
+                       "': this agent holds '", spec_.phase_id(), "'"));
   }
   RETURN_IF_ERROR(owner_.Check(caller.name, token, "clean up", phase_id));
   if (state_ == State::kPreparing || state_ == State::kRunning) {
-    return absl::FailedPreconditionError(common::StrCat(
-        "phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
+    return absl::FailedPreconditionError(
+        common::StrCat("phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
   }
   if (state_ == State::kCleaning) {
     return CleanupReport();  // Another call is removing the files already.
   }
   if (state_ == State::kStuck) {
     return absl::UnavailableError(common::StrCat("phase '", phase_id, "' has a worker stuck in ",
-                                                 stuck_in_, "; its files are removed when it returns"));
+                                                 stuck_in_,
+                                                 "; its files are removed when it returns"));
   }
   std::unique_ptr<Workload> released = BeginCleanupLocked();
   lock.Release();

@@ -135,7 +135,7 @@ class PhaseRunner {
   // slot is already empty (Cleanup is idempotent); FAILED_PRECONDITION while running or when
   // a different phase is held; PERMISSION_DENIED when `caller` with `token` does not own it.
   common::StatusOr<CleanupReport> Cleanup(const std::string& phase_id, const std::string& token,
-                                const Identity& caller) ABSL_LOCKS_EXCLUDED(mu_);
+                                          const Identity& caller) ABSL_LOCKS_EXCLUDED(mu_);
 
   // The id of the phase held, or "" when idle.
   std::string BusyWith() const ABSL_LOCKS_EXCLUDED(mu_);
@@ -164,8 +164,7 @@ class PhaseRunner {
   // Cancels the held phase, waits for it to settle (at most `max_wait_nanos` when not
   // negative) and removes its files. Requires a phase to be held; releases mu_, which the
   // caller took. `reason` is the result's error unless one was set already.
-  void AbortHeldLocked(const std::string& reason, int64_t max_wait_nanos)
-      ABSL_UNLOCK_FUNCTION(mu_);
+  void AbortHeldLocked(const std::string& reason, int64_t max_wait_nanos) ABSL_UNLOCK_FUNCTION(mu_);
   // BeginCleanupLocked() if the held phase is abandoned, with a note saying so; else nullptr.
   std::unique_ptr<Workload> ReleaseIfAbandonedLocked(std::string* note)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -226,18 +225,18 @@ class PhaseRunner {
   // The pointer; the workload itself is used unlocked while running.
   std::unique_ptr<Workload> workload_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> warnings_ ABSL_GUARDED_BY(mu_);
-  stormark::v1::CacheReport cache_report_ ABSL_GUARDED_BY(mu_);  // From Prepare.
-  Environment host_environment_ ABSL_GUARDED_BY(mu_);  // From Prepare.
-  Environment target_environment_ ABSL_GUARDED_BY(mu_);  // From Prepare.
-  std::string target_identity_ ABSL_GUARDED_BY(mu_);  // From Prepare.
-  std::unique_ptr<DeviceTuning> tuning_ ABSL_GUARDED_BY(mu_);  // Restored by cleanup.
-  int64_t last_touched_mono_ ABSL_GUARDED_BY(mu_) = 0;  // End of the last call.
-  int64_t last_heartbeat_mono_ ABSL_GUARDED_BY(mu_) = 0;  // The lease's last renewal.
-  std::string stuck_in_ ABSL_GUARDED_BY(mu_);  // Set in kStuck.
-  int64_t stuck_since_mono_ ABSL_GUARDED_BY(mu_) = 0;  // When the worker stopped.
+  stormark::v1::CacheReport cache_report_ ABSL_GUARDED_BY(mu_);        // From Prepare.
+  Environment host_environment_ ABSL_GUARDED_BY(mu_);                  // From Prepare.
+  Environment target_environment_ ABSL_GUARDED_BY(mu_);                // From Prepare.
+  std::string target_identity_ ABSL_GUARDED_BY(mu_);                   // From Prepare.
+  std::unique_ptr<DeviceTuning> tuning_ ABSL_GUARDED_BY(mu_);          // Restored by cleanup.
+  int64_t last_touched_mono_ ABSL_GUARDED_BY(mu_) = 0;                 // End of the last call.
+  int64_t last_heartbeat_mono_ ABSL_GUARDED_BY(mu_) = 0;               // The lease's last renewal.
+  std::string stuck_in_ ABSL_GUARDED_BY(mu_);                          // Set in kStuck.
+  int64_t stuck_since_mono_ ABSL_GUARDED_BY(mu_) = 0;                  // When the worker stopped.
   std::shared_ptr<DetachedWorker> stuck_worker_ ABSL_GUARDED_BY(mu_);  // Set in kStuck.
-  std::shared_ptr<PhaseSetup> stuck_setup_ ABSL_GUARDED_BY(mu_);  // A set-up left stuck.
-  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;  // Counts accepted Prepares.
+  std::shared_ptr<PhaseSetup> stuck_setup_ ABSL_GUARDED_BY(mu_);       // A set-up left stuck.
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;                       // Counts accepted Prepares.
   std::atomic<bool>& cancelled_ = lasting_->cancelled;
   std::string abort_reason_ ABSL_GUARDED_BY(mu_);  // Why cancelled_ was set.
 };

@@ -22,9 +22,9 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
     knobs += (knobs.empty() ? "" : ", ") + common::LogSafe(knob, 32);
   }
   if (!config.allow_tuning) {
-    return absl::PermissionDeniedError(common::StrCat(
-        "tuning (", common::LogSafeLine(knobs, 256),
-        ") is not allowed on this agent: its config must set allow_tuning: true"));
+    return absl::PermissionDeniedError(
+        common::StrCat("tuning (", common::LogSafeLine(knobs, 256),
+                       ") is not allowed on this agent: its config must set allow_tuning: true"));
   }
   const TargetConfig* target = config.FindTarget(spec.target());
   if (target == nullptr) {
@@ -34,12 +34,11 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
   const int fd = block != nullptr ? block->fd() : -1;
   // A raw device by its number, whatever its path leads to now; anything else by the device
   // holding its filesystem.
-  auto applied =
-      fd >= 0 && block->identity().block
-          ? DeviceTuning::ApplyToDevice(block->identity().rdev, target->path, settings,
-                                        paths.sys_dev_block)
-          : DeviceTuning::Apply(ReadTargetFacts(*target, paths, fd).device(), settings,
-                                paths.sys_class_block);
+  auto applied = fd >= 0 && block->identity().block
+                     ? DeviceTuning::ApplyToDevice(block->identity().rdev, target->path, settings,
+                                                   paths.sys_dev_block)
+                     : DeviceTuning::Apply(ReadTargetFacts(*target, paths, fd).device(), settings,
+                                           paths.sys_class_block);
   if (!applied.ok()) {
     return common::Annotate(applied.status(), common::StrCat("target '", target->name, "'"));
   }
@@ -74,8 +73,8 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
   // The environment the phase runs in: after the hooks, the tuning and the cache.
   setup->host_environment = ReadHostEnvironment(host, paths);
   if (target != nullptr) {
-    setup->target_environment = TargetEnvironment(ReadTargetFacts(
-        *target, paths, setup->block != nullptr ? setup->block->fd() : -1));
+    setup->target_environment = TargetEnvironment(
+        ReadTargetFacts(*target, paths, setup->block != nullptr ? setup->block->fd() : -1));
   }
   if (setup->block != nullptr) setup->block->ReleaseDescriptor();
   return absl::OkStatus();

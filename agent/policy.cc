@@ -30,12 +30,17 @@ using common::StatusOr;
 using common::StrCat;
 
 Status ParseTls(const YAML::Node& node, std::string_view source, TlsConfig* tls) {
-  if (!node.IsMap()) return YamlErrorAt(source, node, "'tls' must be a map {ca: FILE, cert: FILE, key: FILE}");
+  if (!node.IsMap())
+    return YamlErrorAt(source, node, "'tls' must be a map {ca: FILE, cert: FILE, key: FILE}");
   for (const auto& field : node) {
     const std::string key = YamlScalar(field.first);
-    std::string* slot = key == "ca" ? &tls->ca : key == "cert" ? &tls->cert : key == "key" ? &tls->key : nullptr;
+    std::string* slot = key == "ca"     ? &tls->ca
+                        : key == "cert" ? &tls->cert
+                        : key == "key"  ? &tls->key
+                                        : nullptr;
     if (slot == nullptr) {
-      return YamlErrorAt(source, field.first, StrCat("unknown field 'tls.", key, "' (known: ca, cert, key)"));
+      return YamlErrorAt(source, field.first,
+                         StrCat("unknown field 'tls.", key, "' (known: ca, cert, key)"));
     }
     *slot = YamlScalar(field.second);
     if (slot->empty() || slot->front() != '/') {
@@ -66,41 +71,47 @@ Status ParseScratch(const YAML::Node& node, std::string_view source,
       return YamlErrorAt(source, item, StrCat("scratch '", path, "' must be an absolute path"));
     }
     auto real = RealDirectory(path);
-    if (!real.ok()) return YamlErrorAt(source, item, StrCat("scratch: ", std::string(real.status().message())));
+    if (!real.ok())
+      return YamlErrorAt(source, item, StrCat("scratch: ", std::string(real.status().message())));
     scratch->push_back(*real);
   }
   return absl::OkStatus();
 }
 
 Status ParseLimits(const YAML::Node& node, std::string_view source, ResourceLimits* limits) {
-  if (!node.IsMap()) return YamlErrorAt(source, node, "'limits' must be a map such as {max_size: 10G}");
+  if (!node.IsMap())
+    return YamlErrorAt(source, node, "'limits' must be a map such as {max_size: 10G}");
   for (const auto& field : node) {
     const std::string key = YamlScalar(field.first);
     const std::string value = YamlScalar(field.second);
     if (key == "max_size") {
       auto size = common::ParseSizeOf("limits.max_size", value);
-      if (!size.ok()) return YamlErrorAt(source, field.second, std::string(size.status().message()));
+      if (!size.ok())
+        return YamlErrorAt(source, field.second, std::string(size.status().message()));
       limits->max_size_bytes = *size;
     } else if (key == "max_files") {
       char* end = nullptr;
       const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
       if (value.empty() || *end != '\0' || n == 0) {
-        return YamlErrorAt(source, field.second, StrCat("limits.max_files: expected a count above 0, not '", value, "'"));
+        return YamlErrorAt(source, field.second,
+                           StrCat("limits.max_files: expected a count above 0, not '", value, "'"));
       }
       limits->max_files = n;
     } else if (key == "max_memory") {
       auto size = common::ParseSizeOf("limits.max_memory", value);
-      if (!size.ok()) return YamlErrorAt(source, field.second, std::string(size.status().message()));
+      if (!size.ok())
+        return YamlErrorAt(source, field.second, std::string(size.status().message()));
       if (*size == 0) return YamlErrorAt(source, field.second, "limits.max_memory must be above 0");
       limits->max_memory_bytes = *size;
     } else if (key == "max_runtime") {
       auto runtime = common::ParseDurationOf("limits.max_runtime", value);
-      if (!runtime.ok()) return YamlErrorAt(source, field.second, std::string(runtime.status().message()));
+      if (!runtime.ok())
+        return YamlErrorAt(source, field.second, std::string(runtime.status().message()));
       limits->max_runtime_nanos = *runtime;
     } else {
       return YamlErrorAt(source, field.first,
-                     StrCat("unknown field 'limits.", key,
-                            "' (known: max_size, max_runtime, max_files, max_memory)"));
+                         StrCat("unknown field 'limits.", key,
+                                "' (known: max_size, max_runtime, max_files, max_memory)"));
     }
   }
   return absl::OkStatus();
@@ -178,9 +189,9 @@ Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_pa
     return getcwd(cwd, sizeof(cwd)) == nullptr ? path : StrCat(cwd, "/", path);
   };
   std::vector<std::pair<std::string, std::string>> files = {{"config", absolute(config_path)}};
-  for (auto [setting, path] : {std::pair{"tls.ca", &config.tls.ca},
-                               std::pair{"tls.cert", &config.tls.cert},
-                               std::pair{"tls.key", &config.tls.key}}) {
+  for (auto [setting, path] :
+       {std::pair{"tls.ca", &config.tls.ca}, std::pair{"tls.cert", &config.tls.cert},
+        std::pair{"tls.key", &config.tls.key}}) {
     if (!path->empty()) files.emplace_back(setting, absolute(*path));
   }
   for (const CommandRule& rule : config.commands.allow) {
@@ -188,7 +199,8 @@ Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_pa
   }
   for (const TargetConfig& target : config.targets) {
     const std::string name = StrCat("target '", target.name, "': ");
-    if (!target.tls.psk_file.empty()) files.emplace_back(name + "tls.psk_file", target.tls.psk_file);
+    if (!target.tls.psk_file.empty())
+      files.emplace_back(name + "tls.psk_file", target.tls.psk_file);
     if (!target.chap.password_file.empty()) {
       files.emplace_back(name + "chap.password_file", target.chap.password_file);
     }
@@ -203,14 +215,15 @@ Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_pa
     }
     if (!CapsOf(target).local_path) continue;
     if (!target.strict_modes) {
-      warnings->push_back(StrCat(
-          "warning: target '", target.name, "': strict_modes is off: the owner and mode of ",
-          target.path, " are not checked, so whoever can write to it can redirect this agent's "
-          "writes"));
+      warnings->push_back(
+          StrCat("warning: target '", target.name, "': strict_modes is off: the owner and mode of ",
+                 target.path,
+                 " are not checked, so whoever can write to it can redirect this agent's "
+                 "writes"));
     } else if (Status owned = CheckTargetPath(config, target); !owned.ok()) {
-      warnings->push_back(StrCat("warning: target '", target.name,
-                                 "': every phase on it is refused until this is fixed: ",
-                                 owned.message()));
+      warnings->push_back(
+          StrCat("warning: target '", target.name,
+                 "': every phase on it is refused until this is fixed: ", owned.message()));
     }
   }
   for (const auto& [setting, path] : files) {
@@ -277,17 +290,16 @@ Status CheckPolicy(const stormark::v1::PhaseSpec& spec, const AgentConfig& confi
   if (limits.max_size_bytes > 0) {
     ASSIGN_OR_RETURN(uint64_t bytes, PhaseDataBytes(spec, *target, host));
     if (bytes > limits.max_size_bytes) {
-      return absl::PermissionDeniedError(StrCat(
-          common::WorkloadName(spec), " would lay out up to ", common::FormatBytes(bytes),
-          " on target '", target->name, "', over this agent's limits.max_size (",
-          common::FormatBytes(limits.max_size_bytes), ")"));
+      return absl::PermissionDeniedError(
+          StrCat(common::WorkloadName(spec), " would lay out up to ", common::FormatBytes(bytes),
+                 " on target '", target->name, "', over this agent's limits.max_size (",
+                 common::FormatBytes(limits.max_size_bytes), ")"));
     }
   }
   if (limits.max_files > 0 && PhaseFileCount(spec) > limits.max_files) {
-    return absl::PermissionDeniedError(StrCat(common::WorkloadName(spec), " may create up to ",
-                                              PhaseFileCount(spec),
-                                              " files, over this agent's limits.max_files (",
-                                              limits.max_files, ")"));
+    return absl::PermissionDeniedError(
+        StrCat(common::WorkloadName(spec), " may create up to ", PhaseFileCount(spec),
+               " files, over this agent's limits.max_files (", limits.max_files, ")"));
   }
   // A spec the workload's own checks refuse gets their message (the factory's), not a memory
   // figure made of out-of-range values.

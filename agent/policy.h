@@ -95,8 +95,8 @@ common::Status CheckCommandProgram(const stormark::v1::PhaseSpec& spec, const Ag
 // The start-up check of what the agent reads and runs: the config file at `config_path`, the
 // TLS files (agent and nbd), CHAP password files and the commands.allow programs must pass
 // agent/strict_modes.h, else an error naming the setting. A dir or block target that fails,
-// or is not checked, is a line in `warnings` instead: its owner may be fixed while the agent runs, and
-// each phase checks again.
+// or is not checked, is a line in `warnings` instead: its owner may be fixed while the agent runs,
+// and each phase checks again.
 common::Status CheckTrustedFiles(const AgentConfig& config, const std::string& config_path,
                                  std::vector<std::string>* warnings);
 

@@ -21,9 +21,9 @@ void FillRunResult(const common::Status& status, bool cancelled, const std::stri
   if (status.ok()) {
     result->set_state(PhaseResult::SUCCEEDED);
     if (elapsed < kTooFastNanos) {
-      result->add_warnings(fmt::format(
-          "too fast to time: finished in {:.3f} s (under 0.5 s); use a larger size",
-          static_cast<double>(elapsed) / 1e9));
+      result->add_warnings(
+          fmt::format("too fast to time: finished in {:.3f} s (under 0.5 s); use a larger size",
+                      static_cast<double>(elapsed) / 1e9));
     }
   } else if (absl::IsCancelled(status) || cancelled) {
     result->set_state(PhaseResult::ABORTED);

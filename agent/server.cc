@@ -74,9 +74,10 @@ common::Status CheckPortFree(const std::string& listen) {
   }
   freeaddrinfo(found);
   if (in_use != 0) {
-    return absl::UnavailableError(common::StrCat(
-        "cannot listen on ", listen, ": the port is in use (another stormark-agent?); one port "
-        "serves one agent"));
+    return absl::UnavailableError(
+        common::StrCat("cannot listen on ", listen,
+                       ": the port is in use (another stormark-agent?); one port "
+                       "serves one agent"));
   }
   return absl::OkStatus();
 }
@@ -105,7 +106,9 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
         "refusing to listen on ", listen,
         " without TLS: in plain text every local user, and anyone who reaches the port, could "
         "write to this host's disks. Give the config 'tls: {ca, cert, key}' (stormark certs), "
-        "listen on a unix socket (the default, ", kDefaultListen, "), or pass --insecure in a "
+        "listen on a unix socket (the default, ",
+        kDefaultListen,
+        "), or pass --insecure in a "
         "lab"));
   }
   std::unique_ptr<AgentServer> server(new AgentServer());
@@ -116,8 +119,8 @@ common::StatusOr<std::unique_ptr<AgentServer>> AgentServer::Start(AgentServerOpt
     unix_options.access = options.config.access;
     unix_options.log = options.log;
     ASSIGN_OR_RETURN(server->listener_, UnixListener::Bind(std::move(unix_options), clock));
-    security = common::StrCat("peer credentials checked, socket ",
-                              server->listener_->permissions());
+    security =
+        common::StrCat("peer credentials checked, socket ", server->listener_->permissions());
   } else {
     RETURN_IF_ERROR(CheckPortFree(listen));
   }

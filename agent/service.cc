@@ -107,17 +107,17 @@ grpc::Status AgentService::Prepare(grpc::ServerContext* context,
   }
   const auto& spec = request->spec();
   const common::Status named = common::CheckName("phase id", spec.phase_id());
-  auto prepared =
-      named.ok() ? runner_.Prepare(spec, caller, [context] { return context->IsCancelled(); })
-                 : common::StatusOr<stormark::v1::PrepareReply>(named);
+  auto prepared = named.ok()
+                      ? runner_.Prepare(spec, caller, [context] { return context->IsCancelled(); })
+                      : common::StatusOr<stormark::v1::PrepareReply>(named);
   if (!prepared.ok()) {
     Log(caller, common::StrCat("refused prepare of phase '", common::LogSafe(spec.phase_id()),
                                "' on target '", common::LogSafe(spec.target()),
                                "': ", prepared.status().message()));
     return ToGrpc(prepared.status());
   }
-  Log(caller, common::StrCat("prepared phase '", common::LogSafe(spec.phase_id()),
-                             "' on target '", common::LogSafe(spec.target()), "'"));
+  Log(caller, common::StrCat("prepared phase '", common::LogSafe(spec.phase_id()), "' on target '",
+                             common::LogSafe(spec.target()), "'"));
   *reply = std::move(*prepared);
   return grpc::Status::OK;
 }
@@ -198,10 +198,10 @@ grpc::Status AgentService::Cleanup(grpc::ServerContext* context,
   Log(caller, common::StrCat("cleaned up phase '", request->phase_id(), "' (", removed->removed,
                              " files and directories removed)"));
   if (!removed->left.empty()) {
-    Log(caller, common::StrCat("cleanup of phase '", request->phase_id(), "' left ",
-                               removed->left.size(), " entries: ",
-                               common::LogSafe(removed->left.front()),
-                               removed->left.size() > 1 ? " (and more)" : ""));
+    Log(caller,
+        common::StrCat("cleanup of phase '", request->phase_id(), "' left ", removed->left.size(),
+                       " entries: ", common::LogSafe(removed->left.front()),
+                       removed->left.size() > 1 ? " (and more)" : ""));
   }
   return grpc::Status::OK;
 }

@@ -102,11 +102,11 @@ Status Judge(const std::string& path, const struct stat& st, Role role, uid_t ag
     if (!owner_ok) fix = StrCat("chown ", agent, " ", ShellWord(path));
     if (!mode_ok) fix += StrCat(fix.empty() ? "" : " && ", "chmod go-w ", ShellWord(path));
   }
-  return absl::PermissionDeniedError(StrCat(
-      path, " is owned by ", DescribeUser(st.st_uid), ", mode ", ModeText(st.st_mode),
-      ": it must be owned by root or by the agent's user (", agent,
-      ") and not writable by group or others",
-      role == Role::kAncestor ? " (unless sticky, as /tmp is)" : "", "; fix: ", fix));
+  return absl::PermissionDeniedError(
+      StrCat(path, " is owned by ", DescribeUser(st.st_uid), ", mode ", ModeText(st.st_mode),
+             ": it must be owned by root or by the agent's user (", agent,
+             ") and not writable by group or others",
+             role == Role::kAncestor ? " (unless sticky, as /tmp is)" : "", "; fix: ", fix));
 }
 
 struct WalkedDir {
@@ -156,18 +156,19 @@ StatusOr<Fd> OpenTrustedPath(const std::string& path, TrustedKind kind, uid_t ag
       // A link's own mode means nothing; who made it does.
       if (!TrustedOwner(st.st_uid, agent_uid)) {
         const std::string agent = ChownName(agent_uid);
-        return absl::PermissionDeniedError(StrCat(
-            shown, " is a symbolic link owned by ", DescribeUser(st.st_uid),
-            ": a link on the way must be owned by root or by the agent's user (", agent,
-            "); fix: replace it with what it points to, or chown -h ", agent, " ",
-            ShellWord(shown)));
+        return absl::PermissionDeniedError(
+            StrCat(shown, " is a symbolic link owned by ", DescribeUser(st.st_uid),
+                   ": a link on the way must be owned by root or by the agent's user (", agent,
+                   "); fix: replace it with what it points to, or chown -h ", agent, " ",
+                   ShellWord(shown)));
       }
       char target[PATH_MAX];
       const ssize_t n = readlinkat(fd.get(), "", target, sizeof(target));
       if (n < 0) return common::ErrnoError(StrCat("readlink ", shown), errno);
       if (n == 0 || static_cast<size_t>(n) >= sizeof(target)) {
-        return absl::FailedPreconditionError(StrCat(shown, " is a symbolic link that is empty "
-                                                           "or too long"));
+        return absl::FailedPreconditionError(StrCat(shown,
+                                                    " is a symbolic link that is empty "
+                                                    "or too long"));
       }
       const std::string_view to(target, static_cast<size_t>(n));
       if (pending.empty() && kind == TrustedKind::kDirectory) {
@@ -175,9 +176,9 @@ StatusOr<Fd> OpenTrustedPath(const std::string& path, TrustedKind kind, uid_t ag
         // hint only.
         char resolved[PATH_MAX];
         const bool known = realpath(shown.c_str(), resolved) != nullptr;
-        return absl::FailedPreconditionError(StrCat(
-            shown, " is a symbolic link; the agent does not follow one to a target",
-            known ? StrCat(" (configure ", resolved, " instead)") : std::string()));
+        return absl::FailedPreconditionError(
+            StrCat(shown, " is a symbolic link; the agent does not follow one to a target",
+                   known ? StrCat(" (configure ", resolved, " instead)") : std::string()));
       }
       if (++links > kMaxLinks) return common::ErrnoError(path, ELOOP);
       if (to.front() == '/') dirs.resize(1);

@@ -62,8 +62,7 @@ namespace {
 
 bool IsUnder(const std::string& path, const std::string& mount_point) {
   if (mount_point == "/") return true;
-  return path == mount_point ||
-         (path.starts_with(mount_point) && path[mount_point.size()] == '/');
+  return path == mount_point || (path.starts_with(mount_point) && path[mount_point.size()] == '/');
 }
 
 std::string ReadLine(const std::string& path) { return ReadSysfsLine(path).value_or(""); }
@@ -141,8 +140,7 @@ namespace {
 // Where the open file `fd` is, by the kernel's own account; "" when it cannot tell.
 std::string PathOfDescriptor(int fd) {
   char buf[PATH_MAX];
-  const ssize_t n =
-      readlink(common::StrCat("/proc/self/fd/", fd).c_str(), buf, sizeof(buf) - 1);
+  const ssize_t n = readlink(common::StrCat("/proc/self/fd/", fd).c_str(), buf, sizeof(buf) - 1);
   if (n <= 0 || buf[0] != '/') return "";
   std::string path(buf, static_cast<size_t>(n));
   if (path.ends_with(" (deleted)")) return "";
@@ -215,13 +213,13 @@ void ReadFilesystemFacts(const std::string& configured, const SystemPaths& paths
     info->set_transport_detail(network.detail);
   }
 
-  struct stat on{};
+  struct stat on {};
   if ((resolved >= 0 && fstat(resolved, &on) == 0) || stat(path.c_str(), &on) == 0 ||
       stat(path.substr(0, path.rfind('/') + 1).c_str(), &on) == 0) {
     ReadDeviceQueue(on.st_dev, paths, info);
   }
 
-  struct statvfs vfs{};
+  struct statvfs vfs {};
   if ((resolved >= 0 && fstatvfs(resolved, &vfs) == 0) || statvfs(path.c_str(), &vfs) == 0) {
     info->set_free_bytes(static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize);
     info->set_total_bytes(static_cast<uint64_t>(vfs.f_blocks) * vfs.f_frsize);
@@ -238,7 +236,8 @@ stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths
   info.set_kind(target.kind);
   info.set_path(target.path);
   const TargetKind* kind = FindTargetKind(target.kind);
-  if (kind != nullptr && kind->read_facts != nullptr) kind->read_facts(target, paths, resolved, &info);
+  if (kind != nullptr && kind->read_facts != nullptr)
+    kind->read_facts(target, paths, resolved, &info);
   return info;
 }
 
@@ -247,7 +246,8 @@ stormark::v1::TargetInfo ReadFacts(const TargetConfig& target, const SystemPaths
 stormark::v1::TargetInfo ReadTargetFacts(const TargetConfig& target, const SystemPaths& paths,
                                          int fd) {
   stormark::v1::TargetInfo info = ReadFacts(target, paths, fd);
-  for (const auto& [key, value] : TargetEnvironment(info)) (*info.mutable_environment())[key] = value;
+  for (const auto& [key, value] : TargetEnvironment(info))
+    (*info.mutable_environment())[key] = value;
   return info;
 }
 

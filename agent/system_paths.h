@@ -26,9 +26,9 @@ struct SystemPaths {
   // Every path above, under `root` instead of "/" (for fake trees in tests).
   static SystemPaths UnderRoot(const std::string& root) {
     SystemPaths paths;
-    for (std::string* path : {&paths.drop_caches, &paths.sys_class_block, &paths.sys_dev_block,
-                              &paths.sys_class, &paths.sys_cpu, &paths.proc_sys_vm,
-                              &paths.proc_self}) {
+    for (std::string* path :
+         {&paths.drop_caches, &paths.sys_class_block, &paths.sys_dev_block, &paths.sys_class,
+          &paths.sys_cpu, &paths.proc_sys_vm, &paths.proc_self}) {
       *path = root + *path;
     }
     return paths;

@@ -44,7 +44,8 @@ common::Status WriteValue(const std::string& path, const std::string& value) {
   const int err = errno;
   close(fd);
   if (n != static_cast<ssize_t>(value.size())) {
-    return common::ErrnoError(StrCat("cannot set ", path, " to '", common::LogSafe(value), "'"), n < 0 ? err : EIO);
+    return common::ErrnoError(StrCat("cannot set ", path, " to '", common::LogSafe(value), "'"),
+                              n < 0 ? err : EIO);
   }
   return absl::OkStatus();
 }
@@ -115,8 +116,9 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::ApplyIn(
   }
   for (const auto& [knob, value] : ordered) {
     if (!common::IsTuningKnob(knob)) {
-      return absl::InvalidArgumentError(StrCat(
-          "unknown tuning knob '", common::LogSafe(knob), "' (known: scheduler, read_ahead_kb, nr_requests, queue_depth)"));
+      return absl::InvalidArgumentError(
+          StrCat("unknown tuning knob '", common::LogSafe(knob),
+                 "' (known: scheduler, read_ahead_kb, nr_requests, queue_depth)"));
     }
     const std::string path =
         knob == "queue_depth" ? StrCat(disk, "/device/queue_depth") : StrCat(disk, "/queue/", knob);
@@ -139,9 +141,9 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> DeviceTuning::ApplyIn(
     if (!after.ok()) return fail(after.status());
     const std::string now = knob == "scheduler" ? CurrentSysfsChoice(*after) : *after;
     if (now != value) {
-      return fail(absl::InvalidArgumentError(
-          StrCat("the kernel took '", common::LogSafe(value), "' as '", common::LogSafe(now),
-                 "'; use a value it keeps")));
+      return fail(
+          absl::InvalidArgumentError(StrCat("the kernel took '", common::LogSafe(value), "' as '",
+                                            common::LogSafe(now), "'; use a value it keeps")));
     }
     tuning->report_[knob] = now;
     tuning->report_[knob + ".before"] = old;

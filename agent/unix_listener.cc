@@ -147,8 +147,7 @@ common::StatusOr<std::unique_ptr<UnixListener>> UnixListener::Bind(Options optio
                                                                    const common::Clock& clock) {
   const std::string path = options.path;
   if (path.empty() || path.front() != '/') {
-    return absl::InvalidArgumentError(
-        StrCat("unix:", path, ": the socket path must be absolute"));
+    return absl::InvalidArgumentError(StrCat("unix:", path, ": the socket path must be absolute"));
   }
   sockaddr_un addr;
   RETURN_IF_ERROR(MakeAddress(path, &addr));
@@ -163,9 +162,9 @@ common::StatusOr<std::unique_ptr<UnixListener>> UnixListener::Bind(Options optio
   if (listener->lock_fd_ < 0) return ErrnoError(StrCat("unix:", path, ": ", lock_path), errno);
   if (flock(listener->lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
-      return absl::FailedPreconditionError(StrCat(
-          "another stormark-agent serves unix:", path, " (it holds ", lock_path,
-          "); stop it first, or give this one another --listen"));
+      return absl::FailedPreconditionError(
+          StrCat("another stormark-agent serves unix:", path, " (it holds ", lock_path,
+                 "); stop it first, or give this one another --listen"));
     }
     return ErrnoError(StrCat("unix:", path, ": lock ", lock_path), errno);
   }
@@ -178,9 +177,10 @@ common::StatusOr<std::unique_ptr<UnixListener>> UnixListener::Bind(Options optio
     }
     ASSIGN_OR_RETURN(bool live, SomeoneListens(addr, path));
     if (live) {
-      return absl::FailedPreconditionError(StrCat(
-          "a process serves unix:", path, "; refusing to replace its socket (stop it first, "
-          "or give this agent another --listen)"));
+      return absl::FailedPreconditionError(
+          StrCat("a process serves unix:", path,
+                 "; refusing to replace its socket (stop it first, "
+                 "or give this agent another --listen)"));
     }
     if (unlink(path.c_str()) != 0 && errno != ENOENT) {
       return ErrnoError(StrCat("cannot remove the stale socket ", path), errno);
@@ -209,9 +209,8 @@ common::StatusOr<std::unique_ptr<UnixListener>> UnixListener::Bind(Options optio
   }
   listener->socket_dev_ = st.st_dev;
   listener->socket_ino_ = st.st_ino;
-  listener->permissions_ =
-      StrCat("0", (st.st_mode >> 6) & 7, (st.st_mode >> 3) & 7, st.st_mode & 7, " ",
-             UserName(st.st_uid), ":", GroupName(st.st_gid));
+  listener->permissions_ = StrCat("0", (st.st_mode >> 6) & 7, (st.st_mode >> 3) & 7, st.st_mode & 7,
+                                  " ", UserName(st.st_uid), ":", GroupName(st.st_gid));
   if (listen(listener->listen_fd_, SOMAXCONN) != 0) {
     const Status error = ErrnoError(StrCat("cannot listen on unix:", path), errno);
     unlink(path.c_str());

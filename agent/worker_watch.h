@@ -36,8 +36,8 @@ class WorkerWatch {
   const int64_t stuck_after_nanos_;
   const std::string proc_self_;
   uint64_t last_ops_ = 0;
-  int64_t last_op_mono_;      // When the last operation completed (or the worker began).
-  int64_t stop_asked_ = 0;    // When the worker was told to stop; 0 before.
+  int64_t last_op_mono_;    // When the last operation completed (or the worker began).
+  int64_t stop_asked_ = 0;  // When the worker was told to stop; 0 before.
 };
 
 }  // namespace stormark::agent

@@ -55,10 +55,9 @@ StatusOr<std::string> NormalizeAddress(std::string_view address) {
   int port = kDefaultAgentPort;
   if (!hp.port.empty()) {
     auto [ptr, ec] = std::from_chars(hp.port.data(), hp.port.data() + hp.port.size(), port);
-    if (ec != std::errc() || ptr != hp.port.data() + hp.port.size() || port < 0 ||
-        port > 65535) {
+    if (ec != std::errc() || ptr != hp.port.data() + hp.port.size() || port < 0 || port > 65535) {
       return absl::InvalidArgumentError(common::StrCat("bad agent address '", address, "': port '",
-                                                     hp.port, "' is not a number 0-65535"));
+                                                       hp.port, "' is not a number 0-65535"));
     }
   }
   const bool v6 = hp.host.find(':') != std::string_view::npos;

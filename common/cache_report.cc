@@ -9,13 +9,14 @@ std::string DescribeCacheReport(const stormark::v1::CacheReport& report) {
   if (report.requested() == stormark::v1::CACHE_KEEP) return "";
   const std::string sync =
       StrCat("sync ", FormatDurationNanos(static_cast<double>(report.sync_nanos())));
-  if (report.requested() == stormark::v1::CACHE_SYNC) return StrCat("synced before the phase (", sync, ")");
+  if (report.requested() == stormark::v1::CACHE_SYNC)
+    return StrCat("synced before the phase (", sync, ")");
   if (!report.dropped()) {
     return StrCat("page cache NOT dropped before the phase: ", report.not_done(),
-                          "; reads may come from the cache");
+                  "; reads may come from the cache");
   }
   return StrCat("page cache dropped before the phase (", sync, ", drop ",
-                        FormatDurationNanos(static_cast<double>(report.drop_nanos())), ")");
+                FormatDurationNanos(static_cast<double>(report.drop_nanos())), ")");
 }
 
 std::string CacheModeName(stormark::v1::CacheMode mode) {

@@ -55,8 +55,7 @@ uint64_t LatencyHistogram::Percentile(double p) const {
   p = std::clamp(p, 0.0, 100.0);
   // The epsilon keeps float noise from moving the rank up: 99.9% of 1000 is rank 999, though
   // 99.9 / 100.0 * 1000 computes as 999.0000000000001.
-  uint64_t rank =
-      static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_) - 1e-9));
+  uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_) - 1e-9));
   rank = std::clamp<uint64_t>(rank, 1, count_);
   uint64_t seen = 0;
   for (uint32_t i = 0; i < kBucketCount; ++i) {
@@ -87,9 +86,8 @@ StatusOr<LatencyHistogram> LatencyHistogram::FromProto(const stormark::v1::Histo
   LatencyHistogram h;
   if (in.count() == 0 && in.bucket_index_size() == 0) return h;
   if (in.sub_bucket_bits() != kSubBucketBits) {
-    return absl::InvalidArgumentError(
-        common::StrCat("histogram has ", in.sub_bucket_bits(), " sub-bucket bits, expected ",
-                     kSubBucketBits));
+    return absl::InvalidArgumentError(common::StrCat(
+        "histogram has ", in.sub_bucket_bits(), " sub-bucket bits, expected ", kSubBucketBits));
   }
   if (in.bucket_index_size() != in.bucket_count_size()) {
     return absl::InvalidArgumentError("histogram bucket indices and counts differ in length");
@@ -107,8 +105,8 @@ StatusOr<LatencyHistogram> LatencyHistogram::FromProto(const stormark::v1::Histo
     total += in.bucket_count(i);
   }
   if (total != in.count()) {
-    return absl::InvalidArgumentError(common::StrCat(
-        "histogram bucket counts add up to ", total, ", but its count is ", in.count()));
+    return absl::InvalidArgumentError(common::StrCat("histogram bucket counts add up to ", total,
+                                                     ", but its count is ", in.count()));
   }
   // Percentile clamps to [min, max], which needs min <= max.
   if (in.count() != 0 && in.min() > in.max()) {

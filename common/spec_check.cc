@@ -29,8 +29,8 @@ bool IsValidName(std::string_view name) {
 
 Status CheckName(std::string_view what, std::string_view name) {
   if (IsValidName(name)) return absl::OkStatus();
-  return absl::InvalidArgumentError(StrCat(what, " '", LogSafe(name, 80),
-                                           "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
+  return absl::InvalidArgumentError(
+      StrCat(what, " '", LogSafe(name, 80), "' must be 1-64 characters of A-Z a-z 0-9 . _ -"));
 }
 
 bool IsTuningKnob(std::string_view name) {

@@ -28,9 +28,9 @@ Status Annotate(const Status& status, std::string_view context);
 #define STORMARK_CONCAT_(a, b) STORMARK_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function if `expr` (a Status) is not OK.
-#define RETURN_IF_ERROR(expr)                           \
-  do {                                                  \
-    ::absl::Status stormark_status_ = (expr);           \
+#define RETURN_IF_ERROR(expr)                            \
+  do {                                                   \
+    ::absl::Status stormark_status_ = (expr);            \
     if (!stormark_status_.ok()) return stormark_status_; \
   } while (0)
 

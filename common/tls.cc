@@ -7,7 +7,6 @@
 #include <openssl/x509_vfy.h>
 #include <sys/stat.h>
 
-
 #include "common/openssl_ptr.h"
 #include "common/strings.h"
 #include "common/text_file.h"
@@ -50,9 +49,8 @@ std::string CommonName(X509* cert) {
 StatusOr<TlsPem> LoadTlsFiles(const TlsFiles& files, std::string_view where) {
   if (files.ca.empty() || files.cert.empty() || files.key.empty()) {
     return absl::InvalidArgumentError(StrCat(
-        where, ": give all three of ca, cert and key (missing: ",
-        files.ca.empty() ? "ca " : "", files.cert.empty() ? "cert " : "",
-        files.key.empty() ? "key" : "", ")"));
+        where, ": give all three of ca, cert and key (missing: ", files.ca.empty() ? "ca " : "",
+        files.cert.empty() ? "cert " : "", files.key.empty() ? "key" : "", ")"));
   }
   TlsPem pem;
   ASSIGN_OR_RETURN(pem.ca, ReadPemFile(files.ca, "CA certificate", where));
@@ -60,9 +58,8 @@ StatusOr<TlsPem> LoadTlsFiles(const TlsFiles& files, std::string_view where) {
   ASSIGN_OR_RETURN(pem.key, ReadPemFile(files.key, "key", where));
   struct stat st;
   if (stat(files.key.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
-    return absl::PermissionDeniedError(StrCat(where, ": key ", files.key,
-                                              " is readable by other users; chmod 600 ",
-                                              files.key));
+    return absl::PermissionDeniedError(
+        StrCat(where, ": key ", files.key, " is readable by other users; chmod 600 ", files.key));
   }
 
   StorePtr store(X509_STORE_new());
@@ -80,22 +77,20 @@ StatusOr<TlsPem> LoadTlsFiles(const TlsFiles& files, std::string_view where) {
           StrCat(where, ": CA certificate ", files.ca, " holds no PEM certificate"));
     }
   }
-  X509Ptr cert(
-      PEM_read_bio_X509(MemoryBio(pem.cert).get(), nullptr, nullptr, nullptr));
+  X509Ptr cert(PEM_read_bio_X509(MemoryBio(pem.cert).get(), nullptr, nullptr, nullptr));
   if (!cert) {
     return absl::InvalidArgumentError(
         StrCat(where, ": certificate ", files.cert, " does not parse: ", SslError()));
   }
-  KeyPtr key(
-      PEM_read_bio_PrivateKey(MemoryBio(pem.key).get(), nullptr, nullptr, nullptr));
+  KeyPtr key(PEM_read_bio_PrivateKey(MemoryBio(pem.key).get(), nullptr, nullptr, nullptr));
   if (!key) {
     return absl::InvalidArgumentError(
         StrCat(where, ": key ", files.key, " does not parse: ", SslError()));
   }
   if (X509_check_private_key(cert.get(), key.get()) != 1) {
     ERR_clear_error();
-    return absl::InvalidArgumentError(StrCat(where, ": key ", files.key,
-                                             " does not match certificate ", files.cert));
+    return absl::InvalidArgumentError(
+        StrCat(where, ": key ", files.key, " does not match certificate ", files.cert));
   }
   StoreCtxPtr ctx(X509_STORE_CTX_new());
   X509_STORE_CTX_init(ctx.get(), store.get(), cert.get(), nullptr);

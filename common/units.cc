@@ -19,8 +19,7 @@ struct NumberAndUnit {
 
 NumberAndUnit SplitNumber(std::string_view text) {
   size_t i = 0;
-  while (i < text.size() &&
-         (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
     ++i;
   }
   return {text.substr(0, i), common::Trim(text.substr(i))};
@@ -62,7 +61,7 @@ StatusOr<uint64_t> ParseSize(std::string_view raw) {
   }
   if (multiplier == 0) {
     return bad(common::StrCat("unknown unit '", split.unit,
-                            "' (use k, M, G, T or P; KiB..PiB; KB..PB for powers of 1000)"));
+                              "' (use k, M, G, T or P; KiB..PiB; KB..PB for powers of 1000)"));
   }
   // A whole number is exact in integers; a double would round it above 2^53.
   if (split.number.find('.') == std::string_view::npos) {
@@ -101,7 +100,8 @@ StatusOr<uint64_t> ParseCount(std::string_view key, std::string_view value) {
   uint64_t n = 0;
   auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
-    return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': expected a whole number"));
+    return absl::InvalidArgumentError(
+        StrCat("bad ", key, " '", value, "': expected a whole number"));
   }
   return n;
 }
@@ -113,7 +113,8 @@ Status Rename(const Status& status, std::string_view kind, std::string_view key,
               std::string_view value) {
   const std::string prefix = StrCat("bad ", kind, " '", value, "'");
   std::string message(status.message());
-  if (message.starts_with(prefix)) message.replace(0, prefix.size(), StrCat("bad ", key, " '", value, "'"));
+  if (message.starts_with(prefix))
+    message.replace(0, prefix.size(), StrCat("bad ", key, " '", value, "'"));
   return Status(status.code(), message);
 }
 

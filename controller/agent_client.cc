@@ -108,21 +108,26 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
       // gRPC's text is long and technical; say what it means when we can tell. An agent that
       // refuses a handshake just closes the connection.
       if (tls_ && has("Peer name ") && has("is not in peer certificate")) {
-        message = "TLS: the agent's certificate does not hold the name this controller expects "
-                  "(give the plan host a tls_name, or issue the agent's certificate with "
-                  "--dns/--ip for this address)";
+        message =
+            "TLS: the agent's certificate does not hold the name this controller expects "
+            "(give the plan host a tls_name, or issue the agent's certificate with "
+            "--dns/--ip for this address)";
       } else if (tls_ && has("certificate verify failed")) {
-        message = "TLS: the agent's certificate does not verify against --tls-ca (signed by "
-                  "another CA?)";
+        message =
+            "TLS: the agent's certificate does not verify against --tls-ca (signed by "
+            "another CA?)";
       } else if (tls_ && has("wrong version number")) {
-        message = "TLS: the agent speaks plain text (its config has no 'tls'); refusing to "
-                  "send it anything";
+        message =
+            "TLS: the agent speaks plain text (its config has no 'tls'); refusing to "
+            "send it anything";
       } else if (tls_ && has("Socket closed")) {
-        message = "TLS: the agent refused this controller's certificate (not signed by the "
-                  "agent's CA, or not a controller certificate; the agent's log says which)";
+        message =
+            "TLS: the agent refused this controller's certificate (not signed by the "
+            "agent's CA, or not a controller certificate; the agent's log says which)";
       } else if (!tls_ && has("Socket closed")) {
-        message = "the agent closed the connection: it probably requires mutual TLS (give "
-                  "--tls-dir, or --tls-ca, --tls-cert and --tls-key)";
+        message =
+            "the agent closed the connection: it probably requires mutual TLS (give "
+            "--tls-dir, or --tls-ca, --tls-cert and --tls-key)";
       } else if (status.error_code() == grpc::StatusCode::UNKNOWN) {
         break;
       } else if (message.find("Connection refused") != std::string::npos) {
@@ -132,8 +137,9 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
       } else if (message.find("No such file") != std::string::npos) {
         message = "unreachable: no such socket";
       } else if (message.find("Permission denied") != std::string::npos) {
-        message = "cannot connect: permission denied on the agent's socket (it admits root and "
-                  "its group, usually 'stormark'; see ls -l on the socket)";
+        message =
+            "cannot connect: permission denied on the agent's socket (it admits root and "
+            "its group, usually 'stormark'; see ls -l on the socket)";
       } else {
         message = StrCat("unreachable (", message, ")");
       }
@@ -210,16 +216,17 @@ Status AgentClient::CheckWorkload(const std::string& workload) const {
     known += (known.empty() ? "" : ", ") + w;
   }
   return absl::FailedPreconditionError(StrCat("host ", host_, ": agent ", info_.agent_version(),
-                                              " cannot run workload '", workload, "' (it runs: ",
-                                              known, "); upgrade it"));
+                                              " cannot run workload '", workload,
+                                              "' (it runs: ", known, "); upgrade it"));
 }
 
 StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::PhaseSpec& spec,
-                                                         int64_t timeout_nanos) {
+                                                          int64_t timeout_nanos) {
   grpc::ClientContext context;
   TrackedCall tracked(*this, context);
   if (timeout_nanos > 0) {
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::nanoseconds(timeout_nanos));
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::nanoseconds(timeout_nanos));
   }
   {
     absl::MutexLock lock(&token_mu_);
@@ -265,14 +272,14 @@ StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id
   if (!status.ok()) {
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
         status.error_code() == grpc::StatusCode::INTERNAL) {
-      return absl::UnavailableError(StrCat("host ", host_,
-                                           ": lost the agent during the phase (",
+      return absl::UnavailableError(StrCat("host ", host_, ": lost the agent during the phase (",
                                            status.error_message(), ")"));
     }
     return FromGrpc(status, "Run");
   }
   if (!result) {
-    return absl::DataLossError(StrCat("host ", host_, ": the agent ended the phase without a result"));
+    return absl::DataLossError(
+        StrCat("host ", host_, ": the agent ended the phase without a result"));
   }
   return std::move(*result);
 }
@@ -316,19 +323,19 @@ void AgentClient::HeartbeatAsync(const std::string& phase_id, int timeout_ms, He
   call->context.set_deadline(After(timeout_ms));
   call->request.set_phase_id(phase_id);
   call->request.set_phase_token(TokenFor(phase_id));
-  stub_->async()->Heartbeat(
-      &call->context, &call->request, &call->reply,
-      [this, call, done = std::move(done)](grpc::Status status) mutable {
-        const common::Status result = FromGrpc(status, "Heartbeat");
-        const stormark::v1::HeartbeatReply reply = std::move(call->reply);
-        // The context holds a reference to the channel. It goes here, before `done` tells the
-        // owner that the call is over: after that the owner may destroy this client, and
-        // this (gRPC's callback) thread would then drop the channel's last reference, which
-        // gRPC 1.51 cannot do from its own callback thread (it joins itself and frees the
-        // queue it runs on: "assertion failed: prior > 0", grpc/grpc#32584).
-        call.reset();
-        done(result, reply);
-      });
+  stub_->async()->Heartbeat(&call->context, &call->request, &call->reply,
+                            [this, call, done = std::move(done)](grpc::Status status) mutable {
+                              const common::Status result = FromGrpc(status, "Heartbeat");
+                              const stormark::v1::HeartbeatReply reply = std::move(call->reply);
+                              // The context holds a reference to the channel. It goes here, before
+                              // `done` tells the owner that the call is over: after that the owner
+                              // may destroy this client, and this (gRPC's callback) thread would
+                              // then drop the channel's last reference, which gRPC 1.51 cannot do
+                              // from its own callback thread (it joins itself and frees the queue
+                              // it runs on: "assertion failed: prior > 0", grpc/grpc#32584).
+                              call.reset();
+                              done(result, reply);
+                            });
 }
 
 }  // namespace stormark::controller

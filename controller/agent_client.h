@@ -45,8 +45,7 @@ common::StatusOr<std::optional<common::TlsPem>> LoadControllerTls(const common::
 class AgentClient {
  public:
   // `host` is how the user named the agent (used as its label); `channel` reaches it.
-  AgentClient(std::string host, std::shared_ptr<grpc::Channel> channel,
-              const common::Clock& clock);
+  AgentClient(std::string host, std::shared_ptr<grpc::Channel> channel, const common::Clock& clock);
 
   // A channel to HOST:PORT or unix:/path, with keepalive so a dead peer is noticed.
   static std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
@@ -150,7 +149,7 @@ class AgentClient {
 
   mutable absl::Mutex token_mu_;
   std::string token_phase_ ABSL_GUARDED_BY(token_mu_);  // The phase this client last prepared.
-  std::string token_ ABSL_GUARDED_BY(token_mu_);  // Its PrepareReply.phase_token.
+  std::string token_ ABSL_GUARDED_BY(token_mu_);        // Its PrepareReply.phase_token.
 };
 
 }  // namespace stormark::controller

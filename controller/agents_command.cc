@@ -67,14 +67,13 @@ int AgentsCommand(const std::vector<HostPlan>& hosts, const common::TlsFiles& tl
     facts.AddRow({"cpu", fmt::format("{} x {}", info.cpu_count(), info.cpu_model())});
     facts.AddRow({"ram", common::FormatBytes(info.ram_bytes())});
     // The rest of the environment (cpu_governor, vm.dirty_*), under its stable keys.
-    for (const auto& [key, value] : std::map<std::string, std::string>(
-             info.environment().begin(), info.environment().end())) {
+    for (const auto& [key, value] :
+         std::map<std::string, std::string>(info.environment().begin(), info.environment().end())) {
       if (key == "cpu_governor" || key.starts_with("vm.")) facts.AddRow({key, value});
     }
-    facts.AddRow({"clock offset",
-                  fmt::format("{:+.3f} ms (round trip {:.3f} ms)",
-                              static_cast<double>(c.clock().offset_nanos) / 1e6,
-                              static_cast<double>(c.clock().rtt_nanos) / 1e6)});
+    facts.AddRow({"clock offset", fmt::format("{:+.3f} ms (round trip {:.3f} ms)",
+                                              static_cast<double>(c.clock().offset_nanos) / 1e6,
+                                              static_cast<double>(c.clock().rtt_nanos) / 1e6)});
     facts.AddRow({"busy with", info.busy_with_phase().empty() ? "-" : info.busy_with_phase()});
     std::fputs(facts.Render("  ").c_str(), out);
     TextTable targets;
@@ -96,10 +95,10 @@ int AgentsCommand(const std::vector<HostPlan>& hosts, const common::TlsFiles& tl
       }
       // Block and null targets are used in place: their size is what workloads address.
       const std::string kind =
-          t.kind() == "null" ? "null"
-                             : common::StrCat(t.kind(), t.block_kind().empty() ? "" : " ",
-                                              t.block_kind(),
-                                              t.disposable() ? ", disposable" : ", read-only");
+          t.kind() == "null"
+              ? "null"
+              : common::StrCat(t.kind(), t.block_kind().empty() ? "" : " ", t.block_kind(),
+                               t.disposable() ? ", disposable" : ", read-only");
       targets.AddRow({t.name(), kind, t.path(), t.filesystem(), t.device(), "-",
                       common::FormatBytes(t.size_bytes()), t.mount_options(), Transport(t)});
     }

@@ -14,8 +14,8 @@ namespace stormark::controller {
 // Prints each agent's facts. Returns 0 when every agent answered, 1 otherwise, 2 for a bad
 // address.
 // `tls` (--tls-*) given: mutual TLS to every agent.
-int AgentsCommand(const std::vector<HostPlan>& hosts, const common::TlsFiles& tls,
-                  std::FILE* out, std::FILE* err);
+int AgentsCommand(const std::vector<HostPlan>& hosts, const common::TlsFiles& tls, std::FILE* out,
+                  std::FILE* err);
 
 }  // namespace stormark::controller
 

@@ -56,7 +56,8 @@ std::map<std::string, std::string> IniVars(std::string_view rest) {
     if (end < rest.size() && (rest[end] == '"' || rest[end] == '\'')) {
       const char quote = rest[end];
       const size_t close = rest.find(quote, end + 1);
-      value = std::string(rest.substr(end + 1, close == std::string_view::npos ? std::string_view::npos : close - end - 1));
+      value = std::string(rest.substr(
+          end + 1, close == std::string_view::npos ? std::string_view::npos : close - end - 1));
       end = close == std::string_view::npos ? rest.size() : close + 1;
     } else {
       while (end < rest.size() && rest[end] != ' ' && rest[end] != '\t') ++end;
@@ -113,8 +114,7 @@ StatusOr<Inventory> ParseIni(std::string_view text, std::string_view source) {
   return inv;
 }
 
-Status WalkYamlGroup(const YAML::Node& group, const std::string& name, Inventory* inv,
-                     int depth) {
+Status WalkYamlGroup(const YAML::Node& group, const std::string& name, Inventory* inv, int depth) {
   if (depth > 32 || !group.IsMap()) return absl::OkStatus();
   if (const YAML::Node hosts = group["hosts"]; hosts && hosts.IsMap()) {
     for (const auto& entry : hosts) {
@@ -122,7 +122,8 @@ Status WalkYamlGroup(const YAML::Node& group, const std::string& name, Inventory
       InventoryHost& host = inv->Host(host_name, entry.first.Mark().line + 1);
       if (entry.second.IsMap()) {
         for (const auto& var : entry.second) {
-          if (var.second.IsScalar()) host.vars[var.first.as<std::string>()] = var.second.as<std::string>();
+          if (var.second.IsScalar())
+            host.vars[var.first.as<std::string>()] = var.second.as<std::string>();
         }
       }
       inv->group_hosts[name].push_back(host_name);
@@ -194,13 +195,15 @@ StatusOr<std::vector<HostPlan>> HostsFromDns(std::string_view name_port) {
       inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr, text, sizeof(text));
       v4.insert(text);
     } else if (a->ai_family == AF_INET6) {
-      inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr, text, sizeof(text));
+      inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr, text,
+                sizeof(text));
       v6.insert(text);
     }
   }
   freeaddrinfo(found);
   std::vector<HostPlan> hosts;
-  for (const std::string& ip : v4) hosts.push_back({StrCat(ip, ":", port), StrCat(ip, ":", port), {}, "", name});
+  for (const std::string& ip : v4)
+    hosts.push_back({StrCat(ip, ":", port), StrCat(ip, ":", port), {}, "", name});
   for (const std::string& ip : v6) {
     hosts.push_back({StrCat("[", ip, "]:", port), StrCat("[", ip, "]:", port), {}, "", name});
   }
@@ -239,18 +242,21 @@ StatusOr<std::vector<HostPlan>> HostsFromInventory(std::string_view text, std::s
       return it == h.vars.end() ? std::string() : it->second;
     };
     const std::string address = var("ansible_host").empty() ? h.name : var("ansible_host");
-    const std::string port =
-        var("stormark_port").empty() ? std::to_string(common::kDefaultAgentPort) : var("stormark_port");
+    const std::string port = var("stormark_port").empty()
+                                 ? std::to_string(common::kDefaultAgentPort)
+                                 : var("stormark_port");
     host.address = address.find(':') != std::string::npos && address.front() != '['
                        ? StrCat("[", address, "]:", port)
                        : StrCat(address, ":", port);
     host.target = var("stormark_target");
     if (Status ok = common::NormalizeAddress(host.address).status(); !ok.ok()) {
-      return absl::InvalidArgumentError(StrCat(source, ":", h.line, ": host ", h.name, ": ", ok.message()));
+      return absl::InvalidArgumentError(
+          StrCat(source, ":", h.line, ": host ", h.name, ": ", ok.message()));
     }
     hosts.push_back(std::move(host));
   }
-  if (hosts.empty()) return absl::InvalidArgumentError(StrCat(source, ": no hosts in the inventory"));
+  if (hosts.empty())
+    return absl::InvalidArgumentError(StrCat(source, ": no hosts in the inventory"));
   return hosts;
 }
 
@@ -268,8 +274,8 @@ StatusOr<std::vector<HostPlan>> GatherHosts(std::vector<HostPlan> hosts,
   std::set<std::string> names;
   for (const HostPlan& host : hosts) {
     if (!names.insert(host.name).second) {
-      return absl::InvalidArgumentError(
-          StrCat("host '", host.name, "' is given twice (by --agent, the plan, DNS or the inventory)"));
+      return absl::InvalidArgumentError(StrCat(
+          "host '", host.name, "' is given twice (by --agent, the plan, DNS or the inventory)"));
     }
   }
   return hosts;

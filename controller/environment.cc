@@ -46,8 +46,7 @@ constexpr const char* kDirtyKeys[] = {"vm.dirty_ratio",
 
 size_t Rank(const std::string& key) {
   const auto* end = std::end(kKeyOrder);
-  return static_cast<size_t>(std::find(std::begin(kKeyOrder), end, key) -
-                             std::begin(kKeyOrder));
+  return static_cast<size_t>(std::find(std::begin(kKeyOrder), end, key) - std::begin(kKeyOrder));
 }
 
 const std::string* Find(const Environment& env, const std::string& key) {
@@ -81,8 +80,7 @@ std::string LabelOf(const AgentRecord& agent) {
 
 // "write back", "none", "128": the pairs "key value" of the keys `env` has,
 // joined by ", ".
-std::string Pairs(const Environment& env,
-                  std::initializer_list<const char*> keys,
+std::string Pairs(const Environment& env, std::initializer_list<const char*> keys,
                   std::string_view strip = "") {
   std::string out;
   for (const char* key : keys) {
@@ -101,14 +99,12 @@ std::string HostLine(const Environment& env) {
   const std::string cpus = Get(env, "cpu_count");
   const std::string model = Get(env, "cpu_model");
   if (!cpus.empty() || !model.empty()) {
-    out +=
-        fmt::format("{}{} x {}", out.empty() ? "" : ", ",
-                    cpus.empty() ? "?" : cpus, model.empty() ? "CPU" : model);
+    out += fmt::format("{}{} x {}", out.empty() ? "" : ", ", cpus.empty() ? "?" : cpus,
+                       model.empty() ? "CPU" : model);
   }
   if (const std::string* ram = Find(env, "ram_bytes")) {
-    out += fmt::format(
-        "{}{} RAM", out.empty() ? "" : ", ",
-        common::FormatBytes(std::strtoull(ram->c_str(), nullptr, 10)));
+    out += fmt::format("{}{} RAM", out.empty() ? "" : ", ",
+                       common::FormatBytes(std::strtoull(ram->c_str(), nullptr, 10)));
   }
   if (const std::string* governor = Find(env, "cpu_governor")) {
     out += fmt::format("{}cpu_governor {}", out.empty() ? "" : ", ", *governor);
@@ -127,34 +123,29 @@ std::string TargetLine(const Environment& env) {
   if (const std::string* name = Find(env, "device")) {
     device += fmt::format("{}{}", device.empty() ? "" : " ", *name);
   }
-  if (const std::string* file = Find(env, "backing_file"))
-    device += " on " + *file;
+  if (const std::string* file = Find(env, "backing_file")) device += " on " + *file;
   const std::string model = Pairs(env, {"vendor", "model"});
-  if (!model.empty())
-    device += fmt::format("{}{}", device.empty() ? "" : ", ", model);
+  if (!model.empty()) device += fmt::format("{}{}", device.empty() ? "" : ", ", model);
   if (!device.empty()) parts.push_back(device);
   if (const std::string* fs = Find(env, "filesystem")) {
     const std::string* options = Find(env, "mount_options");
     parts.push_back(options ? fmt::format("{} ({})", *fs, *options) : *fs);
   }
-  const std::string queue =
-      Pairs(env, {"scheduler", "read_ahead_kb", "nr_requests", "queue_depth",
-                  "max_sectors_kb", "rotational", "write_cache"});
+  const std::string queue = Pairs(env, {"scheduler", "read_ahead_kb", "nr_requests", "queue_depth",
+                                        "max_sectors_kb", "rotational", "write_cache"});
   if (!queue.empty()) parts.push_back(queue);
   std::string out;
-  for (const std::string& part : parts)
-    out += StrCat(out.empty() ? "" : "; ", part);
+  for (const std::string& part : parts) out += StrCat(out.empty() ? "" : "; ", part);
   return out;
 }
 
 }  // namespace
 
 Environment RowEnvironment(const HostOutcome& host, const AgentRecord* agent) {
-  if (host.result && (!host.result->host_environment().empty() ||
-                      !host.result->target_environment().empty())) {
+  if (host.result &&
+      (!host.result->host_environment().empty() || !host.result->target_environment().empty())) {
     Environment env = ToMap(host.result->host_environment());
-    for (const auto& [key, value] : host.result->target_environment())
-      env[key] = value;
+    for (const auto& [key, value] : host.result->target_environment()) env[key] = value;
     return env;
   }
   if (agent == nullptr) return {};
@@ -196,11 +187,10 @@ std::vector<std::string> DifferingKeys(const std::vector<Environment>& all_rows,
       }
     }
   }
-  std::stable_sort(keys.begin(), keys.end(),
-                   [](const std::string& a, const std::string& b) {
-                     const size_t ra = Rank(a), rb = Rank(b);
-                     return ra != rb ? ra < rb : a < b;
-                   });
+  std::stable_sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
+    const size_t ra = Rank(a), rb = Rank(b);
+    return ra != rb ? ra < rb : a < b;
+  });
   return keys;
 }
 
@@ -231,13 +221,11 @@ std::string FormatDiffers(const std::vector<std::string>& names,
     if (rows.size() <= 4) {
       for (size_t i = 0; i < rows.size(); ++i) {
         const std::string* v = Find(rows[i], key);
-        values += fmt::format(
-            "{}{}: {}", values.empty() ? "" : ", ",
-            i < names.size() ? names[i] : StrCat("row ", i + 1), v ? *v : "?");
+        values += fmt::format("{}{}: {}", values.empty() ? "" : ", ",
+                              i < names.size() ? names[i] : StrCat("row ", i + 1), v ? *v : "?");
       }
     } else {
-      std::vector<std::pair<std::string, std::string>>
-          groups;  // value -> row names
+      std::vector<std::pair<std::string, std::string>> groups;  // value -> row names
       for (size_t i = 0; i < rows.size(); ++i) {
         const std::string* v = Find(rows[i], key);
         const std::string value = v ? *v : "?";
@@ -247,13 +235,11 @@ std::string FormatDiffers(const std::vector<std::string>& names,
           groups.emplace_back(value, "");
           it = groups.end() - 1;
         }
-        it->second +=
-            StrCat(it->second.empty() ? "" : ", ",
-                   i < names.size() ? names[i] : StrCat("row ", i + 1));
+        it->second += StrCat(it->second.empty() ? "" : ", ",
+                             i < names.size() ? names[i] : StrCat("row ", i + 1));
       }
       for (const auto& [value, who] : groups) {
-        values +=
-            fmt::format("{}{}: {}", values.empty() ? "" : "; ", value, who);
+        values += fmt::format("{}{}: {}", values.empty() ? "" : "; ", value, who);
       }
     }
     out += fmt::format("{} {} ({})", k == 0 ? "" : ";", key, values);
@@ -263,15 +249,13 @@ std::string FormatDiffers(const std::vector<std::string>& names,
 
 std::string CanonicalTransportLabel(std::string_view label) {
   const std::string lower = common::ToLower(label);
-  for (const char* known :
-       {"local", "AoE", "iSCSI", "NBD", "FC", "USB", "NFS", "SMB", "NVMe-oF"}) {
+  for (const char* known : {"local", "AoE", "iSCSI", "NBD", "FC", "USB", "NFS", "SMB", "NVMe-oF"}) {
     if (lower == common::ToLower(known)) return known;
   }
   return std::string(label);
 }
 
-void LabelTransports(const std::vector<AgentRecord>& agents,
-                     PhaseOutcome* outcome) {
+void LabelTransports(const std::vector<AgentRecord>& agents, PhaseOutcome* outcome) {
   for (HostOutcome& host : outcome->hosts) {
     const AgentRecord* agent = nullptr;
     for (const AgentRecord& a : agents) {
@@ -279,8 +263,7 @@ void LabelTransports(const std::vector<AgentRecord>& agents,
     }
     const Environment env = RowEnvironment(host, agent);
     const std::string detected = Get(env, "transport");
-    const std::string label =
-        agent ? CanonicalTransportLabel(LabelOf(*agent)) : "";
+    const std::string label = agent ? CanonicalTransportLabel(LabelOf(*agent)) : "";
     host.transport = label.empty() ? detected : label;
     host.transport_note.clear();
     const std::string* detail = Find(env, "transport_detail");
@@ -302,28 +285,24 @@ std::string FormatEnvironmentNotes(const std::vector<AgentRecord>& agents) {
   std::vector<Environment> host_envs;
   // Targets by name, across hosts: the same name on several hosts is the usual
   // comparison.
-  std::vector<
-      std::pair<std::string, std::vector<std::pair<std::string, Environment>>>>
-      targets;
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, Environment>>>> targets;
   for (const AgentRecord& agent : agents) {
     if (!agent.error.empty() || agent.info.environment().empty()) continue;
     const Environment env = ToMap(agent.info.environment());
     hosts.push_back(agent.host);
     host_envs.push_back(env);
     out += fmt::format("  {}: {}\n", agent.host, HostLine(env));
-    const std::string dirty =
-        Pairs(env,
-              {kDirtyKeys[0], kDirtyKeys[1], kDirtyKeys[2], kDirtyKeys[3],
-               kDirtyKeys[4], kDirtyKeys[5]},
-              "vm.");
+    const std::string dirty = Pairs(
+        env,
+        {kDirtyKeys[0], kDirtyKeys[1], kDirtyKeys[2], kDirtyKeys[3], kDirtyKeys[4], kDirtyKeys[5]},
+        "vm.");
     if (!dirty.empty()) out += fmt::format("    vm: {}\n", dirty);
     for (const auto& t : agent.info.targets()) {
       const Environment target = ToMap(t.environment());
       const std::string line = TargetLine(target);
       if (!line.empty()) out += fmt::format("    {}: {}\n", t.name(), line);
-      auto it = std::find_if(
-          targets.begin(), targets.end(),
-          [&](const auto& entry) { return entry.first == t.name(); });
+      auto it = std::find_if(targets.begin(), targets.end(),
+                             [&](const auto& entry) { return entry.first == t.name(); });
       if (it == targets.end()) {
         targets.push_back({t.name(), {}});
         it = targets.end() - 1;
@@ -334,8 +313,7 @@ std::string FormatEnvironmentNotes(const std::vector<AgentRecord>& agents) {
   if (out.empty()) return "";
   std::string differs;
   if (const auto keys = DifferingKeys(host_envs); !keys.empty()) {
-    differs += fmt::format("  {} hosts {}\n", kDiffersMark,
-                           FormatDiffers(hosts, host_envs, keys));
+    differs += fmt::format("  {} hosts {}\n", kDiffersMark, FormatDiffers(hosts, host_envs, keys));
   }
   for (const auto& [name, rows] : targets) {
     if (rows.size() < 2) continue;
@@ -346,8 +324,8 @@ std::string FormatEnvironmentNotes(const std::vector<AgentRecord>& agents) {
       envs.push_back(env);
     }
     if (const auto keys = DifferingKeys(envs); !keys.empty()) {
-      differs += fmt::format("  {} target {} {}\n", kDiffersMark, name,
-                             FormatDiffers(names, envs, keys));
+      differs +=
+          fmt::format("  {} target {} {}\n", kDiffersMark, name, FormatDiffers(names, envs, keys));
     }
   }
   return "Environment\n" + out + differs;

@@ -160,11 +160,11 @@ void Fleet::CheckDeadlines() {
       Running& r = running_[i];
       if (r.preparing && r.overdue.empty() &&
           now - r.prepare_started > r.prepare_deadline->limit_nanos) {
-        r.overdue = fmt::format("prepare of phase '{}' on host {} did not finish in {:g} s ({}); "
-                                "aborted there",
-                                r.phase_name, clients_[i]->host(),
-                                static_cast<double>(r.prepare_deadline->limit_nanos) / 1e9,
-                                r.prepare_deadline->why);
+        r.overdue = fmt::format(
+            "prepare of phase '{}' on host {} did not finish in {:g} s ({}); "
+            "aborted there",
+            r.phase_name, clients_[i]->host(),
+            static_cast<double>(r.prepare_deadline->limit_nanos) / 1e9, r.prepare_deadline->why);
         overdue.emplace_back(i, r.phase_id);
         continue;
       }
@@ -280,8 +280,7 @@ bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
   return true;
 }
 
-void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id,
-                    int64_t start_at,
+void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
                     const ProgressFn& progress, HostOutcome* host) {
   if (aborted_) {
     host->error = "interrupted before the phase started";
@@ -302,14 +301,14 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
                             .prepare_started = 0,
                             .prepare_deadline = std::nullopt};
     }
-    auto result = clients_[i]->Run(phase_id, start_at,
-                                   [&](const stormark::v1::RunUpdate::Progress& p) {
-                                     {
-                                       absl::MutexLock lock(&mu_);
-                                       running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
-                                     }
-                                     if (progress) progress(i, p);
-                                   });
+    auto result =
+        clients_[i]->Run(phase_id, start_at, [&](const stormark::v1::RunUpdate::Progress& p) {
+          {
+            absl::MutexLock lock(&mu_);
+            running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
+          }
+          if (progress) progress(i, p);
+        });
     std::string overdue;
     {
       absl::MutexLock lock(&mu_);
@@ -348,9 +347,9 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
     Status cleaned = clients_[i]->Cleanup(phase_id, kCleanupTimeoutMs, &left);
     if (!left.empty() && host->result) {
       // The files stay on the host: the user must hear where, and why.
-      host->result->add_warnings(StrCat("cleanup left ", left.size(), " entr",
-                                        left.size() == 1 ? "y" : "ies", " on the target: ",
-                                        left.front(), left.size() > 1 ? " (and more)" : ""));
+      host->result->add_warnings(
+          StrCat("cleanup left ", left.size(), " entr", left.size() == 1 ? "y" : "ies",
+                 " on the target: ", left.front(), left.size() > 1 ? " (and more)" : ""));
     }
     if (absl::IsDeadlineExceeded(cleaned) && host->error.empty()) {
       host->error = fmt::format("cleanup of phase '{}' on host {} did not finish in {} s",

@@ -2,9 +2,9 @@
 // prepare barrier, one common start instant, progress, results and cleanup.
 //
 // A host that fails (unreachable, refused, died mid-phase, silent past the heartbeat
-// timeout, overdue past its phase deadline or its prepare deadline) becomes a row with its reason; the others go on,
-// unless fail_fast is set: then the first failure stops the run, and the phase in flight is
-// aborted on every other host. Thread-safe only where noted.
+// timeout, overdue past its phase deadline or its prepare deadline) becomes a row with its reason;
+// the others go on, unless fail_fast is set: then the first failure stops the run, and the phase in
+// flight is aborted on every other host. Thread-safe only where noted.
 #ifndef STORMARK_CONTROLLER_FLEET_H_
 #define STORMARK_CONTROLLER_FLEET_H_
 
@@ -73,8 +73,7 @@ struct FleetOptions {
 class Fleet {
  public:
   // Called from the Run threads with (host index, progress). Must be thread-safe.
-  using ProgressFn =
-      std::function<void(size_t, const stormark::v1::RunUpdate::Progress&)>;
+  using ProgressFn = std::function<void(size_t, const stormark::v1::RunUpdate::Progress&)>;
 
   Fleet(std::vector<std::unique_ptr<AgentClient>> clients, const common::Clock& clock,
         FleetOptions options = FleetOptions());
@@ -113,7 +112,7 @@ class Fleet {
     std::string phase_id;
     int64_t start_at = 0;  // Controller clock, ns since the epoch.
     std::optional<PhaseDeadline> deadline;
-    std::string overdue;   // Set once a deadline passed and the phase was aborted.
+    std::string overdue;  // Set once a deadline passed and the phase was aborted.
     // While the host prepares the phase (before the start barrier): since when, on the
     // controller clock, and for how long at most.
     bool preparing = false;
@@ -126,8 +125,7 @@ class Fleet {
   void RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
                 PhaseOutcome* outcome);
   // Prepare, with the host's phase in flight, or the reason it cannot take part.
-  bool PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id,
-                   HostOutcome* host);
+  bool PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id, HostOutcome* host);
   // The run and cleanup of one prepared host; sets host->result or host->error.
   void RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
                const ProgressFn& progress, HostOutcome* host);

@@ -41,8 +41,8 @@ void LiveProgress::DrawLocked() {
   std::string line = fmt::format("  {}  {:.1f} s  {}", label_, static_cast<double>(elapsed) / 1e9,
                                  common::FormatBytes(bytes));
   if (expected_bytes_ > 0) {
-    line += fmt::format(" ({:.0f}%)", 100.0 * static_cast<double>(bytes) /
-                                          static_cast<double>(expected_bytes_));
+    line += fmt::format(" ({:.0f}%)",
+                        100.0 * static_cast<double>(bytes) / static_cast<double>(expected_bytes_));
   }
   line += fmt::format("  {}  {} of {} hosts reporting", common::FormatRate(rate), reporting,
                       latest_.size());

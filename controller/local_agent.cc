@@ -88,11 +88,12 @@ common::StatusOr<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::strin
   {
     std::ofstream out(config);
     out << "# Written by stormark for its embedded agent.\ntargets:\n  scratch:\n    dir: \""
-        << agent->data_dir_ << "\"\n"
+        << agent->data_dir_
+        << "\"\n"
         // The user runs their own commands on their own machine, as themselves: an agent
         // that is not root runs them as its own user; a root one must be told root.
-        << "commands:\n  enabled: true\n" << (geteuid() == 0 ? "  user: root\n" : "")
-        << "allow_tuning: true\n";
+        << "commands:\n  enabled: true\n"
+        << (geteuid() == 0 ? "  user: root\n" : "") << "allow_tuning: true\n";
     if (!out) return common::ErrnoError(StrCat("cannot write ", config), errno);
   }
   // The agent refuses a config that group or others may write (agent/strict_modes.h), which a
@@ -141,12 +142,12 @@ common::StatusOr<std::unique_ptr<LocalAgent>> LocalAgent::Start(const std::strin
     if (waitpid(pid, &status, WNOHANG) == pid) {
       agent->pid_ = -1;
       const std::string last = agent->LastLogLine();
-      return absl::UnavailableError(StrCat(
-          "the local agent (", agent_binary, ") exited at start",
-          last.empty() ? (WIFEXITED(status) && WEXITSTATUS(status) == 127
-                              ? std::string(": cannot execute it")
-                              : std::string())
-                       : StrCat(": ", last)));
+      return absl::UnavailableError(StrCat("the local agent (", agent_binary, ") exited at start",
+                                           last.empty()
+                                               ? (WIFEXITED(status) && WEXITSTATUS(status) == 127
+                                                      ? std::string(": cannot execute it")
+                                                      : std::string())
+                                               : StrCat(": ", last)));
     }
     if (channel->WaitForConnected(std::chrono::system_clock::now() +
                                   std::chrono::milliseconds(200))) {

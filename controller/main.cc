@@ -84,10 +84,10 @@ int Main(int argc, char** argv) {
                        "page cache; needs root on the agent)")
           ->check(CLI::IsMember({"keep", "sync", "drop"}));
   run_cmd->add_option("--json", run.json_path, "write the full report as JSON to FILE");
-  auto* db_opt = run_cmd->add_option(
-      "--db", run.db_path,
-      "results database (default: $XDG_DATA_HOME/stormark/results.db or "
-      "~/.local/share/stormark/results.db)");
+  auto* db_opt =
+      run_cmd->add_option("--db", run.db_path,
+                          "results database (default: $XDG_DATA_HOME/stormark/results.db or "
+                          "~/.local/share/stormark/results.db)");
   run_cmd->add_flag("--no-db", run.no_db, "do not record the run in the results database")
       ->excludes(db_opt);
   run_cmd->add_option("--label", run.label,
@@ -155,7 +155,8 @@ int Main(int argc, char** argv) {
       "issue", "sign a key pair for an agent (--agent NAME) or a controller (--controller)");
   certs_issue->add_option("--agent", certs.agent,
                           "the agent's host name: its certificate's CN and first subjectAltName");
-  certs_issue->add_option("--controller", certs.controller, "a controller (default name: controller)")
+  certs_issue
+      ->add_option("--controller", certs.controller, "a controller (default name: controller)")
       ->expected(0, 1);
   certs_issue->add_option("--ip", certs.ips, "also valid for this IP address, repeatable");
   certs_issue->add_option("--dns", certs.dns, "also valid for this DNS name, repeatable");
@@ -223,9 +224,9 @@ int Main(int argc, char** argv) {
                    "json (schema stormark.run/1), csv (a row per host, phase and metric), "
                    "bonnie-csv (for bon_csv2html), or prometheus (text exposition format)")
       ->required()
-      ->check(CLI::IsMember(std::vector<std::string>(
-          std::begin(stormark::controller::kExportFormats),
-          std::end(stormark::controller::kExportFormats))));
+      ->check(
+          CLI::IsMember(std::vector<std::string>(std::begin(stormark::controller::kExportFormats),
+                                                 std::end(stormark::controller::kExportFormats))));
   export_cmd->add_option("-o,--output", export_options.output,
                          "write to FILE (default: standard output)");
   export_cmd->add_option("--push", export_options.push,
@@ -282,7 +283,8 @@ int Main(int argc, char** argv) {
     return stormark::controller::ReportCommand(report, report_run, stdout, stderr);
   }
   // --tls-dir fills in the files that no --tls-ca/--tls-cert/--tls-key gave.
-  for (auto [files, dir] : {std::pair{&run.tls, &run_tls_dir}, std::pair{&agents_tls, &agents_tls_dir}}) {
+  for (auto [files, dir] :
+       {std::pair{&run.tls, &run_tls_dir}, std::pair{&agents_tls, &agents_tls_dir}}) {
     if (dir->empty()) continue;
     if (files->ca.empty()) files->ca = *dir + "/ca.crt";
     if (files->cert.empty()) files->cert = *dir + "/controller.crt";
@@ -296,7 +298,8 @@ int Main(int argc, char** argv) {
   if (*agents_cmd) {
     std::vector<stormark::controller::HostPlan> hosts;
     for (const std::string& address : inventory) hosts.push_back({address, address, {}, "", ""});
-    auto gathered = stormark::controller::GatherHosts(std::move(hosts), agents_dns, agents_inventory);
+    auto gathered =
+        stormark::controller::GatherHosts(std::move(hosts), agents_dns, agents_inventory);
     if (!gathered.ok() || gathered->empty()) {
       std::fprintf(stderr, "stormark: %s\n",
                    gathered.ok() ? "agents: give --agent, --agents-dns or --inventory"

@@ -17,8 +17,7 @@ double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 
 }  // namespace
 
-PrepareDeadline::PrepareDeadline(const stormark::v1::PhaseSpec& spec,
-                                 int64_t plan_deadline_nanos) {
+PrepareDeadline::PrepareDeadline(const stormark::v1::PhaseSpec& spec, int64_t plan_deadline_nanos) {
   if (plan_deadline_nanos > 0) {
     limit_nanos = plan_deadline_nanos;
     why = "its prepare_deadline";
@@ -28,8 +27,8 @@ PrepareDeadline::PrepareDeadline(const stormark::v1::PhaseSpec& spec,
   const WorkloadKind* kind = KindOf(spec);
   const uint64_t bytes =
       kind == nullptr || kind->prepare_bytes == nullptr ? 0 : kind->prepare_bytes(spec);
-  limit_nanos = kPrepareBaseNanos +
-                static_cast<int64_t>(bytes / kPrepareBytesPerSecond) * 1'000'000'000;
+  limit_nanos =
+      kPrepareBaseNanos + static_cast<int64_t>(bytes / kPrepareBytesPerSecond) * 1'000'000'000;
   why = "the default: 5 min + 1 s per 16 MiB of the phase's size";
 }
 
@@ -46,9 +45,10 @@ PhaseDeadline::PhaseDeadline(const stormark::v1::PhaseSpec& spec, int64_t plan_d
       kind == nullptr || kind->runtime_nanos == nullptr ? 0 : kind->runtime_nanos(spec);
   if (expected > 0) {
     fixed_limit_nanos_ = kRuntimeFactor * expected + kGraceNanos;
-    fixed_why_ = fmt::format("far past its expected end at {:.1f} s (its runtime); the limit is "
-                             "{} x that + 60 s",
-                             Seconds(expected), kRuntimeFactor);
+    fixed_why_ = fmt::format(
+        "far past its expected end at {:.1f} s (its runtime); the limit is "
+        "{} x that + 60 s",
+        Seconds(expected), kRuntimeFactor);
     return;
   }
   expected_bytes_ = expected_bytes;

@@ -23,7 +23,8 @@ StatusOr<stormark::v1::CacheMode> ParseCacheMode(std::string_view text) {
   if (text == "sync") return stormark::v1::CACHE_SYNC;
   if (text == "drop") return stormark::v1::CACHE_DROP;
   return absl::InvalidArgumentError(
-      StrCat("bad cache '", text, "': use keep, sync (write back dirty pages first) or drop "
+      StrCat("bad cache '", text,
+             "': use keep, sync (write back dirty pages first) or drop "
              "(sync, then drop the page cache)"));
 }
 

@@ -28,7 +28,8 @@ using plan_yaml::ScalarText;
 // `heartbeat: {interval: 2s, timeout: 10s}`.
 Status ParseHeartbeat(const YAML::Node& node, std::string_view source, Plan* plan) {
   if (!node.IsMap()) {
-    return ErrorAt(source, node.Mark(), "'heartbeat' must be a map such as {interval: 2s, timeout: 10s}");
+    return ErrorAt(source, node.Mark(),
+                   "'heartbeat' must be a map such as {interval: 2s, timeout: 10s}");
   }
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
@@ -38,7 +39,8 @@ Status ParseHeartbeat(const YAML::Node& node, std::string_view source, Plan* pla
     }
     auto nanos = ParsePositiveDuration(StrCat("heartbeat.", key),
                                        field.second.IsScalar() ? ScalarText(field.second) : "?");
-    if (!nanos.ok()) return ErrorAt(source, field.second.Mark(), std::string(nanos.status().message()));
+    if (!nanos.ok())
+      return ErrorAt(source, field.second.Mark(), std::string(nanos.status().message()));
     (key == "interval" ? plan->heartbeat_interval_nanos : plan->heartbeat_timeout_nanos) = *nanos;
   }
   if (plan->heartbeat_interval_nanos > 0 && plan->heartbeat_timeout_nanos > 0 &&
@@ -81,7 +83,8 @@ StatusOr<std::vector<SweepAxis>> ParseSweep(const YAML::Node& node, std::string_
     }
     for (const auto& value : field.second) {
       if (!value.IsScalar()) {
-        return ErrorAt(source, value.Mark(), StrCat("sweep '", axis.name, "': values must be single values"));
+        return ErrorAt(source, value.Mark(),
+                       StrCat("sweep '", axis.name, "': values must be single values"));
       }
       axis.values.push_back(ScalarText(value));
     }
@@ -107,9 +110,10 @@ Status CheckSweep(const Plan& plan, const YAML::Node& root, std::string_view sou
     }
     if (!used) {
       return ErrorAt(source, mark,
-                     StrCat("sweep '", axis.name, "' changes nothing: it is no parameter of the "
-                            "plan's workloads, no tuning knob (", common::kTuningKnobNames,
-                            "), and no hook uses {", axis.name, "}"));
+                     StrCat("sweep '", axis.name,
+                            "' changes nothing: it is no parameter of the "
+                            "plan's workloads, no tuning knob (",
+                            common::kTuningKnobNames, "), and no hook uses {", axis.name, "}"));
     }
   }
   for (const SweepPoint& point : SweepPoints(plan)) {
@@ -137,9 +141,9 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   std::string target;
   stormark::v1::CacheMode cache = stormark::v1::CACHE_KEEP;
   static constexpr std::string_view kKnown[] = {
-      "agents",   "hosts",      "target",    "mode",  "cache",      "repeat",
-      "sweep",    "setup",      "teardown",  "phases", "heartbeat", "deadline",
-      "prepare_deadline", "tls", "agents_dns", "inventory"};
+      "agents",     "hosts",    "target", "mode",      "cache",    "repeat",           "sweep",
+      "setup",      "teardown", "phases", "heartbeat", "deadline", "prepare_deadline", "tls",
+      "agents_dns", "inventory"};
   for (const auto& field : root) {
     const std::string key = ScalarText(field.first);
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
@@ -222,15 +226,16 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
       plan.phases.push_back(std::move(phase));
     }
   }
-  if (const YAML::Node node = root["heartbeat"]) RETURN_IF_ERROR(ParseHeartbeat(node, source, &plan));
+  if (const YAML::Node node = root["heartbeat"])
+    RETURN_IF_ERROR(ParseHeartbeat(node, source, &plan));
   for (const char* key : {"deadline", "prepare_deadline"}) {
     const YAML::Node node = root[key];
     if (!node) continue;
     auto nanos = ParsePositiveDuration(key, node.IsScalar() ? ScalarText(node) : "?");
     if (!nanos.ok()) return ErrorAt(source, node.Mark(), std::string(nanos.status().message()));
     for (PhasePlan& phase : plan.phases) {
-      int64_t& field = std::string_view(key) == "deadline" ? phase.deadline_nanos
-                                                           : phase.prepare_deadline_nanos;
+      int64_t& field =
+          std::string_view(key) == "deadline" ? phase.deadline_nanos : phase.prepare_deadline_nanos;
       if (field == 0) field = *nanos;
     }
   }

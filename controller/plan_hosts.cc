@@ -19,8 +19,8 @@ using common::StrCat;
 namespace {
 
 StatusOr<std::vector<std::pair<std::string, std::string>>> ParseLabels(const YAML::Node& node,
-                                                                      std::string_view source,
-                                                                      std::string_view host) {
+                                                                       std::string_view source,
+                                                                       std::string_view host) {
   std::vector<std::pair<std::string, std::string>> labels;
   if (!node.IsMap()) {
     return ErrorAt(source, node.Mark(),
@@ -46,7 +46,8 @@ StatusOr<HostPlan> ParseHost(const YAML::Node& node, std::string_view source) {
     return host;
   }
   if (!node.IsMap()) {
-    return ErrorAt(source, node.Mark(), "each host must be a map such as {name: db1, address: db1:7420}");
+    return ErrorAt(source, node.Mark(),
+                   "each host must be a map such as {name: db1, address: db1:7420}");
   }
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
@@ -57,7 +58,8 @@ StatusOr<HostPlan> ParseHost(const YAML::Node& node, std::string_view source) {
                             "' (known: name, address, target, labels, tls_name)"));
     }
     if (key != "labels" && !field.second.IsScalar()) {
-      return ErrorAt(source, field.second.Mark(), StrCat("host '", key, "' must be a single value"));
+      return ErrorAt(source, field.second.Mark(),
+                     StrCat("host '", key, "' must be a single value"));
     }
   }
   if (!node["address"]) return ErrorAt(source, node.Mark(), "a host needs 'address: HOST:PORT'");
@@ -97,8 +99,8 @@ Status ParseFleetAccess(const YAML::Node& root, std::string_view source, Plan* p
       *slot = RelativeToPlan(source, ScalarText(field.second));
     }
   }
-  for (auto [key, slot] : {std::pair{"agents_dns", &plan->agents_dns},
-                           std::pair{"inventory", &plan->inventory}}) {
+  for (auto [key, slot] :
+       {std::pair{"agents_dns", &plan->agents_dns}, std::pair{"inventory", &plan->inventory}}) {
     const YAML::Node node = root[key];
     if (!node) continue;
     if (!node.IsScalar() || ScalarText(node).empty()) {

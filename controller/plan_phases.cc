@@ -28,16 +28,16 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
   phase.target = target;
   const YAML::Node workload = node["workload"];
   if (!workload) {
-    return ErrorAt(source, node.Mark(),
-                   StrCat("phase ", index + 1, ": missing 'workload' (known: ", WorkloadNames(),
-                          ")"));
+    return ErrorAt(
+        source, node.Mark(),
+        StrCat("phase ", index + 1, ": missing 'workload' (known: ", WorkloadNames(), ")"));
   }
   const WorkloadKind* kind = FindWorkloadKind(workload.IsScalar() ? ScalarText(workload) : "?");
   if (kind == nullptr) {
     return ErrorAt(source, workload.Mark(),
                    StrCat("phase ", index + 1, ": unknown workload '",
-                          workload.IsScalar() ? ScalarText(workload) : "?", "' (known: ",
-                          WorkloadNames(), ")"));
+                          workload.IsScalar() ? ScalarText(workload) : "?",
+                          "' (known: ", WorkloadNames(), ")"));
   }
   if (node["name"]) phase.name = ScalarText(node["name"]);
   const std::string label = StrCat("phase '", phase.name, "'");
@@ -97,9 +97,9 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
     for (PhasePlan& p : phases) {
       Status status = SetPhaseParameter(key, value, &p.spec);
       if (absl::IsNotFound(status)) {
-        status = absl::InvalidArgumentError(
-            StrCat("unknown ", kind->name, " parameter '", key, "' (known: ",
-                   kind->options().Names(), "; knobs: ", common::kTuningKnobNames, ")"));
+        status = absl::InvalidArgumentError(StrCat("unknown ", kind->name, " parameter '", key,
+                                                   "' (known: ", kind->options().Names(),
+                                                   "; knobs: ", common::kTuningKnobNames, ")"));
       }
       if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
     }

@@ -59,17 +59,19 @@ StatusOr<std::string> ExpandHook(std::string_view line, const SweepPoint& point)
     if (close == std::string_view::npos) break;
     const std::string_view name = line.substr(open + 1, close - open - 1);
     out.append(line.substr(at, open - at));
-    auto it = std::find_if(point.begin(), point.end(),
-                           [&](const auto& kv) { return kv.first == name; });
+    auto it =
+        std::find_if(point.begin(), point.end(), [&](const auto& kv) { return kv.first == name; });
     // Shell syntax such as ${VAR} or {a,b} is left alone unless it names a sweep axis.
-    const bool identifier = !name.empty() && name.find_first_not_of(
-        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string_view::npos;
+    const bool identifier =
+        !name.empty() &&
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+            std::string_view::npos;
     const bool shell_variable = open > 0 && line[open - 1] == '$';
     if (it != point.end() && !shell_variable) {
       out += it->second;
     } else if (identifier && !shell_variable) {
-      return absl::InvalidArgumentError(StrCat("hook '", line, "' uses {", name,
-                                               "}, which the sweep does not define"));
+      return absl::InvalidArgumentError(
+          StrCat("hook '", line, "' uses {", name, "}, which the sweep does not define"));
     } else {
       out.append(line.substr(open, close - open + 1));
     }

@@ -28,7 +28,8 @@ std::string RelativeToPlan(std::string_view source, const std::string& path) {
 // A duration above 0 for `key`: "bad deadline '0s': must be above 0".
 StatusOr<int64_t> ParsePositiveDuration(std::string_view key, std::string_view value) {
   ASSIGN_OR_RETURN(int64_t nanos, common::ParseDurationOf(key, value));
-  if (nanos <= 0) return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': must be above 0"));
+  if (nanos <= 0)
+    return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': must be above 0"));
   return nanos;
 }
 

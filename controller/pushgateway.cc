@@ -59,8 +59,8 @@ common::Status PushMetrics(const std::string& group_url, std::string_view body,
   curl_easy_setopt(c, CURLOPT_USERAGENT, "stormark");
   const CURLcode code = curl_easy_perform(c);
   if (code != CURLE_OK) {
-    return absl::UnavailableError(StrCat("--push ", group_url, ": ",
-                                         error[0] != '\0' ? error : curl_easy_strerror(code)));
+    return absl::UnavailableError(
+        StrCat("--push ", group_url, ": ", error[0] != '\0' ? error : curl_easy_strerror(code)));
   }
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

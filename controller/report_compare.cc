@@ -94,8 +94,7 @@ std::string VerdictText(Verdict verdict) {
   return "-";
 }
 
-std::vector<ComparisonRow> CompareRuns(const RunRecord& a, const RunRecord& b,
-                                       bool aggregates) {
+std::vector<ComparisonRow> CompareRuns(const RunRecord& a, const RunRecord& b, bool aggregates) {
   const std::vector<Repetitions> groups_a = GroupRepetitions(a, aggregates);
   const std::vector<Repetitions> groups_b = GroupRepetitions(b, aggregates);
   std::vector<ComparisonRow> rows;
@@ -139,9 +138,8 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
     const std::vector<std::string> keys = DifferingKeys(envs);
     marked.push_back(!keys.empty());
     if (keys.empty()) continue;
-    const std::string note =
-        fmt::format("  {} {} {}: {}\n", kDiffersMark, row.key.host, row.key.target,
-                    FormatDiffers({"A", "B"}, envs, keys));
+    const std::string note = fmt::format("  {} {} {}: {}\n", kDiffersMark, row.key.host,
+                                         row.key.target, FormatDiffers({"A", "B"}, envs, keys));
     if (std::find(differs.begin(), differs.end(), note) == differs.end()) differs.push_back(note);
   }
   for (size_t r = 0; r < rows.size(); ++r) {

@@ -67,12 +67,12 @@ std::string RunCsv(const RunRecord& run) {
   for (size_t p = 0; p < run.phases.size(); ++p) {
     const PhaseOutcome& phase = run.phases[p];
     const PhaseSummary summary = Summarize(phase);
-    const std::string place = fmt::format(
-        "{},{},{},{},{},{}", CsvField(run.run_id), started, p, CsvField(phase.plan.name),
-        phase.plan.repetition, CsvField(DescribeSweepPoint(phase.plan.sweep_point)));
+    const std::string place = fmt::format("{},{},{},{},{},{}", CsvField(run.run_id), started, p,
+                                          CsvField(phase.plan.name), phase.plan.repetition,
+                                          CsvField(DescribeSweepPoint(phase.plan.sweep_point)));
     for (const RowSummary& row : summary.rows) {
-      const std::string prefix = fmt::format("{},{},{},{},", place, CsvField(row.host),
-                                             CsvField(row.target), row.status);
+      const std::string prefix =
+          fmt::format("{},{},{},{},", place, CsvField(row.host), CsvField(row.target), row.status);
       if (row.status != "succeeded") {
         out += prefix + "error," + CsvField(row.error) + ",\r\n";
         continue;
@@ -84,14 +84,14 @@ std::string RunCsv(const RunRecord& run) {
       add("ops", static_cast<double>(row.ops), "ops");
       add("elapsed", row.elapsed_seconds, "s");
       add("throughput", row.bytes_per_second, "B/s");
-      add("iops", row.elapsed_seconds > 0 ? static_cast<double>(row.ops) / row.elapsed_seconds
-                                          : 0.0,
+      add("iops",
+          row.elapsed_seconds > 0 ? static_cast<double>(row.ops) / row.elapsed_seconds : 0.0,
           "ops/s");
       add("cpu", row.cpu_percent, "%");
       if (row.latency.count() == 0) continue;
-      for (const auto& [name, p] : {std::pair{"latency_p50", 50.0}, std::pair{"latency_p90", 90.0},
-                                    std::pair{"latency_p99", 99.0},
-                                    std::pair{"latency_p99_9", 99.9}}) {
+      for (const auto& [name, p] :
+           {std::pair{"latency_p50", 50.0}, std::pair{"latency_p90", 90.0},
+            std::pair{"latency_p99", 99.0}, std::pair{"latency_p99_9", 99.9}}) {
         add(name, static_cast<double>(row.latency.Percentile(p)), "ns");
       }
       add("latency_max", static_cast<double>(row.latency.max()), "ns");
@@ -125,8 +125,9 @@ std::string RunPrometheus(const RunRecord& run, const std::string& label) {
               "Operations per second of the timed region.");
   Family cpu("stormark_cpu_percent", "gauge",
              "The agent's user+system CPU time over the timed region; 100 is one core.");
-  Family latency("stormark_latency_seconds", "summary",
-                 "Latency of one operation, from the host's histogram (quantile 1 is the maximum).");
+  Family latency(
+      "stormark_latency_seconds", "summary",
+      "Latency of one operation, from the host's histogram (quantile 1 is the maximum).");
 
   // The run id only labels the run's start: on every figure it would make each run a new set
   // of time series in Prometheus, where the label (the plan) and the place are what stay.
@@ -147,9 +148,8 @@ std::string RunPrometheus(const RunRecord& run, const std::string& label) {
       ops.Add(labels, static_cast<double>(row.ops));
       elapsed.Add(labels, row.elapsed_seconds);
       throughput.Add(labels, row.bytes_per_second);
-      iops.Add(labels, row.elapsed_seconds > 0
-                           ? static_cast<double>(row.ops) / row.elapsed_seconds
-                           : 0.0);
+      iops.Add(labels,
+               row.elapsed_seconds > 0 ? static_cast<double>(row.ops) / row.elapsed_seconds : 0.0);
       cpu.Add(labels, row.cpu_percent);
       if (row.latency.count() == 0) continue;
       for (const auto& [quantile, p] : {std::pair{"0.5", 50.0}, std::pair{"0.9", 90.0},

@@ -49,12 +49,12 @@ GateCheck Check(const ComparisonRow& row, const MetricComparison& m, double thre
   const bool past_threshold = slowdown > threshold;
   const bool past_noise =
       !check.noise_known || Judge(a, b, metric->higher_is_better) == Verdict::kWorse;
-  const std::string how = slowdown >= 0 ? Percent(slowdown) + " slower"
-                                        : Percent(-slowdown) + " faster";
+  const std::string how =
+      slowdown >= 0 ? Percent(slowdown) + " slower" : Percent(-slowdown) + " faster";
   if (past_threshold && past_noise) {
     check.failed = true;
-    check.reason = check.noise_known ? how + ", beyond the noise"
-                                     : how + " (one repetition: noise unknown)";
+    check.reason =
+        check.noise_known ? how + ", beyond the noise" : how + " (one repetition: noise unknown)";
   } else if (past_threshold) {
     check.reason = "within noise (" + how + ")";
   } else {
@@ -62,8 +62,8 @@ GateCheck Check(const ComparisonRow& row, const MetricComparison& m, double thre
   }
   if (row.failed_b > row.failed_a) {
     check.failed = true;
-    check.reason = fmt::format("{} of {} repetitions failed in the candidate run; {}",
-                               row.failed_b, row.runs_b, check.reason);
+    check.reason = fmt::format("{} of {} repetitions failed in the candidate run; {}", row.failed_b,
+                               row.runs_b, check.reason);
   }
   return check;
 }
@@ -189,8 +189,8 @@ std::string FormatGate(const GateResult& result, const GateOptions& options) {
 std::string GateJUnit(const GateResult& result, const GateOptions& options,
                       const std::string& baseline_run, const std::string& candidate_run,
                       int64_t timestamp_unix_nanos) {
-  const std::string suite = fmt::format("stormark gate: {} against {}", candidate_run,
-                                        baseline_run);
+  const std::string suite =
+      fmt::format("stormark gate: {} against {}", candidate_run, baseline_run);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"stormark\" tests=\"{}\" failures=\"{}\">\n",
                      result.checks.size(), result.failures);
@@ -206,15 +206,14 @@ std::string GateJUnit(const GateResult& result, const GateOptions& options,
       {"fail_if_slower", Percent(options.threshold)},
       {"metrics", MetricNames(options)}};
   for (const auto& [name, value] : properties) {
-    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name,
-                       EscapeMarkup(value));
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, EscapeMarkup(value));
   }
   out += "    </properties>\n";
   for (const GateCheck& check : result.checks) {
     const std::string classname =
-        "stormark." + (check.key.sweep.empty() ? check.key.phase
-                                               : fmt::format("{}[{}]", check.key.phase,
-                                                             check.key.sweep));
+        "stormark." + (check.key.sweep.empty()
+                           ? check.key.phase
+                           : fmt::format("{}[{}]", check.key.phase, check.key.sweep));
     const std::string name =
         fmt::format("{} {} {}", check.key.host, check.key.target, check.metric->name);
     const std::string detail =
@@ -238,26 +237,27 @@ std::string GateJUnit(const GateResult& result, const GateOptions& options,
 std::string GateMarkdown(const GateResult& result, const GateOptions& options,
                          const std::string& baseline_run, const std::string& candidate_run) {
   std::string out = fmt::format("### stormark gate: {}\n\n", GateVerdict(result, options));
-  out += fmt::format("Candidate `{}` against baseline `{}`; fail if slower by more than {} "
-                     "beyond the noise, on {}.\n",
-                     candidate_run, baseline_run, Percent(options.threshold),
-                     MetricNames(options));
+  out += fmt::format(
+      "Candidate `{}` against baseline `{}`; fail if slower by more than {} "
+      "beyond the noise, on {}.\n",
+      candidate_run, baseline_run, Percent(options.threshold), MetricNames(options));
   if (result.noise_unknown_somewhere) {
-    out += "Some figures come from a single repetition on a side: their noise is unknown and "
-           "they are judged on the threshold alone.\n";
+    out +=
+        "Some figures come from a single repetition on a side: their noise is unknown and "
+        "they are judged on the threshold alone.\n";
   }
-  out += "\n| | phase | host | target | metric | baseline | candidate | change |\n"
-         "|---|---|---|---|---|---:|---:|---|\n";
+  out +=
+      "\n| | phase | host | target | metric | baseline | candidate | change |\n"
+      "|---|---|---|---|---|---:|---:|---|\n";
   std::vector<const GateCheck*> ordered;
   for (const GateCheck& c : result.checks) ordered.push_back(&c);
   std::stable_partition(ordered.begin(), ordered.end(),
                         [](const GateCheck* c) { return c->failed; });
   for (const GateCheck* c : ordered) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                       c->failed ? "FAIL" : "ok", Cell(Place(c->key)), Cell(c->key.host),
-                       Cell(c->key.target), Cell(c->metric->name),
-                       Cell(Figure(*c, c->baseline)), Cell(Figure(*c, c->candidate)),
-                       Cell(c->reason));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c->failed ? "FAIL" : "ok",
+                       Cell(Place(c->key)), Cell(c->key.host), Cell(c->key.target),
+                       Cell(c->metric->name), Cell(Figure(*c, c->baseline)),
+                       Cell(Figure(*c, c->candidate)), Cell(c->reason));
   }
   return out;
 }

@@ -26,8 +26,8 @@ namespace stormark::controller {
 
 // The metrics gated when none are named: the figures of speed. Not "max lat" (one sample,
 // the noisiest figure there is) nor "CPU%" (not a speed).
-inline constexpr std::string_view kDefaultGateMetrics[] = {"MiB/s", "ops/s", "p50 lat",
-                                                            "p99 lat", "elapsed"};
+inline constexpr std::string_view kDefaultGateMetrics[] = {"MiB/s", "ops/s", "p50 lat", "p99 lat",
+                                                           "elapsed"};
 
 struct GateOptions {
   // 0.10 for "10%".

@@ -110,10 +110,9 @@ json MeasurementsJson(const stormark::v1::PhaseResult& r, const std::string& hos
          {"ops", m.ops()},
          {"elapsed_seconds", seconds},
          // A rate of a too-fast test is not a figure; it is null, as bonnie++ prints +++++.
-         {"bytes_per_second", seconds > 0 && !m.too_fast() ? json(m.bytes() / seconds)
-                                                            : json(nullptr)},
-         {"ops_per_second", seconds > 0 && !m.too_fast() ? json(m.ops() / seconds)
-                                                          : json(nullptr)},
+         {"bytes_per_second",
+          seconds > 0 && !m.too_fast() ? json(m.bytes() / seconds) : json(nullptr)},
+         {"ops_per_second", seconds > 0 && !m.too_fast() ? json(m.ops() / seconds) : json(nullptr)},
          {"cpu_percent", seconds > 0 ? json(100.0 * cpu / seconds) : json(nullptr)},
          {"latency", histogram.ok() ? LatencyJson(*histogram) : json(nullptr)}});
   }
@@ -168,8 +167,8 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                 {"mode", outcome.mode == RunMode::kSequential ? "sequential" : "concurrent"},
                 {"cache", common::CacheModeName(outcome.plan.spec.cache())},
                 {"start_at_unix_nanos", outcome.start_at_unix_nanos},
-                {"start_skew_nanos", outcome.start_skew_nanos ? json(*outcome.start_skew_nanos)
-                                                              : json(nullptr)},
+                {"start_skew_nanos",
+                 outcome.start_skew_nanos ? json(*outcome.start_skew_nanos) : json(nullptr)},
                 {"start_skew_uncertainty_nanos", outcome.start_skew_uncertainty_nanos}};
   json results = json::array();
   std::vector<std::string> names;
@@ -248,8 +247,8 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
       }
       if (!r.stuck_worker().empty()) row["stuck_worker"] = r.stuck_worker();
       if (!r.device_stats().empty()) {
-        row["device_stats"] = json(std::map<std::string, std::string>(r.device_stats().begin(),
-                                                                      r.device_stats().end()));
+        row["device_stats"] = json(
+            std::map<std::string, std::string>(r.device_stats().begin(), r.device_stats().end()));
       }
       if (!r.resolved().empty()) {
         json resolved = json::object();

@@ -23,10 +23,10 @@ std::string Latency(const common::LatencyHistogram& h, double p) {
 
 std::vector<std::string> Cells(const RowSummary& row, bool aggregate, bool via) {
   const bool ok = row.status == "succeeded";
-  std::string status = ok ? "ok" : row.status == "error" ? "ERROR" : common::StrCat(
-                                                                       row.status == "aborted"
-                                                                           ? "ABORTED"
-                                                                           : "FAILED");
+  std::string status = ok ? "ok"
+                       : row.status == "error"
+                           ? "ERROR"
+                           : common::StrCat(row.status == "aborted" ? "ABORTED" : "FAILED");
   if (aggregate) status = fmt::format("{} host{}", row.hosts, row.hosts == 1 ? "" : "s");
   std::vector<std::string> cells = {row.host};
   if (via) cells.push_back(aggregate ? "" : row.transport.empty() ? "-" : row.transport);
@@ -39,14 +39,12 @@ std::vector<std::string> Cells(const RowSummary& row, bool aggregate, bool via) 
   // A figure qualified by a note is marked, so it is never read without it.
   const std::string mark = row.warnings.empty() ? "" : " *";
   for (std::string& cell : std::vector<std::string>{
-          fmt::format("{:.1f}{}", row.bytes_per_second / (1024.0 * 1024.0), mark),
-          fmt::format("{:.1f}", row.cpu_percent),
-          Latency(row.latency, 50),
-          Latency(row.latency, 99),
-          row.latency.count() ? common::FormatDurationNanos(static_cast<double>(row.latency.max()))
-                              : "-",
-          fmt::format("{:.2f} s", row.elapsed_seconds),
-          status}) {
+           fmt::format("{:.1f}{}", row.bytes_per_second / (1024.0 * 1024.0), mark),
+           fmt::format("{:.1f}", row.cpu_percent), Latency(row.latency, 50),
+           Latency(row.latency, 99),
+           row.latency.count() ? common::FormatDurationNanos(static_cast<double>(row.latency.max()))
+                               : "-",
+           fmt::format("{:.2f} s", row.elapsed_seconds), status}) {
     cells.push_back(std::move(cell));
   }
   return cells;
@@ -104,16 +102,17 @@ std::string CacheLine(const PhaseOutcome& outcome) {
     drop_max = std::max(drop_max, c.drop_nanos());
   }
   if (hosts == 0) return "";
-  const std::string where =
-      done == hosts ? (hosts == 1 ? "" : " on every host")
-                    : fmt::format(" on {} of {} hosts (see the notes)", done, hosts);
+  const std::string where = done == hosts
+                                ? (hosts == 1 ? "" : " on every host")
+                                : fmt::format(" on {} of {} hosts (see the notes)", done, hosts);
   const std::string sync = common::FormatDurationNanos(static_cast<double>(sync_max));
   if (mode == stormark::v1::CACHE_SYNC) {
     return fmt::format("  synced before the timed region{} (sync took up to {})\n", where, sync);
   }
-  return fmt::format("  page cache dropped before the timed region{} (sync up to {}, drop up to {})\n",
-                     done == 0 ? " on no host (see the notes)" : where, sync,
-                     common::FormatDurationNanos(static_cast<double>(drop_max)));
+  return fmt::format(
+      "  page cache dropped before the timed region{} (sync up to {}, drop up to {})\n",
+      done == 0 ? " on no host (see the notes)" : where, sync,
+      common::FormatDurationNanos(static_cast<double>(drop_max)));
 }
 
 // The device settings in force, when the phase asked for any: "read_ahead_kb 4096 (was
@@ -198,17 +197,17 @@ std::string FormatAgentsTable(const std::vector<AgentRecord>& agents) {
       if (t.kind() == "null") {
         what = "null device";
       } else if (t.kind() == "block" || t.kind() == "aoe") {
-        const std::string where = t.kind() == "aoe" ? t.path()
+        const std::string where = t.kind() == "aoe"            ? t.path()
                                   : t.block_kind() == "device" ? t.path()
                                                                : t.block_kind();
         what = common::StrCat(t.kind() == "aoe" ? "" : "block ", where, ", ",
                               common::FormatBytes(t.size_bytes()),
                               t.disposable() ? ", disposable" : ", read-only");
       } else if (t.kind() == "nbd" || t.kind() == "iscsi") {
-        what = common::StrCat(t.transport(), " ", t.path(), ", ",
-                              t.size_bytes() != 0 ? common::FormatBytes(t.size_bytes())
-                                                  : std::string("not reached"),
-                              t.disposable() ? ", disposable" : ", read-only");
+        what = common::StrCat(
+            t.transport(), " ", t.path(), ", ",
+            t.size_bytes() != 0 ? common::FormatBytes(t.size_bytes()) : std::string("not reached"),
+            t.disposable() ? ", disposable" : ", read-only");
       } else {
         what = common::StrCat(t.filesystem().empty() ? "?" : t.filesystem(), ", ",
                               common::FormatBytes(t.free_bytes()), " free");
@@ -216,17 +215,18 @@ std::string FormatAgentsTable(const std::vector<AgentRecord>& agents) {
       targets += common::StrCat(targets.empty() ? "" : ", ", t.name(), " (", what, ")");
     }
     const double offset_ms = static_cast<double>(agent.clock.offset_nanos) / 1e6;
-    table.AddRow({agent.host, MachineCell(agent.info), targets,
-                  fmt::format("{:+.3f} ms", offset_ms)});
+    table.AddRow(
+        {agent.host, MachineCell(agent.info), targets, fmt::format("{:+.3f} ms", offset_ms)});
   }
   return table.Render("  ");
 }
 
-std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
-                             size_t index, size_t count, int repeat) {
+std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary, size_t index,
+                             size_t count, int repeat) {
   std::string where = DescribeSweepPoint(outcome.plan.sweep_point);
   if (repeat > 1) {
-    where += fmt::format("{}run {}/{}", where.empty() ? "" : ", ", outcome.plan.repetition + 1, repeat);
+    where +=
+        fmt::format("{}run {}/{}", where.empty() ? "" : ", ", outcome.plan.repetition + 1, repeat);
   }
   std::string out = fmt::format("Phase {}/{}  {}{}: {}\n", index + 1, count, outcome.plan.name,
                                 where.empty() ? "" : " [" + where + "]", outcome.plan.Describe());
@@ -247,10 +247,10 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
     out += fmt::format("  started {} after the planned instant\n",
                        common::FormatDurationNanos(static_cast<double>(late)));
   } else if (outcome.start_skew_nanos) {
-    out += fmt::format("  start skew {} across hosts (clock estimate good to +-{})\n",
-                       common::FormatDurationNanos(static_cast<double>(*outcome.start_skew_nanos)),
-                       common::FormatDurationNanos(
-                           static_cast<double>(outcome.start_skew_uncertainty_nanos)));
+    out += fmt::format(
+        "  start skew {} across hosts (clock estimate good to +-{})\n",
+        common::FormatDurationNanos(static_cast<double>(*outcome.start_skew_nanos)),
+        common::FormatDurationNanos(static_cast<double>(outcome.start_skew_uncertainty_nanos)));
   }
   out += CacheLine(outcome);
   out += TuningLine(outcome);
@@ -288,7 +288,8 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
   }
   for (const RowSummary& row : summary.rows) {
     for (const auto& w : row.warnings) notes += fmt::format("  * {}: {}\n", row.host, w);
-    if (!row.error.empty()) notes += fmt::format("  x {}: {}\n", row.host, WithoutHost(row.host, row.error));
+    if (!row.error.empty())
+      notes += fmt::format("  x {}: {}\n", row.host, WithoutHost(row.host, row.error));
   }
   if (!notes.empty()) out += "\n" + notes;
   return out;

@@ -16,8 +16,8 @@ namespace stormark::controller {
 
 // `index` and `count` number the phase within the run ("Phase 1/2"); with `repeat` over
 // 1, the header says which repetition this is, and it names the sweep point, if any.
-std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary,
-                             size_t index, size_t count, int repeat = 1);
+std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary, size_t index,
+                             size_t count, int repeat = 1);
 
 // The agents of a run: machine, targets and clock offset per host, or UNAVAILABLE.
 std::string FormatAgentsTable(const std::vector<AgentRecord>& agents);

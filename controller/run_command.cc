@@ -51,8 +51,7 @@ const char* EndStatus(int code) {
 
 }  // namespace
 
-int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out,
-               std::FILE* err) {
+int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out, std::FILE* err) {
   const common::Clock& clock = common::SystemClock();
   auto fail_input = [&](const Status& s) {
     std::fprintf(err, "stormark: %s\n", std::string(s.message()).c_str());
@@ -81,7 +80,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     plan.hosts.clear();
     plan.agents_dns = options.agents_dns;
     plan.inventory = options.inventory;
-    for (const std::string& address : options.agents) plan.hosts.push_back({address, address, {}, "", ""});
+    for (const std::string& address : options.agents)
+      plan.hosts.push_back({address, address, {}, "", ""});
   }
   auto gathered = GatherHosts(std::move(plan.hosts), plan.agents_dns, plan.inventory);
   if (!gathered.ok()) return fail_input(gathered.status());
@@ -101,7 +101,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   for (const HostPlan& host : plan.hosts) {
     const AgentSecurity security{tls->has_value() ? &**tls : nullptr, host.tls_name};
     auto client = AgentClient::ForAddress(host.address, clock, host.name, security);
-    if (!client.ok()) return fail_input(common::Annotate(client.status(), StrCat("host '", host.name, "'")));
+    if (!client.ok())
+      return fail_input(common::Annotate(client.status(), StrCat("host '", host.name, "'")));
     (*client)->set_default_target(host.target);
     clients.push_back(std::move(*client));
   }
@@ -126,9 +127,10 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     bool known = embedded && options.baseline == "local";
     for (const auto& client : clients) known = known || client->host() == options.baseline;
     if (!known) {
-      return fail_input(absl::InvalidArgumentError(StrCat(
-          "--baseline ", options.baseline, ": not one of the run's hosts (",
-          embedded ? "the embedded agent is 'local'" : "name it as the plan or --agent does", ")")));
+      return fail_input(absl::InvalidArgumentError(
+          StrCat("--baseline ", options.baseline, ": not one of the run's hosts (",
+                 embedded ? "the embedded agent is 'local'" : "name it as the plan or --agent does",
+                 ")")));
     }
   }
   // The results database, before anything runs: one that cannot be opened is bad input.
@@ -150,8 +152,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
       return kExitSomeFailed;
     }
     local = std::move(*started);
-    clients.push_back(std::make_unique<AgentClient>(
-        "local", AgentClient::MakeChannel(local->address()), clock));
+    clients.push_back(
+        std::make_unique<AgentClient>("local", AgentClient::MakeChannel(local->address()), clock));
   }
 
   RunRecord run;
@@ -187,9 +189,9 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   if (const std::string notes = FormatEnvironmentNotes(run.agents); !notes.empty()) {
     std::fprintf(out, "\n%s", notes.c_str());
   }
-  journal.Begin(run, {RunLabel(options, plan), plan.mode,
-                     SweepPoints(plan).size() * plan.repeat * plan.phases.size(),
-                     RunOwner::Self()});
+  journal.Begin(run,
+                {RunLabel(options, plan), plan.mode,
+                 SweepPoints(plan).size() * plan.repeat * plan.phases.size(), RunOwner::Self()});
   for (size_t i = 0; i < fleet.size(); ++i) {
     if (!connected[i].ok()) {
       std::fprintf(err, "stormark: %s\n", std::string(connected[i].message()).c_str());

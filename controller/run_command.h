@@ -18,8 +18,7 @@ inline constexpr int kExitBadInput = 2;    // bad flags, plan or database; nothi
 inline constexpr int kExitInterrupted = 130;
 
 // Runs the command, printing tables on `out` and one-line errors on `err`.
-int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out,
-               std::FILE* err);
+int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out, std::FILE* err);
 
 }  // namespace stormark::controller
 

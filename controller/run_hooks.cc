@@ -26,8 +26,8 @@ bool RunHooks(Fleet& fleet, const std::vector<std::string>& lines, const SweepPo
       if (host.succeeded()) {
         longest = std::max(longest, host.result->elapsed_nanos());
       } else {
-        failures += fmt::format("  x {}: {}\n", host.host,
-                                host.error.empty() ? "failed" : host.error);
+        failures +=
+            fmt::format("  x {}: {}\n", host.host, host.error.empty() ? "failed" : host.error);
       }
     }
     std::fprintf(out, "  %s `%s`: %s\n%s", what, command->shell().c_str(),

@@ -42,8 +42,8 @@ Status ApplySetting(const std::string& key, const std::string& value, const std:
     char* end = nullptr;
     const unsigned long n = std::strtoul(index.c_str(), &end, 10);
     if (index.empty() || *end != '\0' || n >= plan->phases.size()) {
-      return absl::InvalidArgumentError(StrCat(where, ": the plan has phases 0 to ",
-                                               plan->phases.size() - 1));
+      return absl::InvalidArgumentError(
+          StrCat(where, ": the plan has phases 0 to ", plan->phases.size() - 1));
     }
     scope = plan->phases[n].name;
     param = key.substr(dot + 1);
@@ -59,16 +59,18 @@ Status ApplySetting(const std::string& key, const std::string& value, const std:
     if (!scope.empty() && phase.name != scope) continue;
     Status s = SetPhaseParameter(param, value, &phase.spec);
     if (absl::IsNotFound(s)) continue;
-    if (!s.ok()) return absl::InvalidArgumentError(StrCat(where, ": phase '", phase.name, "': ", s.message()));
+    if (!s.ok())
+      return absl::InvalidArgumentError(StrCat(where, ": phase '", phase.name, "': ", s.message()));
     ++applied;
   }
   if (applied > 0) return absl::OkStatus();
-  if (!scope.empty() &&
-      std::none_of(plan->phases.begin(), plan->phases.end(),
-                   [&](const PhasePlan& p) { return p.name == scope; })) {
-    return absl::InvalidArgumentError(StrCat(where, ": no phase '", scope, "' (phases: ", phases, ")"));
+  if (!scope.empty() && std::none_of(plan->phases.begin(), plan->phases.end(),
+                                     [&](const PhasePlan& p) { return p.name == scope; })) {
+    return absl::InvalidArgumentError(
+        StrCat(where, ": no phase '", scope, "' (phases: ", phases, ")"));
   }
-  return absl::InvalidArgumentError(StrCat(where, ": no phase takes '", param, "' (phases: ", phases,
+  return absl::InvalidArgumentError(StrCat(where, ": no phase takes '", param,
+                                           "' (phases: ", phases,
                                            "; tuning knobs: ", common::kTuningKnobNames, ")"));
 }
 
@@ -97,7 +99,8 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
       return absl::InvalidArgumentError(
           StrCat("--set '", assignment, "': expected KEY=VALUE, such as --set files=16:0:0:1"));
     }
-    params.push_back({assignment.substr(0, eq), assignment.substr(eq + 1), StrCat("--set ", assignment)});
+    params.push_back(
+        {assignment.substr(0, eq), assignment.substr(eq + 1), StrCat("--set ", assignment)});
   }
   if (!options.plan_path.empty() && options.workload) {
     return absl::InvalidArgumentError(
@@ -121,8 +124,8 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
   } else if (options.workload && *options.workload != "stream") {
     const WorkloadKind* kind = FindWorkloadKind(*options.workload);
     if (kind == nullptr) {
-      return absl::InvalidArgumentError(StrCat("unknown workload '", *options.workload,
-                                               "' (known: ", WorkloadNames(), ")"));
+      return absl::InvalidArgumentError(
+          StrCat("unknown workload '", *options.workload, "' (known: ", WorkloadNames(), ")"));
     }
     if (options.rw) return absl::InvalidArgumentError("--rw is for the stream workload");
     PhasePlan phase;
@@ -134,7 +137,8 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
     PhasePlan phase = DefaultPlan().phases[0];
     phase.name = *options.rw == "read" ? "seq-read" : "seq-write";
     RETURN_IF_ERROR(SetStreamParameter("rw", *options.rw, phase.spec.mutable_stream()));
-    if (*options.rw == "write" && !options.fdatasync) phase.spec.mutable_stream()->set_fdatasync(true);
+    if (*options.rw == "write" && !options.fdatasync)
+      phase.spec.mutable_stream()->set_fdatasync(true);
     plan->phases = {phase};
   } else if (options.rw) {
     return absl::InvalidArgumentError(
@@ -153,7 +157,8 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
   for (const SweepPoint& point : SweepPoints(*plan)) {
     auto phases = PhasesAt(*plan, point, 0);
     if (!phases.ok()) {
-      return common::Annotate(phases.status(), StrCat("at sweep point ", DescribeSweepPoint(point)));
+      return common::Annotate(phases.status(),
+                              StrCat("at sweep point ", DescribeSweepPoint(point)));
     }
   }
   return absl::OkStatus();
@@ -172,21 +177,23 @@ StatusOr<FleetOptions> MakeFleetOptions(const RunOptions& options, Plan* plan) {
     int64_t* field;
   };
   int64_t deadline = 0, prepare_deadline = 0;
-  for (const Flag& flag : {Flag{"--heartbeat-interval", options.heartbeat_interval, &hb.interval_nanos},
-                           Flag{"--heartbeat-timeout", options.heartbeat_timeout, &hb.timeout_nanos},
-                           Flag{"--deadline", options.deadline, &deadline},
-                           Flag{"--prepare-deadline", options.prepare_deadline, &prepare_deadline}}) {
+  for (const Flag& flag :
+       {Flag{"--heartbeat-interval", options.heartbeat_interval, &hb.interval_nanos},
+        Flag{"--heartbeat-timeout", options.heartbeat_timeout, &hb.timeout_nanos},
+        Flag{"--deadline", options.deadline, &deadline},
+        Flag{"--prepare-deadline", options.prepare_deadline, &prepare_deadline}}) {
     if (!flag.value) continue;
     auto nanos = common::ParseDurationNanos(*flag.value);
     if (!nanos.ok() || *nanos <= 0) {
-      return absl::InvalidArgumentError(StrCat(flag.name, " ", *flag.value,
-                                               ": expected a duration above 0, such as 5s or 500ms"));
+      return absl::InvalidArgumentError(StrCat(
+          flag.name, " ", *flag.value, ": expected a duration above 0, such as 5s or 500ms"));
     }
     *flag.field = *nanos;
   }
   if (hb.timeout_nanos < 2 * hb.interval_nanos) {
     return absl::InvalidArgumentError(
-        StrCat("the heartbeat timeout (", common::FormatDurationNanos(static_cast<double>(hb.timeout_nanos)),
+        StrCat("the heartbeat timeout (",
+               common::FormatDurationNanos(static_cast<double>(hb.timeout_nanos)),
                ") must be at least twice the interval (",
                common::FormatDurationNanos(static_cast<double>(hb.interval_nanos)), ")"));
   }

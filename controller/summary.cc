@@ -44,8 +44,8 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
         row.latency = std::move(*histogram);
       } else if (row.status == "succeeded") {
         row.status = "error";
-        row.error = common::StrCat("bad latency histogram from the agent: ",
-                                   histogram.status().message());
+        row.error =
+            common::StrCat("bad latency histogram from the agent: ", histogram.status().message());
       }
     }
     if (row.status == "succeeded") {

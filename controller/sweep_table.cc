@@ -144,7 +144,9 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
     out += fmt::format("  {} {}\n", kDiffersMark, FormatDiffers(names, envs, differing));
   }
   if (any_flagged) {
-    out += "  * a run in this cell carries a note (too fast to time, cache, ...): see its phase table\n";
+    out +=
+        "  * a run in this cell carries a note (too fast to time, cache, ...): see its phase "
+        "table\n";
   }
   return out;
 }

@@ -20,9 +20,7 @@ constexpr uint32_t kFileDirectAlignment = 4096;
 
 }  // namespace
 
-const char* EngineName(Engine engine) {
-  return engine == Engine::kIoUring ? "io_uring" : "psync";
-}
+const char* EngineName(Engine engine) { return engine == Engine::kIoUring ? "io_uring" : "psync"; }
 
 common::StatusOr<Engine> ParseEngine(std::string_view name) {
   if (name == "psync") return Engine::kPsync;
@@ -82,9 +80,9 @@ common::StatusOr<std::unique_ptr<FileDevice>> FileDevice::Adopt(int fd, std::str
   }
   const uint64_t size = options.size == 0 ? available : options.size;
   if (size > available && !(options.extend && !block)) {
-    return fail(absl::OutOfRangeError(common::StrCat(
-        path, " holds ", common::FormatBytes(available), "; ", common::FormatBytes(size),
-        " were asked for")));
+    return fail(
+        absl::OutOfRangeError(common::StrCat(path, " holds ", common::FormatBytes(available), "; ",
+                                             common::FormatBytes(size), " were asked for")));
   }
   if (size == 0) return fail(absl::InvalidArgumentError(common::StrCat(path, " is empty")));
   return std::unique_ptr<FileDevice>(
@@ -137,8 +135,8 @@ int64_t FileDevice::Discard(uint64_t offset, uint64_t length) {
 }
 
 std::string FileDevice::Describe() const {
-  return common::StrCat(path_, " (", EngineName(options_.engine),
-                        options_.direct ? ", direct" : "", ")");
+  return common::StrCat(path_, " (", EngineName(options_.engine), options_.direct ? ", direct" : "",
+                        ")");
 }
 
 int64_t FileDevice::Execute(const IoRequest& request) {

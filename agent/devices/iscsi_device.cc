@@ -30,7 +30,8 @@ class IscsiConnection final : public NetConnection {
   // Connects and logs in, waiting at most until `deadline` (NetNowNanos).
   common::Status Login(const std::string& portal, int64_t deadline,
                        const std::atomic<bool>* cancelled) {
-    if (iscsi_full_connect_async(context_, portal.c_str(), lun_, &IscsiConnection::OnLogin, this) != 0) {
+    if (iscsi_full_connect_async(context_, portal.c_str(), lun_, &IscsiConnection::OnLogin, this) !=
+        0) {
       return Error("cannot connect to");
     }
     RETURN_IF_ERROR(WaitFor(login_done_, deadline, cancelled, "logging in to"));
@@ -39,8 +40,8 @@ class IscsiConnection final : public NetConnection {
   }
 
   // READ CAPACITY(16): the LUN's size in bytes and its logical block size.
-  common::Status ReadCapacity(int64_t deadline, const std::atomic<bool>* cancelled,
-                              uint64_t* size, uint32_t* block_size) {
+  common::Status ReadCapacity(int64_t deadline, const std::atomic<bool>* cancelled, uint64_t* size,
+                              uint32_t* block_size) {
     struct Capacity {
       bool done = false;
       int status = SCSI_STATUS_ERROR;
@@ -85,7 +86,10 @@ class IscsiConnection final : public NetConnection {
       completed_.push_back({request.tag, -EINVAL});
       return absl::OkStatus();
     }
-    auto* pending = new Pending{this, request.tag, request.length, {request.buffer, request.length},
+    auto* pending = new Pending{this,
+                                request.tag,
+                                request.length,
+                                {request.buffer, request.length},
                                 request.op == IoOp::kRead && request.length >= kLargeRead};
     if (pending->large) ++large_reads_;
     const uint64_t lba = request.offset / block_size_;
@@ -97,9 +101,9 @@ class IscsiConnection final : public NetConnection {
                                      &IscsiConnection::OnComplete, pending, &pending->iov, 1);
         break;
       case IoOp::kWrite:
-        task = iscsi_write16_iov_task(context_, lun_, lba, nullptr, request.length, block, 0, 0,
-                                      0, 0, 0, &IscsiConnection::OnComplete, pending,
-                                      &pending->iov, 1);
+        task =
+            iscsi_write16_iov_task(context_, lun_, lba, nullptr, request.length, block, 0, 0, 0, 0,
+                                   0, &IscsiConnection::OnComplete, pending, &pending->iov, 1);
         break;
       case IoOp::kFsync:
       case IoOp::kFdatasync:
@@ -172,8 +176,8 @@ class IscsiConnection final : public NetConnection {
   // One wait on the socket and one round of libiscsi's processing (which also expires tasks).
   common::Status Poll(int timeout_ms) {
     pollfd pfd{.fd = iscsi_get_fd(context_),
-                .events = static_cast<short>(iscsi_which_events(context_)),
-                .revents = 0};
+               .events = static_cast<short>(iscsi_which_events(context_)),
+               .revents = 0};
     if (pfd.events == 0 || pfd.fd < 0) {
       // libiscsi waits between reconnection attempts; with those off, the session is gone.
       return Error("lost the session with");
@@ -201,8 +205,7 @@ class IscsiConnection final : public NetConnection {
         return absl::CancelledError(common::StrCat("cancelled while ", doing, " ", what_));
       }
       if (NetNowNanos() > deadline) {
-        return absl::DeadlineExceededError(
-            common::StrCat("timed out ", doing, " ", what_));
+        return absl::DeadlineExceededError(common::StrCat("timed out ", doing, " ", what_));
       }
       RETURN_IF_ERROR(Poll(100));
     }
@@ -253,21 +256,21 @@ common::StatusOr<std::unique_ptr<IscsiConnection>> IscsiDevice::ConnectIscsi() {
     return absl::InvalidArgumentError(
         common::StrCat("CHAP settings for ", what, ": ", iscsi_get_error(context)));
   }
-  RETURN_IF_ERROR(connection->Login(uri_.Portal(),
-                                    NetNowNanos() + options_.connect_timeout_nanos,
+  RETURN_IF_ERROR(connection->Login(uri_.Portal(), NetNowNanos() + options_.connect_timeout_nanos,
                                     options_.net.cancelled));
   stats_.connections.fetch_add(1);
   return connection;
 }
 
-common::StatusOr<std::unique_ptr<IscsiDevice>> IscsiDevice::Open(const IscsiDeviceOptions& options) {
+common::StatusOr<std::unique_ptr<IscsiDevice>> IscsiDevice::Open(
+    const IscsiDeviceOptions& options) {
   ASSIGN_OR_RETURN(IscsiUri uri, ParseIscsiUri(options.uri));
   std::unique_ptr<IscsiDevice> device(new IscsiDevice(options, std::move(uri)));
   ASSIGN_OR_RETURN(auto connection, device->ConnectIscsi());
   uint64_t size = 0;
   uint32_t block_size = 0;
-  RETURN_IF_ERROR(connection->ReadCapacity(
-      NetNowNanos() + options.connect_timeout_nanos, options.net.cancelled, &size, &block_size));
+  RETURN_IF_ERROR(connection->ReadCapacity(NetNowNanos() + options.connect_timeout_nanos,
+                                           options.net.cancelled, &size, &block_size));
   if (options.size > size) {
     return absl::OutOfRangeError(common::StrCat("iSCSI LUN ", options.uri, " holds ", size,
                                                 " bytes, less than the configured size ",

@@ -33,10 +33,12 @@ class NbdConnection final : public NetConnection {
     int64_t cookie = -1;
     switch (request.op) {
       case IoOp::kRead:
-        cookie = nbd_aio_pread(handle_, request.buffer, request.length, request.offset, callback, 0);
+        cookie =
+            nbd_aio_pread(handle_, request.buffer, request.length, request.offset, callback, 0);
         break;
       case IoOp::kWrite:
-        cookie = nbd_aio_pwrite(handle_, request.buffer, request.length, request.offset, callback, 0);
+        cookie =
+            nbd_aio_pwrite(handle_, request.buffer, request.length, request.offset, callback, 0);
         break;
       case IoOp::kFsync:
       case IoOp::kFdatasync:
@@ -81,9 +83,9 @@ class NbdConnection final : public NetConnection {
 
   common::Status Lost() const {
     const char* error = nbd_get_error();
-    return absl::FailedPreconditionError(common::StrCat(
-        "lost the connection to ", what_, ": ",
-        error != nullptr && *error != '\0' ? error : "the server closed it"));
+    return absl::FailedPreconditionError(
+        common::StrCat("lost the connection to ", what_, ": ",
+                       error != nullptr && *error != '\0' ? error : "the server closed it"));
   }
 
   common::Status Flush(std::vector<IoCompletion>* done, common::Status status) {
@@ -118,13 +120,14 @@ common::StatusOr<std::unique_ptr<NbdConnection>> NbdDevice::ConnectNbd() {
   auto connection = std::make_unique<NbdConnection>(handle, options_.writable, what);
   auto fail = [&](std::string_view step) {
     const char* error = nbd_get_error();
-    return absl::FailedPreconditionError(common::StrCat("cannot connect to ", what, ": ", step,
-                                                 error != nullptr ? error : "unknown error"));
+    return absl::FailedPreconditionError(common::StrCat(
+        "cannot connect to ", what, ": ", step, error != nullptr ? error : "unknown error"));
   };
   // Reads land in our own buffers: libnbd need not clear them first.
   if (nbd_set_pread_initialize(handle, false) == -1) return fail("");
   const NbdTlsSettings& tls = options_.tls;
-  if (!tls.certificates.empty() && nbd_set_tls_certificates(handle, tls.certificates.c_str()) == -1) {
+  if (!tls.certificates.empty() &&
+      nbd_set_tls_certificates(handle, tls.certificates.c_str()) == -1) {
     return fail("TLS certificates: ");
   }
   if (!tls.psk_file.empty() && nbd_set_tls_psk_file(handle, tls.psk_file.c_str()) == -1) {
@@ -140,9 +143,9 @@ common::StatusOr<std::unique_ptr<NbdConnection>> NbdDevice::ConnectNbd() {
       return absl::CancelledError(common::StrCat("cancelled while connecting to ", what));
     }
     if (NetNowNanos() > deadline) {
-      return absl::DeadlineExceededError(common::StrCat(
-          "cannot connect to ", what, ": no answer within ",
-          options_.connect_timeout_nanos / 1'000'000'000, " s"));
+      return absl::DeadlineExceededError(
+          common::StrCat("cannot connect to ", what, ": no answer within ",
+                         options_.connect_timeout_nanos / 1'000'000'000, " s"));
     }
     if (nbd_poll(handle, 100) == -1) return fail("");
   }
@@ -157,13 +160,13 @@ common::StatusOr<std::unique_ptr<NbdDevice>> NbdDevice::Open(const NbdDeviceOpti
   nbd_handle* handle = connection->handle();
   const int64_t size = nbd_get_size(handle);
   if (size < 0) {
-    return absl::FailedPreconditionError(
-        common::StrCat("NBD server ", options.uri, ": cannot read the export size: ", nbd_get_error()));
+    return absl::FailedPreconditionError(common::StrCat(
+        "NBD server ", options.uri, ": cannot read the export size: ", nbd_get_error()));
   }
   if (options.size > static_cast<uint64_t>(size)) {
-    return absl::OutOfRangeError(common::StrCat(
-        "NBD export ", options.uri, " holds ", size, " bytes, less than the configured size ",
-        options.size));
+    return absl::OutOfRangeError(common::StrCat("NBD export ", options.uri, " holds ", size,
+                                                " bytes, less than the configured size ",
+                                                options.size));
   }
   device->size_ = options.size != 0 ? options.size : static_cast<uint64_t>(size);
   const int64_t minimum = nbd_get_block_size(handle, LIBNBD_SIZE_MINIMUM);

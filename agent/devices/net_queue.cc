@@ -88,9 +88,9 @@ common::Status NetQueue::ServiceOnce(int timeout_ms) {
   }
   if (started_ > 0 && NetNowNanos() - last_progress_ > options_.timeout_nanos) {
     stats_.timeouts.fetch_add(1);
-    error_ = absl::DeadlineExceededError(common::StrCat(
-        what_, " sent no reply for ", options_.timeout_nanos / 1'000'000'000, " s with ", started_,
-        " request(s) in flight"));
+    error_ = absl::DeadlineExceededError(
+        common::StrCat(what_, " sent no reply for ", options_.timeout_nanos / 1'000'000'000,
+                       " s with ", started_, " request(s) in flight"));
     return error_;
   }
   return Pump();

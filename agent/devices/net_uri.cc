@@ -72,8 +72,8 @@ bool Split(std::string_view uri, Parts* parts) {
 }
 
 // HOST[:PORT] with an IPv6 host in brackets.
-common::Status ParseHostPort(std::string_view uri, std::string_view authority, std::string_view forms,
-                             std::string* host, uint16_t* port) {
+common::Status ParseHostPort(std::string_view uri, std::string_view authority,
+                             std::string_view forms, std::string* host, uint16_t* port) {
   if (authority.find('@') != std::string_view::npos) {
     return Bad(uri, "credentials do not belong in the URI; put them in the target's config", forms);
   }
@@ -95,7 +95,8 @@ common::Status ParseHostPort(std::string_view uri, std::string_view authority, s
   if (host->empty()) return Bad(uri, "no host", forms);
   if (!port_text.empty() || authority.ends_with(':')) {
     unsigned value = 0;
-    const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
+    const auto [end, ec] =
+        std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
     if (ec != std::errc() || end != port_text.data() + port_text.size() || value == 0 ||
         value > 65535) {
       return Bad(uri, common::StrCat("port '", port_text, "' is not a number from 1 to 65535"),
@@ -126,7 +127,8 @@ common::StatusOr<NbdUri> ParseNbdUri(std::string_view uri) {
   const std::string_view scheme = parts.scheme;
   const bool unix_socket = scheme == "nbd+unix" || scheme == "nbds+unix";
   if (scheme != "nbd" && scheme != "nbds" && !unix_socket) {
-    return Bad(uri, common::StrCat("scheme '", scheme, "' is not one of nbd, nbds, nbd+unix, nbds+unix"),
+    return Bad(uri,
+               common::StrCat("scheme '", scheme, "' is not one of nbd, nbds, nbd+unix, nbds+unix"),
                kNbdForms);
   }
   out.tls = scheme.starts_with("nbds");

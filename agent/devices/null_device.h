@@ -15,7 +15,9 @@ class NullDevice final : public Device {
 
   uint64_t size() const override { return size_; }
   uint32_t block_size() const override { return 512; }
-  DeviceCaps caps() const override { return {.writable = true, .direct = false, .alignment = 1, .async = false}; }
+  DeviceCaps caps() const override {
+    return {.writable = true, .direct = false, .alignment = 1, .async = false};
+  }
   std::string Describe() const override { return "null device"; }
   int64_t Execute(const IoRequest& request) override { return request.length; }
 

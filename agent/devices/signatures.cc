@@ -86,7 +86,8 @@ std::vector<std::string> FindSignatures(const ReadFn& read, uint64_t size) {
       {"FAT32 filesystem", 82, "FAT32   "sv},
       {"ISO 9660 filesystem", 32769, "CD001"sv},
       {"ZFS pool member", 128 * kKiB, "\x0c\xb1\xba\x00\x00\x00\x00\x00"sv},
-      {"bcache device", 4096 + 24, "\xc6\x85\x73\xf6\x4e\x1a\x45\xca\x82\x65\xf5\x7f\x48\xba\x6d\x81"sv},
+      {"bcache device", 4096 + 24,
+       "\xc6\x85\x73\xf6\x4e\x1a\x45\xca\x82\x65\xf5\x7f\x48\xba\x6d\x81"sv},
       {"F2FS filesystem", 1024, "\x10\x20\xf5\xf2"sv},
   };
   auto add = [&found](std::string name) {

@@ -12,8 +12,7 @@
 
 namespace stormark::agent {
 
-common::StatusOr<std::vector<ByteRange>> UnallocatedRanges(int fd, uint64_t begin,
-                                                           uint64_t end) {
+common::StatusOr<std::vector<ByteRange>> UnallocatedRanges(int fd, uint64_t begin, uint64_t end) {
   std::vector<ByteRange> holes;
   uint64_t at = begin;
   while (at < end) {

@@ -37,8 +37,8 @@ UringQueue::~UringQueue() {
 
 common::Status UringQueue::Submit(std::span<const IoRequest> requests) {
   if (in_flight_ + requests.size() > depth_) {
-    return absl::FailedPreconditionError(common::StrCat(
-        "queue full: ", in_flight_, " in flight + ", requests.size(), " > depth ", depth_));
+    return absl::FailedPreconditionError(common::StrCat("queue full: ", in_flight_, " in flight + ",
+                                                        requests.size(), " > depth ", depth_));
   }
   for (const IoRequest& request : requests) {
     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
@@ -52,8 +52,7 @@ common::Status UringQueue::Submit(std::span<const IoRequest> requests) {
         break;
       case IoOp::kFsync:
       case IoOp::kFdatasync:
-        io_uring_prep_fsync(sqe, fd_,
-                            request.op == IoOp::kFdatasync ? IORING_FSYNC_DATASYNC : 0);
+        io_uring_prep_fsync(sqe, fd_, request.op == IoOp::kFdatasync ? IORING_FSYNC_DATASYNC : 0);
         sqe->flags |= IOSQE_IO_DRAIN;
         break;
     }
@@ -86,8 +85,8 @@ common::StatusOr<size_t> UringQueue::Reap(size_t min_complete, std::span<IoCompl
       timeout = &ts;
     }
     for (;;) {
-      const int r = io_uring_wait_cqes(&ring_, &cqe, static_cast<unsigned>(min_complete),
-                                       timeout, nullptr);
+      const int r =
+          io_uring_wait_cqes(&ring_, &cqe, static_cast<unsigned>(min_complete), timeout, nullptr);
       if (r == 0 || r == -ETIME) break;
       if (r == -EINTR) continue;
       return common::ErrnoError("io_uring_wait_cqes", -r);

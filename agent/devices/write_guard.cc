@@ -82,8 +82,8 @@ void Collect(dev_t dev, const std::string& name, const std::string& sys_dev_bloc
   for (const std::string& holder : ListDir(sys + "/holders")) {
     holders->push_back(common::StrCat(name, " is held by ", holder,
                                       " (RAID, device mapper or LVM is stacked on it)"));
-    Collect(ParseDev(ReadText(common::StrCat(sys, "/holders/", holder, "/dev"))),
-            "/dev/" + holder, sys_dev_block, out, holders, depth + 1);
+    Collect(ParseDev(ReadText(common::StrCat(sys, "/holders/", holder, "/dev"))), "/dev/" + holder,
+            sys_dev_block, out, holders, depth + 1);
   }
 }
 
@@ -95,8 +95,7 @@ common::Status RefuseSignatures(const std::string& what, const std::vector<std::
   for (const auto& s : found) names += (names.empty() ? "" : ", ") + s;
   return absl::FailedPreconditionError(common::StrCat(
       what, " holds data: ", names,
-      "; refusing to write. If it really is disposable, erase the signatures first (", erase,
-      ")"));
+      "; refusing to write. If it really is disposable, erase the signatures first (", erase, ")"));
 }
 
 std::string What(const TargetConfig& target) {
@@ -251,8 +250,7 @@ common::Status CheckDescriptorWritable(const TargetConfig& target, int fd,
 
 common::Status CheckRemoteHoldsNoData(const TargetConfig& target, Device& device) {
   // Signatures sit at byte offsets that a network device may not address directly.
-  const uint64_t align =
-      std::max<uint64_t>({1, device.block_size(), device.caps().alignment});
+  const uint64_t align = std::max<uint64_t>({1, device.block_size(), device.caps().alignment});
   AlignedReader reader(align, device.size(), [&device](uint64_t offset, size_t n, char* buf) {
     return device.ReadAt(offset, n, buf);
   });

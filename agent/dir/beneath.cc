@@ -45,9 +45,9 @@ int Walk(int dir_fd, std::string_view name, int flags, mode_t mode) {
       return -1;
     }
     const bool last = slash == std::string_view::npos;
-    const int next = last ? openat(current, component.c_str(), flags, mode)
-                          : openat(current, component.c_str(),
-                                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int next =
+        last ? openat(current, component.c_str(), flags, mode)
+             : openat(current, component.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     const int err = errno;
     close_current();
     if (next < 0) {

@@ -111,8 +111,7 @@ class Dir {
   // O_RDWR, plus O_DIRECT or O_APPEND; O_CREAT, O_TRUNC and O_EXCL are implied). A name this
   // phase created before is truncated, provided it is still the file the phase created.
   // Its parent must be the phase directory or a directory this phase created.
-  virtual common::StatusOr<std::unique_ptr<File>> CreateFile(std::string_view name,
-                                                             int flags) = 0;
+  virtual common::StatusOr<std::unique_ptr<File>> CreateFile(std::string_view name, int flags) = 0;
   // Opens a file this phase created, with `flags` as above but O_CREAT; NOT_FOUND for any
   // other name.
   virtual common::StatusOr<std::unique_ptr<File>> OpenFile(std::string_view name, int flags) = 0;

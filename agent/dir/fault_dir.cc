@@ -26,7 +26,9 @@ class FaultFile final : public File {
     return Count(base_->WriteAt(buf, n, offset));
   }
   int64_t Seek(int64_t offset, int whence) override { return base_->Seek(offset, whence); }
-  int Sync() override { return dir_->faults_.sync_errno ? -dir_->faults_.sync_errno : base_->Sync(); }
+  int Sync() override {
+    return dir_->faults_.sync_errno ? -dir_->faults_.sync_errno : base_->Sync();
+  }
   int DataSync() override {
     return dir_->faults_.sync_errno ? -dir_->faults_.sync_errno : base_->DataSync();
   }

@@ -69,7 +69,9 @@ class MemoryFile final : public File {
     data_->resize(size);
     return 0;
   }
-  int64_t Size() override { return data_ == nullptr ? -EBADF : static_cast<int64_t>(data_->size()); }
+  int64_t Size() override {
+    return data_ == nullptr ? -EBADF : static_cast<int64_t>(data_->size());
+  }
   int Close() override {
     data_.reset();
     closed_ = true;
@@ -144,8 +146,8 @@ Status MemoryDir::RemoveFile(std::string_view name) {
 Status MemoryDir::CreateDirectory(std::string_view name) {
   RETURN_IF_ERROR(names_.CheckNew(name));
   if (dirs_.count(name) != 0 || files_.count(name) != 0) {
-    return absl::AlreadyExistsError(StrCat("target '", target_name_, "': ", Describe(name),
-                                           " already exists"));
+    return absl::AlreadyExistsError(
+        StrCat("target '", target_name_, "': ", Describe(name), " already exists"));
   }
   dirs_.emplace(name);
   names_.AddDirectory(name, 0);

@@ -86,13 +86,13 @@ StatusOr<std::unique_ptr<OsDir>> OsDir::Create(std::string target_name, std::str
   if (mkdirat(target_fd.get(), phase_name.c_str(), 0700) != 0) {
     const int err = errno;
     if (err == EEXIST) {
-      return absl::AlreadyExistsError(StrCat(
-          on, where, " already exists (left over from an earlier run? remove it by hand)"));
+      return absl::AlreadyExistsError(
+          StrCat(on, where, " already exists (left over from an earlier run? remove it by hand)"));
     }
     return common::ErrnoError(StrCat(on, "cannot create ", where), err);
   }
-  Fd phase_fd(openat(target_fd.get(), phase_name.c_str(),
-                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  Fd phase_fd(
+      openat(target_fd.get(), phase_name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat phase;
   if (phase_fd.get() < 0 || fstat(phase_fd.get(), &phase) != 0 || !S_ISDIR(phase.st_mode) ||
       phase.st_dev != target.st_dev || phase.st_uid != geteuid() || (phase.st_mode & 077) != 0) {
@@ -106,8 +106,8 @@ StatusOr<std::unique_ptr<OsDir>> OsDir::Create(std::string target_name, std::str
                                           phase, resolver));
 }
 
-OsDir::OsDir(std::string target_name, std::string target_path, Fd target_fd,
-             std::string phase_name, Fd phase_fd, const struct stat& phase, Resolver resolver)
+OsDir::OsDir(std::string target_name, std::string target_path, Fd target_fd, std::string phase_name,
+             Fd phase_fd, const struct stat& phase, Resolver resolver)
     : target_name_(std::move(target_name)),
       target_path_(std::move(target_path)),
       target_fd_(std::move(target_fd)),
@@ -141,9 +141,8 @@ Status OsDir::Errno(std::string_view what, std::string_view name, int err, int f
   // O_NONBLOCK's answer for a FIFO nobody reads, or a device with nothing behind it.
   if (err == ENXIO) return NotOurs(name, "a FIFO or a device");
   if (err == EXDEV) return NotOurs(name, "on another filesystem (a mount point) or outside it");
-  return common::ErrnoError(StrCat("target '", target_name_, "': cannot ", what, " ",
-                                   Describe(name)),
-                            err);
+  return common::ErrnoError(
+      StrCat("target '", target_name_, "': cannot ", what, " ", Describe(name)), err);
 }
 
 StatusOr<Fd> OsDir::OpenDirFd(std::string_view dir) const {
@@ -283,8 +282,7 @@ Status OsDir::CreateDirectory(std::string_view name) {
 Status OsDir::RemoveDirectory(std::string_view name) {
   const ino_t* known = names_.Directory(name);
   if (known == nullptr) {
-    return absl::NotFoundError(
-        StrCat("directory '", name, "' was not created by this phase"));
+    return absl::NotFoundError(StrCat("directory '", name, "' was not created by this phase"));
   }
   const ino_t expected = *known;
   ForgetDirFd(name);
@@ -423,7 +421,8 @@ CleanupReport OsDir::Cleanup() {
     if (unlinkat(above->get(), base.c_str(), AT_REMOVEDIR) == 0) {
       ++report.removed;
     } else {
-      leave(name, errno == ENOTEMPTY ? "holds files this phase did not create" : std::strerror(errno));
+      leave(name,
+            errno == ENOTEMPTY ? "holds files this phase did not create" : std::strerror(errno));
     }
   }
   names_.Clear();

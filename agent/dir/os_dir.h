@@ -68,8 +68,7 @@ class OsDir final : public Dir {
                                    ino_t* ino = nullptr) const;
   // The error for a descriptor (or an open's errno) that is not what the phase made.
   common::Status NotOurs(std::string_view name, std::string_view is) const;
-  common::Status Errno(std::string_view what, std::string_view name, int err,
-                       int flags = 0) const;
+  common::Status Errno(std::string_view what, std::string_view name, int err, int flags = 0) const;
 
   const std::string target_name_;
   const std::string target_path_;

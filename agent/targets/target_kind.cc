@@ -16,8 +16,9 @@ common::Status TargetYaml::Error(const YAML::Node& node, const TargetConfig& tar
 common::Status ParseLocalPath(const TargetYaml& yaml, TargetConfig* target) {
   target->path = yaml.value.as<std::string>();
   if (target->path.empty() || target->path.front() != '/') {
-    return yaml.Error(yaml.value, *target,
-                      common::StrCat(target->kind, " '", target->path, "' must be an absolute path"));
+    return yaml.Error(
+        yaml.value, *target,
+        common::StrCat(target->kind, " '", target->path, "' must be an absolute path"));
   }
   return absl::OkStatus();
 }
@@ -64,9 +65,8 @@ common::StatusOr<std::unique_ptr<Device>> OpenTargetDevice(BlockTarget& target,
   const TargetConfig& config = target.config();
   const TargetKind* kind = FindTargetKind(config.kind);
   if (kind == nullptr || kind->open_device == nullptr) {
-    return absl::InvalidArgumentError(
-        common::StrCat("target '", config.name, "' is a ", config.kind,
-                       " target, which has no device to open"));
+    return absl::InvalidArgumentError(common::StrCat(
+        "target '", config.name, "' is a ", config.kind, " target, which has no device to open"));
   }
   return kind->open_device(target, options, cancelled, warnings);
 }

@@ -88,11 +88,9 @@ struct TargetKind {
   // disposable, nothing mounted or stacked, no signature). Remarks go to `warnings`. Waits end
   // soon after `cancelled` is set, which must outlive the device. nullptr for a kind without a
   // device (caps.device is false).
-  common::StatusOr<std::unique_ptr<Device>> (*open_device)(BlockTarget& target,
-                                                           const BlockOpenOptions& options,
-                                                           const std::atomic<bool>& cancelled,
-                                                           std::vector<std::string>* warnings) =
-      nullptr;
+  common::StatusOr<std::unique_ptr<Device>> (*open_device)(
+      BlockTarget& target, const BlockOpenOptions& options, const std::atomic<bool>& cancelled,
+      std::vector<std::string>* warnings) = nullptr;
 
   // Fills the kind's facts into `info`, whose name, kind and path are set: size, block size,
   // disposable, transport, and for a path on this host its filesystem and device

@@ -11,8 +11,8 @@ namespace stormark::agent {
 
 const std::vector<const TargetKind*>& TargetKinds() {
   static const std::vector<const TargetKind*> kinds = {
-      &DirTargetKind(), &BlockTargetKind(), &AoeTargetKind(),
-      &NullTargetKind(), &NbdTargetKind(),  &IscsiTargetKind(),
+      &DirTargetKind(),  &BlockTargetKind(), &AoeTargetKind(),
+      &NullTargetKind(), &NbdTargetKind(),   &IscsiTargetKind(),
   };
   return kinds;
 }

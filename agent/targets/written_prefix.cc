@@ -25,8 +25,7 @@ std::string TargetIdentity(const BlockTarget& target, const SystemPaths& paths) 
   if (!target.exists()) return "missing";
   const DeviceIdentity& device = target.identity();
   if (!device.block) return common::StrCat("file ", device.dev, ":", device.ino);
-  std::string identity =
-      common::StrCat("device ", major(device.rdev), ":", minor(device.rdev));
+  std::string identity = common::StrCat("device ", major(device.rdev), ":", minor(device.rdev));
   if (const std::optional<LoopBacking> backing = LoopBackingOf(device.rdev, paths.sys_dev_block)) {
     struct stat file;
     const bool found = stat(backing->file.c_str(), &file) == 0;

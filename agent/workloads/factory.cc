@@ -17,9 +17,9 @@ std::string TargetFilesystem(const WorkloadInputs& in) {
 common::Status NeedsFiles(std::string_view workload, const TargetConfig& target,
                           const TargetCaps& caps) {
   if (caps.files) return absl::OkStatus();
-  return absl::InvalidArgumentError(common::StrCat(
-      workload, " runs on a dir target; '", target.name, "' is a ", target.kind,
-      " target (block workloads such as randio run there)"));
+  return absl::InvalidArgumentError(
+      common::StrCat(workload, " runs on a dir target; '", target.name, "' is a ", target.kind,
+                     " target (block workloads such as randio run there)"));
 }
 
 common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::PhaseSpec& spec,
@@ -30,9 +30,9 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
   RETURN_IF_ERROR(common::CheckName("phase id", spec.phase_id()));
   const TargetConfig* target = config.FindTarget(spec.target());
   if (target == nullptr) {
-    return absl::NotFoundError(common::StrCat("target '", common::LogSafe(spec.target()),
-                                            "' is not configured on this agent (configured: ",
-                                            config.TargetNames(), ")"));
+    return absl::NotFoundError(common::StrCat(
+        "target '", common::LogSafe(spec.target()),
+        "' is not configured on this agent (configured: ", config.TargetNames(), ")"));
   }
   const WorkloadModule* module = FindWorkload(spec);
   if (module == nullptr) {

@@ -59,8 +59,8 @@ struct WorkloadModule {
   // Files it may create; nullptr for none.
   uint64_t (*files)(const stormark::v1::PhaseSpec& spec) = nullptr;
   // The memory it will hold at most (common/memory_estimate.h).
-  common::MemoryEstimate (*memory)(const stormark::v1::PhaseSpec& spec,
-                                   const TargetConfig& target, const TargetCaps& caps) = nullptr;
+  common::MemoryEstimate (*memory)(const stormark::v1::PhaseSpec& spec, const TargetConfig& target,
+                                   const TargetCaps& caps) = nullptr;
   // The runtime it asks for (ramp included), 0 when it ends with its work; nullptr for 0.
   int64_t (*runtime_nanos)(const stormark::v1::PhaseSpec& spec) = nullptr;
 };

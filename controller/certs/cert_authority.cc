@@ -99,7 +99,8 @@ Status WriteNewFile(const std::string& path, const std::string& text, mode_t mod
     }
     done += static_cast<size_t>(n);
   }
-  if (fsync(fd) != 0 || close(fd) != 0) return common::ErrnoError(StrCat("cannot write ", path), errno);
+  if (fsync(fd) != 0 || close(fd) != 0)
+    return common::ErrnoError(StrCat("cannot write ", path), errno);
   return absl::OkStatus();
 }
 
@@ -174,7 +175,8 @@ StatusOr<IssuedFiles> InitCertificateAuthority(const std::string& dir, KeyType t
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
   X509V3_set_ctx(&ctx, cert.get(), cert.get(), nullptr, nullptr, 0);
-  RETURN_IF_ERROR(AddExtension(cert.get(), &ctx, NID_basic_constraints, "critical,CA:TRUE,pathlen:0"));
+  RETURN_IF_ERROR(
+      AddExtension(cert.get(), &ctx, NID_basic_constraints, "critical,CA:TRUE,pathlen:0"));
   RETURN_IF_ERROR(AddExtension(cert.get(), &ctx, NID_key_usage, "critical,keyCertSign,cRLSign"));
   RETURN_IF_ERROR(AddExtension(cert.get(), &ctx, NID_subject_key_identifier, "hash"));
   if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) return SslError("cannot sign the CA");
@@ -207,7 +209,8 @@ StatusOr<IssuedFiles> IssueCertificate(const std::string& dir, const Certificate
     san += StrCat(",IP:", ip);
   }
   for (const std::string& name : request.dns) {
-    if (!IsDnsName(name)) return absl::InvalidArgumentError(StrCat("--dns ", name, ": not a DNS name"));
+    if (!IsDnsName(name))
+      return absl::InvalidArgumentError(StrCat("--dns ", name, ": not a DNS name"));
     san += StrCat(",DNS:", name);
   }
 
@@ -218,10 +221,8 @@ StatusOr<IssuedFiles> IssueCertificate(const std::string& dir, const Certificate
     return absl::NotFoundError(StrCat("no CA in ", dir, " (", ca_cert_path, ", ", ca_key_path,
                                       "); create one with: stormark certs init --dir ", dir));
   }
-  BioPtr cert_bio(
-      BIO_new_mem_buf(ca_cert_text->data(), static_cast<int>(ca_cert_text->size())));
-  BioPtr key_bio(
-      BIO_new_mem_buf(ca_key_text->data(), static_cast<int>(ca_key_text->size())));
+  BioPtr cert_bio(BIO_new_mem_buf(ca_cert_text->data(), static_cast<int>(ca_cert_text->size())));
+  BioPtr key_bio(BIO_new_mem_buf(ca_key_text->data(), static_cast<int>(ca_key_text->size())));
   Cert ca(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr));
   Key ca_key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr));
   if (!ca || !ca_key) return SslError(StrCat("the CA in ", dir, " does not parse"));

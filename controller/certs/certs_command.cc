@@ -40,7 +40,8 @@ int CertsInit(const CertsOptions& options, std::FILE* out, std::FILE* err) {
   const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
   std::error_code error;
   if (!parent.empty()) std::filesystem::create_directories(parent, error);
-  if (error) return Fail(err, common::ErrnoError(StrCat("cannot create ", parent.string()), error.value()));
+  if (error)
+    return Fail(err, common::ErrnoError(StrCat("cannot create ", parent.string()), error.value()));
   auto files = InitCertificateAuthority(dir, *type, options.days);
   if (!files.ok()) return Fail(err, files.status());
   std::fprintf(out,
@@ -61,8 +62,8 @@ int CertsIssue(const CertsOptions& options, std::FILE* out, std::FILE* err) {
   if (!type.ok()) return Fail(err, type.status());
   CertificateRequest request;
   request.role = agent ? CertificateRequest::Role::kAgent : CertificateRequest::Role::kController;
-  request.name = agent ? options.agent
-                       : (options.controller.empty() ? "controller" : options.controller);
+  request.name =
+      agent ? options.agent : (options.controller.empty() ? "controller" : options.controller);
   request.ips = options.ips;
   request.dns = options.dns;
   request.type = *type;
@@ -80,7 +81,8 @@ int CertsIssue(const CertsOptions& options, std::FILE* out, std::FILE* err) {
                  "key: /etc/stormark/agent.key}\n",
                  dir.c_str(), request.name.c_str());
   } else {
-    std::fprintf(out, "Use it with: stormark run --tls-ca %s/ca.crt --tls-cert %s --tls-key %s ...\n",
+    std::fprintf(out,
+                 "Use it with: stormark run --tls-ca %s/ca.crt --tls-cert %s --tls-key %s ...\n",
                  dir.c_str(), files->cert.c_str(), files->key.c_str());
   }
   return 0;

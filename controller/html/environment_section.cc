@@ -39,7 +39,8 @@ std::vector<EnvironmentFact> MachineFacts(const RunRecord& run) {
     const std::map<std::string, std::string> env(info.environment().begin(),
                                                  info.environment().end());
     for (const auto& [key, value] : env) {
-      if (key == "kernel" || key == "cpu_model" || key == "cpu_count" || key == "ram_bytes") continue;
+      if (key == "kernel" || key == "cpu_model" || key == "cpu_count" || key == "ram_bytes")
+        continue;
       Add(&facts, a.host, key, value);
     }
     for (const auto& [key, value] : a.labels) Add(&facts, a.host, "label " + key, value);
@@ -100,10 +101,9 @@ std::string EnvironmentTable(const std::vector<EnvironmentFact>& facts) {
       auto it = cells.find({k, r});
       values.push_back(it == cells.end() ? nullptr : &it->second);
     }
-    const bool differs =
-        std::any_of(values.begin(), values.end(), [&](const std::string* v) {
-          return (v == nullptr) != (values[0] == nullptr) || (v && *v != *values[0]);
-        });
+    const bool differs = std::any_of(values.begin(), values.end(), [&](const std::string* v) {
+      return (v == nullptr) != (values[0] == nullptr) || (v && *v != *values[0]);
+    });
     out += differs ? "<tr class=\"differs\">" : "<tr>";
     out += "<th>" + EscapeMarkup(keys[k]) + "</th>";
     for (const std::string* v : values) {

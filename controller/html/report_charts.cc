@@ -54,8 +54,8 @@ std::string Duration(double nanos) { return common::FormatDurationNanos(nanos); 
 
 // "341.5 [338.0-345.2] over 3 runs": what a point's tooltip says about its figure.
 std::string SpreadTip(const Metric& metric, const Spread& spread) {
-  return fmt::format("{} {} over {} run{}", FormatSpread(metric, spread), metric.name,
-                     spread.count, spread.count == 1 ? "" : "s");
+  return fmt::format("{} {} over {} run{}", FormatSpread(metric, spread), metric.name, spread.count,
+                     spread.count == 1 ? "" : "s");
 }
 
 ChartPoint SpreadPoint(double x, const Spread& spread, std::string tip) {
@@ -77,9 +77,8 @@ void AddLatencySeries(const std::string& name, const common::LatencyHistogram& h
   for (double t = Nines(50); t <= top + 1e-9 || t == Nines(50); t += 0.05) {
     const double p = 100 * (1 - std::pow(10, -t));
     const double value = static_cast<double>(h.Percentile(p));
-    percentiles->points.push_back(
-        {t, value, std::nullopt, std::nullopt,
-         fmt::format("{}: p{:.5g} = {}", name, p, Duration(value))});
+    percentiles->points.push_back({t, value, std::nullopt, std::nullopt,
+                                   fmt::format("{}: p{:.5g} = {}", name, p, Duration(value))});
   }
   uint64_t seen = 0;
   double shown = -1;
@@ -93,9 +92,9 @@ void AddLatencySeries(const std::string& name, const common::LatencyHistogram& h
     const double upper = static_cast<double>(std::min(
         common::LatencyHistogram::BucketLowerBound(i) + common::LatencyHistogram::BucketWidth(i),
         std::max<uint64_t>(h.max(), 1)));
-    cdf->points.push_back({upper, fraction, std::nullopt, std::nullopt,
-                           fmt::format("{}: {:.4g}% at or below {}", name, 100 * fraction,
-                                       Duration(upper))});
+    cdf->points.push_back(
+        {upper, fraction, std::nullopt, std::nullopt,
+         fmt::format("{}: {:.4g}% at or below {}", name, 100 * fraction, Duration(upper))});
   }
 }
 
@@ -151,8 +150,12 @@ std::string LatencyCharts(const RunRecord& run) {
     percentiles.y = {"latency", true, false, Duration, {}, {}};
     cdf.title = fmt::format("{}: latency CDF", phase);
     cdf.x = {"latency", true, false, Duration, {}, {}};
-    cdf.y = {"fraction of operations at or below", false, true,
-             [](double v) { return fmt::format("{:.2g}", v); }, {}, {}};
+    cdf.y = {"fraction of operations at or below",
+             false,
+             true,
+             [](double v) { return fmt::format("{:.2g}", v); },
+             {},
+             {}};
     double top = Nines(90);
     for (const Repetitions& g : groups) {
       if (g.key.phase != phase) continue;
@@ -169,9 +172,9 @@ std::string LatencyCharts(const RunRecord& run) {
       cdf.series.emplace_back();
       AddLatencySeries(name, merged, &percentiles.series.back(), &cdf.series.back());
     }
-    for (const auto& [p, label] : {std::pair{50.0, "50"}, std::pair{90.0, "90"},
-                                   std::pair{99.0, "99"}, std::pair{99.9, "99.9"},
-                                   std::pair{99.99, "99.99"}, std::pair{99.999, "99.999"}}) {
+    for (const auto& [p, label] :
+         {std::pair{50.0, "50"}, std::pair{90.0, "90"}, std::pair{99.0, "99"},
+          std::pair{99.9, "99.9"}, std::pair{99.99, "99.99"}, std::pair{99.999, "99.999"}}) {
       if (Nines(p) <= top + 1e-9) percentiles.x.ticks.emplace_back(Nines(p), label);
     }
     out += Figure(LineChartSvg(percentiles));
@@ -193,8 +196,8 @@ std::string TimeSeriesCharts(const RunRecord& run) {
     Chart chart;
     std::string where = DescribeSweepPoint(phase.plan.sweep_point);
     if (repeat > 1) {
-      where += fmt::format("{}run {}/{}", where.empty() ? "" : ", ", phase.plan.repetition + 1,
-                           repeat);
+      where +=
+          fmt::format("{}run {}/{}", where.empty() ? "" : ", ", phase.plan.repetition + 1, repeat);
     }
     chart.title = fmt::format("Phase {}/{} {}{}", index + 1, run.phases.size(), phase.plan.name,
                               where.empty() ? "" : " [" + where + "]");
@@ -218,10 +221,10 @@ std::string TimeSeriesCharts(const RunRecord& run) {
         const double end = static_cast<double>(s.offset_nanos() + s.length_nanos()) / 1e9;
         const double rate = moves_bytes ? static_cast<double>(s.bytes()) / length / kMiB
                                         : static_cast<double>(s.ops()) / length;
-        series.points.push_back({end, rate, std::nullopt, std::nullopt,
-                                 fmt::format("{}: {:.1f} {} from {} to {}", h.host, rate,
-                                             moves_bytes ? "MiB/s" : "IOPS",
-                                             Seconds(end - length), Seconds(end))});
+        series.points.push_back(
+            {end, rate, std::nullopt, std::nullopt,
+             fmt::format("{}: {:.1f} {} from {} to {}", h.host, rate,
+                         moves_bytes ? "MiB/s" : "IOPS", Seconds(end - length), Seconds(end))});
       }
       chart.series.push_back(std::move(series));
     }
@@ -279,10 +282,10 @@ std::string SweepCharts(const RunRecord& run) {
           if (spread.count > 1) {
             figure += fmt::format(" [{:.4g}-{:.4g}]", spread.min, spread.max);
           }
-          series.points.push_back(SpreadPoint(
-              static_cast<double>(x), spread,
-              fmt::format("{} {}={}: {} {} over {} run{}", lines[line], axis, values[x], figure,
-                          unit, spread.count, spread.count == 1 ? "" : "s")));
+          series.points.push_back(
+              SpreadPoint(static_cast<double>(x), spread,
+                          fmt::format("{} {}={}: {} {} over {} run{}", lines[line], axis, values[x],
+                                      figure, unit, spread.count, spread.count == 1 ? "" : "s")));
         }
         chart.series.push_back(std::move(series));
       }

@@ -61,8 +61,8 @@ std::string FactsTable(const StoredRun& run) {
   if (l.finished_unix_nanos > 0) {
     facts.emplace_back("finished (UTC)", common::FormatIsoTime(l.finished_unix_nanos));
   }
-  facts.emplace_back("phases recorded", fmt::format("{} of {}", l.recorded_phases,
-                                                    l.planned_phases));
+  facts.emplace_back("phases recorded",
+                     fmt::format("{} of {}", l.recorded_phases, l.planned_phases));
   facts.emplace_back("mode", l.mode == RunMode::kSequential ? "sequential: one host at a time"
                                                             : "concurrent: all hosts at once");
   std::string hosts;
@@ -150,12 +150,11 @@ std::string PhaseNotes(const RunRecord& run, const std::string& phase) {
         for (const auto& w : h.result->warnings()) lines.emplace_back(w, false);
       }
       for (const auto& [text, error] : lines) {
-        const std::string where =
-            fmt::format("{}{}{}", h.host, sweep.empty() ? "" : " " + sweep,
-                        fmt::format(" run {}", p.plan.repetition + 1));
+        const std::string where = fmt::format("{}{}{}", h.host, sweep.empty() ? "" : " " + sweep,
+                                              fmt::format(" run {}", p.plan.repetition + 1));
         if (!seen.insert(h.host + '\n' + text).second) continue;
-        out += fmt::format("<li{}>{}: {}</li>\n", error ? " class=\"error\"" : "", E(where),
-                           E(text));
+        out +=
+            fmt::format("<li{}>{}: {}</li>\n", error ? " class=\"error\"" : "", E(where), E(text));
       }
     }
   }
@@ -219,8 +218,8 @@ std::string HtmlReport(const StoredRun& run) {
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
       "style-src 'unsafe-inline'; img-src data:\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<meta name=\"generator\" content=\"stormark " +
-         E(std::string(common::kSoftwareVersion)) + "\">\n";
+  out += "<meta name=\"generator\" content=\"stormark " + E(std::string(common::kSoftwareVersion)) +
+         "\">\n";
   out += "<title>" + E(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += "<h1>" + E(title) + "</h1>\n";
   out += FactsTable(run);

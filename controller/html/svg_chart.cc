@@ -63,9 +63,7 @@ struct Range {
   bool empty() const { return lo > hi; }
 };
 
-bool Drawable(const ChartAxis& axis, double v) {
-  return std::isfinite(v) && (!axis.log || v > 0);
-}
+bool Drawable(const ChartAxis& axis, double v) { return std::isfinite(v) && (!axis.log || v > 0); }
 
 // 1, 2 or 5 times a power of ten, near span / 5.
 double NiceStep(double span) {
@@ -160,8 +158,7 @@ std::string Num(double v) { return fmt::format("{:.1f}", v); }
 
 // The frame: <svg> head, title, grid, ticks and axis titles. `height` is the whole chart's.
 std::string Frame(const Chart& chart, std::string_view kind, size_t points, double height,
-                  const std::vector<std::pair<double, std::string>>& x_ticks,
-                  const Scale& x_scale,
+                  const std::vector<std::pair<double, std::string>>& x_ticks, const Scale& x_scale,
                   const std::vector<std::pair<double, std::string>>& y_ticks,
                   const Scale& y_scale) {
   const double bottom = kTop + kPlotHeight;
@@ -191,8 +188,8 @@ std::string Frame(const Chart& chart, std::string_view kind, size_t points, doub
   out += fmt::format(
       "<line class=\"axis\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>"
       "<line class=\"axis\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n",
-      Num(kLeft), Num(kWidth - kRight), Num(bottom), Num(bottom), Num(kLeft), Num(kLeft),
-      Num(kTop), Num(bottom));
+      Num(kLeft), Num(kWidth - kRight), Num(bottom), Num(bottom), Num(kLeft), Num(kLeft), Num(kTop),
+      Num(bottom));
   out += fmt::format(
       "<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
       Num(kLeft + (kWidth - kLeft - kRight) / 2), Num(bottom + 34), EscapeMarkup(chart.x.title));
@@ -210,10 +207,10 @@ std::string Legend(const Chart& chart, const std::vector<LegendItem>& items, boo
     const std::string swatch =
         bars ? fmt::format("<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{}\"/>",
                            Num(item.x), Num(item.y - 9), SeriesColor(i))
-             : fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" "
-                           "stroke-width=\"2.5\"/>",
-                           Num(item.x), Num(item.x + 16), Num(item.y - 4), Num(item.y - 4),
-                           SeriesColor(i));
+             : fmt::format(
+                   "<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" "
+                   "stroke-width=\"2.5\"/>",
+                   Num(item.x), Num(item.x + 16), Num(item.y - 4), Num(item.y - 4), SeriesColor(i));
     out += fmt::format("<g class=\"legend\">{}<text x=\"{}\" y=\"{}\">{}</text></g>\n", swatch,
                        Num(item.x + 22), Num(item.y), EscapeMarkup(chart.series[i].name));
   }
@@ -259,8 +256,7 @@ std::string LineChartSvg(const Chart& chart) {
   const std::vector<LegendItem> legend = LayOutLegend(chart, kTop + kPlotHeight + kAxisBand + 12);
   const double height = ChartHeight(legend);
 
-  std::string out =
-      Frame(chart, "line", points, height, x_ticks, x_scale, y_ticks, y_scale);
+  std::string out = Frame(chart, "line", points, height, x_ticks, x_scale, y_ticks, y_scale);
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
     const std::string color = SeriesColor(i);
@@ -328,8 +324,8 @@ std::string BarChartSvg(const Chart& chart) {
         marks += Whisker(left + bar / 2, y_scale(*p.low), y_scale(*p.high), "#333");
       }
     }
-    out += fmt::format("<g class=\"series\" data-name=\"{}\">{}</g>\n", EscapeMarkup(s.name),
-                       marks);
+    out +=
+        fmt::format("<g class=\"series\" data-name=\"{}\">{}</g>\n", EscapeMarkup(s.name), marks);
   }
   out += Legend(chart, legend, /*bars=*/true);
   out += "</svg>";

@@ -39,8 +39,8 @@ int ExportCommand(const ExportOptions& options, const std::string& ref, std::FIL
 
   std::string text;
   if (format == "json") {
-    text = RunToJson(run->record).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-           "\n";
+    text =
+        RunToJson(run->record).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } else if (format == "csv") {
     text = RunCsv(run->record);
   } else if (format == "bonnie-csv") {

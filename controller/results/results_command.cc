@@ -138,9 +138,8 @@ int ResultsCompare(const ResultsOptions& options, const CompareOptions& compare,
   auto candidate_id = ResolveRun(**store, candidate_ref);
   if (!candidate_id.ok()) return Fail(candidate_id.status(), err);
   const std::string baseline_ref = compare.baseline.empty() ? runs[0] : compare.baseline;
-  auto baseline_id = baseline_ref == "latest-same-plan"
-                         ? LatestSamePlanRun(**store, *candidate_id)
-                         : ResolveRun(**store, baseline_ref);
+  auto baseline_id = baseline_ref == "latest-same-plan" ? LatestSamePlanRun(**store, *candidate_id)
+                                                        : ResolveRun(**store, baseline_ref);
   if (!baseline_id.ok()) return Fail(baseline_id.status(), err);
   if (gate && *baseline_id == *candidate_id) {
     return Fail(absl::InvalidArgumentError(common::StrCat(

@@ -422,8 +422,7 @@ Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
     for (const auto& [key, value] : a.labels) {
       RETURN_IF_ERROR(insert_label.Insert(run.run_id, index, key, value));
     }
-    RETURN_IF_ERROR(
-        AddEnvironment(db_.get(), run.run_id, index, -1, "host", a.info.environment()));
+    RETURN_IF_ERROR(AddEnvironment(db_.get(), run.run_id, index, -1, "host", a.info.environment()));
     for (const auto& t : a.info.targets()) {
       RETURN_IF_ERROR(AddEnvironment(db_.get(), run.run_id, index, -1, StrCat("target:", t.name()),
                                      t.environment()));

@@ -3,9 +3,9 @@
 // (results_query.h).
 //
 // Schema version 2 (PRAGMA user_version = 2; a version 1 file is upgraded in place when
-// opened, adding the labels and environment tables, and its runs stay readable). Times are ns since the Unix epoch; every
-// protobuf column holds the message exactly as the controller had it, so nothing an agent
-// sent is ever lost; the other columns are copies for queries.
+// opened, adding the labels and environment tables, and its runs stay readable). Times are ns since
+// the Unix epoch; every protobuf column holds the message exactly as the controller had it, so
+// nothing an agent sent is ever lost; the other columns are copies for queries.
 //
 //   runs          one row per `stormark run`, written when it starts
 //     run_id TEXT PRIMARY KEY, started_unix_nanos, finished_unix_nanos (NULL while running),

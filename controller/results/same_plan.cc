@@ -100,9 +100,9 @@ StatusOr<std::string> LatestSamePlanRun(const ResultsStore& store, const std::st
     why += StrCat(why.empty() ? "" : "; ", other_hosts, " ran the same plan on other hosts");
   }
   if (why.empty()) why = "there is no earlier completed run with that label";
-  return absl::NotFoundError(StrCat("--baseline latest-same-plan: no completed run before ",
-                                    run_id, " with label '", label,
-                                    "', the same plan and the same hosts (", why, ")"));
+  return absl::NotFoundError(StrCat("--baseline latest-same-plan: no completed run before ", run_id,
+                                    " with label '", label, "', the same plan and the same hosts (",
+                                    why, ")"));
 }
 
 }  // namespace stormark::controller

@@ -22,15 +22,15 @@ namespace stormark::controller {
 // How an option's text is read. The generic parser checks the type and the option's range;
 // an option with its own `parse` reads odd forms (zipf:1.2, bonnie++'s NUM:MAX:MIN:DIRS).
 enum class OptionType {
-  kSize,      // bytes, with k/M/G/T suffixes (binary): 4k, 1G
-  kDuration,  // 90s, 500ms, 10m; stored as nanoseconds
-  kCount,     // a whole number >= 0
-  kInteger,   // a whole number, possibly negative
-  kPercent,   // a whole number from 0 to 100
-  kBool,      // true/false, yes/no, on/off, 1/0
-  kEnum,      // one of `choices`
-  kString,    // any non-blank text
-  kSizeRange, // a size, or LOW<separator>HIGH sizes (bs 4k-64k, postmark size 1000:9000)
+  kSize,       // bytes, with k/M/G/T suffixes (binary): 4k, 1G
+  kDuration,   // 90s, 500ms, 10m; stored as nanoseconds
+  kCount,      // a whole number >= 0
+  kInteger,    // a whole number, possibly negative
+  kPercent,    // a whole number from 0 to 100
+  kBool,       // true/false, yes/no, on/off, 1/0
+  kEnum,       // one of `choices`
+  kString,     // any non-blank text
+  kSizeRange,  // a size, or LOW<separator>HIGH sizes (bs 4k-64k, postmark size 1000:9000)
 };
 
 // "size", "duration", ...: the type as help and docs name it.
@@ -44,14 +44,14 @@ struct OptionChoice {
 
 // An option's text, parsed by its type.
 struct OptionValue {
-  uint64_t number = 0;  // kSize, kCount, kPercent; kSizeRange: the low end
-  uint64_t high = 0;    // kSizeRange: the high end (equal to `number` for one size)
-  int64_t integer = 0;  // kInteger; kDuration: nanoseconds
-  bool flag = false;    // kBool
-  int choice = 0;       // kEnum: the chosen OptionChoice's value
-  double real = 0;      // for an option's own parse (zipf's theta)
+  uint64_t number = 0;           // kSize, kCount, kPercent; kSizeRange: the low end
+  uint64_t high = 0;             // kSizeRange: the high end (equal to `number` for one size)
+  int64_t integer = 0;           // kInteger; kDuration: nanoseconds
+  bool flag = false;             // kBool
+  int choice = 0;                // kEnum: the chosen OptionChoice's value
+  double real = 0;               // for an option's own parse (zipf's theta)
   std::vector<uint64_t> fields;  // for an option's own parse (bonnie's NUM:MAX:MIN:DIRS)
-  std::string text;     // kString, as given
+  std::string text;              // kString, as given
 };
 
 struct Option {
@@ -83,8 +83,7 @@ struct Option {
   bool required = false;
   // Reads the text instead of the generic parser; INVALID_ARGUMENT names `key` (the name as
   // the user wrote it) and the value. nullptr: the generic parser.
-  common::Status (*parse)(std::string_view key, std::string_view text, OptionValue* out) =
-      nullptr;
+  common::Status (*parse)(std::string_view key, std::string_view text, OptionValue* out) = nullptr;
   // Stores a parsed value in the workload's message of `spec`.
   void (*store)(const OptionValue& value, stormark::v1::PhaseSpec* spec) = nullptr;
 };

@@ -15,8 +15,8 @@ using ::testing::HasSubstr;
 class AccessConfigTest : public TempDirTest {
  protected:
   common::StatusOr<AgentConfig> Parse(const std::string& access) {
-    return ParseAgentConfig(
-        common::StrCat("targets:\n  scratch:\n    dir: ", dir(), "\n", access), "agent.yaml");
+    return ParseAgentConfig(common::StrCat("targets:\n  scratch:\n    dir: ", dir(), "\n", access),
+                            "agent.yaml");
   }
 };
 
@@ -85,7 +85,7 @@ TEST(CheckUnixPeer, AdmitsListedUsersAndMembersOfListedGroups) {
   access.users.push_back({4242, "alice"});
   access.groups.push_back({5000, "bench"});
   EXPECT_TRUE(CheckUnixPeer(access, UnixPeer(4242, 100), 0).ok());
-  EXPECT_TRUE(CheckUnixPeer(access, UnixPeer(4343, 5000), 0).ok());            // primary
+  EXPECT_TRUE(CheckUnixPeer(access, UnixPeer(4343, 5000), 0).ok());              // primary
   EXPECT_TRUE(CheckUnixPeer(access, UnixPeer(4343, 100, {100, 5000}), 0).ok());  // supplementary
   const common::Status refused = CheckUnixPeer(access, UnixPeer(4343, 100, {100, 200}), 0);
   EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);

@@ -105,8 +105,9 @@ TEST_F(ParseAgentConfigTest, ParsesTheCommandUser) {
   auto config = Parse("targets: {scratch: {dir: $DIR}}\ncommands: {enabled: true, user: root}\n");
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->commands.user, "root");
-  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  enabled: true\n  user: no-such-user-xyz\n",
-                4, "commands.user 'no-such-user-xyz'");
+  ExpectErrorAt(
+      "targets: {scratch: {dir: $DIR}}\ncommands:\n  enabled: true\n  user: no-such-user-xyz\n", 4,
+      "commands.user 'no-such-user-xyz'");
 }
 
 TEST_F(ParseAgentConfigTest, ABareProgramNameIsRefusedWithTheNewSyntax) {
@@ -122,10 +123,9 @@ TEST_F(ParseAgentConfigTest, ABareProgramNameIsRefusedWithTheNewSyntax) {
 TEST_F(ParseAgentConfigTest, BadCommandPolicyNamesLineAndField) {
   ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands: {enabled: maybe}\n", 2,
                 "commands.enabled");
-  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  allow: [[no-such-program-xyz]]\n",
-                3, "no-such-program-xyz");
-  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  run: yes\n", 3,
-                "commands.run");
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  allow: [[no-such-program-xyz]]\n", 3,
+                "no-such-program-xyz");
+  ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  run: yes\n", 3, "commands.run");
   ExpectErrorAt("targets: {scratch: {dir: $DIR}}\ncommands:\n  user: \"\"\n", 3, "commands.user");
   ExpectErrorAt("targets: {scratch: {dir: $DIR}}\nallow_drop_caches: sometimes\n", 2,
                 "allow_drop_caches");
@@ -480,9 +480,10 @@ TEST_F(ParseAgentConfigTest, NetworkTargetErrorsNameTheirLine) {
                 "unknown field 'tls.pin'");
   ExpectErrorAt("targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b/0\n    chap: {user: u}\n", 4,
                 "needs both 'user' and one of 'password' or 'password_file'");
-  ExpectErrorAt("targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b/0\n"
-                "    chap: {user: u, password: p, initiator: bob}\n",
-                4, "chap.initiator 'bob' is not an iSCSI name");
+  ExpectErrorAt(
+      "targets:\n  t:\n    iscsi: iscsi://x/iqn.a:b/0\n"
+      "    chap: {user: u, password: p, initiator: bob}\n",
+      4, "chap.initiator 'bob' is not an iSCSI name");
   ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/\n    chap: {user: u, password: p}\n", 4,
                 "'chap' applies to iscsi targets, not nbd");
   ExpectErrorAt("targets:\n  t:\n    block: $DIR/f\n    size: 1M\n    tls: {certificates: $DIR}\n",

@@ -18,8 +18,7 @@ class EnvironmentTest : public TempDirTest {
     std::filesystem::create_directories(paths_.proc_sys_vm);
   }
   static void Write(const std::string& path, const std::string& text) {
-    std::filesystem::create_directories(
-        std::filesystem::path(path).parent_path());
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
     std::ofstream(path) << text << "\n";
   }
   SystemPaths paths_;
@@ -51,8 +50,7 @@ TEST_F(EnvironmentTest, HostFactsGovernorAndDirtySettings) {
   EXPECT_EQ(env.at("vm.dirty_background_bytes"), "0");
   EXPECT_EQ(env.at("vm.dirty_expire_centisecs"), "3000");
   EXPECT_EQ(env.at("vm.dirty_writeback_centisecs"), "500");
-  EXPECT_FALSE(env.contains(
-      "hostname"));  // Differs between any two hosts: not a setting.
+  EXPECT_FALSE(env.contains("hostname"));  // Differs between any two hosts: not a setting.
 }
 
 TEST_F(EnvironmentTest, GovernorIsNoneWithoutCpufreqAndListsMixedOnes) {
@@ -62,8 +60,7 @@ TEST_F(EnvironmentTest, GovernorIsNoneWithoutCpufreqAndListsMixedOnes) {
   Write(paths_.sys_cpu + "/cpu0/cpufreq/scaling_governor", "powersave");
   Write(paths_.sys_cpu + "/cpu10/cpufreq/scaling_governor", "performance");
   Write(paths_.sys_cpu + "/cpu2/cpufreq/scaling_governor", "powersave");
-  EXPECT_EQ(ReadHostEnvironment({}, paths_).at("cpu_governor"),
-            "powersave,performance");
+  EXPECT_EQ(ReadHostEnvironment({}, paths_).at("cpu_governor"), "powersave,performance");
 }
 
 TEST_F(EnvironmentTest, MissingProcFilesAreLeftOut) {
@@ -78,8 +75,7 @@ TEST(TargetEnvironment, TakesTheSettingsThatChangeTheFigures) {
   info.set_mount_options("rw,noatime");
   info.set_transport("local");
   info.set_transport_detail("sata");
-  info.set_free_bytes(
-      12345);  // Changes with every run: not an environment fact.
+  info.set_free_bytes(12345);  // Changes with every run: not an environment fact.
   auto& queue = *info.mutable_device_queue();
   queue["name"] = "sda";
   queue["scheduler"] = "mq-deadline";

@@ -68,13 +68,9 @@ TEST_F(KernelWaitsTest, AMissingProcTreeGivesNothing) {
   EXPECT_TRUE(ThreadsInKernelWait(dir() + "/nope").empty());
 }
 
-TEST(KernelWaits, ThisProcessHasNoThreadInStateD) {
-  EXPECT_TRUE(ThreadsInKernelWait().empty());
-}
+TEST(KernelWaits, ThisProcessHasNoThreadInStateD) { EXPECT_TRUE(ThreadsInKernelWait().empty()); }
 
-TEST(KernelWaits, UnknownCallsAreNamedByNumber) {
-  EXPECT_EQ(SyscallName(99999), "syscall 99999");
-}
+TEST(KernelWaits, UnknownCallsAreNamedByNumber) { EXPECT_EQ(SyscallName(99999), "syscall 99999"); }
 
 }  // namespace
 }  // namespace stormark::agent

@@ -26,8 +26,7 @@ using ::testing::Not;
 constexpr uint64_t kMiB = 1 << 20;
 const std::string kMarker(4096, '\xab');
 
-PhaseSpec StreamPhase(const std::string& phase_id, StreamSpec::Direction direction,
-                      uint64_t size) {
+PhaseSpec StreamPhase(const std::string& phase_id, StreamSpec::Direction direction, uint64_t size) {
   PhaseSpec spec;
   spec.set_phase_id(phase_id);
   spec.set_target("img");

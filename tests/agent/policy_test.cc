@@ -86,8 +86,9 @@ TEST_F(PolicyTest, BadPolicyValuesNameTheirLine) {
 TEST_F(PolicyTest, DirTargetOutsideScratchIsRefusedAtStart) {
   MakeDir("bench");
   MakeDir("home");
-  auto config = Parse("scratch: [$DIR/bench]\ntargets:\n  ok: {dir: $DIR/bench}\n"
-                      "  home: {dir: $DIR/home}\n");
+  auto config = Parse(
+      "scratch: [$DIR/bench]\ntargets:\n  ok: {dir: $DIR/bench}\n"
+      "  home: {dir: $DIR/home}\n");
   ASSERT_FALSE(config.ok());
   EXPECT_THAT(std::string(config.status().message()), StartsWith("agent.yaml:4: "));
   EXPECT_THAT(config.status().message(), HasSubstr("target 'home'"));
@@ -156,8 +157,7 @@ TEST_F(PolicyTest, OverflowingSizesSaturateAndAreRefused) {
   randio->set_numjobs(200);
   randio->set_offset_increment_bytes(UINT64_MAX);
   EXPECT_EQ(*PhaseDataBytes(spec, Capped(0, 0).targets[0], host_), UINT64_MAX);
-  EXPECT_EQ(CheckPolicy(spec, Capped(kMiB, 0), host_).code(),
-            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(CheckPolicy(spec, Capped(kMiB, 0), host_).code(), absl::StatusCode::kPermissionDenied);
 }
 
 TEST_F(PolicyTest, RequestedRuntimeOverMaxRuntimeIsPermissionDenied) {
@@ -317,7 +317,8 @@ TEST_F(TrustedFilesTest, PassesOwnFilesAndWarnsOfDirTargets) {
   EXPECT_TRUE(CheckTrustedFiles(config, config_path, &warnings).ok());
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_THAT(warnings[0], StartsWith("warning: target 'shared': every phase on it is refused "
-                                      "until this is fixed: " + dir() + "/shared is owned"));
+                                      "until this is fixed: " +
+                                      dir() + "/shared is owned"));
   EXPECT_THAT(warnings[1], StartsWith("warning: target 'nfs': strict_modes is off"));
 }
 

@@ -273,9 +273,9 @@ TEST_F(AgentServiceTest, NamesThatWouldEscapeTheTargetAreRefused) {
     return found;
   };
   const std::vector<std::string> before = phase_dirs();
-  for (const std::string& target : std::vector<std::string>{
-           "..", ".", "", "../scratch", "scratch/..", "scratch/../..", "/etc", "/",
-        std::string("scratch\0x", 9), "scratch/", "SCRATCH"}) {
+  for (const std::string& target :
+       std::vector<std::string>{"..", ".", "", "../scratch", "scratch/..", "scratch/../..", "/etc",
+                                "/", std::string("scratch\0x", 9), "scratch/", "SCRATCH"}) {
     stormark::v1::PrepareRequest request = PrepareWrite("p1");
     request.mutable_spec()->set_target(target);
     grpc::Status status = Prepare(request);
@@ -289,8 +289,8 @@ TEST_F(AgentServiceTest, NamesThatWouldEscapeTheTargetAreRefused) {
   }
   EXPECT_THAT(ListDir(dir()), IsEmpty());
   EXPECT_EQ(phase_dirs(), before);
-  EXPECT_THAT(Log(), Contains(AllOf(HasSubstr("refused prepare of phase '../x'"),
-                                    HasSubstr("[peer "))));
+  EXPECT_THAT(Log(),
+              Contains(AllOf(HasSubstr("refused prepare of phase '../x'"), HasSubstr("[peer "))));
 }
 
 // What the caller sends names nothing in the log by itself: every value is escaped and cut
@@ -300,11 +300,12 @@ class HostileTextTest : public AgentServiceTest {
   // Values a caller might send as a phase id or a target name. (Invalid UTF-8 never reaches
   // the service: protobuf refuses to parse such a string field.)
   static std::vector<std::string> Hostile() {
-    return {"nightly' on target 'prod' [peer ipv4:10.0.0.1:1 CN=admin]\n"
-            "prepared phase 'nightly' on target 'prod",
-            std::string("p1\0 [peer hidden]", 17), "\x1b[2J\x1b[H\r",
-            // Near the request size limit, which refuses 1 MiB before the service sees it.
-            std::string(kMiB - 4096, 'a')};
+    return {
+        "nightly' on target 'prod' [peer ipv4:10.0.0.1:1 CN=admin]\n"
+        "prepared phase 'nightly' on target 'prod",
+        std::string("p1\0 [peer hidden]", 17), "\x1b[2J\x1b[H\r",
+        // Near the request size limit, which refuses 1 MiB before the service sees it.
+        std::string(kMiB - 4096, 'a')};
   }
 
   // Asserts the log grew by `lines` lines since `before`, each one a single, bounded line
@@ -326,8 +327,7 @@ class HostileTextTest : public AgentServiceTest {
 
   static void ExpectShort(const grpc::Status& status) {
     EXPECT_LT(status.error_message().size(), 512u);
-    EXPECT_EQ(status.error_message().find_first_of(std::string("\n\r\x1b\0", 4)),
-              std::string::npos)
+    EXPECT_EQ(status.error_message().find_first_of(std::string("\n\r\x1b\0", 4)), std::string::npos)
         << status.error_message().substr(0, 600);
   }
 };
@@ -617,9 +617,8 @@ TEST_F(AgentServerTest, LeftoverDirectoryNamesAreEscapedAndFewAreListed) {
     EXPECT_TRUE(server.ok()) << server.status();
     if (server.ok()) server->reset();  // Before `log` is handed back.
     // Only the leftovers' line: --insecure adds its own warning.
-    std::erase_if(log, [](const std::string& line) {
-      return line.find(".stormark-") == std::string::npos;
-    });
+    std::erase_if(
+        log, [](const std::string& line) { return line.find(".stormark-") == std::string::npos; });
     return log;
   };
   ASSERT_EQ(mkdir((dir() + "/.stormark-x\nstormark-agent: forged \x1b[2J").c_str(), 0700), 0);
@@ -721,8 +720,8 @@ TEST_F(ServerOnUnixSocketTest, InsecureTcpWarnsThatEveryLocalUserMayCommandIt) {
   auto server = Start(Options("127.0.0.1:0", /*insecure=*/true));
   ASSERT_TRUE(server.ok()) << server.status();
   EXPECT_EQ((*server)->security(), "plain text, --insecure");
-  EXPECT_THAT(Log(), Contains(AllOf(HasSubstr("warning: --insecure"),
-                                    HasSubstr("every local user"))));
+  EXPECT_THAT(Log(),
+              Contains(AllOf(HasSubstr("warning: --insecure"), HasSubstr("every local user"))));
 }
 
 TEST_F(ServerOnUnixSocketTest, ASecondAgentOnAHeldPortFailsAndTheFirstKeepsServing) {

@@ -56,8 +56,8 @@ class StrictModesTest : public TempDirTest {
   const uid_t me_ = geteuid();
 };
 
-#define SKIP_UNLESS_ROOT()                                                      \
-  do {                                                                          \
+#define SKIP_UNLESS_ROOT()                                                     \
+  do {                                                                         \
     if (geteuid() != 0) GTEST_SKIP() << "needs root to chown to another user"; \
   } while (0)
 
@@ -183,8 +183,10 @@ TEST_F(StrictModesTest, TargetThatIsASymlinkIsRefused) {
   MakeLink("link", Path("real"));
   const common::Status s = CheckDir("link");
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(s.message(), Path("link") + " is a symbolic link; the agent does not follow one to a "
-                                        "target (configure " + Path("real") + " instead)");
+  EXPECT_EQ(s.message(), Path("link") +
+                             " is a symbolic link; the agent does not follow one to a "
+                             "target (configure " +
+                             Path("real") + " instead)");
 }
 
 TEST_F(StrictModesTest, TrustedSymlinkOnTheWayIsFollowedAndItsDestinationWalked) {
@@ -222,12 +224,11 @@ TEST_F(StrictModesTest, SymlinkOwnedByAnotherUserIsRefused) {
   MakeDir("pub/real/t", 0755);
   MakeLink("pub/swapped", "real");
   ASSERT_EQ(lchown(Path("pub/swapped").c_str(), kNobody, kNobody), 0);
-  const common::Status s =
-      CheckTrustedPath(Path("pub/swapped/t"), TrustedKind::kDirectory, 0);
+  const common::Status s = CheckTrustedPath(Path("pub/swapped/t"), TrustedKind::kDirectory, 0);
   EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(std::string(s.message()),
-              StartsWith(Path("pub/swapped") + " is a symbolic link owned by " +
-                         DescribeUser(kNobody)));
+  EXPECT_THAT(
+      std::string(s.message()),
+      StartsWith(Path("pub/swapped") + " is a symbolic link owned by " + DescribeUser(kNobody)));
   EXPECT_THAT(std::string(s.message()), HasSubstr("chown -h root " + Path("pub/swapped")));
 }
 

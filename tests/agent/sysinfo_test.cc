@@ -24,7 +24,8 @@ TEST_F(ReadTargetFactsTest, DirTargetNamesTheDiskAndItsQueueSettings) {
   EXPECT_FALSE(info.filesystem().empty());
   struct stat st;
   ASSERT_EQ(stat(dir().c_str(), &st), 0);
-  const std::string sys = common::StrCat("/sys/dev/block/", major(st.st_dev), ":", minor(st.st_dev));
+  const std::string sys =
+      common::StrCat("/sys/dev/block/", major(st.st_dev), ":", minor(st.st_dev));
   if (stat(sys.c_str(), &st) != 0) GTEST_SKIP() << "no block device under " << dir();
   const auto& queue = info.device_queue();
   ASSERT_TRUE(queue.contains("name"));
@@ -38,15 +39,18 @@ TEST_F(ReadTargetFactsTest, DirTargetNamesTheDiskAndItsQueueSettings) {
 
 TEST_F(ReadTargetFactsTest, BlockFileAndNullTargetsReportTheirSize) {
   std::ofstream(dir() + "/disk.img") << std::string(65536, 'x');
-  TargetConfig file{.name = "img", .kind = "block", .path = dir() + "/disk.img", .size = 0,
-                    .disposable = true};
+  TargetConfig file{
+      .name = "img", .kind = "block", .path = dir() + "/disk.img", .size = 0, .disposable = true};
   stormark::v1::TargetInfo info = ReadTargetFacts(file);
   EXPECT_EQ(info.block_kind(), "file");
   EXPECT_EQ(info.size_bytes(), 65536u);
   EXPECT_TRUE(info.disposable());
 
-  TargetConfig missing{.name = "new", .kind = "block", .path = dir() + "/new.img",
-                       .size = uint64_t{1} << 30, .disposable = false};
+  TargetConfig missing{.name = "new",
+                       .kind = "block",
+                       .path = dir() + "/new.img",
+                       .size = uint64_t{1} << 30,
+                       .disposable = false};
   info = ReadTargetFacts(missing);
   EXPECT_EQ(info.size_bytes(), uint64_t{1} << 30);
   EXPECT_FALSE(info.disposable());
@@ -61,8 +65,7 @@ TEST_F(ReadTargetFactsTest, BlockFileAndNullTargetsReportTheirSize) {
 TEST_F(ReadTargetFactsTest, AResolvedBlockFileIsDescribedByItsDescriptorNotItsPathNow) {
   const std::string path = dir() + "/disk.img";
   std::ofstream(path) << std::string(65536, 'x');
-  TargetConfig file{.name = "img", .kind = "block", .path = path, .size = 0,
-                    .disposable = true};
+  TargetConfig file{.name = "img", .kind = "block", .path = path, .size = 0, .disposable = true};
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   ASSERT_GE(fd, 0);
   std::ofstream(path + ".new") << std::string(4096, 'y');
@@ -73,8 +76,11 @@ TEST_F(ReadTargetFactsTest, AResolvedBlockFileIsDescribedByItsDescriptorNotItsPa
 }
 
 TEST_F(ReadTargetFactsTest, AoeTargetThatCannotBeReachedSaysWhy) {
-  TargetConfig shelf{.name = "shelf", .kind = "aoe", .path = "aoe://nosuchif0/1.0",
-                     .size = uint64_t{1} << 20, .disposable = true};
+  TargetConfig shelf{.name = "shelf",
+                     .kind = "aoe",
+                     .path = "aoe://nosuchif0/1.0",
+                     .size = uint64_t{1} << 20,
+                     .disposable = true};
   const stormark::v1::TargetInfo info = ReadTargetFacts(shelf);
   EXPECT_EQ(info.kind(), "aoe");
   EXPECT_EQ(info.transport(), "AoE");

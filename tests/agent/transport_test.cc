@@ -44,8 +44,7 @@ class TransportTest : public TempDirTest {
                                     holder_dir + "/slaves/" + slave);
   }
   static void Write(const std::string& path, const std::string& text) {
-    std::filesystem::create_directories(
-        std::filesystem::path(path).parent_path());
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
     std::ofstream(path) << text << "\n";
   }
 
@@ -53,8 +52,7 @@ class TransportTest : public TempDirTest {
 };
 
 TEST_F(TransportTest, VirtioDiskAndItsPartition) {
-  const std::string vda =
-      Disk("vda", "pci0000:00/0000:00:02.0/virtio1/block/vda");
+  const std::string vda = Disk("vda", "pci0000:00/0000:00:02.0/virtio1/block/vda");
   Partition(vda, "vda1");
   Write(vda + "/device/vendor", "0x1af4");
   for (const char* name : {"vda", "vda1"}) {
@@ -67,12 +65,10 @@ TEST_F(TransportTest, VirtioDiskAndItsPartition) {
 
 TEST_F(TransportTest, SataNvmeAndSasDisksAreLocalWithTheirModel) {
   const std::string sda =
-      Disk("sda",
-           "pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda");
+      Disk("sda", "pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda");
   Write(sda + "/device/model", "Samsung SSD 870");
   Write(sda + "/device/vendor", "ATA     ");
-  const std::string nvme =
-      Disk("nvme0n1", "pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1");
+  const std::string nvme = Disk("nvme0n1", "pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1");
   Write(nvme + "/device/transport", "pcie");
   Write(nvme + "/device/model", "INTEL SSDPE2KX010T8");
   Disk("sdc",
@@ -95,20 +91,15 @@ TEST_F(TransportTest, SataNvmeAndSasDisksAreLocalWithTheirModel) {
 }
 
 TEST_F(TransportTest, IscsiSessionNamesTheTargetAndPortal) {
-  const std::string sdb =
-      Disk("sdb", "platform/host3/session1/target3:0:0/3:0:0:0/block/sdb");
+  const std::string sdb = Disk("sdb", "platform/host3/session1/target3:0:0/3:0:0:0/block/sdb");
   Write(sdb + "/device/model", "VIRTUAL-DISK");
   Write(sdb + "/device/vendor", "IET");
-  Write(dir() + "/sys/class/iscsi_session/session1/targetname",
-        "iqn.2026-11.test:disk1");
-  Write(dir() + "/sys/class/iscsi_connection/connection1:0/persistent_address",
-        "192.0.2.7");
-  Write(dir() + "/sys/class/iscsi_connection/connection1:0/persistent_port",
-        "3260");
+  Write(dir() + "/sys/class/iscsi_session/session1/targetname", "iqn.2026-11.test:disk1");
+  Write(dir() + "/sys/class/iscsi_connection/connection1:0/persistent_address", "192.0.2.7");
+  Write(dir() + "/sys/class/iscsi_connection/connection1:0/persistent_port", "3260");
   const DeviceTransport t = DetectTransport("sdb", paths_);
   EXPECT_EQ(t.label, "iSCSI");
-  EXPECT_EQ(t.detail,
-            "iSCSI session to iqn.2026-11.test:disk1 at 192.0.2.7:3260");
+  EXPECT_EQ(t.detail, "iSCSI session to iqn.2026-11.test:disk1 at 192.0.2.7:3260");
   EXPECT_EQ(t.model, "VIRTUAL-DISK");
   EXPECT_EQ(t.vendor, "IET");
 }
@@ -117,14 +108,11 @@ TEST_F(TransportTest, FibreChannelNamesTheRemotePort) {
   Disk("sdd",
        "pci0000:00/0000:00:05.0/host5/rport-5:0-2/target5:0:0/5:0:0:0/block/"
        "sdd");
-  Write(dir() + "/sys/class/fc_remote_ports/rport-5:0-2/port_name",
-        "0x500507680b21e1a0");
+  Write(dir() + "/sys/class/fc_remote_ports/rport-5:0-2/port_name", "0x500507680b21e1a0");
   Write(dir() + "/sys/class/fc_host/host5/port_name", "0x21000024ff3dd0c4");
   const DeviceTransport t = DetectTransport("sdd", paths_);
   EXPECT_EQ(t.label, "FC");
-  EXPECT_EQ(
-      t.detail,
-      "fc remote port 0x500507680b21e1a0 via host5 port 0x21000024ff3dd0c4");
+  EXPECT_EQ(t.detail, "fc remote port 0x500507680b21e1a0 via host5 port 0x21000024ff3dd0c4");
 }
 
 TEST_F(TransportTest, UsbAoeAndNbd) {
@@ -150,8 +138,7 @@ TEST_F(TransportTest, UsbAoeAndNbd) {
 }
 
 TEST_F(TransportTest, NvmeOverTcpIsNetworkStorage) {
-  const std::string nvme =
-      Disk("nvme1n1", "virtual/nvme-fabrics/ctl/nvme1/nvme1n1");
+  const std::string nvme = Disk("nvme1n1", "virtual/nvme-fabrics/ctl/nvme1/nvme1n1");
   Write(nvme + "/device/transport", "tcp");
   Write(nvme + "/device/address", "traddr=192.0.2.9,trsvcid=4420");
   const DeviceTransport t = DetectTransport("nvme1n1", paths_);
@@ -163,14 +150,11 @@ TEST_F(TransportTest, DmAndMdFollowTheirSlavesToThePhysicalDisks) {
   const std::string loop = Disk("loop3", "virtual/block/loop3");
   Write(loop + "/loop/backing_file", "/var/tmp/disk.img");
   const std::string sda =
-      Disk("sda",
-           "pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda");
+      Disk("sda", "pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda");
   Partition(sda, "sda1");
   Write(sda + "/device/model", "WDC WD40EFRX");
-  const std::string sdb =
-      Disk("sdb", "platform/host3/session1/target3:0:0/3:0:0:0/block/sdb");
-  Write(dir() + "/sys/class/iscsi_session/session1/targetname",
-        "iqn.2026-11.test:disk1");
+  const std::string sdb = Disk("sdb", "platform/host3/session1/target3:0:0/3:0:0:0/block/sdb");
+  Write(dir() + "/sys/class/iscsi_session/session1/targetname", "iqn.2026-11.test:disk1");
 
   const std::string dm0 = Disk("dm-0", "virtual/block/dm-0");
   Write(dm0 + "/dm/name", "bench-linear");
@@ -195,18 +179,16 @@ TEST_F(TransportTest, DmAndMdFollowTheirSlavesToThePhysicalDisks) {
   EXPECT_EQ(t.model, "WDC WD40EFRX");
   t = DetectTransport("dm-1", paths_);
   EXPECT_EQ(t.label, "iSCSI+local");
-  EXPECT_EQ(
-      t.detail,
-      "dm vg-mixed over md0 (md raid1 over sda1 (sata)), sdb (iSCSI session to "
-      "iqn.2026-11.test:disk1)");
+  EXPECT_EQ(t.detail,
+            "dm vg-mixed over md0 (md raid1 over sda1 (sata)), sdb (iSCSI session to "
+            "iqn.2026-11.test:disk1)");
 }
 
 TEST_F(TransportTest, UnknownDeviceAndNetworkFilesystems) {
   EXPECT_EQ(DetectTransport("sdq", paths_).label, "");
   Disk("zram0", "virtual/block/zram0");
   EXPECT_EQ(DetectTransport("zram0", paths_).detail, "zram");
-  const DeviceTransport nfs =
-      FilesystemTransport("nfs4", "filer:/export/bench");
+  const DeviceTransport nfs = FilesystemTransport("nfs4", "filer:/export/bench");
   EXPECT_EQ(nfs.label, "NFS");
   EXPECT_EQ(nfs.detail, "nfs4 to filer:/export/bench");
   EXPECT_EQ(FilesystemTransport("ext4", "/dev/vda").label, "");
@@ -216,16 +198,13 @@ TEST_F(TransportTest, UnknownDeviceAndNetworkFilesystems) {
 TEST(TransportOnThisMachine, EveryBlockDeviceGetsALabel) {
   const SystemPaths paths;
   int seen = 0;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(paths.sys_class_block)) {
-    const DeviceTransport t =
-        DetectTransport(entry.path().filename().string(), paths);
+  for (const auto& entry : std::filesystem::directory_iterator(paths.sys_class_block)) {
+    const DeviceTransport t = DetectTransport(entry.path().filename().string(), paths);
     EXPECT_FALSE(t.label.empty()) << entry.path();
     EXPECT_FALSE(t.detail.empty()) << entry.path();
     ++seen;
   }
-  if (seen == 0)
-    GTEST_SKIP() << "no block devices in " << paths.sys_class_block;
+  if (seen == 0) GTEST_SKIP() << "no block devices in " << paths.sys_class_block;
 }
 
 }  // namespace

@@ -73,8 +73,8 @@ TEST_F(DeviceTuningTest, QueueDepthIsTheScsiDevices) {
 }
 
 TEST_F(DeviceTuningTest, AFailureRestoresWhatWasChangedAndNamesTheKnob) {
-  auto tuning = DeviceTuning::Apply("/dev/vdz", {{"read_ahead_kb", "512"}, {"scheduler", "bfq"}},
-                                    dir());
+  auto tuning =
+      DeviceTuning::Apply("/dev/vdz", {{"read_ahead_kb", "512"}, {"scheduler", "bfq"}}, dir());
   ASSERT_FALSE(tuning.ok());
   EXPECT_THAT(std::string(tuning.status().message()), HasSubstr("scheduler"));
   EXPECT_EQ(Read("/vdz/queue/read_ahead_kb"), "128\n");

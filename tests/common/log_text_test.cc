@@ -39,18 +39,26 @@ TEST(LogSafe, KeepsValidUtf8) {
 
 TEST(LogSafe, EscapesEveryByteOfInvalidUtf8) {
   EXPECT_EQ(LogSafe("\xff\xfe"), "\\xff\\xfe");
-  EXPECT_EQ(LogSafe("a\x80z"), "a\\x80z");            // A stray continuation byte.
-  EXPECT_EQ(LogSafe("\xc3"), "\\xc3");                // Cut short.
-  EXPECT_EQ(LogSafe("\xc0\xaf"), "\\xc0\\xaf");       // An overlong '/'.
-  EXPECT_EQ(LogSafe("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // A surrogate.
+  EXPECT_EQ(LogSafe("a\x80z"), "a\\x80z");                         // A stray continuation byte.
+  EXPECT_EQ(LogSafe("\xc3"), "\\xc3");                             // Cut short.
+  EXPECT_EQ(LogSafe("\xc0\xaf"), "\\xc0\\xaf");                    // An overlong '/'.
+  EXPECT_EQ(LogSafe("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // A surrogate.
   EXPECT_EQ(LogSafe("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // Past U+10FFFF.
 }
 
 TEST(LogSafe, EscapesC1ControlsLineSeparatorsAndBidiOverrides) {
-  EXPECT_EQ(LogSafe("\xc2\x9b" "2J"), "\\xc2\\x9b2J");                 // CSI
-  EXPECT_EQ(LogSafe("a\xe2\x80\xa8" "b"), "a\\xe2\\x80\\xa8b");        // U+2028
-  EXPECT_EQ(LogSafe("\xe2\x80\xae" "abc"), "\\xe2\\x80\\xaeabc");      // U+202E
-  EXPECT_EQ(LogSafe("\xe2\x81\xa6" "x"), "\\xe2\\x81\\xa6x");          // U+2066
+  EXPECT_EQ(LogSafe("\xc2\x9b"
+                    "2J"),
+            "\\xc2\\x9b2J");  // CSI
+  EXPECT_EQ(LogSafe("a\xe2\x80\xa8"
+                    "b"),
+            "a\\xe2\\x80\\xa8b");  // U+2028
+  EXPECT_EQ(LogSafe("\xe2\x80\xae"
+                    "abc"),
+            "\\xe2\\x80\\xaeabc");  // U+202E
+  EXPECT_EQ(LogSafe("\xe2\x81\xa6"
+                    "x"),
+            "\\xe2\\x81\\xa6x");  // U+2066
 }
 
 TEST(LogSafe, CutsAMebibyteToTheLimitAndSaysHowMuchIsLeft) {

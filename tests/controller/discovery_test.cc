@@ -25,7 +25,8 @@ db3 ansible_host=fe80::1
 
 [stormark_agents:vars]
 stormark_targets={"scratch": {"dir": "/srv"}}
-)", "hosts.ini");
+)",
+                                  "hosts.ini");
   ASSERT_TRUE(hosts.ok()) << hosts.status();
   ASSERT_EQ(hosts->size(), 3u);
   EXPECT_EQ((*hosts)[0].name, "db1.example.com");
@@ -51,7 +52,8 @@ TEST(HostsFromInventory, YamlInventory) {
       hosts:
         db1: {ansible_host: 10.0.0.1, stormark_port: 7000}
         db2:
-)", "hosts.yml");
+)",
+                                  "hosts.yml");
   ASSERT_TRUE(hosts.ok()) << hosts.status();
   ASSERT_EQ(hosts->size(), 2u);
   EXPECT_EQ((*hosts)[0].address, "10.0.0.1:7000");

@@ -16,20 +16,17 @@ using ::testing::Not;
 HostOutcome WithSettings(const std::string& host, const Environment& target) {
   HostOutcome h = test_runs::SucceededHost(host, 100);
   (*h.result->mutable_host_environment())["vm.dirty_ratio"] = "20";
-  for (const auto& [key, value] : target)
-    (*h.result->mutable_target_environment())[key] = value;
+  for (const auto& [key, value] : target) (*h.result->mutable_target_environment())[key] = value;
   return h;
 }
 
 TEST(DifferingKeys, ListsTheSettingsThatDifferInReportOrder) {
-  const std::vector<Environment> rows = {{{"read_ahead_kb", "128"},
-                                          {"scheduler", "mq-deadline"},
-                                          {"kernel", "6.1"},
-                                          {"device", "sda"}},
-                                         {{"read_ahead_kb", "4096"},
-                                          {"scheduler", "none"},
-                                          {"kernel", "6.1"},
-                                          {"device", "sdb"}}};
+  const std::vector<Environment> rows = {
+      {{"read_ahead_kb", "128"},
+       {"scheduler", "mq-deadline"},
+       {"kernel", "6.1"},
+       {"device", "sda"}},
+      {{"read_ahead_kb", "4096"}, {"scheduler", "none"}, {"kernel", "6.1"}, {"device", "sdb"}}};
   EXPECT_THAT(DifferingKeys(rows), ElementsAre("scheduler", "read_ahead_kb"));
   EXPECT_THAT(DifferingKeys(rows, {"read_ahead_kb"}), ElementsAre("scheduler"));
 }
@@ -46,9 +43,8 @@ TEST(DifferingKeys, ANetworkTargetsServerIsIdentityNotASetting) {
       {{"transport", "AoE"}, {"transport_detail", "initiator on veth0, shelf 1 slot 0"}}};
   EXPECT_THAT(DifferingKeys(mixed), ElementsAre("transport"));
   // Two local disks on different buses do differ, also next to a network row.
-  const std::vector<Environment> local = {
-      {{"transport", "local"}, {"transport_detail", "virtio"}},
-      {{"transport", "local"}, {"transport_detail", "NVMe"}}};
+  const std::vector<Environment> local = {{{"transport", "local"}, {"transport_detail", "virtio"}},
+                                          {{"transport", "local"}, {"transport_detail", "NVMe"}}};
   EXPECT_THAT(DifferingKeys(local), ElementsAre("transport_detail"));
   std::vector<Environment> with_nbd = local;
   with_nbd.push_back({{"transport", "NBD"}, {"transport_detail", "client to 10.0.0.1:10809"}});
@@ -56,17 +52,14 @@ TEST(DifferingKeys, ANetworkTargetsServerIsIdentityNotASetting) {
 }
 
 TEST(DifferingKeys, AKeyOnlySomeRowsReportIsNotADifference) {
-  const std::vector<Environment> rows = {
-      {{"model", "X"}}, {}, {{"model", "X"}}};
+  const std::vector<Environment> rows = {{{"model", "X"}}, {}, {{"model", "X"}}};
   EXPECT_THAT(DifferingKeys(rows), IsEmpty());
-  EXPECT_THAT(DifferingKeys({{{"model", "X"}}, {{"model", "Y"}}}),
-              ElementsAre("model"));
+  EXPECT_THAT(DifferingKeys({{{"model", "X"}}, {{"model", "Y"}}}), ElementsAre("model"));
 }
 
 TEST(FormatDiffers, NamesEachRowsValue) {
-  const std::vector<Environment> rows = {
-      {{"scheduler", "mq-deadline"}, {"read_ahead_kb", "128"}},
-      {{"scheduler", "none"}, {"read_ahead_kb", "4096"}}};
+  const std::vector<Environment> rows = {{{"scheduler", "mq-deadline"}, {"read_ahead_kb", "128"}},
+                                         {{"scheduler", "none"}, {"read_ahead_kb", "4096"}}};
   EXPECT_EQ(FormatDiffers({"a", "b"}, rows, DifferingKeys(rows)),
             "differs: scheduler (a: mq-deadline, b: none); read_ahead_kb (a: "
             "128, b: 4096)");
@@ -81,9 +74,8 @@ TEST(FormatDiffers, ManyRowsAreGroupedByValue) {
 }
 
 TEST(RowDiffers, MarksTheRowsThatDifferFromTheFirst) {
-  const std::vector<Environment> rows = {{{"scheduler", "none"}},
-                                         {{"scheduler", "none"}},
-                                         {{"scheduler", "kyber"}}};
+  const std::vector<Environment> rows = {
+      {{"scheduler", "none"}}, {{"scheduler", "none"}}, {{"scheduler", "kyber"}}};
   const auto keys = DifferingKeys(rows);
   EXPECT_FALSE(RowDiffers(0, rows, keys));
   EXPECT_FALSE(RowDiffers(1, rows, keys));
@@ -93,15 +85,12 @@ TEST(RowDiffers, MarksTheRowsThatDifferFromTheFirst) {
 TEST(RowEnvironment, PrefersThePhaseSnapshotOverTheRunStart) {
   RunRecord run = test_runs::MakeRun("r1", {"a"}, {});
   (*run.agents[0].info.mutable_environment())["vm.dirty_ratio"] = "10";
-  (*run.agents[0]
-        .info.mutable_targets(0)
-        ->mutable_environment())["read_ahead_kb"] = "128";
+  (*run.agents[0].info.mutable_targets(0)->mutable_environment())["read_ahead_kb"] = "128";
   HostOutcome old_agent = test_runs::SucceededHost("a", 100);
   Environment env = RowEnvironment(old_agent, &run.agents[0]);
   EXPECT_EQ(env["vm.dirty_ratio"], "10");
   EXPECT_EQ(env["read_ahead_kb"], "128");
-  env = RowEnvironment(WithSettings("a", {{"read_ahead_kb", "4096"}}),
-                       &run.agents[0]);
+  env = RowEnvironment(WithSettings("a", {{"read_ahead_kb", "4096"}}), &run.agents[0]);
   EXPECT_EQ(env["vm.dirty_ratio"], "20");
   EXPECT_EQ(env["read_ahead_kb"], "4096");
 }
@@ -113,10 +102,8 @@ TEST(LabelTransports, ThePlansLabelWinsAndADisagreementIsANote) {
   run.agents[3].labels = {{"transport", "loop"}};
   PhaseOutcome phase = test_runs::Phase(
       test_runs::WritePlan(),
-      {WithSettings("local",
-                    {{"transport", "local"}, {"transport_detail", "virtio"}}),
-       WithSettings("aoe",
-                    {{"transport", "local"}, {"transport_detail", "virtio"}}),
+      {WithSettings("local", {{"transport", "local"}, {"transport_detail", "virtio"}}),
+       WithSettings("aoe", {{"transport", "local"}, {"transport_detail", "virtio"}}),
        WithSettings("plain", {{"transport", "local"}}),
        WithSettings("loop", {{"transport", "local"}, {"transport_detail", "loop"}})});
   LabelTransports(run.agents, &phase);
@@ -128,7 +115,7 @@ TEST(LabelTransports, ThePlansLabelWinsAndADisagreementIsANote) {
             "(virtio); the label is shown");
   EXPECT_EQ(phase.hosts[2].transport, "local");
   EXPECT_EQ(phase.hosts[2].transport_note, "");
-  EXPECT_EQ(phase.hosts[3].transport, "loop");  // The user's word is shown.
+  EXPECT_EQ(phase.hosts[3].transport, "loop");   // The user's word is shown.
   EXPECT_EQ(phase.hosts[3].transport_note, "");  // It names the detected detail: no conflict.
 }
 
@@ -150,8 +137,7 @@ TEST(FormatEnvironmentNotes, DescribesEachMachineAndTargetAndWhatDiffers) {
     env["ram_bytes"] = "8589934592";
     env["cpu_governor"] = i == 0 ? "performance" : "powersave";
     env["vm.dirty_ratio"] = "20";
-    auto& target =
-        *run.agents[i].info.mutable_targets(0)->mutable_environment();
+    auto& target = *run.agents[i].info.mutable_targets(0)->mutable_environment();
     target["transport"] = "local";
     target["transport_detail"] = "sata";
     target["device"] = i == 0 ? "sda" : "sdb";
@@ -161,26 +147,19 @@ TEST(FormatEnvironmentNotes, DescribesEachMachineAndTargetAndWhatDiffers) {
     target["read_ahead_kb"] = i == 0 ? "128" : "4096";
   }
   const std::string notes = FormatEnvironmentNotes(run.agents);
-  EXPECT_THAT(
-      notes,
-      HasSubstr("Environment\n  db1: Linux 6.1.0, 4 x Xeon, 8 GiB RAM, "
-                "cpu_governor performance\n    vm: dirty_ratio 20\n"));
-  EXPECT_THAT(
-      notes,
-      HasSubstr("    scratch: local (sata) sda; xfs (rw,noatime); scheduler "
-                "mq-deadline, read_ahead_kb 128\n"));
+  EXPECT_THAT(notes, HasSubstr("Environment\n  db1: Linux 6.1.0, 4 x Xeon, 8 GiB RAM, "
+                               "cpu_governor performance\n    vm: dirty_ratio 20\n"));
+  EXPECT_THAT(notes, HasSubstr("    scratch: local (sata) sda; xfs (rw,noatime); scheduler "
+                               "mq-deadline, read_ahead_kb 128\n"));
   EXPECT_THAT(notes, HasSubstr("  ! hosts differs: cpu_governor (db1: "
                                "performance, db2: powersave)\n"));
-  EXPECT_THAT(
-      notes,
-      HasSubstr(
-          "  ! target scratch differs: read_ahead_kb (db1: 128, db2: 4096)\n"));
+  EXPECT_THAT(notes,
+              HasSubstr("  ! target scratch differs: read_ahead_kb (db1: 128, db2: 4096)\n"));
   EXPECT_THAT(notes, Not(HasSubstr("device (")));
 }
 
 TEST(FormatEnvironmentNotes, NothingWithoutFacts) {
-  EXPECT_EQ(FormatEnvironmentNotes(test_runs::MakeRun("r1", {"a"}, {}).agents),
-            "");
+  EXPECT_EQ(FormatEnvironmentNotes(test_runs::MakeRun("r1", {"a"}, {}).agents), "");
 }
 
 }  // namespace

@@ -44,8 +44,8 @@ class FleetTest : public AgentsTest {
     }
     for (int i = 0; i < unreachable; ++i) {
       const std::string address = ClosedPort();
-      clients.push_back(std::make_unique<AgentClient>(
-          address, AgentClient::MakeChannel(address), common::SystemClock()));
+      clients.push_back(std::make_unique<AgentClient>(address, AgentClient::MakeChannel(address),
+                                                      common::SystemClock()));
     }
     return std::make_unique<Fleet>(std::move(clients), common::SystemClock(), options);
   }
@@ -105,8 +105,8 @@ TEST_F(FleetTest, UnreachableHostBecomesARowAndTheOthersGoOn) {
   EXPECT_EQ(statuses[1].code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(fleet->host_error(1), HasSubstr("unreachable"));
 
-  const PhaseOutcome outcome = fleet->RunPhase(StreamWrite(1 * kMiB, 1 * kMiB), "fleet-test-2",
-                                               nullptr);
+  const PhaseOutcome outcome =
+      fleet->RunPhase(StreamWrite(1 * kMiB, 1 * kMiB), "fleet-test-2", nullptr);
   ASSERT_EQ(outcome.hosts.size(), 2u);
   EXPECT_TRUE(outcome.hosts[0].succeeded());
   EXPECT_EQ(outcome.hosts[0].result->bytes(), 1 * kMiB);
@@ -138,8 +138,8 @@ TEST_F(FleetTest, AfterAbortAllPhasesDoNotRun) {
   for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
   fleet->AbortAll();
   EXPECT_TRUE(fleet->aborted());
-  const PhaseOutcome outcome = fleet->RunPhase(StreamWrite(1 * kMiB, 1 * kMiB), "fleet-test-4",
-                                               nullptr);
+  const PhaseOutcome outcome =
+      fleet->RunPhase(StreamWrite(1 * kMiB, 1 * kMiB), "fleet-test-4", nullptr);
   ASSERT_EQ(outcome.hosts.size(), 1u);
   EXPECT_FALSE(outcome.hosts[0].result.has_value());
   EXPECT_THAT(outcome.hosts[0].error, HasSubstr("interrupted"));

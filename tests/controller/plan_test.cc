@@ -100,8 +100,10 @@ phases:
 }
 
 TEST(ParsePlan, BadHeartbeatsAndDeadlinesNameTheirLineAndField) {
-  EXPECT_EQ(ParseError("heartbeat: {interval: 2s, timeout: 3s}\nphases: [{workload: stream, rw: write}]\n"),
-            "plan.yaml:1: heartbeat.timeout must be at least twice heartbeat.interval");
+  EXPECT_EQ(
+      ParseError(
+          "heartbeat: {interval: 2s, timeout: 3s}\nphases: [{workload: stream, rw: write}]\n"),
+      "plan.yaml:1: heartbeat.timeout must be at least twice heartbeat.interval");
   EXPECT_THAT(ParseError("heartbeat: {every: 2s}\nphases: [{workload: stream, rw: write}]\n"),
               HasSubstr("plan.yaml:1: unknown field 'heartbeat.every'"));
   EXPECT_THAT(ParseError("phases:\n  - {workload: stream, deadline: 0s}\n"),
@@ -204,8 +206,9 @@ phases: [{workload: stream, rw: write}]
   EXPECT_THAT(ParseError("hosts: [{address: a:1, name: x}, {address: b:1, name: x}]\n"
                          "phases: [{workload: stream, rw: write}]\n"),
               HasSubstr("host name 'x' is used twice"));
-  EXPECT_THAT(ParseError("hosts: [{address: a:1, port: 2}]\nphases: [{workload: stream, rw: write}]\n"),
-              HasSubstr("unknown host field 'port'"));
+  EXPECT_THAT(
+      ParseError("hosts: [{address: a:1, port: 2}]\nphases: [{workload: stream, rw: write}]\n"),
+      HasSubstr("unknown host field 'port'"));
 }
 
 TEST(ParsePlan, SweepIsEveryCombinationWithRepeats) {
@@ -247,8 +250,9 @@ phases:
 TEST(ParsePlan, SweepErrorsNameTheLine) {
   EXPECT_THAT(ParseError("sweep: {colour: [red]}\nphases: [{workload: stream, rw: write}]\n"),
               AllOf(StartsWith("plan.yaml:1: "), HasSubstr("sweep 'colour' changes nothing")));
-  EXPECT_THAT(ParseError("sweep: {bs: [4k, 3x]}\nphases: [{workload: stream, rw: write, size: 4M}]\n"),
-              AllOf(StartsWith("plan.yaml:1: "), HasSubstr("bs=3x"), HasSubstr("bad bs '3x'")));
+  EXPECT_THAT(
+      ParseError("sweep: {bs: [4k, 3x]}\nphases: [{workload: stream, rw: write, size: 4M}]\n"),
+      AllOf(StartsWith("plan.yaml:1: "), HasSubstr("bs=3x"), HasSubstr("bad bs '3x'")));
   EXPECT_THAT(ParseError("sweep: {bs: [4k]}\nsetup: [\"mkfs {agcount}\"]\n"
                          "phases: [{workload: stream, rw: write, size: 4M}]\n"),
               AllOf(StartsWith("plan.yaml:2: "), HasSubstr("{agcount}")));
@@ -445,14 +449,15 @@ TEST_F(PlanWithScriptTest, ConfigIsRelativeToThePlanAndThePhaseOverridesIt) {
   EXPECT_EQ(plan->phases[0].name, "pm");
   EXPECT_EQ(plan->phases[0].spec.postmark().number(), 2000u);
   EXPECT_EQ(plan->phases[0].spec.postmark().transactions(), 100u);  // Written before, still wins.
-  EXPECT_EQ(plan->phases[0].spec.postmark().seed(), 42u);  // PostMark's default.
+  EXPECT_EQ(plan->phases[0].spec.postmark().seed(), 42u);           // PostMark's default.
   EXPECT_TRUE(plan->notes.empty());
 }
 
 TEST_F(PlanWithScriptTest, EachRunOfTheScriptIsAPhase) {
   Write("pm.cfg", "set number 10\nrun\nset number 20\nrun\nshow\n");
-  auto plan = Parse("target: t\nphases:\n  - {name: pm, workload: postmark, config: pm.cfg}\n"
-                    "  - {name: w, workload: stream, rw: write}\n");
+  auto plan = Parse(
+      "target: t\nphases:\n  - {name: pm, workload: postmark, config: pm.cfg}\n"
+      "  - {name: w, workload: stream, rw: write}\n");
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->phases.size(), 3u);
   EXPECT_EQ(plan->phases[0].name, "pm-1");
@@ -476,8 +481,8 @@ TEST_F(PlanWithScriptTest, ScriptErrorsNameThePlanLineAndTheScriptLine) {
   ASSERT_FALSE(plan.ok());
   EXPECT_THAT(plan.status().message(), HasSubstr("'config' is not a stream parameter"));
   plan = Parse("phases:\n  - {workload: postmark, config: missing.cfg}\n");
-  EXPECT_THAT(plan.status().message(), HasSubstr("cannot read PostMark script " + dir_ +
-                                                 "/missing.cfg"));
+  EXPECT_THAT(plan.status().message(),
+              HasSubstr("cannot read PostMark script " + dir_ + "/missing.cfg"));
 }
 
 TEST(PhasePlan, DescribeWithoutWorkloadSaysSo) {

@@ -19,8 +19,9 @@ RunRecord TwoHosts() {
 
 TEST(RunCsv, ARowPerHostPhaseAndMetricWithQuoting) {
   const std::string csv = RunCsv(TwoHosts());
-  EXPECT_TRUE(csv.starts_with("run_id,started,phase_index,phase,repetition,sweep_point,host,"
-                              "target,status,metric,value,unit\r\n"));
+  EXPECT_TRUE(
+      csv.starts_with("run_id,started,phase_index,phase,repetition,sweep_point,host,"
+                      "target,status,metric,value,unit\r\n"));
   EXPECT_THAT(csv, HasSubstr(",0,seq-write,0,chunk=64k,\"db,1\",scratch,succeeded,bytes,"
                              "104857600,B\r\n"));
   EXPECT_THAT(csv, HasSubstr(",succeeded,throughput,104857600,B/s\r\n"));

@@ -52,8 +52,8 @@ TEST(GateMetrics, DefaultIsTheSpeedFiguresAndUnknownNamesAreRefused) {
 }
 
 TEST(EvaluateGate, SlowerPastThresholdAndNoiseFails) {
-  const GateResult result = Gate(RepeatedRun("a", "h", {100, 102, 98}),
-                                 RepeatedRun("b", "h", {60, 61, 59}));
+  const GateResult result =
+      Gate(RepeatedRun("a", "h", {100, 102, 98}), RepeatedRun("b", "h", {60, 61, 59}));
   EXPECT_EQ(result.failures, 2u);  // MiB/s and ops/s; latency and elapsed did not move.
   const GateCheck& mibps = CheckOf(result, "MiB/s");
   EXPECT_TRUE(mibps.failed);
@@ -66,8 +66,8 @@ TEST(EvaluateGate, SlowerPastThresholdAndNoiseFails) {
 
 TEST(EvaluateGate, SlowerPastThresholdButWithinNoisePasses) {
   // Median 12% lower, but the ranges overlap: the noise is as large as the difference.
-  const GateResult result = Gate(RepeatedRun("a", "h", {100, 70, 130}),
-                                 RepeatedRun("b", "h", {88, 60, 120}));
+  const GateResult result =
+      Gate(RepeatedRun("a", "h", {100, 70, 130}), RepeatedRun("b", "h", {88, 60, 120}));
   EXPECT_EQ(result.failures, 0u);
   EXPECT_EQ(CheckOf(result, "MiB/s").reason, "within noise (12.0% slower)");
 }
@@ -75,8 +75,7 @@ TEST(EvaluateGate, SlowerPastThresholdButWithinNoisePasses) {
 TEST(EvaluateGate, FasterOrSlightlySlowerPasses) {
   EXPECT_EQ(Gate(RepeatedRun("a", "h", {100, 101}), RepeatedRun("b", "h", {150, 151})).failures,
             0u);
-  EXPECT_EQ(Gate(RepeatedRun("a", "h", {100, 101}), RepeatedRun("b", "h", {95, 96})).failures,
-            0u);
+  EXPECT_EQ(Gate(RepeatedRun("a", "h", {100, 101}), RepeatedRun("b", "h", {95, 96})).failures, 0u);
 }
 
 TEST(EvaluateGate, OneRepetitionIsJudgedOnTheThresholdAloneAndSaysSo) {
@@ -89,9 +88,9 @@ TEST(EvaluateGate, OneRepetitionIsJudgedOnTheThresholdAloneAndSaysSo) {
 }
 
 TEST(EvaluateGate, AHostMissingOrFailingInTheCandidateFails) {
-  const RunRecord a = MakeRun("a", {"h1", "h2"},
-                              {Phase(WritePlan(), {SucceededHost("h1", 100),
-                                                   SucceededHost("h2", 100)})});
+  const RunRecord a =
+      MakeRun("a", {"h1", "h2"},
+              {Phase(WritePlan(), {SucceededHost("h1", 100), SucceededHost("h2", 100)})});
   const RunRecord gone = MakeRun("b", {"h1"}, {Phase(WritePlan(), {SucceededHost("h1", 100)})});
   const GateResult missing = Gate(a, gone);
   EXPECT_GT(missing.failures, 0u);
@@ -101,9 +100,8 @@ TEST(EvaluateGate, AHostMissingOrFailingInTheCandidateFails) {
       EXPECT_EQ(c.reason, "missing from the candidate run");
     }
   }
-  const RunRecord down = MakeRun("b", {"h1", "h2"},
-                                 {Phase(WritePlan(), {SucceededHost("h1", 100),
-                                                      UnreachableHost("h2")})});
+  const RunRecord down = MakeRun(
+      "b", {"h1", "h2"}, {Phase(WritePlan(), {SucceededHost("h1", 100), UnreachableHost("h2")})});
   const GateResult failed = Gate(a, down);
   EXPECT_EQ(failed.failures, 5u);
   EXPECT_EQ(CheckOf(failed, "MiB/s").key.host, "h1");

@@ -116,7 +116,8 @@ HostOutcome WithTarget(const std::string& host, const std::string& transport,
 }
 
 TEST(FormatPhaseTable, ViaColumnLabelsEachRowWithItsTransport) {
-  const std::string text = Table({WithTarget("db1", "local", "128"), WithTarget("db2", "AoE", "128")});
+  const std::string text =
+      Table({WithTarget("db1", "local", "128"), WithTarget("db2", "AoE", "128")});
   EXPECT_THAT(text, HasSubstr("  host       via    target"));
   EXPECT_THAT(RowOf(text, "db1"), HasSubstr("db1        local  scratch"));
   EXPECT_THAT(RowOf(text, "db2"), HasSubstr("db2 !      AoE    scratch"));
@@ -141,7 +142,8 @@ TEST(FormatPhaseTable, TransportLabelThatDisagreesIsANote) {
   aoe.transport = "AoE";
   aoe.transport_note = "labelled 'AoE' in the plan, but the agent detected local";
   const std::string text = Table({aoe});
-  EXPECT_THAT(text, HasSubstr("  ! db1: labelled 'AoE' in the plan, but the agent detected local\n"));
+  EXPECT_THAT(text,
+              HasSubstr("  ! db1: labelled 'AoE' in the plan, but the agent detected local\n"));
 }
 
 }  // namespace

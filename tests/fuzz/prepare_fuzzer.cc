@@ -40,8 +40,8 @@ struct Harness {
     options.config.limits.max_runtime_nanos = 2'000'000'000;
     options.config.limits.max_files = 200;
     options.protocol = stormark::common::OurProtocol();
-    auto started = stormark::agent::AgentServer::Start(std::move(options),
-                                                       stormark::common::SystemClock());
+    auto started =
+        stormark::agent::AgentServer::Start(std::move(options), stormark::common::SystemClock());
     if (!started.ok()) abort();
     server = std::move(*started);
     stub = stormark::v1::Agent::NewStub(server->InProcessChannel());

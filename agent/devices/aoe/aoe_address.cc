@@ -23,8 +23,8 @@ std::string AoeAddress::ToString() const {
 
 common::StatusOr<AoeAddress> ParseAoeAddress(std::string_view text) {
   auto bad = [&](std::string_view why) {
-    return absl::InvalidArgumentError(common::StrCat(
-        "'", text, "' is not an AoE address aoe://IFACE/SHELF.SLOT (", why, ")"));
+    return absl::InvalidArgumentError(
+        common::StrCat("'", text, "' is not an AoE address aoe://IFACE/SHELF.SLOT (", why, ")"));
   };
   constexpr std::string_view kScheme = "aoe://";
   if (!text.starts_with(kScheme)) return bad("it must start with aoe://");

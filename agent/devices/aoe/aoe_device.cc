@@ -19,9 +19,9 @@ common::StatusOr<std::unique_ptr<AoeDevice>> AoeDevice::Open(const AoeAddress& a
                             options.timers.cancelled));
   const uint64_t capacity = params.identify.sectors * kSectorSize;
   if (options.size > capacity) {
-    return absl::OutOfRangeError(common::StrCat(
-        address.ToString(), ": the configured size ", common::StrCat(options.size),
-        " bytes is larger than the target (", capacity, " bytes)"));
+    return absl::OutOfRangeError(
+        common::StrCat(address.ToString(), ": the configured size ", common::StrCat(options.size),
+                       " bytes is larger than the target (", capacity, " bytes)"));
   }
   const uint64_t size = options.size != 0 ? options.size / kSectorSize * kSectorSize : capacity;
   auto target = std::make_unique<AoeTarget>(std::move(params), options.timers, clock);
@@ -46,12 +46,11 @@ DeviceCaps AoeDevice::caps() const {
 
 std::string AoeDevice::Describe() const {
   const TargetParams& p = target_->params();
-  return common::StrCat(p.address.ToString(), " (user-space AoE initiator, e", p.address.shelf,
-                        ".", p.address.slot, ", ", p.sectors_per_frame, " sectors/frame)");
+  return common::StrCat(p.address.ToString(), " (user-space AoE initiator, e", p.address.shelf, ".",
+                        p.address.slot, ", ", p.sectors_per_frame, " sectors/frame)");
 }
 
-common::StatusOr<std::unique_ptr<AoeQueue>> AoeDevice::NewQueue(uint32_t depth,
-                                                                uint32_t window) {
+common::StatusOr<std::unique_ptr<AoeQueue>> AoeDevice::NewQueue(uint32_t depth, uint32_t window) {
   const uint8_t session = target_->NextSessionId();
   ASSIGN_OR_RETURN(std::unique_ptr<FrameLink> link, links_(session));
   return std::make_unique<AoeQueue>(*target_, std::move(link), session, depth, window, size_,

@@ -16,10 +16,12 @@ constexpr int64_t kMaxWaitNanos = 500'000'000;
 
 // Sends `request` until a response with the same tag that `accept` takes arrives, doubling
 // the wait after each silent attempt. Returns the accepted frame.
-common::StatusOr<std::vector<uint8_t>> Transact(
-    FrameLink& link, std::span<const uint8_t> request, uint32_t tag,
-    const std::function<bool(const Header&)>& accept, int64_t timeout_nanos,
-    const common::Clock& clock, const std::string& what, const std::atomic<bool>* cancelled) {
+common::StatusOr<std::vector<uint8_t>> Transact(FrameLink& link, std::span<const uint8_t> request,
+                                                uint32_t tag,
+                                                const std::function<bool(const Header&)>& accept,
+                                                int64_t timeout_nanos, const common::Clock& clock,
+                                                const std::string& what,
+                                                const std::atomic<bool>* cancelled) {
   const int64_t start = clock.MonotonicNanos();
   const int64_t deadline = start + timeout_nanos;
   std::vector<uint8_t> buffer(link.mtu() + kEthernetHeaderSize + 64);
@@ -32,9 +34,8 @@ common::StatusOr<std::vector<uint8_t>> Transact(
     if (now >= deadline) {
       // NOT_FOUND rather than DEADLINE_EXCEEDED: the RPC did not time out, the target is
       // absent.
-      return absl::NotFoundError(
-          fmt::format("no answer to {} within {:.1f} s ({} attempts)", what,
-                      static_cast<double>(now - start) / 1e9, attempts));
+      return absl::NotFoundError(fmt::format("no answer to {} within {:.1f} s ({} attempts)", what,
+                                             static_cast<double>(now - start) / 1e9, attempts));
     }
     const TxFrame frame{request, {}};
     RETURN_IF_ERROR(link.Send({&frame, 1}));
@@ -93,8 +94,8 @@ common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& addre
   ParseHeader(*config_reply, &reply);
   ConfigArg config;
   if (reply.flags & kFlagError) {
-    return absl::FailedPreconditionError(common::StrCat(
-        "AoE target ", where, " refused Query Config: ", AoeErrorText(reply.error)));
+    return absl::FailedPreconditionError(
+        common::StrCat("AoE target ", where, " refused Query Config: ", AoeErrorText(reply.error)));
   }
   if (!ParseConfig(*config_reply, &config)) {
     return absl::DataLossError(
@@ -109,8 +110,8 @@ common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& addre
   const uint32_t target_limit = config.sector_count == 0 ? 2 : config.sector_count;
   params.sectors_per_frame = std::min(SectorsPerFrame(link.mtu()), target_limit);
   if (params.sectors_per_frame == 0) {
-    return absl::FailedPreconditionError(common::StrCat(
-        "AoE on ", address.interface, ": MTU ", link.mtu(), " is too small for a sector"));
+    return absl::FailedPreconditionError(common::StrCat("AoE on ", address.interface, ": MTU ",
+                                                        link.mtu(), " is too small for a sector"));
   }
 
   header.dst = params.mac;
@@ -134,9 +135,9 @@ common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& addre
   }
   AtaArg status;
   if (!ParseAta(*identify_reply, &status) || AtaFailed(status.cmd_status)) {
-    return absl::FailedPreconditionError(
-        common::StrCat("AoE target ", where, " failed IDENTIFY DEVICE: ",
-                       AtaErrorText(status.cmd_status, status.err_feature)));
+    return absl::FailedPreconditionError(common::StrCat(
+        "AoE target ", where,
+        " failed IDENTIFY DEVICE: ", AtaErrorText(status.cmd_status, status.err_feature)));
   }
   auto id = ParseIdentify(std::span(*identify_reply).subspan(kAtaHeaderSize));
   if (!id.ok()) return common::Annotate(id.status(), common::StrCat("AoE target ", where));

@@ -67,9 +67,9 @@ void AoeQueue::CountDrops() {
 
 common::Status AoeQueue::Submit(std::span<const IoRequest> requests) {
   if (in_flight_ + requests.size() > depth_) {
-    return absl::FailedPreconditionError(common::StrCat(
-        "AoE queue: ", requests.size(), " more requests would exceed its depth of ", depth_,
-        " (", in_flight_, " in flight)"));
+    return absl::FailedPreconditionError(common::StrCat("AoE queue: ", requests.size(),
+                                                        " more requests would exceed its depth of ",
+                                                        depth_, " (", in_flight_, " in flight)"));
   }
   for (const IoRequest& io : requests) Start(io);
   return Pump(target_.clock().MonotonicNanos());
@@ -216,9 +216,9 @@ void AoeQueue::HandleExpired(int64_t now) {
         DescribeFrame(f), f.attempts, Seconds(now - f.first_sent));
     if (now - target_.last_heard() >= give_up / 2) {
       // Not one lost frame: the target has answered nothing for a long time.
-      target_.MarkLost(fmt::format(
-          "{}; the target answered nothing for {:.1f} s: it is gone or unreachable", what,
-          Seconds(now - target_.last_heard())));
+      target_.MarkLost(
+          fmt::format("{}; the target answered nothing for {:.1f} s: it is gone or unreachable",
+                      what, Seconds(now - target_.last_heard())));
       FailAll(ETIMEDOUT, target_.lost_reason());
       return;
     }
@@ -327,8 +327,9 @@ void AoeQueue::FailAll(int errno_value, const std::string& detail) {
 
 void AoeQueue::Finish(uint32_t index) {
   Request& r = requests_[index];
-  const int64_t result =
-      r.error != 0 ? r.error : IsFlush(r) ? 0 : static_cast<int64_t>(r.io.length);
+  const int64_t result = r.error != 0 ? r.error
+                         : IsFlush(r) ? 0
+                                      : static_cast<int64_t>(r.io.length);
   done_.push_back(IoCompletion{r.io.tag, result});
   order_.erase(std::find(order_.begin(), order_.end(), index));
   free_requests_.push_back(index);

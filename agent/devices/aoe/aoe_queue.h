@@ -68,9 +68,9 @@ class AoeQueue final : public IoQueue {
 
   struct Request {
     IoRequest io;
-    uint64_t issued = 0;       // bytes cut into frames so far
-    uint32_t frames_out = 0;   // frames in flight
-    int64_t error = 0;         // -errno once failed
+    uint64_t issued = 0;      // bytes cut into frames so far
+    uint32_t frames_out = 0;  // frames in flight
+    int64_t error = 0;        // -errno once failed
     bool flush_sent = false;
   };
   // A frame in flight: one tag slot.
@@ -80,8 +80,8 @@ class AoeQueue final : public IoQueue {
     uint32_t sectors = 0;
     uint64_t buffer_offset = 0;  // of its data in the request's buffer
     uint32_t attempts = 0;
-    std::array<uint32_t, kTagsKept> tags{};   // of the last attempts, by attempt % kTagsKept
-    std::array<int64_t, kTagsKept> sent{};    // when each of those attempts was sent
+    std::array<uint32_t, kTagsKept> tags{};  // of the last attempts, by attempt % kTagsKept
+    std::array<int64_t, kTagsKept> sent{};   // when each of those attempts was sent
     int64_t first_sent = 0, last_sent = 0, expires = 0;
     std::array<uint8_t, kAtaHeaderSize> head{};
   };
@@ -123,16 +123,16 @@ class AoeQueue final : public IoQueue {
   const bool writable_;
   uint32_t sequence_;
 
-  std::vector<Request> requests_;      // depth_ slots
+  std::vector<Request> requests_;  // depth_ slots
   std::vector<uint32_t> free_requests_;
-  std::deque<uint32_t> order_;         // active requests, oldest first
-  std::vector<Frame> frames_;          // window_ slots
+  std::deque<uint32_t> order_;  // active requests, oldest first
+  std::vector<Frame> frames_;   // window_ slots
   std::vector<uint32_t> free_frames_;
   std::deque<IoCompletion> done_;
-  uint32_t in_flight_ = 0;             // submitted and not yet reaped
-  bool starved_ = false;               // frames wait for credits other queues hold
+  uint32_t in_flight_ = 0;  // submitted and not yet reaped
+  bool starved_ = false;    // frames wait for credits other queues hold
 
-  std::vector<TxFrame> tx_;            // frames to send in this turn
+  std::vector<TxFrame> tx_;  // frames to send in this turn
   std::vector<std::vector<uint8_t>> rx_buffers_;
   std::vector<RxFrame> rx_;
 };

@@ -16,8 +16,7 @@ std::string TargetParams::Describe() const {
   return fmt::format(
       "user-space AoE initiator on {}, shelf {} slot {}, firmware 0x{:04x}, {} buffers, {} "
       "sectors/frame",
-      address.interface, address.shelf, address.slot, firmware, buffer_count,
-      sectors_per_frame);
+      address.interface, address.shelf, address.slot, firmware, buffer_count, sectors_per_frame);
 }
 
 AoeTarget::AoeTarget(TargetParams params, AoeOptions options, const common::Clock& clock)
@@ -85,8 +84,7 @@ std::map<std::string, std::string> AoeTarget::Stats() const {
   };
   if (rtt_.samples() > 0) {
     stats["aoe.srtt_us"] = fmt::format("{:.1f}", static_cast<double>(rtt_.srtt_nanos()) / 1e3);
-    stats["aoe.rttvar_us"] =
-        fmt::format("{:.1f}", static_cast<double>(rtt_.rttvar_nanos()) / 1e3);
+    stats["aoe.rttvar_us"] = fmt::format("{:.1f}", static_cast<double>(rtt_.rttvar_nanos()) / 1e3);
     stats["aoe.rto_us"] = fmt::format("{:.1f}", static_cast<double>(rtt_.Timeout(1)) / 1e3);
   }
   return stats;

@@ -48,14 +48,14 @@ inline constexpr int64_t kCancelSliceNanos = 100'000'000;
 
 struct TargetParams {
   AoeAddress address;
-  Mac mac{};                   // the target's
-  uint16_t firmware = 0;       // from Query Config
-  uint16_t buffer_count = 0;   // frames the target buffers; more in flight are dropped
-  uint8_t max_sectors = 0;     // the target's limit per ATA command
+  Mac mac{};                       // the target's
+  uint16_t firmware = 0;           // from Query Config
+  uint16_t buffer_count = 0;       // frames the target buffers; more in flight are dropped
+  uint8_t max_sectors = 0;         // the target's limit per ATA command
   uint32_t sectors_per_frame = 0;  // min(max_sectors, what the local MTU carries)
-  uint32_t mtu = 0;            // of the local interface
-  std::string config;          // the target's config string
-  IdentifyData identify;       // capacity, model, serial, firmware revision
+  uint32_t mtu = 0;                // of the local interface
+  std::string config;              // the target's config string
+  IdentifyData identify;           // capacity, model, serial, firmware revision
 
   // "user-space AoE initiator on veth0, shelf 1 slot 0, firmware 0x4019, 16 buffers,
   // 2 sectors/frame".

@@ -70,10 +70,9 @@ common::StatusOr<std::unique_ptr<PacketLink>> PacketLink::Open(const std::string
   const int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, htons(kEtherType));
   if (fd < 0) {
     const int err = errno;
-    return common::ErrnoError(
-        err == EPERM ? "AoE: opening a raw socket needs root or CAP_NET_RAW"
-                     : "AoE: cannot open a raw socket",
-        err);
+    return common::ErrnoError(err == EPERM ? "AoE: opening a raw socket needs root or CAP_NET_RAW"
+                                           : "AoE: cannot open a raw socket",
+                              err);
   }
   auto fail = [&](const std::string& what) {
     const int err = errno;
@@ -184,11 +183,11 @@ uint64_t PacketLink::TakeDrops() {
 }
 
 LinkFactory PacketLinkFactory(const std::string& interface) {
-  return [interface](std::optional<uint8_t> session)
-             -> common::StatusOr<std::unique_ptr<FrameLink>> {
-    ASSIGN_OR_RETURN(auto link, PacketLink::Open(interface, session));
-    return std::unique_ptr<FrameLink>(std::move(link));
-  };
+  return
+      [interface](std::optional<uint8_t> session) -> common::StatusOr<std::unique_ptr<FrameLink>> {
+        ASSIGN_OR_RETURN(auto link, PacketLink::Open(interface, session));
+        return std::unique_ptr<FrameLink>(std::move(link));
+      };
 }
 
 }  // namespace stormark::agent::aoe

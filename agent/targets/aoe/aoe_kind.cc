@@ -18,7 +18,8 @@ common::Status Parse(const TargetYaml& yaml, TargetConfig* target) {
   target->path = yaml.value.as<std::string>();
   // The target itself is found when a phase opens it: it may be switched on later.
   auto address = aoe::ParseAoeAddress(target->path);
-  if (!address.ok()) return yaml.Error(yaml.value, *target, std::string(address.status().message()));
+  if (!address.ok())
+    return yaml.Error(yaml.value, *target, std::string(address.status().message()));
   return absl::OkStatus();
 }
 
@@ -37,13 +38,13 @@ common::StatusOr<std::unique_ptr<Device>> OpenDevice(BlockTarget& block,
   device_options.writable = options.write;
   device_options.size = target.size;
   device_options.timers.cancelled = &cancelled;
-  if (target.io_timeout_nanos > 0) device_options.timers.request_timeout_nanos = target.io_timeout_nanos;
+  if (target.io_timeout_nanos > 0)
+    device_options.timers.request_timeout_nanos = target.io_timeout_nanos;
   if (target.connect_timeout_nanos > 0) {
     device_options.timers.discovery_timeout_nanos = target.connect_timeout_nanos;
   }
-  auto device = aoe::AoeDevice::Open(*address, device_options,
-                                     aoe::PacketLinkFactory(address->interface),
-                                     common::SystemClock());
+  auto device = aoe::AoeDevice::Open(
+      *address, device_options, aoe::PacketLinkFactory(address->interface), common::SystemClock());
   if (!device.ok()) return common::Annotate(device.status(), context);
   if (options.write) RETURN_IF_ERROR(CheckRemoteHoldsNoData(target, **device));
   return std::unique_ptr<Device>(std::move(*device));
@@ -65,8 +66,8 @@ void ReadFacts(const TargetConfig& target, const SystemPaths& /*paths*/, int /*r
   auto params = aoe::ProbeAoeTarget(*address, kProbeNanos);
   if (!params.ok()) {
     info->set_transport_detail(common::StrCat("user-space AoE initiator on ", address->interface,
-                                              ", shelf ", address->shelf, " slot ",
-                                              address->slot, ": ", params.status().message()));
+                                              ", shelf ", address->shelf, " slot ", address->slot,
+                                              ": ", params.status().message()));
     info->set_size_bytes(target.size);
     return;
   }

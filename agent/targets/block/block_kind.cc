@@ -21,9 +21,9 @@ common::Status Parse(const TargetYaml& yaml, TargetConfig* target) {
   struct stat st;
   if (stat(target->path.c_str(), &st) == 0) {
     if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
-      return yaml.Error(yaml.value, *target,
-                        common::StrCat("block ", target->path,
-                                       " is neither a block device nor a regular file"));
+      return yaml.Error(
+          yaml.value, *target,
+          common::StrCat("block ", target->path, " is neither a block device nor a regular file"));
     }
     return absl::OkStatus();
   }

@@ -54,10 +54,10 @@ common::Status CreateBlockFile(BlockTarget& block, const std::atomic<bool>& canc
   common::Status status;
   const int err = posix_fallocate(fd, 0, static_cast<off_t>(target.size));
   if (err != 0 && err != EOPNOTSUPP && err != EINVAL) {
-    status = common::ErrnoError(
-        common::StrCat(TargetName(target), ": cannot allocate ", common::FormatBytes(target.size),
-                       " for ", target.path),
-        err);
+    status =
+        common::ErrnoError(common::StrCat(TargetName(target), ": cannot allocate ",
+                                          common::FormatBytes(target.size), " for ", target.path),
+                           err);
   }
   if (status.ok() && err != 0 && ftruncate(fd, static_cast<off_t>(target.size)) != 0) {
     status = common::ErrnoError(common::StrCat(TargetName(target), ": truncate"), errno);
@@ -170,13 +170,13 @@ common::StatusOr<int> BlockTarget::Reopen(int flags) const {
     close(fd);
     return common::ErrnoError(common::StrCat(name, ": stat ", config_.path), err);
   }
-  const bool same = (S_ISBLK(st.st_mode) || S_ISREG(st.st_mode)) &&
-                    DeviceIdentity::Of(st) == identity_;
+  const bool same =
+      (S_ISBLK(st.st_mode) || S_ISREG(st.st_mode)) && DeviceIdentity::Of(st) == identity_;
   if (!same) {
     close(fd);
     return absl::FailedPreconditionError(common::StrCat(
-        name, ": ", config_.path, " leads to ", Describe(st), " now, not to ",
-        identity_.ToString(), " as when this phase resolved it; refusing to use it"));
+        name, ": ", config_.path, " leads to ", Describe(st), " now, not to ", identity_.ToString(),
+        " as when this phase resolved it; refusing to use it"));
   }
   if (common::Status s = ClearNonBlocking(fd); !s.ok()) {
     close(fd);
@@ -261,8 +261,8 @@ common::StatusOr<std::unique_ptr<Device>> OpenBlockTarget(BlockTarget& block,
   return std::unique_ptr<Device>(std::move(*device));
 }
 
-std::optional<Unallocated> FindUnallocated(const BlockTarget& block, uint64_t begin,
-                                           uint64_t end, const std::string& sys_dev_block) {
+std::optional<Unallocated> FindUnallocated(const BlockTarget& block, uint64_t begin, uint64_t end,
+                                           const std::string& sys_dev_block) {
   const TargetConfig& target = block.config();
   if (!block.has_path() || block.fd() < 0 || begin >= end) return std::nullopt;
   // Where the device's bytes live: the file itself, or a loop device's backing file (found

@@ -141,8 +141,8 @@ struct Unallocated {
 // filesystem that calls a file with fewer bytes allocated than it claims hold data all data:
 // no SEEK_HOLE, compression). `sys_dev_block` is where loop devices are looked up
 // (SystemPaths).
-std::optional<Unallocated> FindUnallocated(const BlockTarget& target, uint64_t begin,
-                                           uint64_t end, const std::string& sys_dev_block);
+std::optional<Unallocated> FindUnallocated(const BlockTarget& target, uint64_t begin, uint64_t end,
+                                           const std::string& sys_dev_block);
 
 // Warns when a phase's reads of [begin, end) of a block target would not touch the disk: for a
 // regular file, or a loop device over one, the parts of the range that hold no data (holes,

@@ -49,9 +49,9 @@ common::StatusOr<std::unique_ptr<FileDevice>> OpenFileDevice(Dir& dir, std::stri
   ASSIGN_OR_RETURN(std::unique_ptr<File> file, dir.OpenFile(name, flags));
   const int fd = file->ReleaseFd();
   if (fd < 0) {
-    return absl::FailedPreconditionError(common::StrCat(
-        "target '", dir.target_name(), "': ", dir.Describe(name),
-        " has no descriptor to do block I/O on"));
+    return absl::FailedPreconditionError(common::StrCat("target '", dir.target_name(),
+                                                        "': ", dir.Describe(name),
+                                                        " has no descriptor to do block I/O on"));
   }
   return FileDevice::Adopt(fd, dir.Describe(name), options);
 }

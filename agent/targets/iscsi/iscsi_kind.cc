@@ -68,8 +68,7 @@ common::StatusOr<std::string> ReadSecret(const TargetConfig& target) {
   std::getline(in, secret);  // The first line; a trailing newline is not part of it.
   if (secret.empty()) {
     return absl::InvalidArgumentError(common::StrCat(
-        "target '", target.name, "': chap.password_file ", target.chap.password_file,
-        " is empty"));
+        "target '", target.name, "': chap.password_file ", target.chap.password_file, " is empty"));
   }
   return secret;
 }

@@ -12,8 +12,8 @@ namespace {
 constexpr std::string_view kTransport = "NBD";
 
 common::Status ParseTls(const TargetYaml& yaml, const YAML::Node& node, TargetConfig* target) {
-  ASSIGN_OR_RETURN(auto fields,
-                   SettingsMap(yaml, node, *target, "tls", {"certificates", "psk_file", "username"}));
+  ASSIGN_OR_RETURN(auto fields, SettingsMap(yaml, node, *target, "tls",
+                                            {"certificates", "psk_file", "username"}));
   for (const auto& [key, value] : fields) {
     const std::string text = value.as<std::string>();
     if (key == "certificates") {
@@ -81,8 +81,8 @@ common::StatusOr<std::unique_ptr<Device>> OpenDevice(BlockTarget& target,
 std::string Detail(const TargetConfig& target) {
   auto uri = ParseNbdUri(target.path);
   if (!uri.ok()) return "user-space NBD client";
-  return common::StrCat("user-space NBD client to ", uri->Endpoint(), " export '",
-                        uri->export_name, "'", uri->tls ? " (TLS)" : "");
+  return common::StrCat("user-space NBD client to ", uri->Endpoint(), " export '", uri->export_name,
+                        "'", uri->tls ? " (TLS)" : "");
 }
 
 void ReadFacts(const TargetConfig& target, const SystemPaths& /*paths*/, int /*resolved*/,

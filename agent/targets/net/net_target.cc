@@ -47,9 +47,8 @@ common::StatusOr<std::unique_ptr<Device>> OpenNetTarget(const TargetConfig& targ
   return device;
 }
 
-void ReadNetTargetFacts(const TargetConfig& target, NetConnect connect,
-                        std::string_view transport, std::string detail,
-                        stormark::v1::TargetInfo* info) {
+void ReadNetTargetFacts(const TargetConfig& target, NetConnect connect, std::string_view transport,
+                        std::string detail, stormark::v1::TargetInfo* info) {
   info->set_disposable(target.disposable);
   info->set_transport(std::string(transport));
   info->set_transport_detail(std::move(detail));
@@ -77,12 +76,13 @@ common::Status CheckPathField(const TargetYaml& yaml, const YAML::Node& node,
                               const std::string& path, bool directory) {
   struct stat st;
   if (path.empty() || path.front() != '/') {
-    return yaml.Error(node, target, common::StrCat(field, " '", path, "' must be an absolute path"));
+    return yaml.Error(node, target,
+                      common::StrCat(field, " '", path, "' must be an absolute path"));
   }
   if (stat(path.c_str(), &st) != 0 || (directory ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
-    return yaml.Error(node, target,
-                      common::StrCat(field, " ", path, " is not an existing ",
-                                     directory ? "directory" : "file"));
+    return yaml.Error(
+        node, target,
+        common::StrCat(field, " ", path, " is not an existing ", directory ? "directory" : "file"));
   }
   return absl::OkStatus();
 }

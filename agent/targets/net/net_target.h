@@ -26,9 +26,10 @@ namespace stormark::agent {
 
 // How one kind connects to its server: for writing when `write`, giving up after
 // `connect_timeout_nanos`, and soon after `*cancelled` is set (when not null).
-using NetConnect = common::StatusOr<std::unique_ptr<Device>> (*)(
-    const TargetConfig& target, bool write, const std::atomic<bool>* cancelled,
-    int64_t connect_timeout_nanos);
+using NetConnect = common::StatusOr<std::unique_ptr<Device>> (*)(const TargetConfig& target,
+                                                                 bool write,
+                                                                 const std::atomic<bool>* cancelled,
+                                                                 int64_t connect_timeout_nanos);
 
 // Connects to the server of `target` with `connect`, for writing when `write`, after the
 // interlocks: disposable before, no signature on the device after. Fails, naming the target,
@@ -42,9 +43,8 @@ common::StatusOr<std::unique_ptr<Device>> OpenNetTarget(const TargetConfig& targ
 // and block size. The size is the one seen at the last connection; when there was none yet,
 // this connects once with `connect` and a short timeout (and tries again at most once a minute
 // after a failure).
-void ReadNetTargetFacts(const TargetConfig& target, NetConnect connect,
-                        std::string_view transport, std::string detail,
-                        stormark::v1::TargetInfo* info);
+void ReadNetTargetFacts(const TargetConfig& target, NetConnect connect, std::string_view transport,
+                        std::string detail, stormark::v1::TargetInfo* info);
 
 // For a kind's parser: the fields of the settings map `node` (tls:, chap:), called `name`,
 // each a non-empty scalar and one of `known`; errors name the field and its line.

@@ -120,7 +120,7 @@ Status BonnieWorkload::Prepare(const std::atomic<bool>& cancelled,
   }
   if (params_.files > 0 && params_.fsync_every_write) {
     // fsync_every_write holds every test directory open, as bonnie++ does.
-    struct rlimit limit{};
+    struct rlimit limit {};
     if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
         params_.file_dirs + kSpareDescriptors > limit.rlim_cur) {
       return absl::FailedPreconditionError(
@@ -137,9 +137,10 @@ Status BonnieWorkload::Prepare(const std::atomic<bool>& cancelled,
   }
   if (params_.run_io && !params_.direct && params_.ram_bytes > 0 &&
       params_.size_bytes < 2 * params_.ram_bytes) {
-    warnings->push_back(common::StrCat(
-        "possibly cache-dominated: size ", common::FormatBytes(params_.size_bytes),
-        " is under 2x RAM (RAM is ", common::FormatBytes(params_.ram_bytes), ") and direct is off"));
+    warnings->push_back(
+        common::StrCat("possibly cache-dominated: size ", common::FormatBytes(params_.size_bytes),
+                       " is under 2x RAM (RAM is ", common::FormatBytes(params_.ram_bytes),
+                       ") and direct is off"));
   }
 
   if (params_.run_io) {
@@ -198,9 +199,7 @@ Status BonnieWorkload::Run(RunContext& ctx) {
   return RunFileTests(ctx, recorder);
 }
 
-CleanupReport BonnieWorkload::Cleanup() {
-  return target_ ? target_->Cleanup() : CleanupReport();
-}
+CleanupReport BonnieWorkload::Cleanup() { return target_ ? target_->Cleanup() : CleanupReport(); }
 
 void BonnieWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   for (const Measurement& m : measurements_) *result->add_measurements() = m;

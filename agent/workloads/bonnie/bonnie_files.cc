@@ -141,11 +141,9 @@ StatusOr<Measurement> BonnieFileTests::Create(bool random_names) {
     const uint64_t size =
         range == 0 ? params_.file_max_bytes : params_.file_min_bytes + random_->Below(range + 1);
     const int64_t start = meter.Now();
-    ASSIGN_OR_RETURN(std::unique_ptr<File> file,
-                     target_->CreateFile(prefix + names_[i], O_WRONLY));
+    ASSIGN_OR_RETURN(std::unique_ptr<File> file, target_->CreateFile(prefix + names_[i], O_WRONLY));
     for (uint64_t done = 0; done < size; done += piece) {
-      RETURN_IF_ERROR(
-          WriteChunk(*file, buf_.data(), std::min<uint64_t>(piece, size - done), test));
+      RETURN_IF_ERROR(WriteChunk(*file, buf_.data(), std::min<uint64_t>(piece, size - done), test));
     }
     if (params_.fsync_every_write) {
       if (const int err = file->Sync(); err != 0) return CallError(test, "fsync", err);
@@ -170,8 +168,7 @@ StatusOr<uint64_t> BonnieFileTests::StatAndRead(const std::string& name) {
     const ssize_t r = file->Read(buf_.data(), want);
     if (r == -EINTR) continue;
     if (r < 0) {
-      return common::ErrnoError(common::StrCat("bonnie: cannot read ", name),
-                                static_cast<int>(-r));
+      return common::ErrnoError(common::StrCat("bonnie: cannot read ", name), static_cast<int>(-r));
     }
     if (static_cast<size_t>(r) != want) {
       return absl::DataLossError(common::StrCat("bonnie: ", name, " ended before its size"));

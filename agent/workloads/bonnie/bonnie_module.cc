@@ -29,15 +29,13 @@ const WorkloadModule& Module() {
       .name = "bonnie",
       .spec_case = PhaseSpec::kBonnie,
       .check = [](const PhaseSpec& spec) { return common::CheckBonnieSpec(spec.bonnie()); },
-      .check_target = [](const PhaseSpec&, const TargetConfig& target, const TargetCaps& caps) {
-        return NeedsFiles("bonnie", target, caps);
-      },
+      .check_target = [](const PhaseSpec&, const TargetConfig& target,
+                         const TargetCaps& caps) { return NeedsFiles("bonnie", target, caps); },
       .make = Make,
       .data_bytes = DataBytes,
       .files = [](const PhaseSpec& spec) { return uint64_t{spec.bonnie().files_k()} * 1024; },
-      .memory = [](const PhaseSpec& spec, const TargetConfig&, const TargetCaps&) {
-        return common::EstimateMemory(spec.bonnie());
-      },
+      .memory = [](const PhaseSpec& spec, const TargetConfig&,
+                   const TargetCaps&) { return common::EstimateMemory(spec.bonnie()); },
   };
   return kModule;
 }

@@ -157,9 +157,9 @@ bool IsEnvOf(const char* entry, std::string_view name) {
 // One line for a child that did not get as far as running the program.
 std::string DescribeFailure(const ChildOptions& options, const ChildFailure& failure) {
   const bool switching = options.user && options.user->switch_user;
-  const std::string as_user =
-      switching ? common::StrCat(" as user '", options.user->name, "' (uid ", options.user->uid, ")")
-                : "";
+  const std::string as_user = switching ? common::StrCat(" as user '", options.user->name,
+                                                         "' (uid ", options.user->uid, ")")
+                                        : "";
   const std::string why = std::strerror(failure.err);
   switch (failure.step) {
     case ChildStep::kWorkingDirectory:
@@ -173,11 +173,11 @@ std::string DescribeFailure(const ChildOptions& options, const ChildFailure& fai
     case ChildStep::kSetuid: {
       const char* call = failure.step == ChildStep::kSetgroups ? "setgroups"
                          : failure.step == ChildStep::kSetgid  ? "setresgid"
-                                                                : "setresuid";
-      return common::StrCat(
-          "cannot run ", options.program, as_user, ": ", call, ": ", why,
-          failure.err == EPERM ? " (switching users needs CAP_SETUID and CAP_SETGID in the agent)"
-                               : "");
+                                                               : "setresuid";
+      return common::StrCat("cannot run ", options.program, as_user, ": ", call, ": ", why,
+                            failure.err == EPERM
+                                ? " (switching users needs CAP_SETUID and CAP_SETGID in the agent)"
+                                : "");
     }
     case ChildStep::kRegainedRoot:
       return common::StrCat("refusing to run ", options.program, as_user,
@@ -205,7 +205,8 @@ std::string ChildExit::Describe() const {
     case How::kExited:
       break;
   }
-  if (WIFEXITED(wait_status)) return common::StrCat("exited with status ", WEXITSTATUS(wait_status));
+  if (WIFEXITED(wait_status))
+    return common::StrCat("exited with status ", WEXITSTATUS(wait_status));
   if (WIFSIGNALED(wait_status)) {
     const int sig = WTERMSIG(wait_status);
     return common::StrCat("killed by signal ", sig, " (", strsignal(sig), ")");
@@ -323,7 +324,8 @@ void ChildProcess::Drain(int timeout_ms, ChildExit* exit) {
     const bool is_out = fds[i].fd == out_fd_;
     const ssize_t n = read(fds[i].fd, buf, sizeof(buf));
     if (n > 0) {
-      KeepTail(buf, static_cast<size_t>(n), tail_bytes_, is_out ? &exit->stdout_tail : &exit->stderr_tail);
+      KeepTail(buf, static_cast<size_t>(n), tail_bytes_,
+               is_out ? &exit->stdout_tail : &exit->stderr_tail);
     } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
       close(fds[i].fd);
       (is_out ? out_fd_ : err_fd_) = -1;
@@ -356,7 +358,8 @@ ChildExit ChildProcess::Wait(int64_t deadline_mono_nanos, const std::atomic<bool
       reaped_ = true;
       break;
     }
-    const bool timed_out = deadline_mono_nanos > 0 && clock_.MonotonicNanos() >= deadline_mono_nanos;
+    const bool timed_out =
+        deadline_mono_nanos > 0 && clock_.MonotonicNanos() >= deadline_mono_nanos;
     if (timed_out || cancelled) {
       exit.how = timed_out ? ChildExit::How::kTimedOut : ChildExit::How::kCancelled;
       if (!KillAndReap(kill_wait_nanos, &exit)) exit.how = ChildExit::How::kLost;

@@ -30,9 +30,8 @@ std::string LastLine(const std::string& text) {
 
 }  // namespace
 
-CommandWorkload::CommandWorkload(const stormark::v1::CommandSpec& spec,
-                                 std::unique_ptr<Dir> target, std::string target_dir,
-                                 CommandPolicy policy)
+CommandWorkload::CommandWorkload(const stormark::v1::CommandSpec& spec, std::unique_ptr<Dir> target,
+                                 std::string target_dir, CommandPolicy policy)
     : spec_(spec),
       target_(std::move(target)),
       target_dir_(std::move(target_dir)),
@@ -63,9 +62,10 @@ common::Status CommandWorkload::Prepare(const std::atomic<bool>&, std::vector<st
 
 std::string CommandWorkload::RootHint(std::string_view output) const {
   if (!user_ || user_->is_root()) return "";
-  static constexpr std::string_view kSigns[] = {
-      "permission denied", "operation not permitted", "must be superuser", "must be root",
-      "only root",         "are you root",            "need to be root",   "requires root"};
+  static constexpr std::string_view kSigns[] = {"permission denied", "operation not permitted",
+                                                "must be superuser", "must be root",
+                                                "only root",         "are you root",
+                                                "need to be root",   "requires root"};
   std::string lower(output);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   bool denied = false;
@@ -88,7 +88,8 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   options.cwd_fd = target_ ? target_->fd() : -1;
   options.user = user_;
   options.extra_env = {common::StrCat("STORMARK_TARGET_DIR=", target_dir_)};
-  if (target_) options.extra_env.push_back(common::StrCat("STORMARK_PHASE_DIR=", target_->Describe("")));
+  if (target_)
+    options.extra_env.push_back(common::StrCat("STORMARK_PHASE_DIR=", target_->Describe("")));
   const int64_t start = ctx.clock.MonotonicNanos();
   auto started = ChildProcess::Start(options, ctx.clock);
   if (!started.ok()) {
@@ -110,8 +111,8 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
       why = common::StrCat("command timed out after ", spec_.timeout_ms() / 1000.0,
                            " s; its process group was killed");
     }
-    const std::string last = LastLine(exit_->stderr_tail.empty() ? exit_->stdout_tail
-                                                                  : exit_->stderr_tail);
+    const std::string last =
+        LastLine(exit_->stderr_tail.empty() ? exit_->stdout_tail : exit_->stderr_tail);
     if (!last.empty()) why += common::StrCat(": ", last);
     why += RootHint(exit_->stderr_tail + exit_->stdout_tail);
     return absl::AbortedError(why);
@@ -136,9 +137,7 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   return absl::OkStatus();
 }
 
-CleanupReport CommandWorkload::Cleanup() {
-  return target_ ? target_->Cleanup() : CleanupReport();
-}
+CleanupReport CommandWorkload::Cleanup() { return target_ ? target_->Cleanup() : CleanupReport(); }
 
 void CommandWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   auto& resolved = *result->mutable_resolved();

@@ -21,8 +21,8 @@ common::StatusOr<std::unique_ptr<Workload>> Make(const WorkloadInputs& in) {
     RETURN_IF_ERROR(NeedsFiles("command", in.target, in.caps));
     ASSIGN_OR_RETURN(dir, OpenPhaseDir(in.target, in.spec.phase_id()));
   }
-  return std::unique_ptr<Workload>(new CommandWorkload(in.spec.command(), std::move(dir),
-                                                       in.target.path, in.config.commands));
+  return std::unique_ptr<Workload>(
+      new CommandWorkload(in.spec.command(), std::move(dir), in.target.path, in.config.commands));
 }
 
 int64_t RuntimeNanos(const PhaseSpec& spec) {
@@ -40,9 +40,8 @@ const WorkloadModule& Module() {
       .spec_case = PhaseSpec::kCommand,
       .check = [](const PhaseSpec& spec) { return common::CheckCommandSpec(spec.command()); },
       .make = Make,
-      .memory = [](const PhaseSpec& spec, const TargetConfig&, const TargetCaps&) {
-        return common::EstimateMemory(spec.command());
-      },
+      .memory = [](const PhaseSpec& spec, const TargetConfig&,
+                   const TargetCaps&) { return common::EstimateMemory(spec.command()); },
       .runtime_nanos = RuntimeNanos,
   };
   return kModule;

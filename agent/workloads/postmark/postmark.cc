@@ -1,6 +1,5 @@
 #include "agent/workloads/postmark/postmark.h"
 
-
 #include <algorithm>
 #include <utility>
 

@@ -101,7 +101,7 @@ class PostmarkFile {
   }
 
   std::string name_;
-  std::unique_ptr<File> file_;   // Declared before stream_, which may call it until closed.
+  std::unique_ptr<File> file_;  // Declared before stream_, which may call it until closed.
   std::FILE* stream_ = nullptr;
 };
 
@@ -117,8 +117,7 @@ Status WriteBlocks(PostmarkFile& file, const std::string& text, uint64_t size, u
 
 }  // namespace
 
-PostmarkFiles::PostmarkFiles(const PostmarkParams& params, Dir* target,
-                             const std::string& text)
+PostmarkFiles::PostmarkFiles(const PostmarkParams& params, Dir* target, const std::string& text)
     : params_(params), target_(target), text_(text), read_buffer_(params.read_block_size) {}
 
 std::string PostmarkFiles::DirName(uint32_t dir) { return StrCat("s", dir); }

@@ -33,15 +33,13 @@ const WorkloadModule& Module() {
       .name = "postmark",
       .spec_case = PhaseSpec::kPostmark,
       .check = [](const PhaseSpec& spec) { return common::CheckPostmarkSpec(spec.postmark()); },
-      .check_target = [](const PhaseSpec&, const TargetConfig& target, const TargetCaps& caps) {
-        return NeedsFiles("postmark", target, caps);
-      },
+      .check_target = [](const PhaseSpec&, const TargetConfig& target,
+                         const TargetCaps& caps) { return NeedsFiles("postmark", target, caps); },
       .make = Make,
       .data_bytes = DataBytes,
       .files = Files,
-      .memory = [](const PhaseSpec& spec, const TargetConfig&, const TargetCaps&) {
-        return common::EstimateMemory(spec.postmark());
-      },
+      .memory = [](const PhaseSpec& spec, const TargetConfig&,
+                   const TargetCaps&) { return common::EstimateMemory(spec.postmark()); },
   };
   return kModule;
 }

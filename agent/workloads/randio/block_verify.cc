@@ -104,10 +104,9 @@ uint64_t VerifyBook::Check(const char* buf, uint64_t offset, uint32_t n, const c
       m.set_kind(ours ? "torn" : "corrupt");
       m.set_field("checksum");
       m.set_expected(fmt::format("crc32c {:08x} (as its header says)", h.crc));
-      m.set_actual(fmt::format("crc32c {:08x} over the unit{}",
-                               common::Crc32c(0, p + 8, unit_ - 8),
-                               ours ? common::StrCat("; header of ", Generation(h.generation))
-                                    : ""));
+      m.set_actual(
+          fmt::format("crc32c {:08x} over the unit{}", common::Crc32c(0, p + 8, unit_ - 8),
+                      ours ? common::StrCat("; header of ", Generation(h.generation)) : ""));
     } else if (h.offset != unit_offset) {
       m.set_kind("misdirected");
       m.set_field("offset");
@@ -123,8 +122,9 @@ uint64_t VerifyBook::Check(const char* buf, uint64_t offset, uint32_t n, const c
       m.set_kind(h.generation < want ? "stale" : "corrupt");
       m.set_field("generation");
       m.set_expected(Generation(want));
-      m.set_actual(common::StrCat(Generation(h.generation),
-                                  h.generation < want ? " (a lost write)" : " (newer than written)"));
+      m.set_actual(common::StrCat(Generation(h.generation), h.generation < want
+                                                                ? " (a lost write)"
+                                                                : " (newer than written)"));
     } else {
       good.push_back(index);
       continue;
@@ -137,8 +137,7 @@ uint64_t VerifyBook::Check(const char* buf, uint64_t offset, uint32_t n, const c
     for (uint64_t g : good) {
       if (expected_[g] == expected_[f.unit]) {
         f.mismatch.set_kind("torn");
-        f.mismatch.set_actual(f.mismatch.actual() +
-                              "; other units of the same write arrived");
+        f.mismatch.set_actual(f.mismatch.actual() + "; other units of the same write arrived");
         break;
       }
     }

@@ -60,8 +60,8 @@ bool Reads(const RandioSpec& spec) {
 }  // namespace
 
 RandioWorkload::RandioWorkload(const RandioSpec& spec, TargetConfig target,
-                               std::unique_ptr<Dir> dir, HostFacts host,
-                               std::string filesystem, std::shared_ptr<BlockTarget> block)
+                               std::unique_ptr<Dir> dir, HostFacts host, std::string filesystem,
+                               std::shared_ptr<BlockTarget> block)
     : spec_(spec),
       target_(std::move(target)),
       dir_(std::move(dir)),
@@ -132,8 +132,8 @@ Status RandioWorkload::ResolveRegions() {
   const std::string on = common::StrCat(" on ", device_->Describe());
   if (region_size_ < bs_max_) {
     return absl::InvalidArgumentError(common::StrCat(
-        "randio: the region is smaller than one block (", common::FormatSizeShort(bs_max_),
-        ")", on, ", of ", common::FormatBytes(device_->size())));
+        "randio: the region is smaller than one block (", common::FormatSizeShort(bs_max_), ")", on,
+        ", of ", common::FormatBytes(device_->size())));
   }
   if (fixed + region_size_ > device_->size()) {
     return absl::OutOfRangeError(common::StrCat(
@@ -147,9 +147,9 @@ Status RandioWorkload::ResolveRegions() {
   const uint32_t alignment = device_->caps().alignment;
   if (alignment > 1 && (bs_min_ % alignment != 0 || spec_.offset_bytes() % alignment != 0 ||
                         spec_.offset_increment_bytes() % alignment != 0)) {
-    return absl::InvalidArgumentError(common::StrCat(
-        "randio: with direct, bs, offset and offset_increment must be multiples of ", alignment,
-        " bytes", on));
+    return absl::InvalidArgumentError(
+        common::StrCat("randio: with direct, bs, offset and offset_increment must be multiples of ",
+                       alignment, " bytes", on));
   }
   return absl::OkStatus();
 }
@@ -171,21 +171,20 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
                             region_size_;
   if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && Reads(spec_)) {
     // Verify lays out all it reads; other reads may land in a sparse file's holes.
-    WarnUnallocated(*block_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block,
-                    warnings);
+    WarnUnallocated(*block_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block, warnings);
   }
   if (spec_.verify()) {
-    const uint32_t unit =
-        bs_min_ % 4096 == 0 && spec_.offset_bytes() % 4096 == 0 &&
-                spec_.offset_increment_bytes() % 4096 == 0 && region_size_ % 4096 == 0
-            ? 4096
-            : 512;
+    const uint32_t unit = bs_min_ % 4096 == 0 && spec_.offset_bytes() % 4096 == 0 &&
+                                  spec_.offset_increment_bytes() % 4096 == 0 &&
+                                  region_size_ % 4096 == 0
+                              ? 4096
+                              : 512;
     const uint64_t span = span_end - spec_.offset_bytes();
     if (span / unit > VerifyBook::kMaxUnits) {
-      return absl::InvalidArgumentError(common::StrCat(
-          "randio: verify tracks at most ", VerifyBook::kMaxUnits, " units of ", unit,
-          " bytes (", common::FormatBytes(VerifyBook::kMaxUnits * unit), "); the region is ",
-          common::FormatBytes(span)));
+      return absl::InvalidArgumentError(
+          common::StrCat("randio: verify tracks at most ", VerifyBook::kMaxUnits, " units of ",
+                         unit, " bytes (", common::FormatBytes(VerifyBook::kMaxUnits * unit),
+                         "); the region is ", common::FormatBytes(span)));
     }
     uint64_t salt_state = seed_;
     book_ = std::make_unique<VerifyBook>(spec_.offset_bytes(), span, unit,
@@ -231,22 +230,22 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
         "null target: no data moves; this measures stormark's own cost per I/O, not storage");
   }
   if (!device_->caps().async && spec_.iodepth() > 1) {
-    warnings->push_back(common::StrCat(
-        "engine ", EngineName(EngineOf(spec_)), " runs one request at a time: iodepth ",
-        spec_.iodepth(), " acts as 1 (use engine io_uring for a real queue)"));
+    warnings->push_back(common::StrCat("engine ", EngineName(EngineOf(spec_)),
+                                       " runs one request at a time: iodepth ", spec_.iodepth(),
+                                       " acts as 1 (use engine io_uring for a real queue)"));
   }
   if (!device_->caps().coherent_queues && jobs_count_ > 1) {
     warnings->push_back(common::StrCat(
         "target '", target_.name, "': the server does not offer multi-conn, so each of the ",
-        jobs_count_, " jobs' connections may keep its own cache and a flush covers only its own "
+        jobs_count_,
+        " jobs' connections may keep its own cache and a flush covers only its own "
         "writes; flushed-write figures may be too good (use numjobs: 1, or a server with "
         "multi-conn)"));
   }
   // A device without a page cache in front of it (AoE, NBD, iSCSI) needs no cache warnings.
   if (!spec_.direct() && !device_->caps().direct && CapsOf(target_).page_cache) {
     const uint64_t span = spec_.offset_bytes() +
-                          uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() +
-                          region_size_;
+                          uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() + region_size_;
     if (Reads(spec_) && host_.ram_bytes != 0 && span < 2 * host_.ram_bytes &&
         (spec_.time_based() || common::RandioWrites(spec_))) {
       warnings->push_back(common::StrCat(
@@ -333,8 +332,7 @@ Status RandioWorkload::Run(RunContext& ctx) {
   const int64_t start = ctx.clock.MonotonicNanos();
   const int64_t deadline =
       spec_.runtime_nanos() == 0 ? 0 : start + spec_.ramp_time_nanos() + spec_.runtime_nanos();
-  const JobShared shared{ctx.clock,   ctx.cancelled, measuring,
-                         ctx.recorders, book_.get(),  deadline};
+  const JobShared shared{ctx.clock, ctx.cancelled, measuring, ctx.recorders, book_.get(), deadline};
 
   std::vector<Status> statuses(jobs_.size());
   std::atomic<size_t> running{jobs_.size()};
@@ -376,8 +374,7 @@ Status RandioWorkload::Run(RunContext& ctx) {
   created.count_down();
   if (!measuring.load()) {
     const int64_t ramp_end = start + spec_.ramp_time_nanos();
-    while (running.load() > 0 && !ctx.cancelled.load() &&
-           ctx.clock.MonotonicNanos() < ramp_end) {
+    while (running.load() > 0 && !ctx.cancelled.load() && ctx.clock.MonotonicNanos() < ramp_end) {
       std::this_thread::sleep_for(std::chrono::nanoseconds(
           std::clamp<int64_t>(ramp_end - ctx.clock.MonotonicNanos(), 0, kPollNanos)));
     }
@@ -411,10 +408,12 @@ Status RandioWorkload::Run(RunContext& ctx) {
     const auto report = book_->Report();
     if (status.ok() && report.mismatches() > 0) {
       const auto& m = report.first_mismatches(0);
-      status = absl::DataLossError(common::StrCat(
-          "verify: ", report.mismatches(), " of ", report.units_checked(), " units differ from "
-          "what was written; first at offset ", m.offset(), ": ", m.kind(), " (", m.field(),
-          ": expected ", m.expected(), ", found ", m.actual(), ")"));
+      status = absl::DataLossError(
+          common::StrCat("verify: ", report.mismatches(), " of ", report.units_checked(),
+                         " units differ from "
+                         "what was written; first at offset ",
+                         m.offset(), ": ", m.kind(), " (", m.field(), ": expected ", m.expected(),
+                         ", found ", m.actual(), ")"));
     }
   }
   return status;
@@ -462,13 +461,14 @@ void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   resolved["numjobs"] = common::StrCat(jobs_count_);
   resolved["size"] = common::FormatSizeShort(region_size_);
   resolved["offset"] = common::FormatSizeShort(spec_.offset_bytes());
-  resolved["engine"] = !CapsOf(target_).engines ? target_.kind
-                                                 : std::string(EngineName(EngineOf(spec_)));
+  resolved["engine"] =
+      !CapsOf(target_).engines ? target_.kind : std::string(EngineName(EngineOf(spec_)));
   resolved["direct"] = spec_.direct() ? "true" : "false";
   resolved["seed"] = common::StrCat(seed_);
   if (device_ != nullptr) {
     resolved["device"] = device_->Describe();
-    for (const auto& [key, value] : device_->Stats()) (*result->mutable_device_stats())[key] = value;
+    for (const auto& [key, value] : device_->Stats())
+      (*result->mutable_device_stats())[key] = value;
   }
 }
 

@@ -59,8 +59,7 @@ class RandioWorkload final : public Workload {
 
  private:
   // Opens device_ (creating and filling the dir target's file first).
-  common::Status OpenDevice(const std::atomic<bool>& cancelled,
-                            std::vector<std::string>* warnings);
+  common::Status OpenDevice(const std::atomic<bool>& cancelled, std::vector<std::string>* warnings);
   // Settles region_size_ and checks the regions and alignment against the device.
   common::Status ResolveRegions();
   // Writes verifiable data over every job's region (generation 1).

@@ -84,9 +84,9 @@ common::Status RandioJob::Complete(const IoCompletion& completion, int64_t now,
   if (shared.book != nullptr) {
     if (r.op == IoOp::kWrite) shared.book->Written(r.offset, r.length, slot.generation);
     if (r.op == IoOp::kRead && shared.book->Check(r.buffer, r.offset, r.length, "read") > 0) {
-      return absl::DataLossError(common::StrCat(
-          "verify: a read of ", r.length, " bytes at offset ", r.offset, " on ",
-          device_.Describe(), " found data that is not what was written"));
+      return absl::DataLossError(common::StrCat("verify: a read of ", r.length, " bytes at offset ",
+                                                r.offset, " on ", device_.Describe(),
+                                                " found data that is not what was written"));
     }
   }
   if (!shared.measuring.load(std::memory_order_acquire)) return absl::OkStatus();
@@ -162,8 +162,7 @@ common::Status RandioJob::Run(const JobShared& shared) {
           }
           if (plan_.rate_bytes != 0) {
             allowed = std::max<int64_t>(
-                allowed,
-                rate_start + static_cast<int64_t>(issued_bytes * 1e9 / plan_.rate_bytes));
+                allowed, rate_start + static_cast<int64_t>(issued_bytes * 1e9 / plan_.rate_bytes));
           }
           if (allowed > now) {
             wait_until = allowed;

@@ -17,9 +17,8 @@ common::StatusOr<std::unique_ptr<Workload>> Make(const WorkloadInputs& in) {
   if (in.caps.files) {
     ASSIGN_OR_RETURN(dir, OpenPhaseDir(in.target, in.spec.phase_id()));
   }
-  return std::unique_ptr<Workload>(new RandioWorkload(in.spec.randio(), in.target,
-                                                      std::move(dir), in.host,
-                                                      TargetFilesystem(in), in.block));
+  return std::unique_ptr<Workload>(new RandioWorkload(in.spec.randio(), in.target, std::move(dir),
+                                                      in.host, TargetFilesystem(in), in.block));
 }
 
 // The file it lays out: its jobs' regions, each at its offset.

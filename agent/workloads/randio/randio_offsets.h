@@ -86,7 +86,7 @@ class OffsetSource {
   RandomPermutation permutation_;
   ZipfGenerator zipf_;
   uint64_t issued_bytes_ = 0;
-  uint64_t pass_index_ = 0;      // I/Os of the current random-map pass
+  uint64_t pass_index_ = 0;        // I/Os of the current random-map pass
   uint64_t position_[2] = {0, 0};  // sequential: next unit for reads [0] and writes [1]
 };
 

@@ -40,9 +40,8 @@ StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target,
       dir_(std::move(dir)),
       filesystem_(std::move(filesystem)) {}
 
-StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target,
-                               std::string filesystem, WrittenPrefix earlier,
-                               std::shared_ptr<BlockTarget> block)
+StreamWorkload::StreamWorkload(const StreamSpec& spec, TargetConfig target, std::string filesystem,
+                               WrittenPrefix earlier, std::shared_ptr<BlockTarget> block)
     : spec_(spec),
       target_(std::move(target)),
       filesystem_(std::move(filesystem)),
@@ -74,9 +73,9 @@ Status StreamWorkload::Prepare(const std::atomic<bool>& cancelled,
   if (dir_ != nullptr) {
     const std::optional<uint64_t> free_bytes = dir_->FreeBytes();
     if (free_bytes && spec_.size_bytes() > *free_bytes) {
-      return absl::ResourceExhaustedError(common::StrCat(
-          "target '", target_.name, "' has ", common::FormatBytes(*free_bytes),
-          " free; the phase needs ", common::FormatBytes(spec_.size_bytes())));
+      return absl::ResourceExhaustedError(
+          common::StrCat("target '", target_.name, "' has ", common::FormatBytes(*free_bytes),
+                         " free; the phase needs ", common::FormatBytes(spec_.size_bytes())));
     }
   }
 
@@ -158,8 +157,8 @@ Status StreamWorkload::OpenTarget(const std::atomic<bool>& cancelled,
   }
   auto device = OpenTargetDevice(*block_, options, cancelled, warnings);
   if (!device.ok()) {
-    const bool refused = absl::IsPermissionDenied(device.status()) ||
-                         absl::IsFailedPrecondition(device.status());
+    const bool refused =
+        absl::IsPermissionDenied(device.status()) || absl::IsFailedPrecondition(device.status());
     if (!lay_out || !refused) return device.status();
     return common::Annotate(device.status(),
                             "stream rw=read first writes the data it reads on a disposable target");
@@ -176,9 +175,9 @@ Status StreamWorkload::OpenTarget(const std::atomic<bool>& cancelled,
 
 Status StreamWorkload::CheckFits() const {
   if (spec_.size_bytes() > device_->size()) {
-    return absl::OutOfRangeError(common::StrCat(
-        "stream: size ", common::FormatBytes(spec_.size_bytes()), " does not fit ", Where(),
-        ", which holds ", common::FormatBytes(device_->size())));
+    return absl::OutOfRangeError(
+        common::StrCat("stream: size ", common::FormatBytes(spec_.size_bytes()), " does not fit ",
+                       Where(), ", which holds ", common::FormatBytes(device_->size())));
   }
   const uint32_t alignment = device_->caps().alignment;
   if (alignment > 1 && spec_.block_size() % alignment != 0) {
@@ -191,8 +190,8 @@ Status StreamWorkload::CheckFits() const {
 }
 
 Status StreamWorkload::LayOut(Device& device, const std::atomic<bool>& cancelled) {
-  Status status = FillRandom(device, 0, spec_.size_bytes(), 0x5eed5eed ^ spec_.size_bytes(),
-                             cancelled);
+  Status status =
+      FillRandom(device, 0, spec_.size_bytes(), 0x5eed5eed ^ spec_.size_bytes(), cancelled);
   if (absl::IsCancelled(status)) return absl::CancelledError("stream: aborted while laying out");
   return common::Annotate(status, "stream: laying out the data to read");
 }
@@ -207,7 +206,8 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
       return absl::OkStatus();
     }
     warnings->push_back(common::StrCat(
-        Where(), " is not disposable, so stream did not write the data it reads: space never "
+        Where(),
+        " is not disposable, so stream did not write the data it reads: space never "
         "written may be answered without touching the disk (thin or sparse storage returns "
         "zeros), which flatters the figure"));
     return absl::OkStatus();
@@ -228,10 +228,10 @@ Status StreamWorkload::LayOutOrReuse(const std::atomic<bool>& cancelled,
           ? FindUnallocated(*block_, 0, spec_.size_bytes(), SystemPaths().sys_dev_block)
           : std::nullopt;
   if (unallocated && unallocated->bytes == 0) {
-    warnings->push_back(common::StrCat(
-        "no layout: ", unallocated->where, " holds data all through the ",
-        common::FormatBytes(spec_.size_bytes()),
-        " this reads (no holes or unwritten extents, says its filesystem)"));
+    warnings->push_back(
+        common::StrCat("no layout: ", unallocated->where, " holds data all through the ",
+                       common::FormatBytes(spec_.size_bytes()),
+                       " this reads (no holes or unwritten extents, says its filesystem)"));
     return absl::OkStatus();
   }
   RETURN_IF_ERROR(LayOut(*device_, cancelled));
@@ -267,8 +267,7 @@ Status StreamWorkload::Run(RunContext& ctx) {
     }
     if (writing) StampBlock(offset);
     const int64_t start = ctx.clock.MonotonicNanos();
-    RETURN_IF_ERROR(writing ? device_->WriteAt(offset, bs, buf)
-                            : device_->ReadAt(offset, bs, buf));
+    RETURN_IF_ERROR(writing ? device_->WriteAt(offset, bs, buf) : device_->ReadAt(offset, bs, buf));
     const int64_t end = ctx.clock.MonotonicNanos();
     if (count_each_write) written_.store(offset + bs, std::memory_order_relaxed);
     recorder->Record(end, static_cast<uint64_t>(end - start), bs);

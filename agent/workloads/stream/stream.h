@@ -47,14 +47,12 @@ class StreamWorkload final : public Workload {
   // holding a block target's file (for the tmpfs warning), or "". `earlier` is what the
   // agent's earlier phases wrote on the target. `block` is the target as the phase resolved
   // it (resolved in Prepare when null).
-  StreamWorkload(const stormark::v1::StreamSpec& spec, TargetConfig target,
-                 std::string filesystem, WrittenPrefix earlier = {},
-                 std::shared_ptr<BlockTarget> block = nullptr);
+  StreamWorkload(const stormark::v1::StreamSpec& spec, TargetConfig target, std::string filesystem,
+                 WrittenPrefix earlier = {}, std::shared_ptr<BlockTarget> block = nullptr);
   // On a device the caller made (a memory or fault-injecting device in tests), which must
   // outlive the workload. A READ lays out its data first when the device is writable, unless
   // `earlier` covers it.
-  StreamWorkload(const stormark::v1::StreamSpec& spec, Device& device,
-                 WrittenPrefix earlier = {});
+  StreamWorkload(const stormark::v1::StreamSpec& spec, Device& device, WrittenPrefix earlier = {});
   ~StreamWorkload() override;
 
   // Checks the parameters (without touching the target) and returns the first problem.
@@ -77,8 +75,7 @@ class StreamWorkload final : public Workload {
   common::Status OpenDirFile(const std::atomic<bool>& cancelled);
   // Sets device_ to the target's device, writable for WRITE and, when the target is
   // disposable, for READ (which then lays out the data).
-  common::Status OpenTarget(const std::atomic<bool>& cancelled,
-                            std::vector<std::string>* warnings);
+  common::Status OpenTarget(const std::atomic<bool>& cancelled, std::vector<std::string>* warnings);
   // OUT_OF_RANGE when size does not fit device_, INVALID_ARGUMENT when bs breaks its alignment.
   common::Status CheckFits() const;
   // Writes [0, size) of `device` with stamped random data and flushes it.

@@ -29,13 +29,11 @@ const WorkloadModule& Module() {
       .spec_case = PhaseSpec::kStream,
       .check = [](const PhaseSpec& spec) { return common::CheckStreamSpec(spec.stream()); },
       .make = Make,
-      .data_bytes = [](const PhaseSpec& spec,
-                       const HostFacts&) -> common::StatusOr<uint64_t> {
+      .data_bytes = [](const PhaseSpec& spec, const HostFacts&) -> common::StatusOr<uint64_t> {
         return spec.stream().size_bytes();
       },
-      .memory = [](const PhaseSpec& spec, const TargetConfig&, const TargetCaps&) {
-        return common::EstimateMemory(spec.stream());
-      },
+      .memory = [](const PhaseSpec& spec, const TargetConfig&,
+                   const TargetCaps&) { return common::EstimateMemory(spec.stream()); },
   };
   return kModule;
 }

@@ -23,8 +23,7 @@ TrimWorkload::TrimWorkload(const TrimSpec& spec, TargetConfig target,
                            std::shared_ptr<BlockTarget> block)
     : spec_(spec), target_(std::move(target)), block_(std::move(block)) {}
 
-TrimWorkload::TrimWorkload(const TrimSpec& spec, Device& device)
-    : spec_(spec), device_(&device) {}
+TrimWorkload::TrimWorkload(const TrimSpec& spec, Device& device) : spec_(spec), device_(&device) {}
 
 TrimWorkload::~TrimWorkload() = default;
 
@@ -53,28 +52,28 @@ Status TrimWorkload::Prepare(const std::atomic<bool>& cancelled,
     ASSIGN_OR_RETURN(owned_device_, OpenTargetDevice(*block_, options, cancelled, warnings));
     device_ = owned_device_.get();
   }
-  const std::string where =
-      target_.name.empty() ? device_->Describe()
-                           : common::StrCat("target '", target_.name, "' (", device_->Describe(), ")");
+  const std::string where = target_.name.empty() ? device_->Describe()
+                                                 : common::StrCat("target '", target_.name, "' (",
+                                                                  device_->Describe(), ")");
   if (!device_->caps().discard) {
-    return absl::FailedPreconditionError(common::StrCat(
-        "trim: ", where, " cannot discard (the agent discards on block devices and on "
-        "regular files only)"));
+    return absl::FailedPreconditionError(
+        common::StrCat("trim: ", where,
+                       " cannot discard (the agent discards on block devices and on "
+                       "regular files only)"));
   }
   bs_ = spec_.bs() == 0 ? common::kTrimDefaultBs : spec_.bs();
   const uint64_t size = device_->size();
   if (spec_.offset_bytes() >= size) {
-    return absl::OutOfRangeError(common::StrCat("trim: offset ",
-                                                common::FormatBytes(spec_.offset_bytes()),
-                                                " is past the end of ", where, ", which holds ",
-                                                common::FormatBytes(size)));
+    return absl::OutOfRangeError(
+        common::StrCat("trim: offset ", common::FormatBytes(spec_.offset_bytes()),
+                       " is past the end of ", where, ", which holds ", common::FormatBytes(size)));
   }
   region_bytes_ = spec_.size_bytes() == 0 ? size - spec_.offset_bytes() : spec_.size_bytes();
   if (region_bytes_ > size - spec_.offset_bytes()) {
-    return absl::OutOfRangeError(common::StrCat(
-        "trim: size ", common::FormatBytes(region_bytes_), " from offset ",
-        common::FormatBytes(spec_.offset_bytes()), " does not fit ", where, ", which holds ",
-        common::FormatBytes(size)));
+    return absl::OutOfRangeError(
+        common::StrCat("trim: size ", common::FormatBytes(region_bytes_), " from offset ",
+                       common::FormatBytes(spec_.offset_bytes()), " does not fit ", where,
+                       ", which holds ", common::FormatBytes(size)));
   }
   offsets_ = RequestOffsets(spec_, region_bytes_);
   return absl::OkStatus();

@@ -13,9 +13,9 @@ using stormark::v1::PhaseSpec;
 // initiators do not send TRIM or UNMAP (yet), and a dir target's files are the file workloads'.
 common::Status CheckTarget(const PhaseSpec&, const TargetConfig& target, const TargetCaps& caps) {
   if (caps.device && caps.local_path) return absl::OkStatus();
-  return absl::InvalidArgumentError(common::StrCat(
-      "trim runs on a block target (a block device or a file); '", target.name, "' is a ",
-      target.kind, " target"));
+  return absl::InvalidArgumentError(
+      common::StrCat("trim runs on a block target (a block device or a file); '", target.name,
+                     "' is a ", target.kind, " target"));
 }
 
 common::StatusOr<std::unique_ptr<Workload>> Make(const WorkloadInputs& in) {
@@ -31,9 +31,8 @@ const WorkloadModule& Module() {
       .check = [](const PhaseSpec& spec) { return common::CheckTrimSpec(spec.trim()); },
       .check_target = CheckTarget,
       .make = Make,
-      .memory = [](const PhaseSpec& spec, const TargetConfig& target, const TargetCaps&) {
-        return common::EstimateMemory(spec.trim(), target.size);
-      },
+      .memory = [](const PhaseSpec& spec, const TargetConfig& target,
+                   const TargetCaps&) { return common::EstimateMemory(spec.trim(), target.size); },
   };
   return kModule;
 }

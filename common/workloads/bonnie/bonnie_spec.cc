@@ -23,8 +23,8 @@ Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec) {
   }
   if (!spec.skip_io() && spec.size_bytes() != 0 && spec.size_bytes() < chunk) {
     return absl::InvalidArgumentError(StrCat("bonnie: size ", FormatSizeShort(spec.size_bytes()),
-                                             " is smaller than one chunk (",
-                                             FormatSizeShort(chunk), ")"));
+                                             " is smaller than one chunk (", FormatSizeShort(chunk),
+                                             ")"));
   }
   if (!spec.skip_io() && spec.size_bytes() % chunk != 0) {
     return absl::InvalidArgumentError(StrCat("bonnie: size ", FormatSizeShort(spec.size_bytes()),
@@ -32,21 +32,20 @@ Status CheckBonnieSpec(const stormark::v1::BonnieSpec& spec) {
                                              FormatSizeShort(chunk)));
   }
   if (spec.seekers() > kMaxBonnieSeekers) {
-    return absl::InvalidArgumentError(StrCat("bonnie: seekers ", spec.seekers(),
-                                             " is over the limit of ", kMaxBonnieSeekers));
+    return absl::InvalidArgumentError(
+        StrCat("bonnie: seekers ", spec.seekers(), " is over the limit of ", kMaxBonnieSeekers));
   }
   if (spec.file_dirs() > kMaxBonnieFileDirs) {
     return absl::InvalidArgumentError(StrCat("bonnie: files directories ", spec.file_dirs(),
-                                             " is over bonnie++'s limit of ",
-                                             kMaxBonnieFileDirs));
+                                             " is over bonnie++'s limit of ", kMaxBonnieFileDirs));
   }
   if (spec.file_min_bytes() > spec.file_max_bytes()) {
     return absl::InvalidArgumentError(StrCat("bonnie: files min size ", spec.file_min_bytes(),
                                              " is above max size ", spec.file_max_bytes()));
   }
   if (spec.files_k() > 1024) {
-    return absl::InvalidArgumentError(StrCat("bonnie: files ", spec.files_k(),
-                                             " (x1024) is over the limit of 1024"));
+    return absl::InvalidArgumentError(
+        StrCat("bonnie: files ", spec.files_k(), " (x1024) is over the limit of 1024"));
   }
   if (spec.skip_io() && spec.files_k() == 0) {
     return absl::InvalidArgumentError("bonnie: nothing to run (no I/O tests and no file tests)");
@@ -61,9 +60,9 @@ MemoryEstimate EstimateMemory(const stormark::v1::BonnieSpec& spec) {
   if (!spec.skip_io()) {
     const uint64_t chunk = spec.chunk_size() == 0 ? kBonnieDefaultChunk : spec.chunk_size();
     const uint64_t seekers = spec.seekers() == 0 ? kBonnieDefaultSeekers : spec.seekers();
-    e.parts.push_back({"chunk buffers", SaturatingMul(seekers + 1, RoundUpBytes(chunk, kIoBufferAlignment)),
-                       StrCat("(1 + seekers ", seekers, ") x chunk ", FormatBytes(chunk)),
-                       "chunk or seekers"});
+    e.parts.push_back(
+        {"chunk buffers", SaturatingMul(seekers + 1, RoundUpBytes(chunk, kIoBufferAlignment)),
+         StrCat("(1 + seekers ", seekers, ") x chunk ", FormatBytes(chunk)), "chunk or seekers"});
     // Each seeker records into a recorder of the phase and a histogram of its
     // own.
     e.parts.push_back(
@@ -81,7 +80,8 @@ MemoryEstimate EstimateMemory(const stormark::v1::BonnieSpec& spec) {
                        FormatBytes(kFileChunk), "files"});
   }
   // The test being timed and the phase's recorder.
-  e.parts.push_back({"recorders", SaturatingMul(2, HistogramBytes()), "2 latency histograms", "seekers"});
+  e.parts.push_back(
+      {"recorders", SaturatingMul(2, HistogramBytes()), "2 latency histograms", "seekers"});
   return e;
 }
 

@@ -45,8 +45,8 @@ MemoryEstimate EstimateMemory(const stormark::v1::CommandSpec& spec) {
   uint64_t line = spec.shell().size();
   for (const std::string& arg : spec.argv()) line = SaturatingAdd(line, arg.size() + 1);
   // argv is copied once for execve; stdout and stderr keep a 4 KiB tail each.
-  e.parts.push_back(
-      {"its command line", SaturatingMul(2, line), StrCat(line, " bytes, copied once"), "the command line"});
+  e.parts.push_back({"its command line", SaturatingMul(2, line),
+                     StrCat(line, " bytes, copied once"), "the command line"});
   e.parts.push_back({"output tails", 2 * 4096, "4 KiB of stdout and of stderr", "nothing"});
   e.parts.push_back({"its recorder", HistogramBytes(), "one latency histogram", "nothing"});
   return e;

@@ -93,7 +93,8 @@ MemoryEstimate EstimateMemory(const stormark::v1::PostmarkSpec& spec) {
                      StrCat("read block size ", FormatBytes(p.read_block_size())),
                      "read block size"});
   // One histogram per kind of operation and part of the run.
-  e.parts.push_back({"recorders", SaturatingMul(8, HistogramBytes()), "8 latency histograms", "number"});
+  e.parts.push_back(
+      {"recorders", SaturatingMul(8, HistogramBytes()), "8 latency histograms", "number"});
   return e;
 }
 

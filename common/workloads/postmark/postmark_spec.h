@@ -1,5 +1,5 @@
-// The postmark workload's rules, shared by the controller (which checks a plan before anything runs)
-// and the agent (which trusts nothing it receives): its limits, its checks and its memory.
+// The postmark workload's rules, shared by the controller (which checks a plan before anything
+// runs) and the agent (which trusts nothing it receives): its limits, its checks and its memory.
 #ifndef STORMARK_COMMON_WORKLOADS_POSTMARK_POSTMARK_SPEC_H_
 #define STORMARK_COMMON_WORKLOADS_POSTMARK_POSTMARK_SPEC_H_
 

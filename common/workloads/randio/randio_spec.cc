@@ -59,8 +59,9 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
   }
   if (spec.direct() && (bs_min % 512 != 0 || spec.offset_bytes() % 512 != 0 ||
                         spec.offset_increment_bytes() % 512 != 0)) {
-    return bad("with direct, bs, offset and offset_increment must be multiples of 512 (the "
-               "device may ask for 4k)");
+    return bad(
+        "with direct, bs, offset and offset_increment must be multiples of 512 (the "
+        "device may ask for 4k)");
   }
   if (spec.runtime_nanos() < 0 || spec.ramp_time_nanos() < 0) {
     return bad("runtime and ramp_time must not be negative");
@@ -113,22 +114,25 @@ MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t reg
                      StrCat("iodepth ", depth, " x bs ", FormatBytes(bs), " x ",
                             Counted(jobs, "job", "jobs"), BufferEachNote(bs)),
                      "iodepth, bs or numjobs"});
-  e.parts.push_back({"queue state", SaturatingMul(SaturatingMul(jobs, depth), kRandioBytesPerRequest),
+  e.parts.push_back({"queue state",
+                     SaturatingMul(SaturatingMul(jobs, depth), kRandioBytesPerRequest),
                      StrCat("iodepth ", depth, " x ", Counted(jobs, "job", "jobs"), " x ",
                             kRandioBytesPerRequest, " bytes per request"),
                      "iodepth or numjobs"});
-  uint64_t recorders = SaturatingMul(jobs, SaturatingMul(kRandioHistogramsPerJob, HistogramBytes()));
+  uint64_t recorders =
+      SaturatingMul(jobs, SaturatingMul(kRandioHistogramsPerJob, HistogramBytes()));
   std::string recorder_text = StrCat(Counted(jobs, "job", "jobs"), " x ", kRandioHistogramsPerJob,
                                      " latency histograms of ", FormatBytes(HistogramBytes()));
   if (spec.runtime_nanos() > 0) {
     // A per-second series per recorder, for as long as the phase runs.
     const uint64_t seconds =
         SaturatingAdd(static_cast<uint64_t>(spec.runtime_nanos()),
-            static_cast<uint64_t>(std::max<int64_t>(0, spec.ramp_time_nanos()))) /
+                      static_cast<uint64_t>(std::max<int64_t>(0, spec.ramp_time_nanos()))) /
             1'000'000'000 +
         1;
-    recorders = SaturatingAdd(recorders, SaturatingMul(SaturatingMul(jobs, kRandioHistogramsPerJob),
-                                   SaturatingMul(seconds, kRandioSeriesBytesPerSecond)));
+    recorders = SaturatingAdd(recorders,
+                              SaturatingMul(SaturatingMul(jobs, kRandioHistogramsPerJob),
+                                            SaturatingMul(seconds, kRandioSeriesBytesPerSecond)));
     recorder_text += StrCat(" and ", seconds, " s of per-second series");
   }
   e.parts.push_back({"recorders", recorders, recorder_text, "numjobs (or runtime)"});
@@ -145,7 +149,8 @@ MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t reg
       const bool whole_pages = spec.bs_min() % 4096 == 0 && spec.offset_bytes() % 4096 == 0 &&
                                spec.offset_increment_bytes() % 4096 == 0 && region % 4096 == 0;
       const uint64_t unit = whole_pages ? 4096 : 512;
-      const uint64_t span = SaturatingAdd(SaturatingMul(jobs - 1, spec.offset_increment_bytes()), region);
+      const uint64_t span =
+          SaturatingAdd(SaturatingMul(jobs - 1, spec.offset_increment_bytes()), region);
       const uint64_t units = std::min(kVerifyMaxUnits, span / unit + 1);
       e.parts.push_back({"the verify book", SaturatingMul(units, kVerifyBytesPerUnit),
                          StrCat(kVerifyBytesPerUnit, " bytes per ", FormatBytes(unit), " unit of ",

@@ -30,8 +30,9 @@ Status CheckStreamSpec(const StreamSpec& spec) {
                                              FormatSizeShort(spec.block_size())));
   }
   if (spec.direct() && spec.block_size() % kDirectAlignment != 0) {
-    return absl::InvalidArgumentError(StrCat("stream: with direct, bs must be a multiple of 4k (got ",
-                                             FormatSizeShort(spec.block_size()), ")"));
+    return absl::InvalidArgumentError(
+        StrCat("stream: with direct, bs must be a multiple of 4k (got ",
+               FormatSizeShort(spec.block_size()), ")"));
   }
   if (spec.fdatasync() && spec.direction() == StreamSpec::READ) {
     return absl::InvalidArgumentError("stream: fdatasync applies to rw=write only");
@@ -41,9 +42,9 @@ Status CheckStreamSpec(const StreamSpec& spec) {
 
 MemoryEstimate EstimateMemory(const stormark::v1::StreamSpec& spec) {
   MemoryEstimate e{"stream", {}};
-  e.parts.push_back({"its block buffer", IoBufferBytes(spec.block_size()),
-                     StrCat("bs ", FormatBytes(spec.block_size()), BufferEachNote(spec.block_size())),
-                     "bs"});
+  e.parts.push_back(
+      {"its block buffer", IoBufferBytes(spec.block_size()),
+       StrCat("bs ", FormatBytes(spec.block_size()), BufferEachNote(spec.block_size())), "bs"});
   // A block target's lay-out (FillRandom) writes through a chunk of its own.
   e.parts.push_back({"the lay-out chunk", IoBufferBytes(kLayoutChunkBytes),
                      FormatBytes(kLayoutChunkBytes), "bs"});

@@ -26,8 +26,9 @@ MemoryEstimate EstimateMemory(const stormark::v1::TrimSpec& spec, uint64_t regio
   const uint64_t bs = spec.bs() == 0 ? kTrimDefaultBs : spec.bs();
   if (spec.random()) {
     constexpr uint64_t kUnknownDevice = uint64_t{16} << 40;
-    const uint64_t region =
-        spec.size_bytes() != 0 ? spec.size_bytes() : (region_bytes != 0 ? region_bytes : kUnknownDevice);
+    const uint64_t region = spec.size_bytes() != 0
+                                ? spec.size_bytes()
+                                : (region_bytes != 0 ? region_bytes : kUnknownDevice);
     const uint64_t requests = region / bs + 1;
     e.parts.push_back({"the random order", SaturatingMul(requests, 8),
                        StrCat(requests, " requests of bs ", FormatBytes(bs), " x 8 bytes"),

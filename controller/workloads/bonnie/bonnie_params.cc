@@ -25,8 +25,8 @@ BonnieSpec& B(PhaseSpec* spec) { return *spec->mutable_bonnie(); }
 Status ParseFiles(std::string_view key, std::string_view value, OptionValue* out) {
   const std::vector<std::string_view> parts = common::Split(value, ':');
   auto bad = [&](std::string_view why) {
-    return absl::InvalidArgumentError(StrCat("bad ", key, " '", value, "': ", why,
-                                             " (as bonnie++ -n: NUM:MAX:MIN:DIRS)"));
+    return absl::InvalidArgumentError(
+        StrCat("bad ", key, " '", value, "': ", why, " (as bonnie++ -n: NUM:MAX:MIN:DIRS)"));
   };
   if (parts.size() > 4) return bad("too many fields");
   auto num = common::ParseCount(key, parts[0]);

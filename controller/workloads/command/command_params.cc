@@ -50,9 +50,10 @@ const std::vector<Option>& Options() {
        .type = OptionType::kDuration,
        .min = 1'000'000,
        .help = "kill the command's process group after this long (not given: no limit)",
-       .store = [](const OptionValue& v, PhaseSpec* s) {
-         C(s).set_timeout_ms(static_cast<uint64_t>(v.integer / 1'000'000));
-       }},
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             C(s).set_timeout_ms(static_cast<uint64_t>(v.integer / 1'000'000));
+           }},
   };
   return *options;
 }

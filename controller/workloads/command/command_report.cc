@@ -44,14 +44,14 @@ std::string CommandTable(const PhaseOutcome& outcome, const PhaseSummary&) {
       const std::string ended =
           host.result && !Resolved(*host.result, "exit_status").empty()
               ? Resolved(*host.result, "exit_status")
-              : host.result && host.result->state() == stormark::v1::PhaseResult::ABORTED
-                    ? "ABORTED"
-                    : "FAILED";
+          : host.result && host.result->state() == stormark::v1::PhaseResult::ABORTED ? "ABORTED"
+                                                                                      : "FAILED";
       table.AddRow({host.host, host.target, "-", "-", "-", "-", "-", ended});
       continue;
     }
     const int64_t sync_nanos = std::atoll(Resolved(*host.result, "sync_nanos").c_str());
-    const uint64_t rss_kib = std::strtoull(Resolved(*host.result, "max_rss_kib").c_str(), nullptr, 10);
+    const uint64_t rss_kib =
+        std::strtoull(Resolved(*host.result, "max_rss_kib").c_str(), nullptr, 10);
     table.AddRow({host.host, host.target, Seconds(m->elapsed_nanos()),
                   outcome.plan.spec.command().sync() ? Seconds(sync_nanos) : "-",
                   Seconds(m->cpu_user_nanos()), Seconds(m->cpu_system_nanos()),

@@ -270,8 +270,7 @@ std::string PostmarkTerseLine(const PhaseResult& result) {
   return line;
 }
 
-std::string PostmarkComparisonTable(
-    const std::vector<std::pair<std::string, PhaseResult>>& hosts) {
+std::string PostmarkComparisonTable(const std::vector<std::pair<std::string, PhaseResult>>& hosts) {
   std::vector<std::string> names;
   std::vector<std::vector<std::pair<std::string, std::string>>> columns;
   std::vector<Figures> figures;

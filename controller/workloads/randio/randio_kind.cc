@@ -21,15 +21,13 @@ const WorkloadKind& Kind() {
           },
       .validate = [](const PhaseSpec& spec) { return common::CheckRandioSpec(spec.randio()); },
       .describe = [](const PhaseSpec& spec) { return DescribeRandio(spec.randio()); },
-      .expected_bytes =
-          [](const PhaseSpec& spec) -> uint64_t {
+      .expected_bytes = [](const PhaseSpec& spec) -> uint64_t {
         const auto& r = spec.randio();
         if (r.time_based()) return 0;
         return r.size_bytes() * std::max<uint32_t>(1, r.numjobs());
       },
       .prepare_bytes = [](const PhaseSpec& spec) -> uint64_t { return spec.randio().size_bytes(); },
-      .runtime_nanos =
-          [](const PhaseSpec& spec) -> int64_t {
+      .runtime_nanos = [](const PhaseSpec& spec) -> int64_t {
         const auto& r = spec.randio();
         return r.runtime_nanos() > 0 ? r.runtime_nanos() + r.ramp_time_nanos() : 0;
       },

@@ -224,8 +224,8 @@ Status SetRandioParameter(std::string_view key, std::string_view value, RandioSp
 
 std::string DescribeRandio(const RandioSpec& s) {
   std::string name = RandioSpec::Pattern_Name(s.rw());
-  std::string text = StrCat("randio ", common::ToLower(name), " bs ",
-                            common::FormatBytes(s.bs_min()));
+  std::string text =
+      StrCat("randio ", common::ToLower(name), " bs ", common::FormatBytes(s.bs_min()));
   if (s.bs_max() != 0) text += StrCat("-", common::FormatBytes(s.bs_max()));
   if (s.has_rwmixread()) text += StrCat(", ", s.rwmixread(), "% reads");
   if (s.iodepth() > 1) text += StrCat(", iodepth ", s.iodepth());

@@ -138,7 +138,7 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
       verify += VerifyLines(row.host, host.result->verify());
     }
     if (!host.succeeded() || row.status != "succeeded") {
-      const std::string status = row.status == "aborted" ? "ABORTED"
+      const std::string status = row.status == "aborted"  ? "ABORTED"
                                  : row.status == "failed" ? "FAILED"
                                                           : "ERROR";
       table.AddRow(Cells(Place(via, row.host, row.transport, row.target),
@@ -153,8 +153,8 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
         if (it == figures.end()) continue;
         AddRow(table,
                Place(via, first_row ? row.host : "", row.transport, first_row ? row.target : ""),
-               op, it->second,
-               row.elapsed_seconds, first_row ? fmt::format("{:.1f}", row.cpu_percent) : "",
+               op, it->second, row.elapsed_seconds,
+               first_row ? fmt::format("{:.1f}", row.cpu_percent) : "",
                first_row ? "ok" + mark : "");
         first_row = false;
         OpFigures& merged = all[op];
@@ -190,8 +190,7 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
       auto it = all.find(op);
       if (it == all.end()) continue;
       AddRow(table, Place(via, first_row ? agg.host : "", "", ""), op, it->second,
-             agg.elapsed_seconds,
-             first_row ? fmt::format("{:.1f}", agg.cpu_percent) : "",
+             agg.elapsed_seconds, first_row ? fmt::format("{:.1f}", agg.cpu_percent) : "",
              first_row ? fmt::format("{} host{}", agg.hosts, agg.hosts == 1 ? "" : "s") : "");
       first_row = false;
     }

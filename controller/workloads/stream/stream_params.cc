@@ -75,9 +75,9 @@ Status SetStreamParameter(std::string_view key, std::string_view value, StreamSp
 }
 
 std::string DescribeStream(const StreamSpec& s) {
-  std::string text = StrCat("stream ", s.direction() == StreamSpec::READ ? "read" : "write", " ",
-                            common::FormatBytes(s.size_bytes()), ", bs ",
-                            common::FormatBytes(s.block_size()));
+  std::string text =
+      StrCat("stream ", s.direction() == StreamSpec::READ ? "read" : "write", " ",
+             common::FormatBytes(s.size_bytes()), ", bs ", common::FormatBytes(s.block_size()));
   if (s.direct()) text += ", direct";
   if (s.fdatasync()) text += ", fdatasync";
   return text;

@@ -59,9 +59,10 @@ const OptionTable& TrimOptions() {
 
 std::string DescribeTrim(const TrimSpec& s) {
   const uint64_t bs = s.bs() == 0 ? common::kTrimDefaultBs : s.bs();
-  return StrCat("trim ", s.size_bytes() == 0 ? "the target" : common::FormatBytes(s.size_bytes()),
-                s.offset_bytes() == 0 ? "" : StrCat(" from ", common::FormatBytes(s.offset_bytes())),
-                ", bs ", common::FormatBytes(bs), s.random() ? ", random" : "");
+  return StrCat(
+      "trim ", s.size_bytes() == 0 ? "the target" : common::FormatBytes(s.size_bytes()),
+      s.offset_bytes() == 0 ? "" : StrCat(" from ", common::FormatBytes(s.offset_bytes())), ", bs ",
+      common::FormatBytes(bs), s.random() ? ", random" : "");
 }
 
 }  // namespace stormark::controller

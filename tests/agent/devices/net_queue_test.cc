@@ -37,7 +37,9 @@ class FakeConnection : public NetConnection {
   State& state_;
 };
 
-IoRequest Request(IoOp op, uint64_t tag) { return {op, tag * 4096, op == IoOp::kRead || op == IoOp::kWrite ? 4096u : 0u, nullptr, tag}; }
+IoRequest Request(IoOp op, uint64_t tag) {
+  return {op, tag * 4096, op == IoOp::kRead || op == IoOp::kWrite ? 4096u : 0u, nullptr, tag};
+}
 
 TEST(NetQueue, FlushWaitsForEarlierRequestsAndHoldsLaterOnes) {
   FakeConnection::State state;

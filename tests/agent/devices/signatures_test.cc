@@ -54,9 +54,9 @@ TEST(Signatures, ZerosAndRandomDataHoldNone) {
 TEST(Signatures, Ext4SuperblockIsFound) {
   Image image(kSize);
   image.Put16(1024 + 56, 0xEF53);
-  image.Put16(1024 + 58, 1);   // clean
-  image.Put32(1024 + 24, 2);   // 4 KiB blocks
-  image.Put32(1024 + 76, 1);   // dynamic revision
+  image.Put16(1024 + 58, 1);           // clean
+  image.Put32(1024 + 24, 2);           // 4 KiB blocks
+  image.Put32(1024 + 76, 1);           // dynamic revision
   image.Put32(1024 + 96, 0x40 | 0x2);  // extents, filetype
   EXPECT_THAT(image.Find(), ElementsAre("ext4 filesystem"));
 }

@@ -43,9 +43,11 @@ struct Ext4Field {
   uint32_t value;
   size_t size;
 };
-constexpr Ext4Field kExt4[] = {
-    {1024 + 56, 0xEF53, 2}, {1024 + 58, 1, 2}, {1024 + 24, 2, 4}, {1024 + 76, 1, 4},
-    {1024 + 96, 0x40 | 0x2, 4}};
+constexpr Ext4Field kExt4[] = {{1024 + 56, 0xEF53, 2},
+                               {1024 + 58, 1, 2},
+                               {1024 + 24, 2, 4},
+                               {1024 + 76, 1, 4},
+                               {1024 + 96, 0x40 | 0x2, 4}};
 
 void Put(MemoryDevice& device, uint64_t offset, const void* bytes, size_t n) {
   // Through a whole aligned block, as the device demands.
@@ -160,8 +162,8 @@ TEST_F(LocalWriteGuardTest, ARegularFileNeedsOnlyToBeDisposable) {
   const common::Status refused = CheckDisposable(target);
   close(fd);
   EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_THAT(refused.message(), HasSubstr("target 'img' (" + path +
-                                           ") is not marked 'disposable: true'"));
+  EXPECT_THAT(refused.message(),
+              HasSubstr("target 'img' (" + path + ") is not marked 'disposable: true'"));
 }
 
 TEST_F(LocalWriteGuardTest, UsersAreFoundByTheDevicesNumberAndNamedByItsConfiguredPath) {

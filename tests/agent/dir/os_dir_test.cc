@@ -326,8 +326,7 @@ TEST_P(OsDirTest, AFileReplacedByAHardLinkIsRefused) {
   ASSERT_EQ(unlink(d->Describe("data").c_str()), 0);
   ASSERT_EQ(link((victim_ + "/precious").c_str(), d->Describe("data").c_str()), 0);
   EXPECT_EQ(d->OpenFile("data", O_RDWR).status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(d->CreateFile("data", O_WRONLY).status().code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(d->CreateFile("data", O_WRONLY).status().code(), absl::StatusCode::kFailedPrecondition);
   d->Cleanup();
   ExpectVictimUnchanged();
 }

@@ -97,8 +97,12 @@ class ParsedTargetKindTest : public TempDirTest {};
 TEST_F(ParsedTargetKindTest, CapsOfEachParsedTargetAreItsKindsCaps) {
   std::ofstream(dir() + "/disk.img") << std::string(4096, 'x');
   auto config = ParseAgentConfig(common::StrCat("targets:\n"
-                                                "  d: {dir: ", dir(), "}\n"
-                                                "  b: {block: ", dir(), "/disk.img}\n"
+                                                "  d: {dir: ",
+                                                dir(),
+                                                "}\n"
+                                                "  b: {block: ",
+                                                dir(),
+                                                "/disk.img}\n"
                                                 "  s: {aoe: aoe://lo/1.0}\n"
                                                 "  z: {null: true}\n"
                                                 "  n: {nbd: nbd://127.0.0.1/e}\n"

@@ -161,8 +161,8 @@ TEST_F(WrittenPrefixesTest, ALoopDeviceIsToldApartByItsBackingFile) {
   struct stat st;
   ASSERT_EQ(stat(device.c_str(), &st), 0);
   const SystemPaths paths = SystemPaths::UnderRoot(dir() + "/root");
-  const std::string loop_dir = common::StrCat(paths.sys_dev_block, "/", major(st.st_rdev), ":",
-                                              minor(st.st_rdev), "/loop");
+  const std::string loop_dir =
+      common::StrCat(paths.sys_dev_block, "/", major(st.st_rdev), ":", minor(st.st_rdev), "/loop");
   std::filesystem::create_directories(loop_dir);
   const std::string backing = dir() + "/backing.img";
   std::ofstream(backing) << "x";

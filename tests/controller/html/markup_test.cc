@@ -17,7 +17,11 @@ TEST(EscapeMarkup, LeavesPlainTextAndUtf8Alone) {
 }
 
 TEST(EscapeMarkup, ReplacesControlCharactersXmlCannotCarry) {
-  EXPECT_EQ(EscapeMarkup(std::string("a\x01" "b\x1b", 4)), "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+  EXPECT_EQ(EscapeMarkup(std::string("a\x01"
+                                     "b\x1b",
+                                     4)),
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD");
 }
 
 }  // namespace

@@ -23,8 +23,10 @@ Chart TwoHosts() {
   chart.x.title = "chunk";
   chart.x.categories = {"64k", "256k", "1M"};
   chart.y.title = "MiB/s";
-  chart.series = {{"db1", {{0, 100, 90.0, 110.0, "db1 64k"}, {1, 140, {}, {}, "db1 256k"},
-                           {2, 120, {}, {}, "db1 1M"}}},
+  chart.series = {{"db1",
+                   {{0, 100, 90.0, 110.0, "db1 64k"},
+                    {1, 140, {}, {}, "db1 256k"},
+                    {2, 120, {}, {}, "db1 1M"}}},
                   {"db2", {{0, 80, {}, {}, "db2 64k"}, {2, 95, {}, {}, "db2 1M"}}}};
   return chart;
 }
@@ -61,8 +63,11 @@ TEST(LineChartSvg, LogAxisLeavesOutValuesItCannotDraw) {
   Chart chart;
   chart.x.log = true;
   chart.y.log = true;
-  chart.series = {{"h", {{0, 5, {}, {}, ""}, {1000, 0, {}, {}, ""}, {2000, 50, {}, {}, ""},
-                         {1e6, 5e3, {}, {}, ""}}}};
+  chart.series = {{"h",
+                   {{0, 5, {}, {}, ""},
+                    {1000, 0, {}, {}, ""},
+                    {2000, 50, {}, {}, ""},
+                    {1e6, 5e3, {}, {}, ""}}}};
   const std::string svg = LineChartSvg(chart);
   EXPECT_THAT(svg, HasSubstr("data-points=\"2\""));
   EXPECT_THAT(svg, HasSubstr(">1000<"));  // a decade tick

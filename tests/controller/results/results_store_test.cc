@@ -322,8 +322,8 @@ RunRecord RunWithEnvironment(const std::string& run_id) {
   (*a.result->mutable_host_environment())["vm.dirty_ratio"] = "20";
   (*a.result->mutable_target_environment())["read_ahead_kb"] = "4096";
   (*a.result->mutable_target_environment())["transport"] = "local";
-  RunRecord run = MakeRun(run_id, {"a:7420", "b:7420"},
-                          {Phase(WritePlan(), {a, SucceededHost("b:7420", 90)})});
+  RunRecord run =
+      MakeRun(run_id, {"a:7420", "b:7420"}, {Phase(WritePlan(), {a, SucceededHost("b:7420", 90)})});
   run.agents[0].labels = {{"transport", "aoe"}, {"rack", "r2"}};
   (*run.agents[0].info.mutable_environment())["cpu_governor"] = "none";
   (*run.agents[0].info.mutable_targets(0)->mutable_environment())["read_ahead_kb"] = "128";

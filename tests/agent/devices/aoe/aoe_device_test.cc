@@ -65,8 +65,7 @@ class AoeDeviceTest : public ::testing::Test {
       while (done < n) {
         while (next < n && (*queue)->in_flight() < depth) {
           IoRequest r{pass == 0 ? IoOp::kWrite : IoOp::kRead, offset + next, bs,
-                      pass == 0 ? const_cast<char*>(data.data()) + next : back.data() + next,
-                      next};
+                      pass == 0 ? const_cast<char*>(data.data()) + next : back.data() + next, next};
           ASSERT_TRUE((*queue)->Submit({&r, 1}).ok());
           next += bs;
         }
@@ -342,9 +341,10 @@ TEST_F(AoeDeviceTest, FlushWaitsForEarlierWrites) {
   auto queue = device_->OpenQueue(4);
   ASSERT_TRUE(queue.ok());
   const std::string data = Pattern(16 << 10, 'f');
-  IoRequest batch[3] = {{IoOp::kWrite, 0, 8 << 10, const_cast<char*>(data.data()), 0},
-                        {IoOp::kFdatasync, 0, 0, nullptr, 1},
-                        {IoOp::kWrite, 8 << 10, 8 << 10, const_cast<char*>(data.data()) + (8 << 10), 2}};
+  IoRequest batch[3] = {
+      {IoOp::kWrite, 0, 8 << 10, const_cast<char*>(data.data()), 0},
+      {IoOp::kFdatasync, 0, 0, nullptr, 1},
+      {IoOp::kWrite, 8 << 10, 8 << 10, const_cast<char*>(data.data()) + (8 << 10), 2}};
   ASSERT_TRUE((*queue)->Submit(batch).ok());
   std::vector<IoCompletion> done(3);
   size_t reaped = 0;

@@ -62,7 +62,8 @@ TEST(AoeFrame, RejectsShortAndForeignFrames) {
 
 TEST(AoeFrame, QueryConfigReplyGivesBuffersFirmwareAndSectors) {
   std::vector<uint8_t> frame(kConfigHeaderSize + 3);
-  EncodeQueryConfig(Header{}, std::span<uint8_t, kConfigHeaderSize>(frame.data(), kConfigHeaderSize));
+  EncodeQueryConfig(Header{},
+                    std::span<uint8_t, kConfigHeaderSize>(frame.data(), kConfigHeaderSize));
   frame[24] = 0;
   frame[25] = 16;
   frame[26] = 0x40;

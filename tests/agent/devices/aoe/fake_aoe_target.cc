@@ -56,8 +56,7 @@ class FakeAoeTarget::Link final : public FrameLink {
   std::deque<std::pair<std::vector<uint8_t>, bool>> inbox_;  // Guarded by target_.mu_.
 };
 
-FakeAoeTarget::FakeAoeTarget(Config config)
-    : config_(config), data_(config.sectors * kSectorSize) {
+FakeAoeTarget::FakeAoeTarget(Config config) : config_(config), data_(config.sectors * kSectorSize) {
   for (size_t i = 0; i < data_.size(); ++i) data_[i] = static_cast<uint8_t>(i * 7 + i / 512);
 }
 

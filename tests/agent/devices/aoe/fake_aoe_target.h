@@ -25,8 +25,8 @@ class FakeAoeTarget {
     uint16_t shelf = 1;
     uint8_t slot = 0;
     uint16_t buffer_count = 16;
-    uint8_t max_sectors = 2;   // what Query Config reports
-    uint32_t mtu = 1500;       // of the initiator's links
+    uint8_t max_sectors = 2;  // what Query Config reports
+    uint32_t mtu = 1500;      // of the initiator's links
   };
   explicit FakeAoeTarget(Config config);
 
@@ -70,16 +70,16 @@ class FakeAoeTarget {
   const Mac mac_ = {0x02, 0, 0, 0, 0xae, 0x01};
   mutable std::mutex mu_;
   std::condition_variable arrived_;
-  std::vector<uint8_t> data_;  // Guarded by mu_.
+  std::vector<uint8_t> data_;                                 // Guarded by mu_.
   uint32_t drop_every_ = 0, duplicate_every_ = 0, hold_ = 0;  // Guarded by mu_.
   bool hold_until_resent_ = false, silent_ = false;           // Guarded by mu_.
-  uint8_t aoe_error_ = 0;                                      // Guarded by mu_.
-  uint64_t fail_lba_ = UINT64_MAX;                             // Guarded by mu_.
-  uint8_t fail_status_ = 0, fail_error_ = 0;                   // Guarded by mu_.
-  uint64_t requests_ = 0, replies_ = 0;                        // Guarded by mu_.
-  uint32_t in_flight_ = 0, max_in_flight_ = 0;                 // Guarded by mu_.
-  std::vector<uint8_t> commands_;                              // Guarded by mu_.
-  std::deque<Held> held_;                                      // Guarded by mu_.
+  uint8_t aoe_error_ = 0;                                     // Guarded by mu_.
+  uint64_t fail_lba_ = UINT64_MAX;                            // Guarded by mu_.
+  uint8_t fail_status_ = 0, fail_error_ = 0;                  // Guarded by mu_.
+  uint64_t requests_ = 0, replies_ = 0;                       // Guarded by mu_.
+  uint32_t in_flight_ = 0, max_in_flight_ = 0;                // Guarded by mu_.
+  std::vector<uint8_t> commands_;                             // Guarded by mu_.
+  std::deque<Held> held_;                                     // Guarded by mu_.
 };
 
 }  // namespace stormark::agent::aoe

@@ -66,7 +66,8 @@ TEST_F(WarnUnallocatedTest, SaysHowMuchOfTheReadRangeHoldsNoDataAndWritesNothing
   std::vector<std::string> warnings;
   WarnUnallocated(*Resolved(target), 0, 8 * kMiB, "/nonexistent", &warnings);
   ASSERT_THAT(warnings, ElementsAre(HasSubstr("target 'img': 7 MiB of the 8 MiB this phase reads "
-                                              "hold no data in " + target.path)));
+                                              "hold no data in " +
+                                              target.path)));
   EXPECT_THAT(warnings[0], HasSubstr("return zeros without touching the disk"));
   EXPECT_THAT(Holes(target.path), ElementsAre(ByteRange{0, kMiB}, ByteRange{2 * kMiB, 8 * kMiB}))
       << "nothing written, disposable or not";
@@ -166,10 +167,9 @@ TEST_F(BlockTargetIdentityTest, AReopenOfAPathThatLeadsElsewhereNamesTheTargetTh
   auto reopened = block->Reopen(O_RDWR);
   ASSERT_FALSE(reopened.ok());
   EXPECT_EQ(reopened.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(reopened.status().message(),
-            "target 'img': " + target.path + " leads to " + IdentityOf(other.path) +
-                " now, not to " + resolved +
-                " as when this phase resolved it; refusing to use it");
+  EXPECT_EQ(reopened.status().message(), "target 'img': " + target.path + " leads to " +
+                                             IdentityOf(other.path) + " now, not to " + resolved +
+                                             " as when this phase resolved it; refusing to use it");
 }
 
 TEST_F(BlockTargetIdentityTest, ItsIdentityOutlivesItsDescriptor) {
@@ -196,9 +196,9 @@ TEST_F(BlockTargetIdentityTest, SomethingNeitherAFileNorABlockDeviceIsRefused) {
   auto block = BlockTarget::Resolve(target);
   ASSERT_FALSE(block.ok());
   EXPECT_EQ(block.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(block.status().message(),
-              HasSubstr("target 'tty': " + target.path + " is a character device (1:3), "
-                        "neither a regular file nor a block device"));
+  EXPECT_THAT(block.status().message(), HasSubstr("target 'tty': " + target.path +
+                                                  " is a character device (1:3), "
+                                                  "neither a regular file nor a block device"));
 
   // A FIFO put in the place of a resolved file is neither waited on nor used.
   const TargetConfig file = File("img", 4096);

@@ -369,9 +369,10 @@ TEST_F(BonnieWorkloadTest, WarnsWhenTheFileIsUnderTwiceRam) {
   ASSERT_NE(workload, nullptr);
   std::vector<std::string> warnings;
   ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
-  EXPECT_THAT(warnings,
-              Contains(HasSubstr("possibly cache-dominated: size 8 MiB is under 2x RAM (RAM is 1 GiB) and "
-                                 "direct is off")));
+  EXPECT_THAT(
+      warnings,
+      Contains(HasSubstr("possibly cache-dominated: size 8 MiB is under 2x RAM (RAM is 1 GiB) and "
+                         "direct is off")));
   EXPECT_THAT(warnings, Contains(HasSubstr("is on tmpfs")));
 }
 
@@ -542,8 +543,7 @@ class BonnieFaultTest : public ::testing::Test {
   std::unique_ptr<BonnieWorkload> Make(const BonnieSpec& spec, DirFaults faults) {
     auto dir = std::make_unique<FaultDir>(&memory_, faults);
     faults_ = dir.get();
-    return std::make_unique<BonnieWorkload>(spec, std::move(dir), HostWithRam(4 * kMiB),
-                                            "ext4");
+    return std::make_unique<BonnieWorkload>(spec, std::move(dir), HostWithRam(4 * kMiB), "ext4");
   }
   common::Status PrepareAndRun(BonnieWorkload& workload, PhaseResult* result) {
     std::vector<std::string> warnings;

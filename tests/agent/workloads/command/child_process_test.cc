@@ -188,8 +188,9 @@ TEST_F(ChildProcessTest, NoDescriptorOfTheAgentIsInherited) {
   const int low = open("/dev/null", O_RDONLY);
   ASSERT_GE(low, 0);
   ASSERT_EQ(dup2(low, 1500), 1500);
-  const ChildExit exit = RunShell(
-      "for fd in " + std::to_string(low) + " 1500; do [ -e /proc/self/fd/$fd ] && echo open $fd; done; echo done");
+  const ChildExit exit =
+      RunShell("for fd in " + std::to_string(low) +
+               " 1500; do [ -e /proc/self/fd/$fd ] && echo open $fd; done; echo done");
   close(low);
   close(1500);
   EXPECT_EQ(exit.stdout_tail, "done\n");

@@ -15,8 +15,8 @@
 namespace stormark::agent {
 namespace {
 
-using ::testing::HasSubstr;
 using stormark::v1::CommandSpec;
+using ::testing::HasSubstr;
 
 CommandSpec Shell(const std::string& line) {
   CommandSpec spec;
@@ -100,8 +100,9 @@ TEST_F(CommandWorkloadTest, RunsAsTheCommandUserInAPhaseDirectoryItOwns) {
   const std::string victim = dir() + "/victim";
   std::ofstream(victim) << "precious";
   ASSERT_EQ(chmod(victim.c_str(), 0666), 0);  // Only the way to it stands in between.
-  auto workload = Make(Shell("id -u; stat -c %u .; echo x > mine; "
-                             "echo spoiled > \"$STORMARK_TARGET_DIR/victim\" || echo refused"));
+  auto workload =
+      Make(Shell("id -u; stat -c %u .; echo x > mine; "
+                 "echo spoiled > \"$STORMARK_TARGET_DIR/victim\" || echo refused"));
   stormark::v1::PhaseResult result;
   ASSERT_TRUE(PrepareAndRun(*workload, &result).ok()) << result.resolved().at("stderr_tail");
   EXPECT_EQ(result.resolved().at("stdout_tail"),

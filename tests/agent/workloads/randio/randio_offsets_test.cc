@@ -153,8 +153,7 @@ TEST(ZipfGenerator, TopRankMatchesTheory) {
     double zeta = 0;
     for (uint64_t i = 1; i <= kN; ++i) zeta += std::pow(static_cast<double>(i), -theta);
     EXPECT_NEAR(counts[0] / static_cast<double>(kDraws), 1 / zeta, 0.01) << theta;
-    EXPECT_NEAR(counts[1] / static_cast<double>(kDraws), std::pow(2, -theta) / zeta, 0.01)
-        << theta;
+    EXPECT_NEAR(counts[1] / static_cast<double>(kDraws), std::pow(2, -theta) / zeta, 0.01) << theta;
     // The top 1% of ranks take their share (75% for 1.2, 30% for 0.8), not 1%.
     int top = 0;
     double top_share = 0;
@@ -172,11 +171,10 @@ TEST(OffsetSource, ZipfScattersHotBlocks) {
   plan.zipf_theta = 1.2;
   std::map<uint64_t, int> hits;
   for (const RandioIo& io : Drain(plan, 100000)) ++hits[io.offset];
-  const auto hottest = std::max_element(hits.begin(), hits.end(), [](auto& a, auto& b) {
-    return a.second < b.second;
-  });
-  EXPECT_GT(hottest->second, 10000);   // One block takes over 10% of the reads...
-  EXPECT_NE(hottest->first, 0u);       // ...and it is not simply the first block.
+  const auto hottest = std::max_element(hits.begin(), hits.end(),
+                                        [](auto& a, auto& b) { return a.second < b.second; });
+  EXPECT_GT(hottest->second, 10000);  // One block takes over 10% of the reads...
+  EXPECT_NE(hottest->first, 0u);      // ...and it is not simply the first block.
 }
 
 }  // namespace

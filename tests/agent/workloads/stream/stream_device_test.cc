@@ -385,7 +385,8 @@ TEST_F(StreamBlockTargetTest, ReadOfATargetNotDisposableReadsInPlaceAndSaysWhatH
   warnings.clear();
   ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
   EXPECT_THAT(warnings, Contains(HasSubstr("target 'ro': 1 MiB of the 1 MiB this phase reads "
-                                           "hold no data in " + target.path)));
+                                           "hold no data in " +
+                                           target.path)));
   EXPECT_EQ(Contents(target.path), std::string(kMiB, '\0'));
   common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
   ASSERT_TRUE(RunStream(workload, recorders).ok());

@@ -90,7 +90,8 @@ class StreamWorkloadTest : public TempDirTest {
     EXPECT_TRUE(target.ok()) << target.status();
     if (!target.ok()) return nullptr;
     phase_dir_ = (*target)->Describe("");
-    return std::make_unique<StreamWorkload>(spec, ConfigWithTarget().targets[0], std::move(*target), filesystem);
+    return std::make_unique<StreamWorkload>(spec, ConfigWithTarget().targets[0], std::move(*target),
+                                            filesystem);
   }
 
   common::Status RunIt(StreamWorkload& workload, common::RecorderSet& recorders) {

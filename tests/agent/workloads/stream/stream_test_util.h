@@ -14,8 +14,8 @@ inline const std::atomic<bool> kNotCancelled{false};
 
 inline constexpr uint64_t kMiB = 1 << 20;
 
-inline stormark::v1::StreamSpec Spec(stormark::v1::StreamSpec::Direction direction,
-                                     uint64_t size, uint32_t bs) {
+inline stormark::v1::StreamSpec Spec(stormark::v1::StreamSpec::Direction direction, uint64_t size,
+                                     uint32_t bs) {
   stormark::v1::StreamSpec spec;
   spec.set_direction(direction);
   spec.set_size_bytes(size);

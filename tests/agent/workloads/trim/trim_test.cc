@@ -117,7 +117,8 @@ TEST(TrimWorkload, PunchesHolesInAFile) {
     ASSERT_TRUE(trim.Prepare(kNotCancelled, &warnings).ok());
     common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
     const common::Status run = RunTrim(trim, recorders);
-    if (absl::IsInternal(run) && std::string(run.message()).find("not supported") != std::string::npos) {
+    if (absl::IsInternal(run) &&
+        std::string(run.message()).find("not supported") != std::string::npos) {
       unlink(path);
       GTEST_SKIP() << "this filesystem punches no holes: " << run;
     }

@@ -487,8 +487,8 @@ TEST_F(BonnieTools, TextTableMatchesBonCsv2txt) {
   ASSERT_EQ(ours.size(), theirs.size()) << txt.out << "\n" << BonnieTextTable(rows);
   ASSERT_THAT(theirs, SizeIs(14));
   for (size_t i = 0; i < ours.size(); ++i) {
-    const bool data_row = ours[i].starts_with("al") || ours[i].starts_with("be") ||
-                          ours[i].starts_with("   16:");
+    const bool data_row =
+        ours[i].starts_with("al") || ours[i].starts_with("be") || ours[i].starts_with("   16:");
     if (!data_row) {
       EXPECT_EQ(ours[i], theirs[i]) << "line " << i;
       continue;

@@ -134,10 +134,12 @@ TEST(CheckRandioSpec, RefusesWhatCannotRun) {
               HasSubstr("applies to random patterns"));
   EXPECT_THAT(Check({{"random_distribution", "zipf:1"}}), HasSubstr("zipf theta"));
   EXPECT_THAT(Check({{"direct", "true"}, {"bs", "100"}}), HasSubstr("multiples of 512"));
-  EXPECT_THAT(Check({{"rw", "randwrite"}, {"verify", "true"}, {"numjobs", "2"},
-                     {"size", "1G"}}),
+  EXPECT_THAT(Check({{"rw", "randwrite"}, {"verify", "true"}, {"numjobs", "2"}, {"size", "1G"}}),
               HasSubstr("needs a region per job"));
-  EXPECT_EQ(Check({{"rw", "randwrite"}, {"verify", "true"}, {"numjobs", "2"}, {"size", "1G"},
+  EXPECT_EQ(Check({{"rw", "randwrite"},
+                   {"verify", "true"},
+                   {"numjobs", "2"},
+                   {"size", "1G"},
                    {"offset_increment", "1G"}}),
             "");
 }
