@@ -53,8 +53,8 @@ class TrimWorkload : public Workload {
   std::unique_ptr<Device> owned_device_;
   Device* device_ = nullptr;
   uint64_t bs_ = 0;
-  uint64_t region_bytes_ = 0;  // From offset; set by Prepare.
-  std::vector<uint64_t> offsets_;  // The random order; empty in address order.
+  uint64_t region_bytes_ = 0;           // From offset; set by Prepare.
+  std::vector<uint64_t> offsets_;       // The random order; empty in address order.
   std::atomic<uint64_t> discarded_{0};  // Bytes discarded by Run so far.
   std::atomic<bool> touched_{false};    // Run asked for a discard.
 };
