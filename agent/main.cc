@@ -14,9 +14,9 @@
 #include "CLI/CLI.hpp"
 #include "common/address.h"
 #include "common/strings.h"
-#include "agent/config.h"
-#include "agent/policy.h"
-#include "agent/server.h"
+#include "agent/config/config.h"
+#include "agent/config/policy.h"
+#include "agent/rpc/server.h"
 #include "common/clock.h"
 #include "common/log_text.h"
 #include "common/tls.h"
@@ -130,7 +130,7 @@ int Main(int argc, char** argv) {
         std::pair{&tls.key, &options.config.tls.key}}) {
     if (!flag->empty()) *field = *flag;
   }
-  // What the agent reads and runs must be its own or root's (agent/strict_modes.h).
+  // What the agent reads and runs must be its own or root's (agent/config/strict_modes.h).
   std::vector<std::string> warnings;
   if (auto trusted = stormark::agent::CheckTrustedFiles(options.config, config_path, &warnings);
       !trusted.ok()) {

@@ -52,6 +52,11 @@ StatusOr<std::string> NormalizeAddress(std::string_view address) {
     return absl::InvalidArgumentError(
         common::StrCat("bad agent address '", address, "': no host name"));
   }
+  if (hp.port.empty() && hp.host.find_first_not_of("0123456789") == std::string_view::npos) {
+    return absl::InvalidArgumentError(common::StrCat("bad agent address '", address,
+                                                     "': a port alone names no host; write ",
+                                                     "HOST:PORT, such as localhost:", address));
+  }
   int port = kDefaultAgentPort;
   if (!hp.port.empty()) {
     auto [ptr, ec] = std::from_chars(hp.port.data(), hp.port.data() + hp.port.size(), port);
@@ -62,6 +67,12 @@ StatusOr<std::string> NormalizeAddress(std::string_view address) {
   }
   const bool v6 = hp.host.find(':') != std::string_view::npos;
   return v6 ? common::StrCat("[", hp.host, "]:", port) : common::StrCat(hp.host, ":", port);
+}
+
+bool AddressHasPort(std::string_view address) {
+  if (address.starts_with("unix:")) return true;
+  StatusOr<HostPort> hp = Split(address);
+  return hp.ok() && !hp->port.empty();
 }
 
 bool IsLoopbackAddress(std::string_view address) {

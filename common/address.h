@@ -13,6 +13,10 @@ namespace stormark::common {
 // port 7420. INVALID_ARGUMENT names the address and the problem.
 StatusOr<std::string> NormalizeAddress(std::string_view address);
 
+// Whether `address` says where to connect by itself: a unix socket, or a PORT given; false
+// when NormalizeAddress would add the default port.
+bool AddressHasPort(std::string_view address);
+
 // True for unix sockets and for the loopback names and ranges (localhost, 127.0.0.0/8, ::1).
 // Plain-text gRPC is allowed only on these without --insecure.
 bool IsLoopbackAddress(std::string_view address);

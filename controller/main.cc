@@ -8,15 +8,15 @@
 
 #include "CLI/CLI.hpp"
 #include "common/version.h"
-#include "controller/agents_command.h"
+#include "controller/fleet/agents_command.h"
 #include "controller/certs/certs_command.h"
-#include "controller/discovery.h"
-#include "controller/interrupts.h"
-#include "controller/local_agent.h"
+#include "controller/fleet/discovery.h"
+#include "controller/run/interrupts.h"
+#include "controller/fleet/local_agent.h"
 #include "controller/results/export_command.h"
 #include "controller/results/report_command.h"
 #include "controller/results/results_command.h"
-#include "controller/run_command.h"
+#include "controller/run/run_command.h"
 #include "controller/workloads/help_command.h"
 #include "controller/workloads/workload_kinds.h"
 
@@ -52,15 +52,24 @@ int Main(int argc, char** argv) {
                       "agent on a temporary directory)");
   run_cmd->add_option("--plan", run.plan_path, "YAML plan file")->check(CLI::ExistingFile);
   std::string rw, size, bs, target;
-  bool direct = false, fdatasync = false;
+  bool direct = false, no_direct = false, fdatasync = false, no_fdatasync = false;
   auto* rw_opt = run_cmd->add_option("--rw", rw, "stream direction: write or read (one phase)")
                      ->check(CLI::IsMember({"write", "read"}));
   auto* size_opt = run_cmd->add_option("--size", size, "bytes per host, e.g. 512M, 4G");
   auto* bs_opt = run_cmd->add_option("--bs", bs, "block size per call, e.g. 4k, 1M");
   auto* target_opt = run_cmd->add_option("--target", target, "agent target name");
-  auto* direct_opt = run_cmd->add_flag("--direct,!--no-direct", direct, "use O_DIRECT");
-  auto* sync_opt = run_cmd->add_flag("--fdatasync,!--no-fdatasync", fdatasync,
-                                     "fdatasync inside the timed region (writes)");
+  // Each flag and its negation apart, so that --help says what each does and which is the
+  // default (CLI11 prints a "!--no-x" pair as "--x,--no-x{false}").
+  auto* direct_opt =
+      run_cmd->add_flag("--direct", direct, "O_DIRECT: bypass the page cache (default: off)");
+  auto* no_direct_opt = run_cmd->add_flag("--no-direct", no_direct, "buffered I/O (the default)")
+                            ->excludes(direct_opt);
+  auto* sync_opt = run_cmd->add_flag("--fdatasync", fdatasync,
+                                     "fdatasync inside the timed region (the default for writes)");
+  auto* no_sync_opt = run_cmd
+                          ->add_flag("--no-fdatasync", no_fdatasync,
+                                     "no fdatasync: a write is timed into the page cache")
+                          ->excludes(sync_opt);
   std::string workload, mode;
   auto* workload_opt =
       run_cmd->add_option("--workload", workload,
@@ -172,8 +181,8 @@ int Main(int argc, char** argv) {
 
   stormark::controller::ResultsOptions results;
   std::vector<std::string> run_refs;
-  CLI::App* results_cmd =
-      app.add_subcommand("results", "the results history: list, show or compare recorded runs");
+  CLI::App* results_cmd = app.add_subcommand(
+      "results", "the results history: list, show, compare or export recorded runs");
   results_cmd->require_subcommand(1);
   results_cmd->add_option("--db", results.db_path, "results database (default: as for run)");
   CLI::App* list_cmd = results_cmd->add_subcommand("list", "every recorded run, newest first");
@@ -269,8 +278,14 @@ int Main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() != 0) {
+      // The help of the (sub)command the mistake is in: "stormark results show --help".
+      std::string where = "stormark";
+      for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
+        at = at->get_subcommands().front();
+        where += " " + at->get_name();
+      }
       std::fprintf(stderr, "stormark: %s\n", e.what());
-      std::fprintf(stderr, "Run 'stormark --help' for usage.\n");
+      std::fprintf(stderr, "Run '%s --help' for usage.\n", where.c_str());
       return 2;
     }
     return app.exit(e);
@@ -326,8 +341,10 @@ int Main(int argc, char** argv) {
   if (*size_opt) run.size = size;
   if (*bs_opt) run.bs = bs;
   if (*target_opt) run.target = target;
-  if (*direct_opt) run.direct = direct;
-  if (*sync_opt) run.fdatasync = fdatasync;
+  if (*direct_opt) run.direct = true;
+  if (*no_direct_opt) run.direct = false;
+  if (*sync_opt) run.fdatasync = true;
+  if (*no_sync_opt) run.fdatasync = false;
   if (*progress_opt) run.progress = progress;
   if (*hb_interval_opt) run.heartbeat_interval = heartbeat_interval;
   if (*hb_timeout_opt) run.heartbeat_timeout = heartbeat_timeout;

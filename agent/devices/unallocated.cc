@@ -7,7 +7,7 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "agent/system_paths.h"
+#include "agent/host/system_paths.h"
 #include "common/strings.h"
 
 namespace stormark::agent {

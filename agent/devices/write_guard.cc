@@ -19,7 +19,7 @@
 #include <sstream>
 
 #include "agent/devices/signatures.h"
-#include "agent/sysinfo.h"
+#include "agent/host/sysinfo.h"
 #include "common/strings.h"
 
 namespace stormark::agent {

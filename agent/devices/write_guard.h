@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "agent/devices/device.h"
 #include "common/status.h"
 

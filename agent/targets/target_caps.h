@@ -4,7 +4,7 @@
 #ifndef STORMARK_AGENT_TARGETS_TARGET_CAPS_H_
 #define STORMARK_AGENT_TARGETS_TARGET_CAPS_H_
 
-#include "agent/config.h"
+#include "agent/config/config.h"
 
 namespace stormark::agent {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "agent/targets/block/block_target.h"
-#include "agent/yaml_error.h"
+#include "agent/config/yaml_error.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -24,8 +24,8 @@ common::Status ParseLocalPath(const TargetYaml& yaml, TargetConfig* target) {
 }
 
 const std::vector<std::string_view>& SharedTargetKeys() {
-  static const std::vector<std::string_view> keys = {"size", "disposable", "io_timeout",
-                                                     "connect_timeout", "strict_modes"};
+  static const std::vector<std::string_view> keys = {
+      "size", "disposable", "io_timeout", "connect_timeout", "strict_modes", "device"};
   return keys;
 }
 

@@ -21,10 +21,10 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "agent/devices/device.h"
 #include "agent/devices/file_device.h"
-#include "agent/system_paths.h"
+#include "agent/host/system_paths.h"
 #include "agent/targets/target_caps.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
@@ -59,7 +59,7 @@ struct TargetYaml {
 };
 
 // The keys that config.cc reads itself, into TargetConfig's fields, for every kind that lists
-// them in TargetKind::keys: size, disposable, io_timeout, connect_timeout, strict_modes. A
+// them in TargetKind::keys: size, disposable, io_timeout, connect_timeout, strict_modes, device. A
 // kind's other keys (nbd's tls, iscsi's chap) are its own parser's.
 const std::vector<std::string_view>& SharedTargetKeys();
 
@@ -94,14 +94,14 @@ struct TargetKind {
 
   // Fills the kind's facts into `info`, whose name, kind and path are set: size, block size,
   // disposable, transport, and for a path on this host its filesystem and device
-  // (ReadFilesystemFacts in agent/sysinfo.h). `resolved` is what a phase resolved the target to
-  // (BlockTarget::fd()), or -1. Never fails: what cannot be read is left empty.
+  // (ReadFilesystemFacts in agent/host/sysinfo.h). `resolved` is what a phase resolved the target
+  // to (BlockTarget::fd()), or -1. Never fails: what cannot be read is left empty.
   void (*read_facts)(const TargetConfig& target, const SystemPaths& paths, int resolved,
                      stormark::v1::TargetInfo* info) = nullptr;
 
   // Checks the owner and mode of what the target's path leads through, as OpenSSH's
-  // StrictModes does (agent/strict_modes.h), for an agent running as `agent_uid`. nullptr for
-  // a kind with no path on this host (caps.local_path is false).
+  // StrictModes does (agent/config/strict_modes.h), for an agent running as `agent_uid`. nullptr
+  // for a kind with no path on this host (caps.local_path is false).
   common::Status (*check_ownership)(const TargetConfig& target, uid_t agent_uid) = nullptr;
 };
 

@@ -31,8 +31,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 
-#include "agent/config.h"
-#include "agent/system_paths.h"
+#include "agent/config/config.h"
+#include "agent/host/system_paths.h"
 #include "agent/targets/block/block_target.h"
 
 namespace stormark::agent {

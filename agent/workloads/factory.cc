@@ -1,6 +1,6 @@
 #include "agent/workloads/factory.h"
 
-#include "agent/system_paths.h"
+#include "agent/host/system_paths.h"
 #include "agent/workloads/workload_registry.h"
 #include "common/log_text.h"
 #include "common/spec_check.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/config.h"
-#include "agent/sysinfo.h"
+#include "agent/config/config.h"
+#include "agent/host/sysinfo.h"
 #include "agent/targets/block/block_target.h"
 #include "agent/targets/written_prefix.h"
 #include "agent/workloads/workload.h"

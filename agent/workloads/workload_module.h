@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "agent/config.h"
-#include "agent/sysinfo.h"
+#include "agent/config/config.h"
+#include "agent/host/sysinfo.h"
 #include "agent/targets/block/block_target.h"
 #include "agent/targets/target_caps.h"
 #include "agent/targets/written_prefix.h"
@@ -48,6 +48,16 @@ struct WorkloadModule {
   // nullptr when it runs on every target.
   common::Status (*check_target)(const stormark::v1::PhaseSpec& spec, const TargetConfig& target,
                                  const TargetCaps& caps) = nullptr;
+  // The program the phase runs, when the workload runs one that the config's `commands:`
+  // governs (the command workload, and the plan hooks it carries), or nullptr. The access
+  // rules (`commands:`, `hooks:`) and the policy's program checks judge it. Such a phase gets
+  // the target's path as configured and resolves nothing itself, and since the program may
+  // change any device, the agent forgets what it had written anywhere. A workload that runs
+  // no program leaves this nullptr.
+  const stormark::v1::CommandSpec* (*program)(const stormark::v1::PhaseSpec& spec) = nullptr;
+  // Whether the phase changes data on `target`, for an identity whose rule says
+  // `write: false`; nullptr when it always may.
+  bool (*writes)(const stormark::v1::PhaseSpec& spec, const TargetConfig& target) = nullptr;
   // Builds the workload; called after check and check_target passed. Makes the phase's
   // directory on a target with files.
   common::StatusOr<std::unique_ptr<Workload>> (*make)(const WorkloadInputs& in);
@@ -63,6 +73,9 @@ struct WorkloadModule {
                                    const TargetCaps& caps) = nullptr;
   // The runtime it asks for (ramp included), 0 when it ends with its work; nullptr for 0.
   int64_t (*runtime_nanos)(const stormark::v1::PhaseSpec& spec) = nullptr;
+  // What makes a phase that ended too fast to time last longer, for its warning ("use a
+  // longer runtime" for a time-based randio); nullptr for "use a larger size".
+  std::string_view (*too_fast_hint)(const stormark::v1::PhaseSpec& spec) = nullptr;
 };
 
 // The filesystem holding a target with a local path (for the tmpfs and cache remarks): its

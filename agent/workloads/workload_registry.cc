@@ -31,6 +31,22 @@ const WorkloadModule* FindWorkload(std::string_view name) {
   return nullptr;
 }
 
+const stormark::v1::CommandSpec* ProgramOf(const stormark::v1::PhaseSpec& spec) {
+  const WorkloadModule* module = FindWorkload(spec);
+  return module == nullptr || module->program == nullptr ? nullptr : module->program(spec);
+}
+
+bool WorkloadWrites(const stormark::v1::PhaseSpec& spec, const TargetConfig& target) {
+  const WorkloadModule* module = FindWorkload(spec);
+  return module == nullptr || module->writes == nullptr || module->writes(spec, target);
+}
+
+std::string TooFastHint(const stormark::v1::PhaseSpec& spec) {
+  const WorkloadModule* module = FindWorkload(spec);
+  if (module == nullptr || module->too_fast_hint == nullptr) return "use a larger size";
+  return std::string(module->too_fast_hint(spec));
+}
+
 std::vector<std::string> KnownWorkloads() {
   std::vector<std::string> names;
   for (const WorkloadModule* module : WorkloadModules()) names.emplace_back(module->name);

@@ -19,6 +19,16 @@ const WorkloadModule* FindWorkload(const stormark::v1::PhaseSpec& spec);
 // The module named `name`, or nullptr.
 const WorkloadModule* FindWorkload(std::string_view name);
 
+// The program `spec`'s phase runs (WorkloadModule::program), or nullptr when it runs none.
+const stormark::v1::CommandSpec* ProgramOf(const stormark::v1::PhaseSpec& spec);
+
+// Whether `spec`'s phase changes data on `target` (WorkloadModule::writes); true for a
+// workload this agent does not know.
+bool WorkloadWrites(const stormark::v1::PhaseSpec& spec, const TargetConfig& target);
+
+// What makes `spec`'s phase last long enough to time (WorkloadModule::too_fast_hint).
+std::string TooFastHint(const stormark::v1::PhaseSpec& spec);
+
 // Their names, for AgentInfo.workloads and messages.
 std::vector<std::string> KnownWorkloads();
 

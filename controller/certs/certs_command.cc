@@ -75,11 +75,17 @@ int CertsIssue(const CertsOptions& options, std::FILE* out, std::FILE* err) {
                agent ? "Agent" : "Controller", request.name.c_str(), files->cert.c_str(),
                files->key.c_str());
   if (agent) {
+    // Only the files above were written; the paths on the agent's host are for the admin to
+    // choose, so they are given as a copy to make, never as if they existed.
     std::fprintf(out,
-                 "Copy %s/ca.crt and both files to %s, and give its agent.yaml:\n"
+                 "On %s, copy them where its agent.yaml will name them, for example:\n"
+                 "  %s/ca.crt -> /etc/stormark/ca.crt\n"
+                 "  %s -> /etc/stormark/agent.crt\n"
+                 "  %s -> /etc/stormark/agent.key  (mode 0600, readable by the agent only)\n"
+                 "and give its agent.yaml:\n"
                  "  tls: {ca: /etc/stormark/ca.crt, cert: /etc/stormark/agent.crt, "
                  "key: /etc/stormark/agent.key}\n",
-                 dir.c_str(), request.name.c_str());
+                 request.name.c_str(), dir.c_str(), files->cert.c_str(), files->key.c_str());
   } else {
     std::fprintf(out,
                  "Use it with: stormark run --tls-ca %s/ca.crt --tls-cert %s --tls-key %s ...\n",

@@ -2,9 +2,9 @@
 
 #include "common/atomic_file.h"
 #include "common/strings.h"
-#include "controller/pushgateway.h"
-#include "controller/report_export.h"
-#include "controller/report_json.h"
+#include "controller/report/pushgateway.h"
+#include "controller/report/report_export.h"
+#include "controller/report/report_json.h"
 #include "controller/results/results_query.h"
 
 namespace stormark::controller {

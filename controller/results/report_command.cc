@@ -2,7 +2,7 @@
 
 #include "common/atomic_file.h"
 #include "common/strings.h"
-#include "controller/html/report_html.h"
+#include "controller/report/html/report_html.h"
 #include "controller/results/results_query.h"
 
 namespace stormark::controller {

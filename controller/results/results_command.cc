@@ -1,20 +1,23 @@
 #include "controller/results/results_command.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "common/atomic_file.h"
 #include "common/strings.h"
 #include "common/units.h"
-#include "controller/environment.h"
-#include "controller/report_baseline.h"
-#include "controller/report_compare.h"
-#include "controller/report_gate.h"
-#include "controller/report_table.h"
+#include "controller/report/environment.h"
+#include "controller/report/report_baseline.h"
+#include "controller/report/report_compare.h"
+#include "controller/report/report_gate.h"
+#include "controller/report/report_table.h"
 #include "controller/results/results_query.h"
 #include "controller/results/results_store.h"
 #include "controller/results/same_plan.h"
-#include "controller/summary.h"
-#include "controller/text_table.h"
+#include "controller/report/summary.h"
+#include "controller/report/sweep_table.h"
+#include "controller/plan/plan_sweep.h"
+#include "controller/report/text_table.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
@@ -100,11 +103,42 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
     std::fprintf(out, "\n%s", notes.c_str());
   }
   std::fputs("\n", out);
-  const size_t count = std::max(listing.planned_phases, run->record.phases.size());
-  for (size_t p = 0; p < run->record.phases.size(); ++p) {
-    const PhaseOutcome& phase = run->record.phases[p];
-    std::fputs(FormatPhaseTable(phase, Summarize(phase), p, count).c_str(), out);
+  // As `stormark run` printed them: each sweep point's header, each phase's table with its
+  // repetition, and the summary of medians a sweep or repeated run ends with.
+  const std::vector<PhaseOutcome>& phases = run->record.phases;
+  const size_t count = std::max(listing.planned_phases, phases.size());
+  int repeat = 1;
+  std::vector<std::string> names, points;
+  for (const PhaseOutcome& phase : phases) {
+    repeat = std::max(repeat, phase.plan.repetition + 1);
+    if (std::find(names.begin(), names.end(), phase.plan.name) == names.end()) {
+      names.push_back(phase.plan.name);
+    }
+    const std::string point = DescribeSweepPoint(phase.plan.sweep_point);
+    if (std::find(points.begin(), points.end(), point) == points.end()) points.push_back(point);
+  }
+  // The plan's number of points: what it planned, when that divides into whole points.
+  const size_t per_point = static_cast<size_t>(repeat) * names.size();
+  const size_t planned_points = per_point > 0 && listing.planned_phases % per_point == 0
+                                    ? std::max(points.size(), listing.planned_phases / per_point)
+                                    : points.size();
+  std::string current_point;
+  size_t point_index = 0;
+  for (size_t p = 0; p < phases.size(); ++p) {
+    const PhaseOutcome& phase = phases[p];
+    const std::string point = DescribeSweepPoint(phase.plan.sweep_point);
+    if (!point.empty() && (p == 0 || point != current_point)) {
+      point_index = static_cast<size_t>(std::find(points.begin(), points.end(), point) -
+                                        points.begin());
+      std::fprintf(out, "Sweep point %zu/%zu: %s\n\n", point_index + 1, planned_points,
+                   point.c_str());
+    }
+    current_point = point;
+    std::fputs(FormatPhaseTable(phase, Summarize(phase), p, count, repeat).c_str(), out);
     std::fputs("\n", out);
+  }
+  if (const std::string summary = SweepSummaryTable(phases, repeat); !summary.empty()) {
+    std::fprintf(out, "%s\n", summary.c_str());
   }
   std::fputs(baseline.c_str(), out);
   return kExitOk;

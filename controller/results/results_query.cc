@@ -1,7 +1,7 @@
 #include "controller/results/results_query.h"
 
 #include "common/strings.h"
-#include "controller/environment.h"
+#include "controller/report/environment.h"
 
 namespace stormark::controller {
 namespace {

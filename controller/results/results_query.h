@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "common/status.h"
-#include "controller/plan.h"
+#include "controller/plan/plan.h"
 #include "controller/results/results_store.h"
-#include "controller/run_record.h"
+#include "controller/run/run_record.h"
 
 namespace stormark::controller {
 

@@ -11,7 +11,7 @@
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/version.h"
-#include "controller/summary.h"
+#include "controller/report/summary.h"
 
 namespace stormark::controller {
 namespace {

@@ -44,7 +44,7 @@
 //   labels        run_id, host_index, key, value: the plan's labels of each host (v2)
 //   environment   run_id, host_index, phase_index (-1: the start of the run), scope ('host' or
 //                 'target:NAME'), key, value: the environment facts under the keys of
-//                 agent/environment.h, as the agent reported them at the start of the run and
+//                 agent/host/environment.h, as the agent reported them at the start of the run and
 //                 as each phase was prepared (v2)
 //
 // The file is in WAL mode; every write is one transaction. Not thread-safe.
@@ -56,10 +56,10 @@
 #include <string_view>
 
 #include "common/status.h"
-#include "controller/fleet.h"
+#include "controller/fleet/fleet.h"
 #include "controller/results/run_owner.h"
 #include "controller/results/sqlite.h"
-#include "controller/run_record.h"
+#include "controller/run/run_record.h"
 
 namespace stormark::controller {
 

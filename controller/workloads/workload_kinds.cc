@@ -9,8 +9,8 @@
 
 #include "common/spec_check.h"
 #include "common/strings.h"
-#include "controller/fleet.h"
-#include "controller/summary.h"
+#include "controller/fleet/fleet.h"
+#include "controller/report/summary.h"
 
 namespace stormark::controller {
 

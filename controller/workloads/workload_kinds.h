@@ -7,6 +7,7 @@
 #define STORMARK_CONTROLLER_WORKLOADS_WORKLOAD_KINDS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,6 +55,17 @@ struct WorkloadKind {
   common::StatusOr<std::vector<stormark::v1::PhaseSpec>> (*load_config)(
       const std::string& path, const stormark::v1::PhaseSpec& spec,
       std::vector<std::string>* notes) = nullptr;
+  // The figure sweep tables and charts show for one host's result, in seconds, when the
+  // workload's figure is a duration (a command's wall time), or nullopt when the result has
+  // none; nullptr for the usual figure, the phase's throughput in MiB/s.
+  std::optional<double> (*seconds)(const stormark::v1::PhaseResult& result) = nullptr;
+  // Whether its result table shows each row's transport itself (a "via" column), so that the
+  // phase's header need not say it.
+  bool table_shows_via = false;
+  // One line of the classic tool's CSV for one host's result (bonnie++'s, for `--csv` and
+  // `results export --format bonnie-csv`); nullptr when there is no such format.
+  std::string (*csv_line)(const std::string& host,
+                          const stormark::v1::PhaseResult& result) = nullptr;
 };
 
 // Every workload the controller knows, in the order of their names.

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "gtest/gtest.h"
 
 namespace stormark::agent {

@@ -46,13 +46,27 @@ TEST(NormalizeAddress, RejectsBadAddressesNamingThem) {
         Case{"[::1", "missing ']'"}, Case{"[::1]9000", "expected ':PORT'"},
         Case{":9000", "no host"}, Case{"[]:9000", "no host"}, Case{"node1:http", "not a number"},
         Case{"node1:65536", "not a number"}, Case{"node1:-1", "not a number"},
-        Case{"node1:80x", "not a number"}}) {
+        Case{"node1:80x", "not a number"}, Case{"18301", "a port alone names no host"}}) {
     StatusOr<std::string> out = NormalizeAddress(c.address);
     ASSERT_FALSE(out.ok()) << "'" << c.address << "' gave " << *out;
     EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(out.status().message(), HasSubstr(c.why)) << c.address;
     EXPECT_THAT(out.status().message(), HasSubstr(std::string("'") + c.address + "'"));
   }
+}
+
+TEST(NormalizeAddress, APortAloneSaysHowToWriteIt) {
+  StatusOr<std::string> out = NormalizeAddress("18301");
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("such as localhost:18301"));
+}
+
+TEST(AddressHasPort, OnlyWhenTheAddressSaysWhereToConnect) {
+  EXPECT_TRUE(AddressHasPort("node1:9000"));
+  EXPECT_TRUE(AddressHasPort("[::1]:9000"));
+  EXPECT_TRUE(AddressHasPort("unix:/run/stormark.sock"));
+  EXPECT_FALSE(AddressHasPort("localhost"));
+  EXPECT_FALSE(AddressHasPort("[fe80::1]"));
 }
 
 TEST(IsLoopbackAddress, LoopbackNamesAndRanges) {

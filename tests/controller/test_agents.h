@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "agent/server.h"
+#include "agent/rpc/server.h"
 #include "common/clock.h"
 #include "common/version.h"
-#include "controller/agent_client.h"
+#include "controller/fleet/agent_client.h"
 #include "gtest/gtest.h"
 #include "stormark/v1/agent.pb.h"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "controller/fleet.h"
-#include "controller/plan.h"
-#include "controller/run_record.h"
+#include "controller/fleet/fleet.h"
+#include "controller/plan/plan.h"
+#include "controller/run/run_record.h"
 
 namespace stormark::controller::test_runs {
 

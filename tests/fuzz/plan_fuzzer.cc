@@ -1,10 +1,10 @@
-// Fuzzes the plan parser (controller/plan.h): any bytes give a plan or one error, never a
+// Fuzzes the plan parser (controller/plan/plan.h): any bytes give a plan or one error, never a
 // crash, a hang or a leak.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "controller/plan.h"
+#include "controller/plan/plan.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

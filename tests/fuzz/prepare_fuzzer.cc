@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "agent/server.h"
+#include "agent/rpc/server.h"
 #include "common/clock.h"
 #include "common/version.h"
 #include "stormark/v1/agent.grpc.pb.h"

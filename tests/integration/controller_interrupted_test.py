@@ -86,6 +86,41 @@ class ControllerInterruptedTest(h.StormarkTestCase):
                               (run_id,)).fetchall()
             self.assertEqual(rows, [("aborted",), ("aborted",)])
 
+    def test_an_interrupt_still_runs_the_points_teardown(self):
+        # What a setup hook did (here a marker; in a real sweep, a mount over the target) must
+        # not outlive an interrupted run: the teardown runs, bounded, and the output says so.
+        agent = self.start_agent("a", extra_config="commands: {enabled: true, user: root}\n")
+        marker = os.path.join(self.make_dir(), "mounted")
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), f"""
+setup:
+  - touch {marker}
+teardown:
+  - rm {marker}
+phases:
+  - {{name: w, workload: stream, rw: write, size: 4G, bs: 4k, direct: true, fdatasync: false}}
+""")
+        ctl = self.start_stormark(["run", "--agent", agent.address, "--plan", plan,
+                                   "--no-progress", "--no-db"])
+        deadline = time.monotonic() + 60
+        while len(re.findall(r"run phase '", agent.log())) < 2:
+            self.assertLess(time.monotonic(), deadline, agent.log())
+            if not ctl.running():
+                self.fail(f"stormark ended early:\n{ctl.wait().describe()}")
+            time.sleep(0.02)
+        self.assertTrue(os.path.exists(marker), "the setup ran")
+        time.sleep(SIGNAL_AFTER_RUN_SECONDS)
+        ctl.proc.send_signal(signal.SIGINT)
+        result = ctl.wait(timeout=120)
+        self.assertEqual(result.returncode, 130, result.describe())
+        self.assert_no_crash(result)
+        self.assertIn("teardown after the interrupt, so that nothing the setup did stays: at "
+                      "most 60.0 s each", result.stdout)
+        self.assertRegex(result.stdout, r"teardown `rm [^`]*`: ok on 1 host")
+        self.assertFalse(os.path.exists(marker), "the teardown ran after the interrupt")
+        # The agent's log names hooks as hooks, not as numbered phases.
+        self.assertRegex(agent.log(), r"phase '[^']*-setup-1'")
+        self.assertRegex(agent.log(), r"phase '[^']*-teardown-1'")
+
     def test_killed_controller_makes_the_agent_remove_its_files(self):
         agent = self.start_agent()
         ctl, phase_id, _ = self.start_long_phase([agent], os.path.join(self.make_dir(), "o.json"))

@@ -69,6 +69,56 @@ class ErrorsTest(h.StormarkTestCase):
         self.error_lines(result, address, "unreachable")
         self.assertNotIn("Phase ", result.stdout)
 
+    def test_a_port_alone_is_refused_saying_how_to_write_it(self):
+        result = self.run_refused(["run", "--agent", "18301", "--rw", "write", "--size", "8M",
+                                   "--no-progress"], 2)
+        self.error_lines(result, "'18301'", "a port alone names no host", "localhost:18301")
+
+    def test_a_host_without_port_names_the_port_it_tried(self):
+        import socket
+        with socket.socket() as probe:
+            probe.settimeout(1)
+            if probe.connect_ex(("127.0.0.1", 7420)) == 0:
+                h.skip_for_host(self, "something listens on 127.0.0.1:7420")
+        result = self.run_refused(["run", "--agent", "localhost", "--rw", "write", "--size",
+                                   "8M", "--no-progress"], 1)
+        self.error_lines(result, "host localhost:", "unreachable",
+                         "tried localhost:7420: no port was given, and 7420 is the default")
+
+    def test_a_stopped_agent_is_said_to_accept_but_not_answer(self):
+        import signal
+        agent = self.start_agent()
+        agent.send_signal(signal.SIGSTOP)
+        self.addCleanup(agent.send_signal, signal.SIGCONT)
+        result = self.run_refused(["run", "--agent", agent.address, "--rw", "write", "--size",
+                                   "8M", "--no-progress"], 1)
+        self.error_lines(result, agent.address, "GetInfo timed out",
+                         "accepted the connection but did not answer")
+        agent.send_signal(signal.SIGCONT)
+        ok = self.run_stormark(["run", "--agent", agent.address, "--rw", "write", "--size",
+                                "8M", "--no-progress", "--no-db"], env=self.env)
+        self.assertEqual(ok.returncode, 0, ok.describe())
+
+    def test_an_option_error_points_at_its_subcommands_help(self):
+        for argv, where in ((["run", "--bogus"], "stormark run --help"),
+                            (["results", "show", "--bogus"], "stormark results show --help"),
+                            (["--bogus"], "stormark --help")):
+            result = self.run_refused(argv, 2)
+            self.assertIn(f"Run '{where}' for usage.", result.stderr, result.describe())
+
+    def test_help_names_every_subcommand_and_each_flags_default(self):
+        results = self.run_stormark(["results", "--help"])
+        self.assertEqual(results.returncode, 0, results.describe())
+        first = results.stdout.splitlines()[0]
+        for sub in ("list", "show", "compare", "export"):
+            self.assertIn(sub, first)
+        run = self.run_stormark(["run", "--help"])
+        self.assertNotIn("{false}", run.stdout)
+        self.assertRegex(run.stdout, r"--fdatasync\s+fdatasync inside the timed region \(the default")
+        self.assertRegex(run.stdout, r"--no-fdatasync\s+no fdatasync")
+        both = self.run_refused(["run", "--fdatasync", "--no-fdatasync"], 2)
+        self.assertIn("excludes", both.stderr)
+
     def test_unknown_target_is_refused_naming_it_and_the_host(self):
         agent = self.start_agent()
         result = self.run_refused(["run", "--agent", agent.address, "--target", "nope",

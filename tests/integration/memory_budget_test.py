@@ -1,4 +1,4 @@
-"""The memory budget (agent/policy.h, common/memory_estimate.h): a phase whose buffers or
+"""The memory budget (agent/config/policy.h, common/memory_estimate.h): a phase whose buffers or
 tables would exhaust the host is refused at Prepare with one line naming the parameters that
 make it that large, and a phase whose memory the host cannot give after all (an allocation
 that fails) fails by itself. Either way the agent stays up and serves the next phase; before

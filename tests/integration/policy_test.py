@@ -1,8 +1,8 @@
-"""The agent's policy (agent/policy.h) refuses what its config does not allow, with one clear
+"""The agent's policy (agent/config/policy.h) refuses what its config does not allow, with one clear
 error at the controller and a log line at the agent naming who asked. Other refusals have
 their own tests: commands when disabled (command_test), writes to a target not marked
 disposable (randio_test, block_safety_test), names that would leave the target directory
-(tests/agent/service_test.cc)."""
+(tests/agent/rpc/service_test.cc)."""
 
 import os
 import sys

@@ -235,7 +235,7 @@ def rows_for(table, host):
     return [r for r in table["rows"] if r.strip() == host or r.strip().startswith(host + " ")]
 
 
-# The labels the tables' via column shows (controller/environment.cc).
+# The labels the tables' via column shows (controller/report/environment.cc).
 TRANSPORTS = ("local", "AoE", "iSCSI", "NBD", "FC", "USB", "NFS", "SMB", "NVMe-oF")
 
 
@@ -505,10 +505,12 @@ class LoopAgent:
         self.mount_point = mount_point
 
 
-def start_loop_agent(test, name, extra_config="", size=64 << 20):
+def start_loop_agent(test, name, extra_config="", size=64 << 20, device=True):
     """Starts an agent whose target 'scratch' is ext4 on a fresh loop device of `size` bytes
     that `test` (a StormarkTestCase) makes, and returns its LoopAgent. The device's path is
-    also written to BASE/device, beside the mount point BASE/mnt, for setup hooks.
+    also written to BASE/device, beside the mount point BASE/mnt, for setup hooks. The
+    target's `device:` names that device when `device` is True, the device `device` names
+    when it is a string, and is left out when it is None.
     `extra_config` is appended to its agent.yaml. Cleanup stops the agent, unmounts (also
     whatever hooks mounted below it), detaches the device and removes the image. Needs root."""
     base = test.make_dir(f"stormark-itest-loop-{name}-")
@@ -519,21 +521,23 @@ def start_loop_agent(test, name, extra_config="", size=64 << 20):
     def run(*argv):
         return subprocess.run(argv, check=True, capture_output=True, text=True).stdout.strip()
 
-    device = run("losetup", "-f", "--show", image)
-    test.addCleanup(subprocess.run, ["losetup", "-d", device], capture_output=True)
+    loop_device = run("losetup", "-f", "--show", image)
+    test.addCleanup(subprocess.run, ["losetup", "-d", loop_device], capture_output=True)
     mnt = os.path.join(base, "mnt")
     os.mkdir(mnt)
-    run("mkfs.ext4", "-q", "-F", device)
-    run("mount", device, mnt)
+    run("mkfs.ext4", "-q", "-F", loop_device)
+    run("mount", loop_device, mnt)
     # Registered after the detach, so it runs before it.
     test.addCleanup(subprocess.run, ["umount", "-R", "-l", mnt], capture_output=True)
-    test.write_file(os.path.join(base, "device"), device)
+    test.write_file(os.path.join(base, "device"), loop_device)
+    device_line = ("" if device is None else
+                   f"    device: {loop_device if device is True else device}\n")
     config = test.write_file(os.path.join(base, "agent.yaml"),
-                             f"targets:\n  scratch:\n    dir: {mnt}\n" + extra_config)
+                             f"targets:\n  scratch:\n    dir: {mnt}\n{device_line}" + extra_config)
     agent = test.start_agent_process(["--listen", "127.0.0.1:0", "--insecure", "--config", config],
                                      os.path.join(base, "agent.log"), name=name, target_dir=mnt)
     agent.address = agent.wait_for_log(_LISTENING.pattern).group(1)
-    return LoopAgent(agent, device, image, mnt)
+    return LoopAgent(agent, loop_device, image, mnt)
 
 
 def main():

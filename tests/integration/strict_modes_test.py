@@ -1,4 +1,4 @@
-"""The agent checks owners and modes as OpenSSH's StrictModes does (agent/strict_modes.h).
+"""The agent checks owners and modes as OpenSSH's StrictModes does (agent/config/strict_modes.h).
 
 The attack: a root agent's dir target that `nobody` owns, inside a world-writable sticky
 directory, lets `nobody` swap the target for a symbolic link and aim the agent's writes at

@@ -25,7 +25,8 @@ class SweepTest(h.StormarkTestCase):
                   for n in ("a", "b")]
         agents = [(loop.agent, loop.device) for loop in agents]
         before = [self.read_ahead(dev) for _, dev in agents]
-        dev_of = '"$(cat "$STORMARK_TARGET_DIR/../device")"'
+        # Each host's own device, from its agent's config (`device:`), never a guess.
+        dev_of = '"${STORMARK_TARGET_DEVICE:?}"'
         plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), f"""
 hosts:
   - {{name: left, address: "{agents[0][0].address}", labels: {{transport: loop}}}}
@@ -76,6 +77,25 @@ phases:
                     self.assertEqual(row["resolved"]["stdout_tail"].strip(), point["blocksize"])
                 else:
                     self.assertEqual(row["tuning"]["read_ahead_kb"], point["read_ahead_kb"])
+        # `results show` prints the run as `run` printed it: the points' headers, each phase's
+        # table with its repetition, and the summary. (The hooks' lines are not recorded yet.)
+        show = self.run_stormark(["results", "show", "latest"])
+        self.assertEqual(show.returncode, 0, show.describe())
+
+        def body(text):
+            start = text.index("Sweep point 1/4: ")
+            end = text.index("Summary: median of 3 runs")
+            return [line for line in text[start:end].splitlines()
+                    if line.strip() and not line.startswith(("  setup `", "  teardown `"))]
+
+        def summary_of(text):
+            block = text[text.index("Summary: median of 3 runs"):].split("\n\n")[0]
+            return block.strip()
+
+        self.assertEqual(body(show.stdout), body(result.stdout))
+        self.assertEqual(summary_of(show.stdout), summary_of(result.stdout))
+        self.assertIn(", run 3/3]", show.stdout)
+
         # The agents put read-ahead back, and left nothing in the targets.
         self.assertEqual([self.read_ahead(dev) for _, dev in agents], before)
         for agent, _ in agents:

@@ -14,7 +14,7 @@ common::StatusOr<std::unique_ptr<AoeDevice>> AoeDevice::Open(const AoeAddress& a
                                                              LinkFactory links,
                                                              const common::Clock& clock) {
   ASSIGN_OR_RETURN(std::unique_ptr<FrameLink> link, links(std::nullopt));
-  ASSIGN_OR_RETURN(TargetParams params,
+  ASSIGN_OR_RETURN(AoeServerParams params,
                    Discover(*link, address, options.timers.discovery_timeout_nanos, clock,
                             options.timers.cancelled));
   const uint64_t capacity = params.identify.sectors * kSectorSize;
@@ -24,12 +24,12 @@ common::StatusOr<std::unique_ptr<AoeDevice>> AoeDevice::Open(const AoeAddress& a
                        " bytes is larger than the target (", capacity, " bytes)"));
   }
   const uint64_t size = options.size != 0 ? options.size / kSectorSize * kSectorSize : capacity;
-  auto target = std::make_unique<AoeTarget>(std::move(params), options.timers, clock);
+  auto target = std::make_unique<AoeServer>(std::move(params), options.timers, clock);
   return std::unique_ptr<AoeDevice>(
       new AoeDevice(std::move(target), std::move(links), size, options.writable));
 }
 
-AoeDevice::AoeDevice(std::unique_ptr<AoeTarget> target, LinkFactory links, uint64_t size,
+AoeDevice::AoeDevice(std::unique_ptr<AoeServer> target, LinkFactory links, uint64_t size,
                      bool writable)
     : target_(std::move(target)), links_(std::move(links)), size_(size), writable_(writable) {}
 
@@ -45,7 +45,7 @@ DeviceCaps AoeDevice::caps() const {
 }
 
 std::string AoeDevice::Describe() const {
-  const TargetParams& p = target_->params();
+  const AoeServerParams& p = target_->params();
   return common::StrCat(p.address.ToString(), " (user-space AoE initiator, e", p.address.shelf, ".",
                         p.address.slot, ", ", p.sectors_per_frame, " sectors/frame)");
 }
@@ -108,7 +108,7 @@ common::Status AoeDevice::RequestError(const IoRequest& request, int64_t result)
   return common::Status(base.code(), common::StrCat(base.message(), " (", detail, ")"));
 }
 
-common::StatusOr<TargetParams> ProbeAoeTarget(const AoeAddress& address, int64_t timeout_nanos) {
+common::StatusOr<AoeServerParams> ProbeAoeTarget(const AoeAddress& address, int64_t timeout_nanos) {
   ASSIGN_OR_RETURN(auto link, PacketLink::Open(address.interface, std::nullopt));
   return Discover(*link, address, timeout_nanos, common::SystemClock());
 }

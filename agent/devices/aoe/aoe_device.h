@@ -18,7 +18,7 @@
 
 #include "agent/devices/aoe/aoe_address.h"
 #include "agent/devices/aoe/aoe_queue.h"
-#include "agent/devices/aoe/aoe_target.h"
+#include "agent/devices/aoe/aoe_server.h"
 #include "agent/devices/aoe/frame_link.h"
 #include "agent/devices/device.h"
 #include "common/clock.h"
@@ -53,13 +53,13 @@ class AoeDevice final : public Device {
   // Adds the initiator's reason (AoE error, ATA registers, no reply) to the base error.
   common::Status RequestError(const IoRequest& request, int64_t result) const override;
 
-  const TargetParams& params() const { return target_->params(); }
+  const AoeServerParams& params() const { return target_->params(); }
 
  private:
-  AoeDevice(std::unique_ptr<AoeTarget> target, LinkFactory links, uint64_t size, bool writable);
+  AoeDevice(std::unique_ptr<AoeServer> target, LinkFactory links, uint64_t size, bool writable);
   common::StatusOr<std::unique_ptr<AoeQueue>> NewQueue(uint32_t depth, uint32_t window);
 
-  const std::unique_ptr<AoeTarget> target_;
+  const std::unique_ptr<AoeServer> target_;
   const LinkFactory links_;
   const uint64_t size_;
   const bool writable_;
@@ -68,7 +68,7 @@ class AoeDevice final : public Device {
 };
 
 // The target's facts for TargetInfo: found with a short discovery (at most `timeout_nanos`).
-common::StatusOr<TargetParams> ProbeAoeTarget(const AoeAddress& address, int64_t timeout_nanos);
+common::StatusOr<AoeServerParams> ProbeAoeTarget(const AoeAddress& address, int64_t timeout_nanos);
 
 }  // namespace stormark::agent::aoe
 

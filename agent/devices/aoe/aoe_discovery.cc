@@ -57,14 +57,14 @@ common::StatusOr<std::vector<uint8_t>> Transact(FrameLink& link, std::span<const
 
 }  // namespace
 
-common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& address,
-                                        int64_t timeout_nanos, const common::Clock& clock,
-                                        const std::atomic<bool>* cancelled) {
+common::StatusOr<AoeServerParams> Discover(FrameLink& link, const AoeAddress& address,
+                                           int64_t timeout_nanos, const common::Clock& clock,
+                                           const std::atomic<bool>* cancelled) {
   const int64_t deadline = clock.MonotonicNanos() + timeout_nanos;
   const std::string where =
       common::StrCat(DescribeAddress(address.shelf, address.slot), " on ", address.interface);
   std::mt19937 random(std::random_device{}());
-  TargetParams params;
+  AoeServerParams params;
   params.address = address;
   params.mtu = link.mtu();
 

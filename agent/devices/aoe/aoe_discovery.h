@@ -8,7 +8,7 @@
 #include <atomic>
 
 #include "agent/devices/aoe/aoe_address.h"
-#include "agent/devices/aoe/aoe_target.h"
+#include "agent/devices/aoe/aoe_server.h"
 #include "agent/devices/aoe/frame_link.h"
 #include "common/clock.h"
 
@@ -18,9 +18,9 @@ namespace stormark::agent::aoe {
 // NOT_FOUND when nothing answers within `timeout_nanos`; the target's own errors
 // (AoE error codes, ATA status) otherwise; CANCELLED within kCancelSliceNanos of `cancelled`
 // being set (it may be null).
-common::StatusOr<TargetParams> Discover(FrameLink& link, const AoeAddress& address,
-                                        int64_t timeout_nanos, const common::Clock& clock,
-                                        const std::atomic<bool>* cancelled = nullptr);
+common::StatusOr<AoeServerParams> Discover(FrameLink& link, const AoeAddress& address,
+                                           int64_t timeout_nanos, const common::Clock& clock,
+                                           const std::atomic<bool>* cancelled = nullptr);
 
 }  // namespace stormark::agent::aoe
 

@@ -20,7 +20,7 @@ double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 
 }  // namespace
 
-AoeQueue::AoeQueue(AoeTarget& target, std::unique_ptr<FrameLink> link, uint8_t session,
+AoeQueue::AoeQueue(AoeServer& target, std::unique_ptr<FrameLink> link, uint8_t session,
                    uint32_t depth, uint32_t window, uint64_t size, bool writable)
     : target_(target),
       params_(target.params()),

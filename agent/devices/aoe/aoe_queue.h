@@ -3,7 +3,7 @@
 // runs the protocol on the caller's thread inside Submit and Reap (no helper thread).
 //
 // - A request is cut into frames of at most sectors_per_frame sectors. At most `window` frames
-//   are in flight, and each holds one of the target's buffers (AoeTarget credits shared by
+//   are in flight, and each holds one of the target's buffers (AoeServer credits shared by
 //   every queue of the device), so the target's buffer count is never exceeded.
 // - Every transmission carries a new tag: the queue's session byte, then a 24-bit sequence
 //   number. A frame remembers the tags of its last few attempts; a reply to any of them
@@ -21,7 +21,7 @@
 // - A flush waits until every earlier request has completed, and later requests wait for it
 //   (as IOSQE_IO_DRAIN).
 // - The target's errors fail the request with EIO; the detail (AoE error code, or the ATA
-//   status and error registers) is kept in AoeTarget::NoteFailure for the error message.
+//   status and error registers) is kept in AoeServer::NoteFailure for the error message.
 //
 // Owned by one thread; not thread-safe. The destructor waits for requests still in flight
 // (bounded by request_timeout), so buffers are never written after it returns.
@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/devices/aoe/aoe_target.h"
+#include "agent/devices/aoe/aoe_server.h"
 #include "agent/devices/aoe/frame_link.h"
 #include "agent/devices/device.h"
 
@@ -45,7 +45,7 @@ class AoeQueue final : public IoQueue {
   // A queue of `depth` requests with at most `window` frames in flight, on `link` (which
   // receives the replies tagged with `session`). `target` must outlive the queue. `size` is
   // the bytes requests may address; writes fail with EBADF unless `writable`.
-  AoeQueue(AoeTarget& target, std::unique_ptr<FrameLink> link, uint8_t session, uint32_t depth,
+  AoeQueue(AoeServer& target, std::unique_ptr<FrameLink> link, uint8_t session, uint32_t depth,
            uint32_t window, uint64_t size, bool writable);
   ~AoeQueue() override;
 
@@ -113,8 +113,8 @@ class AoeQueue final : public IoQueue {
   uint32_t NewTag() { return uint32_t{session_} << 24 | (sequence_++ & 0xffffff); }
   int64_t NextDeadline() const;
 
-  AoeTarget& target_;
-  const TargetParams& params_;
+  AoeServer& target_;
+  const AoeServerParams& params_;
   std::unique_ptr<FrameLink> link_;
   const uint8_t session_;
   const uint32_t depth_;

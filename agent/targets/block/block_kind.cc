@@ -8,8 +8,8 @@
 
 #include <algorithm>
 
-#include "agent/strict_modes.h"
-#include "agent/sysinfo.h"
+#include "agent/config/strict_modes.h"
+#include "agent/host/sysinfo.h"
 #include "agent/targets/block/block_target.h"
 #include "common/strings.h"
 
@@ -90,7 +90,7 @@ const TargetKind& BlockTargetKind() {
   static const TargetKind kind = {
       .name = "block",
       .value = "PATH",
-      .keys = {"size", "disposable", "strict_modes"},
+      .keys = {"size", "disposable", "strict_modes", "device"},
       .caps = {.device = true, .local_path = true, .page_cache = true, .engines = true},
       .transport = "",
       .parse = Parse,

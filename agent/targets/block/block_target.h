@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "agent/devices/device.h"
 #include "agent/devices/file_device.h"
 #include "agent/targets/target_kind.h"

@@ -2,8 +2,8 @@
 
 #include <sys/stat.h>
 
-#include "agent/strict_modes.h"
-#include "agent/sysinfo.h"
+#include "agent/config/strict_modes.h"
+#include "agent/host/sysinfo.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -34,7 +34,7 @@ const TargetKind& DirTargetKind() {
   static const TargetKind kind = {
       .name = "dir",
       .value = "PATH",
-      .keys = {"strict_modes"},
+      .keys = {"strict_modes", "device"},
       .caps = {.files = true, .local_path = true, .page_cache = true, .engines = true},
       .transport = "",
       .parse = Parse,

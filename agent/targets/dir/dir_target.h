@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "agent/devices/file_device.h"
 #include "agent/dir/dir.h"
 #include "agent/workloads/fd.h"
@@ -20,7 +20,7 @@ namespace stormark::agent {
 // Opens target `name`'s directory `path` once, as the one descriptor everything below it is
 // reached through: O_DIRECTORY|O_NOFOLLOW, so a path that is itself a symbolic link is refused
 // (naming the directory to configure instead). The directories above it are the admin's, as
-// StrictModes checks them (agent/strict_modes.h).
+// StrictModes checks them (agent/config/strict_modes.h).
 common::StatusOr<Fd> OpenTargetDir(std::string_view name, const std::string& path);
 
 // Opens the target's directory once (O_DIRECTORY | O_NOFOLLOW: the configured path itself must

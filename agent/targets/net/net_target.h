@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "agent/devices/device.h"
 #include "agent/targets/target_kind.h"
 #include "common/status.h"

@@ -135,12 +135,18 @@ Status BonnieWorkload::Prepare(const std::atomic<bool>& cancelled,
     warnings->push_back(common::StrCat("target '", target_name, "' is on ", filesystem_,
                                        ": this measures memory, not storage"));
   }
-  if (params_.run_io && !params_.direct && params_.ram_bytes > 0 &&
-      params_.size_bytes < 2 * params_.ram_bytes) {
-    warnings->push_back(
-        common::StrCat("possibly cache-dominated: size ", common::FormatBytes(params_.size_bytes),
-                       " is under 2x RAM (RAM is ", common::FormatBytes(params_.ram_bytes),
-                       ") and direct is off"));
+  // The page cache is as large as the host's memory, whatever `ram` told the 2 x rule: a
+  // `ram` below it sizes the file to fit in the cache.
+  const uint64_t cache_ram = std::max(params_.ram_bytes, host_ram_bytes_);
+  if (params_.run_io && !params_.direct && cache_ram > 0 && params_.size_bytes < 2 * cache_ram) {
+    const std::string ram =
+        params_.ram_bytes < host_ram_bytes_
+            ? common::StrCat("this host's RAM is ", common::FormatBytes(host_ram_bytes_),
+                             "; ram was set to ", common::FormatBytes(params_.ram_bytes))
+            : common::StrCat("RAM is ", common::FormatBytes(cache_ram));
+    warnings->push_back(common::StrCat("possibly cache-dominated: size ",
+                                       common::FormatBytes(params_.size_bytes),
+                                       " is under 2x RAM (", ram, ") and direct is off"));
   }
 
   if (params_.run_io) {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/sysinfo.h"
+#include "agent/host/sysinfo.h"
 #include "agent/dir/dir.h"
 #include "agent/workloads/bonnie/bonnie_common.h"
 #include "agent/workloads/workload.h"

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/thread_top.h"
+#include "agent/runner/thread_top.h"
 #include "common/strings.h"
 
 namespace stormark::agent {

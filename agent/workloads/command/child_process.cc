@@ -324,6 +324,17 @@ void ChildProcess::Drain(int timeout_ms, ChildExit* exit) {
     const bool is_out = fds[i].fd == out_fd_;
     const ssize_t n = read(fds[i].fd, buf, sizeof(buf));
     if (n > 0) {
+      if (!is_out && !first_line_done_) {
+        // Up to its first newline, and at most 1 KiB.
+        const std::string_view chunk(buf, static_cast<size_t>(n));
+        const size_t newline = chunk.find('\n');
+        exit->stderr_first_line.append(chunk.substr(0, newline));
+        first_line_done_ = newline != std::string_view::npos;
+        if (exit->stderr_first_line.size() >= 1024) {
+          exit->stderr_first_line.resize(1024);
+          first_line_done_ = true;
+        }
+      }
       KeepTail(buf, static_cast<size_t>(n), tail_bytes_,
                is_out ? &exit->stdout_tail : &exit->stderr_tail);
     } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {

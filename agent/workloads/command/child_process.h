@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/credentials.h"
+#include "agent/config/credentials.h"
 #include "common/clock.h"
 #include "common/status.h"
 
@@ -64,6 +64,9 @@ struct ChildExit {
   int64_t exit_mono_nanos = 0;
   std::string stdout_tail;
   std::string stderr_tail;
+  // The first line of stderr (up to 1 KiB of it), which a long usage text would push out of
+  // the tail: mkfs prints its real error first.
+  std::string stderr_first_line;
 
   // "exited with status 2", "killed by signal 9 (Killed)", "timed out", ...
   std::string Describe() const;
@@ -105,6 +108,7 @@ class ChildProcess {
   int err_fd_;
   int pid_fd_ = -1;
   const size_t tail_bytes_;
+  bool first_line_done_ = false;  // ChildExit::stderr_first_line is complete.
   const common::Clock& clock_;
   bool reaped_ = false;
 };

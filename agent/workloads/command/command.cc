@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
 
+#include "agent/host/sysinfo.h"
 #include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/fd.h"
 #include "common/strings.h"
@@ -30,12 +32,28 @@ std::string LastLine(const std::string& text) {
 
 }  // namespace
 
+std::vector<std::string> TargetEnvironment(const TargetConfig& configured) {
+  // Whether the directory is a mount point now: a hook that formats the device checks it
+  // has mounted it there before it writes, never the root filesystem under an empty dir.
+  struct stat self, parent;
+  const std::string up = configured.path + "/..";
+  const bool mounted = stat(configured.path.c_str(), &self) == 0 &&
+                       stat(up.c_str(), &parent) == 0 && self.st_dev != parent.st_dev;
+  stormark::v1::TargetInfo facts;
+  ReadFilesystemFacts(configured.path, SystemPaths(), -1, &facts);
+  struct utsname host;
+  const std::string host_name = uname(&host) == 0 ? host.nodename : "";
+  return {common::StrCat("STORMARK_TARGET=", configured.name),
+          common::StrCat("STORMARK_TARGET_DIR=", configured.path),
+          common::StrCat("STORMARK_TARGET_DEVICE=", configured.device),
+          common::StrCat("STORMARK_TARGET_MOUNTED=", mounted ? "yes" : "no"),
+          common::StrCat("STORMARK_TARGET_FS=", facts.filesystem()),
+          common::StrCat("STORMARK_HOST=", host_name)};
+}
+
 CommandWorkload::CommandWorkload(const stormark::v1::CommandSpec& spec, std::unique_ptr<Dir> target,
-                                 std::string target_dir, CommandPolicy policy)
-    : spec_(spec),
-      target_(std::move(target)),
-      target_dir_(std::move(target_dir)),
-      policy_(std::move(policy)) {
+                                 const TargetConfig& configured, CommandPolicy policy)
+    : spec_(spec), target_(std::move(target)), configured_(configured), policy_(std::move(policy)) {
   if (target_) target_->AdoptContents();
 }
 
@@ -87,7 +105,7 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
   options.cwd = target_ ? target_->Describe("") : "/";
   options.cwd_fd = target_ ? target_->fd() : -1;
   options.user = user_;
-  options.extra_env = {common::StrCat("STORMARK_TARGET_DIR=", target_dir_)};
+  options.extra_env = TargetEnvironment(configured_);
   if (target_)
     options.extra_env.push_back(common::StrCat("STORMARK_PHASE_DIR=", target_->Describe("")));
   const int64_t start = ctx.clock.MonotonicNanos();
@@ -111,9 +129,16 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
       why = common::StrCat("command timed out after ", spec_.timeout_ms() / 1000.0,
                            " s; its process group was killed");
     }
+    // The first line of stderr and its last: a tool that fails with a usage text prints the
+    // error first and the usage after it.
     const std::string last =
         LastLine(exit_->stderr_tail.empty() ? exit_->stdout_tail : exit_->stderr_tail);
-    if (!last.empty()) why += common::StrCat(": ", last);
+    const std::string first(common::Trim(exit_->stderr_first_line));
+    if (!first.empty() && first != last) {
+      why += common::StrCat(": ", first, last.empty() ? "" : common::StrCat(" ... ", last));
+    } else if (!last.empty()) {
+      why += common::StrCat(": ", last);
+    }
     why += RootHint(exit_->stderr_tail + exit_->stdout_tail);
     return absl::AbortedError(why);
   }
@@ -123,7 +148,7 @@ common::Status CommandWorkload::Run(RunContext& ctx) {
       RETURN_IF_ERROR(target_->SyncFilesystem());
     } else {
       // A hook has no phase directory: the target's own, which is not written through.
-      ASSIGN_OR_RETURN(Fd dir, OpenTargetDir(target_dir_, target_dir_));
+      ASSIGN_OR_RETURN(Fd dir, OpenTargetDir(configured_.name, configured_.path));
       if (syncfs(dir.get()) != 0) {
         return common::ErrnoError("syncfs of the target's filesystem", errno);
       }

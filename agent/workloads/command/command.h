@@ -2,8 +2,13 @@
 // the reference posts did by hand with `time`.
 //
 // The program runs in the phase's directory on the target (<dir>/.stormark-<phase>/), which
-// Cleanup removes with everything the program left in it. The environment adds
-// STORMARK_PHASE_DIR and STORMARK_TARGET_DIR (the configured directory). The timed region is from
+// Cleanup removes with everything the program left in it. The environment adds the facts of
+// this host's target (TargetEnvironment): STORMARK_TARGET (its name), STORMARK_TARGET_DIR
+// (the configured directory), STORMARK_TARGET_DEVICE (the config's `device:`, never a guess
+// from what is mounted; empty when it names none), STORMARK_TARGET_MOUNTED (yes when the
+// directory is the root of a filesystem of its own now, no otherwise), STORMARK_TARGET_FS
+// (the type of the filesystem holding it now), STORMARK_HOST (this host's name), and for a
+// command STORMARK_PHASE_DIR. The timed region is from
 // the fork to the program's exit, plus a syncfs() of the target's filesystem when `sync` is
 // set (as `time (cmd; sync)`).
 //
@@ -18,7 +23,7 @@
 //
 // Commands run only where the agent's config allows them, and only argument vectors its
 // allow-list matches (CommandPolicy); Prepare refuses otherwise, naming the setting. They
-// run as the config's commands.user (nobody by default; agent/credentials.h): Prepare gives
+// run as the config's commands.user (nobody by default; agent/config/credentials.h): Prepare gives
 // the phase directory, and only it, to that user (fchown of its descriptor), and the child
 // starts in it through that descriptor. `resolved` then also holds "user". A command that
 // fails for want of privilege as a user other than root says that commands.user: root is
@@ -30,8 +35,8 @@
 #include <optional>
 #include <string>
 
-#include "agent/config.h"
-#include "agent/credentials.h"
+#include "agent/config/config.h"
+#include "agent/config/credentials.h"
 #include "agent/dir/dir.h"
 #include "agent/workloads/command/child_process.h"
 #include "agent/workloads/workload.h"
@@ -39,12 +44,16 @@
 
 namespace stormark::agent {
 
+// The STORMARK_TARGET* and STORMARK_HOST variables of a command or hook on `configured`, as
+// they are now ("NAME=value").
+std::vector<std::string> TargetEnvironment(const TargetConfig& configured);
+
 class CommandWorkload final : public Workload {
  public:
   // `target` is null for a hook (spec.hook()), which runs in "/" and makes no phase
-  // directory; `target_dir` is the target's configured directory either way.
+  // directory; `configured` is the target's config entry either way.
   CommandWorkload(const stormark::v1::CommandSpec& spec, std::unique_ptr<Dir> target,
-                  std::string target_dir, CommandPolicy policy);
+                  const TargetConfig& configured, CommandPolicy policy);
 
   // Checks the command against the policy, looks up the command user and hands the phase
   // directory to it. Nothing is run.
@@ -57,7 +66,7 @@ class CommandWorkload final : public Workload {
  private:
   const stormark::v1::CommandSpec spec_;
   std::unique_ptr<Dir> target_;
-  const std::string target_dir_;
+  const TargetConfig configured_;
   const CommandPolicy policy_;
   // Why a failure as a user other than root may be for want of root; "" otherwise.
   std::string RootHint(std::string_view output) const;

@@ -22,7 +22,7 @@ common::StatusOr<std::unique_ptr<Workload>> Make(const WorkloadInputs& in) {
     ASSIGN_OR_RETURN(dir, OpenPhaseDir(in.target, in.spec.phase_id()));
   }
   return std::unique_ptr<Workload>(
-      new CommandWorkload(in.spec.command(), std::move(dir), in.target.path, in.config.commands));
+      new CommandWorkload(in.spec.command(), std::move(dir), in.target, in.config.commands));
 }
 
 int64_t RuntimeNanos(const PhaseSpec& spec) {
@@ -39,10 +39,14 @@ const WorkloadModule& Module() {
       .name = "command",
       .spec_case = PhaseSpec::kCommand,
       .check = [](const PhaseSpec& spec) { return common::CheckCommandSpec(spec.command()); },
+      .program = [](const PhaseSpec& spec) { return &spec.command(); },
       .make = Make,
       .memory = [](const PhaseSpec& spec, const TargetConfig&,
                    const TargetCaps&) { return common::EstimateMemory(spec.command()); },
       .runtime_nanos = RuntimeNanos,
+      .too_fast_hint = [](const PhaseSpec&) -> std::string_view {
+        return "time a longer job (or several in one command line)";
+      },
   };
   return kModule;
 }

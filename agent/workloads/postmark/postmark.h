@@ -41,7 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/sysinfo.h"
+#include "agent/host/sysinfo.h"
 #include "agent/dir/dir.h"
 #include "agent/workloads/postmark/postmark_files.h"
 #include "agent/workloads/postmark/postmark_model.h"

@@ -40,6 +40,7 @@ const WorkloadModule& Module() {
       .files = Files,
       .memory = [](const PhaseSpec& spec, const TargetConfig&,
                    const TargetCaps&) { return common::EstimateMemory(spec.postmark()); },
+      .too_fast_hint = [](const PhaseSpec&) -> std::string_view { return "use more transactions"; },
   };
   return kModule;
 }

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "agent/devices/device.h"
-#include "agent/sysinfo.h"
+#include "agent/host/sysinfo.h"
 #include "agent/dir/dir.h"
 #include "agent/targets/block/block_target.h"
 #include "agent/workloads/randio/block_verify.h"

@@ -50,10 +50,15 @@ const WorkloadModule& Module() {
       .name = "randio",
       .spec_case = PhaseSpec::kRandio,
       .check = [](const PhaseSpec& spec) { return common::CheckRandioSpec(spec.randio()); },
+      .writes = [](const PhaseSpec& spec,
+                   const TargetConfig&) { return common::RandioWrites(spec.randio()); },
       .make = Make,
       .data_bytes = DataBytes,
       .memory = Memory,
       .runtime_nanos = RuntimeNanos,
+      .too_fast_hint = [](const PhaseSpec& spec) -> std::string_view {
+        return spec.randio().runtime_nanos() > 0 ? "use a longer runtime" : "use a larger size";
+      },
   };
   return kModule;
 }

@@ -10,7 +10,7 @@
 
 #include "agent/devices/fill.h"
 #include "agent/devices/page_cache.h"
-#include "agent/system_paths.h"
+#include "agent/host/system_paths.h"
 #include "agent/targets/block/block_target.h"
 #include "agent/targets/dir/dir_target.h"
 #include "agent/targets/target_caps.h"

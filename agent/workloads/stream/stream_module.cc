@@ -28,6 +28,13 @@ const WorkloadModule& Module() {
       .name = "stream",
       .spec_case = PhaseSpec::kStream,
       .check = [](const PhaseSpec& spec) { return common::CheckStreamSpec(spec.stream()); },
+      // A read lays out its data first only on a disposable device (and on files, in its own
+      // phase directory, which no other data shares).
+      .writes =
+          [](const PhaseSpec& spec, const TargetConfig& target) {
+            if (spec.stream().direction() != stormark::v1::StreamSpec::READ) return true;
+            return CapsOf(target).device && target.disposable;
+          },
       .make = Make,
       .data_bytes = [](const PhaseSpec& spec, const HostFacts&) -> common::StatusOr<uint64_t> {
         return spec.stream().size_bytes();

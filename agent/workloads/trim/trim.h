@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/config.h"
+#include "agent/config/config.h"
 #include "agent/devices/device.h"
 #include "agent/targets/block/block_target.h"
 #include "agent/targets/target_kind.h"

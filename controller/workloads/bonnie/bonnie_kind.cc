@@ -1,8 +1,8 @@
 // bonnie, as the controller's registry knows it (controller/workloads/workload_kinds.h).
 #include "nlohmann/json.hpp"
 #include "common/workloads/bonnie/bonnie_spec.h"
-#include "controller/fleet.h"
-#include "controller/summary.h"
+#include "controller/fleet/fleet.h"
+#include "controller/report/summary.h"
 #include "controller/workloads/bonnie/bonnie_params.h"
 #include "controller/workloads/bonnie/bonnie_report.h"
 #include "controller/workloads/workload_kinds.h"
@@ -29,6 +29,7 @@ const WorkloadKind& Kind() {
             return BonnieTextTable(SucceededHosts(outcome));
           },
       .json = [](const PhaseSpec& spec) { return BonnieSpecJson(spec.bonnie()); },
+      .csv_line = BonnieCsvLine,
   };
   return kKind;
 }

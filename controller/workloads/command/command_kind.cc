@@ -1,7 +1,7 @@
 // command, as the controller's registry knows it (controller/workloads/workload_kinds.h).
 #include "common/workloads/command/command_spec.h"
-#include "controller/fleet.h"
-#include "controller/summary.h"
+#include "controller/fleet/fleet.h"
+#include "controller/report/summary.h"
 #include "controller/workloads/command/command_params.h"
 #include "controller/workloads/command/command_report.h"
 #include "controller/workloads/workload_kinds.h"
@@ -23,6 +23,7 @@ const WorkloadKind& Kind() {
       .describe = [](const PhaseSpec& spec) { return DescribeCommand(spec.command()); },
       .expected_bytes = [](const PhaseSpec&) -> uint64_t { return 0; },
       .table = CommandTable,
+      .seconds = CommandSeconds,
   };
   return kKind;
 }

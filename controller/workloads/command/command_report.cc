@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "common/units.h"
-#include "controller/text_table.h"
+#include "controller/report/text_table.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
@@ -26,6 +26,12 @@ std::string Resolved(const stormark::v1::PhaseResult& result, const std::string&
 }
 
 }  // namespace
+
+std::optional<double> CommandSeconds(const stormark::v1::PhaseResult& result) {
+  const stormark::v1::Measurement* m = FindCommand(result);
+  if (m == nullptr) return std::nullopt;
+  return static_cast<double>(m->elapsed_nanos()) / 1e9;
+}
 
 std::string CommandTable(const PhaseOutcome& outcome, const PhaseSummary&) {
   TextTable table;

@@ -143,9 +143,13 @@ class ScriptParser {
       key = StrCat("bias_", which);
       first_value = 3;
     } else if (setting == "location") {
-      return line.Bad(
-          "stormark does not take directories from the script: it runs in an agent's target "
-          "(plan `target:` or --target; --dir for the local agent). Remove this line");
+      // In almost every real script; the directory is the agent's to decide, never the
+      // script's (a request names a target, never a path).
+      if (words.size() < 3) return line.Bad("'location' takes a directory");
+      out_.notes.push_back(line.Note(
+          "ignored: the phase runs in the agent's target (plan `target:` or --target; --dir "
+          "for the local agent), not in a directory the script names"));
+      return absl::OkStatus();
     }
     const std::vector<std::string_view> values(words.begin() + first_value, words.end());
     const size_t most = key == "size" ? 2 : 1;

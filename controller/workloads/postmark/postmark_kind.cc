@@ -1,7 +1,7 @@
 // postmark, as the controller's registry knows it (controller/workloads/workload_kinds.h).
 #include "common/workloads/postmark/postmark_spec.h"
-#include "controller/fleet.h"
-#include "controller/summary.h"
+#include "controller/fleet/fleet.h"
+#include "controller/report/summary.h"
 #include "controller/workloads/postmark/postmark_config.h"
 #include "controller/workloads/postmark/postmark_params.h"
 #include "controller/workloads/postmark/postmark_report.h"

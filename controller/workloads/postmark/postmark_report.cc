@@ -7,7 +7,7 @@
 #include "common/histogram.h"
 #include "common/strings.h"
 #include "common/units.h"
-#include "controller/text_table.h"
+#include "controller/report/text_table.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {

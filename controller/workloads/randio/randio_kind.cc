@@ -1,7 +1,7 @@
 // randio, as the controller's registry knows it (controller/workloads/workload_kinds.h).
 #include "common/workloads/randio/randio_spec.h"
-#include "controller/fleet.h"
-#include "controller/summary.h"
+#include "controller/fleet/fleet.h"
+#include "controller/report/summary.h"
 #include "controller/workloads/randio/randio_params.h"
 #include "controller/workloads/randio/randio_report.h"
 #include "controller/workloads/workload_kinds.h"
@@ -32,6 +32,7 @@ const WorkloadKind& Kind() {
         return r.runtime_nanos() > 0 ? r.runtime_nanos() + r.ramp_time_nanos() : 0;
       },
       .table = RandioTable,
+      .table_shows_via = true,
   };
   return kKind;
 }

@@ -7,9 +7,9 @@
 #include "common/histogram.h"
 #include "common/strings.h"
 #include "common/units.h"
-#include "controller/fleet.h"
-#include "controller/summary.h"
-#include "controller/text_table.h"
+#include "controller/fleet/fleet.h"
+#include "controller/report/summary.h"
+#include "controller/report/text_table.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {

@@ -1,8 +1,8 @@
 // stream, as the controller's registry knows it (controller/workloads/workload_kinds.h).
 #include "nlohmann/json.hpp"
 #include "common/workloads/stream/stream_spec.h"
-#include "controller/fleet.h"
-#include "controller/summary.h"
+#include "controller/fleet/fleet.h"
+#include "controller/report/summary.h"
 #include "controller/workloads/stream/stream_params.h"
 #include "controller/workloads/workload_kinds.h"
 

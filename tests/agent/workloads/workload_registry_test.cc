@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "agent/policy.h"
+#include "agent/config/policy.h"
 #include "common/spec_check.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -60,6 +60,50 @@ TEST(WorkloadRegistry, PolicyAsksTheModuleForItsMemory) {
     EXPECT_EQ(PhaseMemory(spec, dir).workload, module->name);
   }
   EXPECT_TRUE(PhaseMemory(PhaseSpec(), dir).parts.empty());
+}
+
+TEST(WorkloadRegistry, OnlyTheCommandWorkloadRunsAProgram) {
+  for (const WorkloadModule* module : WorkloadModules()) {
+    const PhaseSpec spec = SpecOf(*module);
+    if (module->spec_case == PhaseSpec::kCommand) {
+      EXPECT_EQ(ProgramOf(spec), &spec.command());
+    } else {
+      EXPECT_EQ(ProgramOf(spec), nullptr) << module->name;
+    }
+  }
+  EXPECT_EQ(ProgramOf(PhaseSpec()), nullptr);
+}
+
+TEST(WorkloadRegistry, WritesUnlessTheModuleSaysOtherwise) {
+  TargetConfig dir{.name = "scratch", .kind = "dir", .path = "/tmp"};
+  PhaseSpec read;
+  read.mutable_stream()->set_direction(stormark::v1::StreamSpec::READ);
+  EXPECT_FALSE(WorkloadWrites(read, dir));
+  PhaseSpec randread;
+  randread.mutable_randio()->set_rw(stormark::v1::RandioSpec::RANDREAD);
+  EXPECT_FALSE(WorkloadWrites(randread, dir));
+  PhaseSpec trim;
+  trim.mutable_trim();
+  EXPECT_TRUE(WorkloadWrites(trim, dir));
+  EXPECT_TRUE(WorkloadWrites(PhaseSpec(), dir)) << "an unknown workload is assumed to write";
+}
+
+TEST(WorkloadRegistry, TheTooFastHintFitsTheWorkload) {
+  PhaseSpec timed;
+  timed.mutable_randio()->set_runtime_nanos(1'000'000'000);
+  EXPECT_EQ(TooFastHint(timed), "use a longer runtime");
+  PhaseSpec sized;
+  sized.mutable_randio();
+  EXPECT_EQ(TooFastHint(sized), "use a larger size");
+  PhaseSpec command;
+  command.mutable_command()->set_timeout_ms(60'000);
+  EXPECT_THAT(TooFastHint(command), ::testing::HasSubstr("longer job"));
+  PhaseSpec postmark;
+  postmark.mutable_postmark();
+  EXPECT_EQ(TooFastHint(postmark), "use more transactions");
+  PhaseSpec stream;
+  stream.mutable_stream();
+  EXPECT_EQ(TooFastHint(stream), "use a larger size");
 }
 
 }  // namespace

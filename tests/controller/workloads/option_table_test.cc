@@ -5,7 +5,7 @@
 
 #include "common/spec_check.h"
 #include "common/workloads/postmark/postmark_spec.h"
-#include "controller/plan.h"
+#include "controller/plan/plan.h"
 #include "controller/workloads/workload_kinds.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"

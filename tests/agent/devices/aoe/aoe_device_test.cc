@@ -1,4 +1,4 @@
-// The initiator (AoeDevice, AoeQueue) against FakeAoeTarget: discovery, splitting, the tag
+// The initiator (AoeDevice, AoeQueue) against FakeAoeServer: discovery, splitting, the tag
 // window, retransmission, duplicate and late replies, the target's errors, and a target that
 // vanishes.
 #include "agent/devices/aoe/aoe_device.h"
@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "gtest/gtest.h"
-#include "tests/agent/devices/aoe/fake_aoe_target.h"
+#include "tests/agent/devices/aoe/fake_aoe_server.h"
 
 namespace stormark::agent::aoe {
 namespace {
@@ -32,8 +32,8 @@ AoeDeviceOptions FastTimers(bool writable = true) {
 
 class AoeDeviceTest : public ::testing::Test {
  protected:
-  void Open(FakeAoeTarget::Config config = {}, AoeDeviceOptions options = FastTimers()) {
-    target_ = std::make_unique<FakeAoeTarget>(config);
+  void Open(FakeAoeServer::Config config = {}, AoeDeviceOptions options = FastTimers()) {
+    target_ = std::make_unique<FakeAoeServer>(config);
     auto device = AoeDevice::Open(address_, options, target_->Factory(), common::SystemClock());
     ASSERT_TRUE(device.ok()) << device.status();
     device_ = std::move(*device);
@@ -99,7 +99,7 @@ class AoeDeviceTest : public ::testing::Test {
   }
 
   const AoeAddress address_{"fake0", 1, 0};
-  std::unique_ptr<FakeAoeTarget> target_;
+  std::unique_ptr<FakeAoeServer> target_;
   std::unique_ptr<AoeDevice> device_;
 };
 
@@ -127,7 +127,7 @@ TEST_F(AoeDeviceTest, JumboFramesCarryMoreSectorsWhenBothEndsAllowThem) {
 }
 
 TEST_F(AoeDeviceTest, AbsentTargetFailsDiscoveryWithAClearError) {
-  target_ = std::make_unique<FakeAoeTarget>(FakeAoeTarget::Config{});
+  target_ = std::make_unique<FakeAoeServer>(FakeAoeServer::Config{});
   target_->Silence();
   const auto start = std::chrono::steady_clock::now();
   auto device = AoeDevice::Open(address_, FastTimers(), target_->Factory(), common::SystemClock());
@@ -324,7 +324,7 @@ TEST_F(AoeDeviceTest, CancellingWhileTheQueueIsDestroyedStopsItsWait) {
 TEST_F(AoeDeviceTest, CancellingDiscoveryOfAnAbsentTargetEndsIt) {
   std::atomic<bool> cancelled{false};
   const AoeDeviceOptions options = Cancellable(&cancelled);
-  FakeAoeTarget target({});
+  FakeAoeServer target({});
   target.Silence();
   std::thread canceller = CancelSoon(cancelled);
   const auto start = std::chrono::steady_clock::now();

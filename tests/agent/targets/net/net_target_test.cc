@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "agent/sysinfo.h"
+#include "agent/host/sysinfo.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

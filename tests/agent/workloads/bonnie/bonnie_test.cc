@@ -376,6 +376,18 @@ TEST_F(BonnieWorkloadTest, WarnsWhenTheFileIsUnderTwiceRam) {
   EXPECT_THAT(warnings, Contains(HasSubstr("is on tmpfs")));
 }
 
+TEST_F(BonnieWorkloadTest, ARamBelowTheHostsIsNotTrustedForTheCacheWarning) {
+  // `ram` 2 MiB sizes the 8 MiB file to 4x "RAM", but the host's 1 GiB caches all of it.
+  BonnieSpec spec = SmallSpec();
+  spec.set_ram_bytes(2 * kMiB);
+  auto workload = Make(spec, /*ram=*/kMiB << 10);
+  ASSERT_NE(workload, nullptr);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload->Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_THAT(warnings, Contains(HasSubstr("possibly cache-dominated: size 8 MiB is under 2x RAM "
+                                           "(this host's RAM is 1 GiB; ram was set to 2 MiB)")));
+}
+
 TEST_F(BonnieWorkloadTest, NoCacheWarningAtTwiceRam) {
   auto workload = Make(SmallSpec(), /*ram=*/4 * kMiB);
   ASSERT_NE(workload, nullptr);

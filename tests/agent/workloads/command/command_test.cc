@@ -17,6 +17,7 @@ namespace {
 
 using stormark::v1::CommandSpec;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 CommandSpec Shell(const std::string& line) {
   CommandSpec spec;
@@ -37,7 +38,8 @@ class CommandWorkloadTest : public TempDirTest {
     EXPECT_TRUE(target.ok()) << target.status();
     if (!target.ok()) return nullptr;
     phase_dir_ = (*target)->Describe("");
-    return std::make_unique<CommandWorkload>(spec, std::move(*target), dir(), std::move(policy));
+    return std::make_unique<CommandWorkload>(spec, std::move(*target),
+                                             ConfigWithTarget().targets[0], std::move(policy));
   }
 
   // Prepare, Run and AddToResult; the Run status.
@@ -123,7 +125,7 @@ TEST_F(CommandWorkloadTest, ACommandDeniedAsAnotherUserSaysRootIsNeeded) {
   if (geteuid() != 0 || getpwnam("nobody") == nullptr) GTEST_SKIP() << "needs root and nobody";
   CommandSpec spec = Shell("echo 'mount: /mnt: must be superuser to use mount.' >&2; exit 32");
   spec.set_hook(true);
-  CommandWorkload hook(spec, nullptr, dir(), Enabled());
+  CommandWorkload hook(spec, nullptr, ConfigWithTarget().targets[0], Enabled());
   stormark::v1::PhaseResult result;
   const common::Status status = PrepareAndRun(hook, &result);
   EXPECT_EQ(status.message(),
@@ -133,7 +135,7 @@ TEST_F(CommandWorkloadTest, ACommandDeniedAsAnotherUserSaysRootIsNeeded) {
 
   CommandPolicy as_root = Enabled();
   as_root.user = "root";
-  CommandWorkload root_hook(spec, nullptr, dir(), as_root);
+  CommandWorkload root_hook(spec, nullptr, ConfigWithTarget().targets[0], as_root);
   EXPECT_EQ(PrepareAndRun(root_hook, &result).message(),
             "command exited with status 32: mount: /mnt: must be superuser to use mount.");
   EXPECT_EQ(result.resolved().at("user"), "root");
@@ -171,9 +173,27 @@ TEST_F(CommandWorkloadTest, AFailedCommandFailsThePhaseWithItsStatusAndOutput) {
   const common::Status status = PrepareAndRun(*workload, &result);
   ASSERT_FALSE(status.ok());
   EXPECT_FALSE(absl::IsCancelled(status));
-  EXPECT_EQ(status.message(), "command exited with status 4: disk full");
+  // Its first line and its last: where a tool says what went wrong, and where it ends.
+  EXPECT_EQ(status.message(), "command exited with status 4: first ... disk full");
   EXPECT_EQ(ops_, 0u);  // Never a timing.
   EXPECT_EQ(result.resolved().at("stderr_tail"), "first\ndisk full\n");
+}
+
+TEST_F(CommandWorkloadTest, AnErrorBeforeALongUsageTextIsKeptInTheMessage) {
+  // As mkfs.xfs does: the error, then more usage than the 4 KiB tail keeps.
+  auto workload = Make(Shell(
+      "echo 'unknown option -Q' >&2; for i in $(seq 300); do echo \"usage line $i\" >&2; done;"
+      " exit 1"));
+  stormark::v1::PhaseResult result;
+  const common::Status status = PrepareAndRun(*workload, &result);
+  EXPECT_EQ(status.message(), "command exited with status 1: unknown option -Q ... usage line 300");
+  EXPECT_THAT(result.resolved().at("stderr_tail"), Not(HasSubstr("unknown option")));
+}
+
+TEST_F(CommandWorkloadTest, OneLineOfStderrIsNotRepeated) {
+  auto workload = Make(Shell("echo 'disk full' >&2; exit 4"));
+  stormark::v1::PhaseResult result;
+  EXPECT_EQ(PrepareAndRun(*workload, &result).message(), "command exited with status 4: disk full");
 }
 
 TEST_F(CommandWorkloadTest, ATimeoutFailsThePhase) {
@@ -200,10 +220,32 @@ TEST_F(CommandWorkloadTest, CleanupRemovesWhatTheCommandLeftButNotWhatALinkPoint
   EXPECT_EQ(stat((outside + "/keep").c_str(), &st), 0);
 }
 
+TEST_F(CommandWorkloadTest, AHookIsToldItsHostsTargetDeviceNeverAGuess) {
+  CommandSpec spec = Shell(
+      "echo \"$STORMARK_TARGET|$STORMARK_TARGET_DEVICE|$STORMARK_TARGET_MOUNTED|$STORMARK_HOST\"; "
+      "test -n \"$STORMARK_TARGET_FS\"");
+  spec.set_hook(true);
+  TargetConfig configured = ConfigWithTarget().targets[0];
+  configured.device = "/dev/loop7";
+  CommandWorkload hook(spec, nullptr, configured, Enabled());
+  stormark::v1::PhaseResult result;
+  ASSERT_TRUE(PrepareAndRun(hook, &result).ok()) << result.resolved().at("stderr_tail");
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  // A temporary directory is no mount point of its own.
+  EXPECT_EQ(result.resolved().at("stdout_tail"),
+            std::string("scratch|/dev/loop7|no|") + host + "\n");
+
+  // Without `device:` in the config, the variable is empty: nothing is guessed.
+  CommandWorkload unnamed(spec, nullptr, ConfigWithTarget().targets[0], Enabled());
+  ASSERT_TRUE(PrepareAndRun(unnamed, &result).ok());
+  EXPECT_EQ(result.resolved().at("stdout_tail"), std::string("scratch||no|") + host + "\n");
+}
+
 TEST_F(CommandWorkloadTest, AHookRunsInTheRootWithoutAPhaseDirectory) {
   CommandSpec spec = Shell("pwd; echo $STORMARK_TARGET_DIR");
   spec.set_hook(true);
-  CommandWorkload hook(spec, nullptr, dir(), Enabled());
+  CommandWorkload hook(spec, nullptr, ConfigWithTarget().targets[0], Enabled());
   stormark::v1::PhaseResult result;
   ASSERT_TRUE(PrepareAndRun(hook, &result).ok());
   EXPECT_EQ(result.resolved().at("stdout_tail"), "/\n" + dir() + "\n");

@@ -133,11 +133,17 @@ TEST(ParsePostmarkConfig, BadLinesNameTheFileLineAndWord) {
   EXPECT_THAT(ParseError("!rm -rf /\n"), HasSubstr("pm.cfg:1: '!rm -rf /': shell escapes"));
 }
 
-TEST(ParsePostmarkConfig, LocationIsRefusedWithTheWayToPickADirectory) {
-  EXPECT_THAT(ParseError("set location /mnt/aoe\n"),
-              HasSubstr("pm.cfg:1: 'set location /mnt/aoe': stormark does not take directories "
-                        "from the script: it runs in an agent's target (plan `target:` or "
-                        "--target; --dir for the local agent)"));
+TEST(ParsePostmarkConfig, LocationIsIgnoredWithANoteNamingWhereThePhaseRuns) {
+  // As in almost every real script: it runs unchanged, in the agent's target.
+  auto config = Parse("set location /mnt/aoe\nset location /mnt/other 2\nset number 100\nrun\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->runs.size(), 1u);
+  EXPECT_EQ(config->runs[0].number(), 100u);
+  EXPECT_THAT(config->notes,
+              ElementsAre(HasSubstr("pm.cfg:1: 'set location /mnt/aoe' ignored: the phase runs "
+                                    "in the agent's target (plan `target:` or --target"),
+                          HasSubstr("pm.cfg:2: 'set location /mnt/other 2' ignored")));
+  EXPECT_THAT(ParseError("set location\n"), HasSubstr("'location' takes a directory"));
 }
 
 class PostmarkConfigFilesTest : public agent::TempDirTest {

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "common/histogram.h"
-#include "controller/fleet.h"
-#include "controller/summary.h"
+#include "controller/fleet/fleet.h"
+#include "controller/report/summary.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

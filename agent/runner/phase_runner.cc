@@ -1,0 +1,481 @@
+#include "agent/runner/phase_runner.h"
+
+#include "agent/runner/phase_setup.h"
+#include "agent/runner/run_result.h"
+#include "agent/runner/thread_top.h"
+#include "agent/runner/worker_watch.h"
+#include "agent/workloads/workload_registry.h"
+#include "common/cpu_times.h"
+#include "common/log_text.h"
+#include "common/spec_check.h"
+#include "common/strings.h"
+#include "common/units.h"
+#include "fmt/format.h"
+
+namespace stormark::agent {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using stormark::v1::PhaseResult;
+
+// A start instant further ahead than this means the clocks or the request are wrong.
+constexpr int64_t kMaxStartDelayNanos = 60'000'000'000;
+// How often a waiting or running phase looks for a caller that has gone.
+constexpr int64_t kPollNanos = 20'000'000;
+
+double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
+
+}  // namespace
+
+// The timed part of a run, shared with its worker thread, which outlives Run() when it is
+// stuck in the kernel.
+struct PhaseRunner::RunShared {
+  RunShared(const common::Clock& clock, std::shared_ptr<Lasting> lasting)
+      : lasting(std::move(lasting)),
+        recorders(clock.MonotonicNanos()),
+        region(clock, recorders),
+        ctx{clock, this->lasting->cancelled, recorders, region} {}
+  const std::shared_ptr<Lasting> lasting;  // Holds the cancel flag ctx refers to.
+  common::RecorderSet recorders;
+  TimedRegion region;
+  RunContext ctx;
+};
+
+PhaseRunner::Lasting::Lasting(AgentConfig config, HostFacts host, SystemPaths paths,
+                              const common::Clock& clock)
+    : config(std::move(config)),
+      host(std::move(host)),
+      paths(std::move(paths)),
+      page_cache(clock, this->paths.drop_caches) {}
+
+PhaseRunner::PhaseRunner(AgentConfig config, HostFacts host, const common::Clock& clock,
+                         int64_t reclaim_after_nanos, SystemPaths paths)
+    : lasting_(
+          std::make_shared<Lasting>(std::move(config), std::move(host), std::move(paths), clock)),
+      clock_(clock),
+      reclaim_after_nanos_(reclaim_after_nanos) {}
+
+PhaseRunner::~PhaseRunner() {
+  Shutdown();
+  std::shared_ptr<DetachedWorker> stuck;
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ != State::kStuck) return;
+    stuck = stuck_worker_;
+  }
+  // It must not call back into this runner from now on; a call already under way (which
+  // takes mu_ and removes the phase's files) is waited for.
+  if (stuck) stuck->Disown();
+  absl::MutexLock lock(&mu_);
+  if (state_ != State::kStuck) return;
+  // The stuck thread may still return and use its workload: leave it to the process's end.
+  (void)workload_.release();
+}
+
+const char* PhaseRunner::StateName(State state) {
+  switch (state) {
+    case State::kIdle:
+      return "idle";
+    case State::kPreparing:
+      return "preparing";
+    case State::kPrepared:
+      return "prepared";
+    case State::kRunning:
+      return "running";
+    case State::kFinished:
+      return "finished, awaiting cleanup";
+    case State::kCleaning:
+      return "removing its files";
+    case State::kStuck:
+      return "stopped, with a worker stuck in the kernel";
+  }
+  return "unknown";
+}
+
+std::string PhaseRunner::BusyWith() const {
+  absl::MutexLock lock(&mu_);
+  return state_ == State::kIdle ? "" : spec_.phase_id();
+}
+
+std::string PhaseRunner::HeldBy() const {
+  absl::MutexLock lock(&mu_);
+  return state_ == State::kIdle ? "" : owner_.identity();
+}
+
+StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::PhaseSpec& spec,
+                                                          const Identity& caller,
+                                                          const GoneFn& gone) {
+  // The id is held, reported to other callers (BusyWith) and named in messages: checked first.
+  RETURN_IF_ERROR(common::CheckName("phase id", spec.phase_id()));
+  ASSIGN_OR_RETURN(std::string token, NewPhaseToken());
+  std::vector<std::string> warnings;
+  std::unique_ptr<Workload> abandoned;
+  std::string note;
+  {
+    absl::MutexLock lock(&mu_);
+    if (shut_down_) return absl::UnavailableError("agent is shutting down");
+    abandoned = ReleaseIfAbandonedLocked(&note);
+  }
+  if (abandoned) {
+    FinishCleanup(std::move(abandoned));
+    warnings.push_back(note);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (shut_down_) return absl::UnavailableError("agent is shutting down");
+    if (state_ == State::kStuck) {
+      return absl::UnavailableError(fmt::format(
+          "a worker of phase '{}' is stuck in the kernel ({} for {:.0f} s): this agent takes no "
+          "new phase until that I/O returns (is the device or its network gone? restart the "
+          "agent once it is back, or reboot)",
+          spec_.phase_id(), stuck_in_, Seconds(clock_.MonotonicNanos() - stuck_since_mono_)));
+    }
+    if (state_ != State::kIdle) {
+      return absl::FailedPreconditionError(
+          common::StrCat("agent is busy with phase '", spec_.phase_id(), "' (", StateName(state_),
+                         "); an agent runs one phase at a time: wait for it, or Abort it"));
+    }
+    state_ = State::kPreparing;
+    spec_ = spec;
+    owner_ = PhaseOwner(caller.name, token);
+    cancelled_ = false;
+    abort_reason_.clear();
+    last_heartbeat_mono_ = clock_.MonotonicNanos();
+    ++generation_;
+  }
+
+  // A command or hook may discard, recreate or reformat any device: what the agent wrote
+  // before is no longer certain anywhere.
+  if (ProgramOf(spec) != nullptr) written_.ForgetAll();
+
+  // The set-up runs on a worker of its own, which is left behind if it gets stuck in the
+  // kernel (a lay-out write to a frozen or dead filesystem): this call then answers anyway.
+  auto setup = std::make_shared<PhaseSetup>();
+  const std::string what = common::StrCat(common::WorkloadName(spec), " set-up");
+  auto worker = DetachedWorker::Start(
+      [lasting = lasting_, setup, spec, caller, what] {
+        return CatchAtThreadTop(what, [&] {
+          return SetUpPhase(spec, caller, lasting->config, lasting->host, lasting->paths,
+                            lasting->page_cache, lasting->written, lasting->cancelled, setup.get());
+        });
+      },
+      [this] { ReleaseStuck(); });
+  if (const std::string stuck_in = AwaitSetup(*worker, gone); !stuck_in.empty()) {
+    absl::ReleasableMutexLock lock(&mu_);
+    state_ = State::kStuck;
+    stuck_in_ = stuck_in.substr(0, stuck_in.rfind(" for "));
+    stuck_since_mono_ = clock_.MonotonicNanos();
+    stuck_worker_ = worker;
+    stuck_setup_ = setup;
+    state_changed_.NotifyAll();
+    Status stuck = absl::AbortedError(fmt::format(
+        "worker stuck in the kernel in {} while preparing phase '{}'; the I/O may never return "
+        "(stopped because: {}). This agent takes no new phase until it does",
+        stuck_in, spec.phase_id(),
+        abort_reason_.empty() ? "the phase was aborted" : abort_reason_));
+    lock.Release();
+    // The worker may have returned before the slot was marked stuck; then free it here.
+    if (worker->done()) ReleaseStuck();
+    return stuck;
+  }
+  Status status = worker->status();
+  if (status.ok()) {
+    RecordWritten(spec.target(), spec.phase_id(), setup->target_identity, *setup->workload);
+  }
+
+  absl::ReleasableMutexLock lock(&mu_);
+  if (status.ok() && cancelled_) status = absl::CancelledError("phase aborted while preparing");
+  if (!status.ok()) {
+    BeginCleanupLocked();
+    lock.Release();
+    FinishCleanup(std::move(setup->workload));
+    setup->tuning.reset();  // Restores the device's settings.
+    return status;
+  }
+  warnings.insert(warnings.end(), setup->warnings.begin(), setup->warnings.end());
+  workload_ = std::move(setup->workload);
+  tuning_ = std::move(setup->tuning);
+  warnings_ = warnings;
+  cache_report_ = setup->cache_report;
+  host_environment_ = std::move(setup->host_environment);
+  target_environment_ = std::move(setup->target_environment);
+  target_identity_ = setup->target_identity;
+  state_ = State::kPrepared;
+  last_touched_mono_ = clock_.MonotonicNanos();
+  // The owner is answering this call, and from now on its heartbeats carry the token: one
+  // it sent before the reply arrived renews nothing, so the lease starts afresh here.
+  last_heartbeat_mono_ = last_touched_mono_;
+  owner_.Issue();
+  state_changed_.NotifyAll();
+
+  stormark::v1::PrepareReply reply;
+  reply.set_prepared_unix_nanos(clock_.NowUnixNanos());
+  reply.set_phase_token(owner_.token());
+  for (const auto& w : warnings) reply.add_warnings(w);
+  return reply;
+}
+
+StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
+                                       const Identity& caller, const ProgressFn& progress,
+                                       const GoneFn& gone) {
+  Workload* workload = nullptr;
+  int64_t interval_nanos = 0;
+  std::string target;
+  std::string target_identity;
+  std::string what;  // "randio run", for an error that escapes the workload
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ == State::kIdle || spec_.phase_id() != request.phase_id()) {
+      return absl::FailedPreconditionError(common::StrCat(
+          "phase '", common::LogSafe(request.phase_id()), "' is not prepared on this agent",
+          state_ == State::kIdle ? "" : common::StrCat(" (it holds '", spec_.phase_id(), "')")));
+    }
+    RETURN_IF_ERROR(owner_.Check(caller.name, request.phase_token(), "run", request.phase_id()));
+    if (state_ != State::kPrepared) {
+      return absl::FailedPreconditionError(
+          common::StrCat("phase '", common::LogSafe(request.phase_id()), "' cannot run: it is ",
+                         StateName(state_)));
+    }
+    const int64_t ahead = request.start_at_unix_nanos() - clock_.NowUnixNanos();
+    if (ahead > kMaxStartDelayNanos) {
+      return absl::InvalidArgumentError(fmt::format(
+          "start time is {:.1f} s ahead of this agent's clock (limit 60 s): are the clocks "
+          "far apart?",
+          static_cast<double>(ahead) / 1e9));
+    }
+    state_ = State::kRunning;
+    workload = workload_.get();
+    target = spec_.target();
+    target_identity = target_identity_;
+    what = common::StrCat(common::WorkloadName(spec_), " run");
+    const uint32_t ms = spec_.progress_interval_ms() == 0 ? 1000 : spec_.progress_interval_ms();
+    interval_nanos = static_cast<int64_t>(ms) * 1'000'000;
+  }
+
+  PhaseResult result;
+  bool caller_gone = false;
+  auto lease_expired = [this] {
+    absl::MutexLock lock(&mu_);
+    return LeaseExpiredLocked();
+  };
+
+  // Wait for the common start instant, watching for an abort.
+  while (!clock_.SleepUntilUnixNanos(request.start_at_unix_nanos(), kPollNanos)) {
+    if (gone()) caller_gone = true;
+    if (lease_expired()) cancelled_ = true;
+    if (caller_gone || cancelled_) break;
+  }
+
+  std::string stuck_in;
+  std::shared_ptr<DetachedWorker> stuck_worker;
+  if (!caller_gone && !cancelled_) {
+    auto shared = std::make_shared<RunShared>(clock_, lasting_);
+    // How late the start was is measured as Run begins, before any warm-up.
+    const int64_t start_late = shared->region.span().start_unix - request.start_at_unix_nanos();
+    // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
+    auto worker = DetachedWorker::Start(
+        [shared, workload, what] {
+          return CatchAtThreadTop(what, [&] { return workload->Run(shared->ctx); });
+        },
+        [this] { ReleaseStuck(); });
+    stuck_in = AwaitWorker(*worker, *shared, interval_nanos, progress, gone, &caller_gone);
+    if (stuck_in.empty()) {
+      shared->region.Close();
+    } else {
+      stuck_worker = worker;
+    }
+    const TimedRegion::Span span = shared->region.span();
+    const int64_t end_mono = stuck_in.empty() ? span.end_mono : clock_.MonotonicNanos();
+    result.set_start_unix_nanos(span.start_unix);
+    result.set_end_unix_nanos(span.start_unix + (end_mono - span.start_mono));
+    result.set_start_late_nanos(start_late);
+    if (stuck_in.empty()) {
+      result.set_cpu_user_nanos(span.cpu_end.user_nanos - span.cpu_start.user_nanos);
+      result.set_cpu_system_nanos(span.cpu_end.system_nanos - span.cpu_start.system_nanos);
+      FillResult(worker->status(), shared->recorders, span.start_mono, span.end_mono, &result);
+      workload->AddToResult(&result);
+      // A failed run may have lost writes it was told were done (a device error, a lost
+      // connection): only a run that ended or was stopped adds what it wrote.
+      if (result.state() != PhaseResult::FAILED) {
+        RecordWritten(target, request.phase_id(), target_identity, *workload);
+      }
+    } else {
+      // The stuck thread still records; the figures so far are a snapshot, not a result.
+      result.set_bytes(shared->recorders.TotalBytes());
+      result.set_ops(shared->recorders.TotalOps());
+      result.set_elapsed_nanos(end_mono - span.start_mono);
+      result.set_state(PhaseResult::FAILED);
+      result.set_stuck_worker(stuck_in);
+      absl::MutexLock lock(&mu_);
+      result.set_error(fmt::format(
+          "worker stuck in the kernel in {}; the I/O may never return (stopped because: {}). "
+          "This agent takes no new phase until it does",
+          stuck_in, abort_reason_.empty() ? "the phase was aborted" : abort_reason_));
+    }
+  } else {
+    absl::MutexLock lock(&mu_);
+    result.set_state(PhaseResult::ABORTED);
+    result.set_error(abort_reason_.empty() ? "phase aborted before it started"
+                                           : abort_reason_ + ", before it started");
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    result.mutable_host_environment()->insert(host_environment_.begin(), host_environment_.end());
+    result.mutable_target_environment()->insert(target_environment_.begin(),
+                                                target_environment_.end());
+  }
+  if (caller_gone && result.state() == PhaseResult::ABORTED) {
+    result.set_error("the controller went away during the phase");
+  } else if (caller_gone && stuck_in.empty()) {
+    // The workload ended by itself as the caller left: nobody takes this result, and the
+    // agent's log is the only place that says so (and keeps a failure's own error).
+    constexpr std::string_view kGone = "the controller went away before taking the result";
+    result.set_error(result.error().empty() ? std::string(kGone)
+                                            : common::StrCat(result.error(), "; ", kGone));
+  }
+
+  std::unique_ptr<Workload> released;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!stuck_in.empty()) {
+      // The worker frees the slot when (if) it returns; see ReleaseStuck.
+      state_ = State::kStuck;
+      stuck_in_ = stuck_in.substr(0, stuck_in.rfind(" for "));
+      stuck_since_mono_ = clock_.MonotonicNanos();
+      stuck_worker_ = stuck_worker;
+      state_changed_.NotifyAll();
+    } else if (caller_gone) {
+      // Nobody will call Cleanup: free the slot now.
+      released = BeginCleanupLocked();
+    } else {
+      state_ = State::kFinished;
+      last_touched_mono_ = clock_.MonotonicNanos();
+      state_changed_.NotifyAll();
+    }
+  }
+  if (stuck_in.empty() && caller_gone) FinishCleanup(std::move(released));
+  // The worker may have returned before the slot was marked stuck; then free it here.
+  if (stuck_worker && stuck_worker->done()) ReleaseStuck();
+  return result;
+}
+
+std::string PhaseRunner::AwaitSetup(DetachedWorker& worker, const GoneFn& gone) {
+  WorkerWatch watch(clock_.MonotonicNanos(), config_.stalled_io_after_nanos,
+                    config_.stuck_worker_after_nanos, paths_.proc_self);
+  while (!worker.WaitFor(kPollNanos)) {
+    if (!cancelled_) {
+      absl::MutexLock lock(&mu_);
+      if (LeaseExpiredLocked()) cancelled_ = true;
+    }
+    if (!cancelled_ && gone && gone()) cancelled_ = true;
+    if (!cancelled_) continue;
+    // Told to stop long ago and not back: stuck if a thread is in the kernel for good.
+    if (std::string stuck = watch.Stuck(clock_.MonotonicNanos()); !stuck.empty()) {
+      if (worker.Abandon()) return stuck;
+    }
+  }
+  return "";
+}
+
+std::string PhaseRunner::AwaitWorker(DetachedWorker& worker, RunShared& shared,
+                                     int64_t interval_nanos, const ProgressFn& progress,
+                                     const GoneFn& gone, bool* caller_gone) {
+  common::RecorderSet& recorders = shared.recorders;
+  const int64_t start = shared.region.start_mono();
+  int64_t next_progress = start + interval_nanos;
+  WorkerWatch watch(start, config_.stalled_io_after_nanos, config_.stuck_worker_after_nanos,
+                    paths_.proc_self);
+  for (;;) {
+    if (worker.WaitFor(kPollNanos)) return "";
+    const int64_t now = clock_.MonotonicNanos();
+    if (!*caller_gone && gone()) {
+      *caller_gone = true;
+      cancelled_ = true;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      if (LeaseExpiredLocked()) cancelled_ = true;
+    }
+    const int64_t max_runtime = config_.limits.max_runtime_nanos;
+    if (max_runtime > 0 && !cancelled_ && now - start > max_runtime) StopForRuntimeCap(max_runtime);
+    // Stalled I/O: nothing completed for a long time while a thread sits in the kernel.
+    const uint64_t ops = recorders.TotalOps();
+    watch.Progress(now, ops);
+    if (!cancelled_) {
+      if (std::string stalled = watch.Stalled(now); !stalled.empty()) {
+        absl::MutexLock lock(&mu_);
+        if (abort_reason_.empty()) abort_reason_ = std::move(stalled);
+        cancelled_ = true;
+      }
+    }
+    if (cancelled_) {
+      // Told to stop long ago and not back: stuck if a thread is in the kernel for good.
+      if (std::string stuck = watch.Stuck(now); !stuck.empty()) {
+        return worker.Abandon() ? stuck : "";
+      }
+    }
+    if (!*caller_gone && now >= next_progress) {
+      next_progress += interval_nanos;
+      stormark::v1::RunUpdate::Progress p;
+      p.set_elapsed_nanos(std::max<int64_t>(0, now - start));
+      p.set_bytes(recorders.TotalBytes());
+      p.set_ops(ops);
+      if (!progress(p)) {
+        *caller_gone = true;
+        cancelled_ = true;
+      }
+    }
+  }
+}
+
+void PhaseRunner::ReleaseStuck() {
+  std::unique_ptr<Workload> released;
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ != State::kStuck) return;
+    released = BeginCleanupLocked();
+    if (stuck_setup_) {
+      // A set-up that got stuck: what it made is only in its own hands.
+      released = std::move(stuck_setup_->workload);
+      tuning_ = std::move(stuck_setup_->tuning);
+    }
+  }
+  FinishCleanup(std::move(released));
+}
+
+void PhaseRunner::RecordWritten(const std::string& target, const std::string& phase_id,
+                                const std::string& identity, const Workload& workload) {
+  const TargetConfig* config = config_.FindTarget(target);
+  if (config == nullptr) return;
+  WrittenPrefix written = workload.WrittenFromStart();
+  written.phase_id = phase_id;
+  written_.Record(*config, identity, written);
+}
+
+void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& recorders,
+                             int64_t start_mono, int64_t end_mono, PhaseResult* result) {
+  std::string abort_reason, hint;
+  {
+    absl::MutexLock lock(&mu_);
+    hint = TooFastHint(spec_);
+    for (const auto& w : warnings_) result->add_warnings(w);
+    *result->mutable_cache() = cache_report_;
+    if (tuning_)
+      result->mutable_tuning()->insert(tuning_->report().begin(), tuning_->report().end());
+    abort_reason = abort_reason_;
+  }
+  FillRunResult(status, cancelled_, abort_reason, recorders, start_mono, end_mono, result, hint);
+}
+
+void PhaseRunner::StopForRuntimeCap(int64_t max_runtime) {
+  absl::MutexLock lock(&mu_);
+  if (abort_reason_.empty()) {
+    abort_reason_ = common::StrCat("stopped after ",
+                                   common::FormatDurationNanos(static_cast<double>(max_runtime)),
+                                   ": this agent's limits.max_runtime");
+  }
+  cancelled_ = true;
+}
+
+}  // namespace stormark::agent

@@ -1,0 +1,104 @@
+#include "agent/runner/phase_setup.h"
+
+#include <map>
+
+#include "agent/config/policy.h"
+#include "agent/workloads/factory.h"
+#include "agent/workloads/workload_registry.h"
+#include "common/cache_report.h"
+#include "common/log_text.h"
+#include "common/strings.h"
+
+namespace stormark::agent {
+
+using common::Status;
+using common::StatusOr;
+
+StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpec& spec,
+                                                    const AgentConfig& config,
+                                                    const SystemPaths& paths,
+                                                    const BlockTarget* block) {
+  std::string knobs;
+  for (const auto& [knob, value] : spec.tuning()) {
+    knobs += (knobs.empty() ? "" : ", ") + common::LogSafe(knob, 32);
+  }
+  if (!config.allow_tuning) {
+    return absl::PermissionDeniedError(
+        common::StrCat("tuning (", common::LogSafeLine(knobs, 256),
+                       ") is not allowed on this agent: its config must set allow_tuning: true"));
+  }
+  const TargetConfig* target = config.FindTarget(spec.target());
+  if (target == nullptr) {
+    return absl::NotFoundError(common::StrCat("no target '", common::LogSafe(spec.target()), "'"));
+  }
+  std::map<std::string, std::string> settings(spec.tuning().begin(), spec.tuning().end());
+  const int fd = block != nullptr ? block->fd() : -1;
+  // A raw device by its number, whatever its path leads to now; anything else by the device
+  // holding its filesystem.
+  StatusOr<std::unique_ptr<DeviceTuning>> applied;
+  if (fd >= 0 && block->identity().block) {
+    applied = DeviceTuning::ApplyToDevice(block->identity().rdev, target->path, settings,
+                                          paths.sys_dev_block);
+  } else {
+    // A filesystem's disk is shared with whatever else it holds, often the host's root disk:
+    // only the one the config names may be tuned, and only if the filesystem is on it.
+    const std::string device = ReadTargetFacts(*target, paths, fd).device();
+    const std::string on = device.empty() ? std::string("its filesystem's disk")
+                                          : common::StrCat("the disk under it (", device, ")");
+    if (target->device.empty()) {
+      return absl::PermissionDeniedError(common::StrCat(
+          "target '", target->name, "': tuning (", common::LogSafeLine(knobs, 256),
+          ") would change ", on, ", which other data shares; name that disk in the target's ",
+          "config (device: /dev/...) to allow it"));
+    }
+    auto same = OnSameDisk(device, target->device, paths.sys_class_block);
+    if (!same.ok() || !*same) {
+      return absl::FailedPreconditionError(common::StrCat(
+          "target '", target->name, "': its filesystem is on ",
+          device.empty() ? std::string("no block device") : device, ", not on device: ",
+          target->device, same.ok() ? "" : common::StrCat(" (", same.status().message(), ")")));
+    }
+    applied = DeviceTuning::Apply(device, settings, paths.sys_class_block);
+  }
+  if (!applied.ok()) {
+    return common::Annotate(applied.status(), common::StrCat("target '", target->name, "'"));
+  }
+  return applied;
+}
+
+Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
+                  const AgentConfig& config, const HostFacts& host, const SystemPaths& paths,
+                  const PageCache& page_cache, WrittenPrefixes& written,
+                  const std::atomic<bool>& cancelled, PhaseSetup* setup) {
+  RETURN_IF_ERROR(CheckAccess(config.identities, caller, spec, config.FindTarget(spec.target())));
+  RETURN_IF_ERROR(CheckPolicy(spec, config, host));
+  const TargetConfig* target = config.FindTarget(spec.target());
+  WrittenPrefix earlier;
+  // A command or hook gets the target's path as configured; it is its own to resolve.
+  if (target != nullptr && ProgramOf(spec) == nullptr) {
+    ASSIGN_OR_RETURN(setup->block, BlockTarget::Resolve(*target));
+    earlier = written.Find(*target, TargetIdentity(*setup->block, paths));
+  }
+  ASSIGN_OR_RETURN(setup->workload, MakeWorkload(spec, config, host, earlier, setup->block));
+  if (!spec.tuning().empty()) {
+    ASSIGN_OR_RETURN(setup->tuning, ApplyTuning(spec, config, paths, setup->block.get()));
+  }
+  RETURN_IF_ERROR(setup->workload->Prepare(cancelled, &setup->warnings));
+  if (setup->block != nullptr) setup->target_identity = TargetIdentity(*setup->block, paths);
+  if (cancelled) return absl::OkStatus();
+  // The cache is settled last, so that nothing the set-up wrote or read is left in it.
+  setup->cache_report = page_cache.Apply(spec.cache(), config.allow_drop_caches);
+  if (!setup->cache_report.not_done().empty()) {
+    setup->warnings.push_back(common::DescribeCacheReport(setup->cache_report));
+  }
+  // The environment the phase runs in: after the hooks, the tuning and the cache.
+  setup->host_environment = ReadHostEnvironment(host, paths);
+  if (target != nullptr) {
+    setup->target_environment = TargetEnvironment(
+        ReadTargetFacts(*target, paths, setup->block != nullptr ? setup->block->fd() : -1));
+  }
+  if (setup->block != nullptr) setup->block->ReleaseDescriptor();
+  return absl::OkStatus();
+}
+
+}  // namespace stormark::agent

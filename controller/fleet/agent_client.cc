@@ -1,0 +1,351 @@
+#include "controller/fleet/agent_client.h"
+
+#include <chrono>
+#include <optional>
+
+#include "common/address.h"
+#include "common/spec_check.h"
+#include "common/strings.h"
+#include "common/version.h"
+
+namespace stormark::controller {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using common::StrCat;
+
+std::chrono::system_clock::time_point After(int ms) {
+  return std::chrono::system_clock::now() + std::chrono::milliseconds(ms);
+}
+
+}  // namespace
+
+AgentClient::TrackedCall::TrackedCall(AgentClient& client, grpc::ClientContext& context)
+    : client_(client), context_(context) {
+  absl::MutexLock lock(&client_.calls_mu_);
+  // A context cancelled before its call starts makes the call fail at once.
+  if (client_.given_up_) context_.TryCancel();
+  client_.calls_.push_back(&context_);
+}
+
+AgentClient::TrackedCall::~TrackedCall() {
+  absl::MutexLock lock(&client_.calls_mu_);
+  std::erase(client_.calls_, &context_);
+}
+
+void AgentClient::GiveUp() {
+  absl::MutexLock lock(&calls_mu_);
+  given_up_ = true;
+  for (grpc::ClientContext* context : calls_) context->TryCancel();
+}
+
+StatusOr<std::optional<common::TlsPem>> LoadControllerTls(const common::TlsFiles& flags,
+                                                          const common::TlsFiles& plan) {
+  common::TlsFiles files = plan;
+  for (auto [flag, field] : {std::pair{&flags.ca, &files.ca}, std::pair{&flags.cert, &files.cert},
+                             std::pair{&flags.key, &files.key}}) {
+    if (!flag->empty()) *field = *flag;
+  }
+  if (files.empty()) return std::optional<common::TlsPem>();
+  ASSIGN_OR_RETURN(common::TlsPem pem,
+                   common::LoadTlsFiles(files, flags.empty() ? "plan tls" : "--tls-*"));
+  return std::optional<common::TlsPem>(std::move(pem));
+}
+
+AgentClient::AgentClient(std::string host, std::shared_ptr<grpc::Channel> channel,
+                         const common::Clock& clock)
+    : host_(std::move(host)),
+      channel_(std::move(channel)),
+      stub_(stormark::v1::Agent::NewStub(channel_)),
+      clock_(clock) {}
+
+std::shared_ptr<grpc::Channel> AgentClient::MakeChannel(const std::string& address,
+                                                        const AgentSecurity& security) {
+  grpc::ChannelArguments args;
+  // Notice a dead or partitioned agent during a long phase within about 20 s.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  // Results carry histograms and time series; allow large ones. Requests are small: one
+  // over the agent's limit fails here, with a clear status, rather than on the wire.
+  args.SetMaxReceiveMessageSize(common::kMaxReplyBytes);
+  args.SetMaxSendMessageSize(common::kMaxRequestBytes);
+  if (security.tls == nullptr) {
+    return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  }
+  if (!security.tls_name.empty()) {
+    args.SetSslTargetNameOverride(security.tls_name);
+  }
+  return grpc::CreateCustomChannel(address, common::MutualTlsChannelCredentials(*security.tls),
+                                   args);
+}
+
+StatusOr<std::unique_ptr<AgentClient>> AgentClient::ForAddress(const std::string& address,
+                                                               const common::Clock& clock,
+                                                               const std::string& name,
+                                                               const AgentSecurity& security) {
+  ASSIGN_OR_RETURN(std::string target, common::NormalizeAddress(address));
+  if (security.tls != nullptr && target.starts_with("unix:")) {
+    return absl::InvalidArgumentError(
+        StrCat("agent address '", address, "': TLS is for network addresses, not unix sockets"));
+  }
+  auto client = std::make_unique<AgentClient>(name.empty() ? address : name,
+                                              MakeChannel(target, security), clock);
+  client->tls_ = security.tls != nullptr;
+  if (!common::AddressHasPort(address)) {
+    client->where_ = StrCat(" (tried ", target, ": no port was given, and ",
+                            common::kDefaultAgentPort, " is the default)");
+  }
+  return client;
+}
+
+Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) const {
+  if (status.ok()) return absl::OkStatus();
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
+  std::string message = status.error_message();
+  auto has = [&](std::string_view text) { return message.find(text) != std::string::npos; };
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::UNKNOWN:
+      // gRPC's text is long and technical; say what it means when we can tell. An agent that
+      // refuses a handshake just closes the connection.
+      if (tls_ && has("Peer name ") && has("is not in peer certificate")) {
+        message =
+            "TLS: the agent's certificate does not hold the name this controller expects "
+            "(give the plan host a tls_name, or issue the agent's certificate with "
+            "--dns/--ip for this address)";
+      } else if (tls_ && has("certificate verify failed")) {
+        message =
+            "TLS: the agent's certificate does not verify against --tls-ca (signed by "
+            "another CA?)";
+      } else if (tls_ && has("wrong version number")) {
+        message =
+            "TLS: the agent speaks plain text (its config has no 'tls'); refusing to "
+            "send it anything";
+      } else if (tls_ && has("Socket closed")) {
+        message =
+            "TLS: the agent refused this controller's certificate (not signed by the "
+            "agent's CA, or not a controller certificate; the agent's log says which)";
+      } else if (!tls_ && has("Socket closed")) {
+        message =
+            "the agent closed the connection: it probably requires mutual TLS (give "
+            "--tls-dir, or --tls-ca, --tls-cert and --tls-key)";
+      } else if (status.error_code() == grpc::StatusCode::UNKNOWN) {
+        break;
+      } else if (message.find("Connection refused") != std::string::npos) {
+        message = "unreachable: connection refused (is stormark-agent running there?)";
+      } else if (message.find("DNS resolution failed") != std::string::npos) {
+        message = "unreachable: the host name does not resolve";
+      } else if (message.find("No such file") != std::string::npos) {
+        message = "unreachable: no such socket";
+      } else if (message.find("Permission denied") != std::string::npos) {
+        message =
+            "cannot connect: permission denied on the agent's socket (it admits root and "
+            "its group, usually 'stormark'; see ls -l on the socket)";
+      } else {
+        message = StrCat("unreachable (", message, ")");
+      }
+      break;
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      // A listening socket whose process does not answer: the kernel accepts the connection.
+      message = StrCat(call,
+                       " timed out: the agent accepted the connection but did not answer (is "
+                       "it stopped, hung or overloaded?)");
+      break;
+    case grpc::StatusCode::UNIMPLEMENTED:
+      // gRPC's own words for a missing method; an agent's refusal keeps its message.
+      if (message.empty() || message.starts_with("Method not found")) {
+        message = StrCat("does not implement ", call, ": not a stormark agent, or too old");
+      }
+      break;
+    default:
+      break;
+  }
+  if (code == absl::StatusCode::kUnavailable || code == absl::StatusCode::kDeadlineExceeded) {
+    message += where_;
+  }
+  return Status(code, StrCat("host ", host_, ": ", message));
+}
+
+Status AgentClient::Connect(int timeout_ms) {
+  // Fails at once on a refused connection or an unknown name; waits only for silence.
+  grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
+  context.set_wait_for_ready(false);
+  context.set_deadline(After(timeout_ms));
+  stormark::v1::GetInfoRequest request;
+  *request.mutable_controller_protocol() = common::OurProtocol();
+  RETURN_IF_ERROR(FromGrpc(stub_->GetInfo(&context, request, &info_), "GetInfo"));
+  return common::Annotate(
+      common::CheckProtocolCompatible(common::OurProtocol(), "this controller", info_.protocol(),
+                                      StrCat("agent ", info_.agent_version())),
+      StrCat("host ", host_));
+}
+
+Status AgentClient::SyncClock(int rounds) {
+  std::vector<ClockSample> samples;
+  for (int i = 0; i < rounds; ++i) {
+    grpc::ClientContext context;
+    TrackedCall tracked(*this, context);
+    context.set_deadline(After(2000));
+    stormark::v1::SyncClockRequest request;
+    stormark::v1::SyncClockReply reply;
+    const int64_t t0 = clock_.NowUnixNanos();
+    request.set_controller_send_unix_nanos(t0);
+    RETURN_IF_ERROR(FromGrpc(stub_->SyncClock(&context, request, &reply), "SyncClock"));
+    const int64_t t3 = clock_.NowUnixNanos();
+    samples.push_back({t0, reply.agent_receive_unix_nanos(), reply.agent_send_unix_nanos(), t3});
+  }
+  estimate_ = EstimateClock(samples);
+  return absl::OkStatus();
+}
+
+StatusOr<std::string> AgentClient::ResolveTarget(const std::string& requested) const {
+  const std::string& wanted = requested.empty() ? default_target_ : requested;
+  std::string names;
+  for (const auto& t : info_.targets()) {
+    if (!wanted.empty() && t.name() == wanted) return wanted;
+    names += (names.empty() ? "" : ", ") + t.name();
+  }
+  if (wanted.empty() && info_.targets_size() == 1) return info_.targets(0).name();
+  if (wanted.empty()) {
+    return absl::InvalidArgumentError(StrCat("host ", host_, ": the agent has several targets (",
+                                             names, "); name one with --target"));
+  }
+  return absl::NotFoundError(StrCat("host ", host_, ": no target '", wanted,
+                                    "' (the agent has: ", names.empty() ? "none" : names, ")"));
+}
+
+Status AgentClient::CheckWorkload(const std::string& workload) const {
+  if (info_.workloads().empty()) return absl::OkStatus();
+  std::string known;
+  for (const auto& w : info_.workloads()) {
+    if (w == workload) return absl::OkStatus();
+    known += (known.empty() ? "" : ", ") + w;
+  }
+  return absl::FailedPreconditionError(StrCat("host ", host_, ": agent ", info_.agent_version(),
+                                              " cannot run workload '", workload,
+                                              "' (it runs: ", known, "); upgrade it"));
+}
+
+StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::PhaseSpec& spec,
+                                                          int64_t timeout_nanos) {
+  grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
+  if (timeout_nanos > 0) {
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::nanoseconds(timeout_nanos));
+  }
+  {
+    absl::MutexLock lock(&token_mu_);
+    token_phase_.clear();
+    token_.clear();
+  }
+  stormark::v1::PrepareRequest request;
+  *request.mutable_controller_protocol() = common::OurProtocol();
+  *request.mutable_spec() = spec;
+  stormark::v1::PrepareReply reply;
+  RETURN_IF_ERROR(FromGrpc(stub_->Prepare(&context, request, &reply), "Prepare"));
+  {
+    absl::MutexLock lock(&token_mu_);
+    token_phase_ = spec.phase_id();
+    token_ = reply.phase_token();
+  }
+  reply.clear_phase_token();  // Nobody else needs it.
+  return reply;
+}
+
+std::string AgentClient::TokenFor(const std::string& phase_id) const {
+  absl::MutexLock lock(&token_mu_);
+  return !phase_id.empty() && phase_id == token_phase_ ? token_ : "";
+}
+
+StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id,
+                                                     int64_t start_at_controller_nanos,
+                                                     const ProgressFn& on_progress) {
+  grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
+  stormark::v1::RunRequest request;
+  request.set_phase_id(phase_id);
+  request.set_phase_token(TokenFor(phase_id));
+  request.set_start_at_unix_nanos(start_at_controller_nanos + estimate_.offset_nanos);
+  auto reader = stub_->Run(&context, request);
+  stormark::v1::RunUpdate update;
+  std::optional<stormark::v1::PhaseResult> result;
+  while (reader->Read(&update)) {
+    if (update.has_progress() && on_progress) on_progress(update.progress());
+    if (update.has_result()) result = std::move(*update.mutable_result());
+  }
+  const grpc::Status status = reader->Finish();
+  if (!status.ok()) {
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+        status.error_code() == grpc::StatusCode::INTERNAL) {
+      return absl::UnavailableError(StrCat("host ", host_, ": lost the agent during the phase (",
+                                           status.error_message(), ")"));
+    }
+    return FromGrpc(status, "Run");
+  }
+  if (!result) {
+    return absl::DataLossError(
+        StrCat("host ", host_, ": the agent ended the phase without a result"));
+  }
+  return std::move(*result);
+}
+
+void AgentClient::Abort(const std::string& phase_id) {
+  // The Run call is left open: the agent stops the workload and closes the stream with an
+  // ABORTED result, which says how far it got.
+  grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
+  context.set_deadline(After(5000));
+  stormark::v1::AbortRequest request;
+  request.set_phase_id(phase_id);
+  // None yet while this client's Prepare is under way: the agent then goes by identity.
+  request.set_phase_token(TokenFor(phase_id));
+  stormark::v1::AbortReply reply;
+  stub_->Abort(&context, request, &reply);  // Best effort: the agent may be gone.
+}
+
+Status AgentClient::Cleanup(const std::string& phase_id, int timeout_ms,
+                            std::vector<std::string>* left) {
+  grpc::ClientContext context;
+  TrackedCall tracked(*this, context);
+  context.set_deadline(After(timeout_ms));
+  stormark::v1::CleanupRequest request;
+  request.set_phase_id(phase_id);
+  request.set_phase_token(TokenFor(phase_id));
+  stormark::v1::CleanupReply reply;
+  Status status = FromGrpc(stub_->Cleanup(&context, request, &reply), "Cleanup");
+  if (left != nullptr) left->assign(reply.left().begin(), reply.left().end());
+  return status;
+}
+
+void AgentClient::HeartbeatAsync(const std::string& phase_id, int timeout_ms, HeartbeatFn done) {
+  // Owned by the callback, which gRPC runs once and then destroys.
+  struct Call {
+    grpc::ClientContext context;
+    stormark::v1::HeartbeatRequest request;
+    stormark::v1::HeartbeatReply reply;
+  };
+  auto call = std::make_shared<Call>();
+  call->context.set_deadline(After(timeout_ms));
+  call->request.set_phase_id(phase_id);
+  call->request.set_phase_token(TokenFor(phase_id));
+  stub_->async()->Heartbeat(&call->context, &call->request, &call->reply,
+                            [this, call, done = std::move(done)](grpc::Status status) mutable {
+                              const common::Status result = FromGrpc(status, "Heartbeat");
+                              const stormark::v1::HeartbeatReply reply = std::move(call->reply);
+                              // The context holds a reference to the channel. It goes here, before
+                              // `done` tells the owner that the call is over: after that the owner
+                              // may destroy this client, and this (gRPC's callback) thread would
+                              // then drop the channel's last reference, which gRPC 1.51 cannot do
+                              // from its own callback thread (it joins itself and frees the queue
+                              // it runs on: "assertion failed: prior > 0", grpc/grpc#32584).
+                              call.reset();
+                              done(result, reply);
+                            });
+}
+
+}  // namespace stormark::controller

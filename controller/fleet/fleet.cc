@@ -1,0 +1,448 @@
+#include "controller/fleet/fleet.h"
+
+#include <algorithm>
+#include <system_error>
+#include <thread>
+
+#include "common/strings.h"
+#include "controller/workloads/workload_kinds.h"
+#include "fmt/format.h"
+
+namespace stormark::controller {
+namespace {
+
+using common::Status;
+using common::StrCat;
+
+// Runs fn(i) for i in [0, n) on n threads and waits for all. If the system refuses a
+// thread, the remaining calls run on this one: slower, but every host is still served.
+void ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  size_t i = 0;
+  try {
+    for (; i < n; ++i) threads.emplace_back(fn, i);
+  } catch (const std::system_error&) {
+    for (; i < n; ++i) fn(i);
+  }
+  for (auto& t : threads) t.join();
+}
+
+// Time between the start decision and the start instant: enough for the Run calls to reach
+// every agent, whose round trips were measured.
+constexpr int64_t kMinStartLeadNanos = 250'000'000;
+// Each host's Run call leaves on its own thread and wakes its agent; with hundreds of hosts
+// on few cores (a test rig, or a busy controller) that takes time of its own.
+constexpr int64_t kStartLeadPerHostNanos = 2'000'000;
+// The most the lead learned from late starts may add.
+constexpr int64_t kMaxLearnedLeadNanos = 5'000'000'000;
+// How long past its prepare deadline a Prepare call may still take to answer the abort.
+constexpr int64_t kPrepareBackstopNanos = 60'000'000'000;
+// How long removing a phase's files may take on a host (a large file on a slow disk).
+constexpr int kCleanupTimeoutMs = 60'000;
+
+}  // namespace
+
+Fleet::Fleet(std::vector<std::unique_ptr<AgentClient>> clients, const common::Clock& clock,
+             FleetOptions options)
+    : clients_(std::move(clients)),
+      clock_(clock),
+      options_(options),
+      host_errors_(clients_.size()),
+      running_(clients_.size()) {}
+
+Fleet::~Fleet() {
+  monitor_.reset();
+  JoinBackground();
+}
+
+std::string Fleet::host_error(size_t i) const {
+  absl::MutexLock lock(&mu_);
+  return host_errors_[i];
+}
+
+std::string Fleet::stopped() const {
+  absl::MutexLock lock(&mu_);
+  return stop_reason_;
+}
+
+std::vector<Status> Fleet::ConnectAll() {
+  std::vector<Status> statuses(clients_.size());
+  ParallelFor(clients_.size(), [&](size_t i) {
+    Status s = clients_[i]->Connect();
+    if (s.ok()) s = clients_[i]->SyncClock();
+    statuses[i] = s;
+  });
+  {
+    absl::MutexLock lock(&mu_);
+    for (size_t i = 0; i < clients_.size(); ++i) {
+      host_errors_[i] = statuses[i].ok() ? "" : std::string(statuses[i].message());
+    }
+  }
+  std::vector<AgentClient*> raw;
+  for (const auto& client : clients_) raw.push_back(client.get());
+  monitor_ = std::make_unique<HeartbeatMonitor>(
+      raw, options_.heartbeat, clock_,
+      [this](size_t i, const std::string& reason) { HostLost(i, reason); },
+      [this] { CheckDeadlines(); });
+  for (size_t i = 0; i < clients_.size(); ++i) {
+    if (statuses[i].ok()) monitor_->Watch(i, true);
+  }
+  if (options_.fail_fast) {
+    for (size_t i = 0; i < clients_.size(); ++i) {
+      if (!statuses[i].ok()) {
+        HostFailed(i, std::string(statuses[i].message()));
+        break;
+      }
+    }
+  }
+  return statuses;
+}
+
+void Fleet::InBackground(std::function<void()> fn) {
+  absl::MutexLock lock(&mu_);
+  try {
+    background_.emplace_back(std::move(fn));
+  } catch (const std::system_error&) {
+    // No thread to spare: the work is best effort (an abort the agent's lease also does).
+  }
+}
+
+void Fleet::JoinBackground() {
+  for (;;) {
+    std::vector<std::thread> threads;
+    {
+      absl::MutexLock lock(&mu_);
+      threads.swap(background_);
+    }
+    if (threads.empty()) return;
+    for (auto& t : threads) t.join();
+  }
+}
+
+void Fleet::HostFailed(size_t i, const std::string& error) {
+  if (!options_.fail_fast || aborted_) return;
+  std::string phase;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!stop_reason_.empty()) return;
+    stop_reason_ = StrCat("--fail-fast: stopped the run after host ", clients_[i]->host(),
+                          " failed (", error, ")");
+    phase = current_phase_;
+  }
+  stopped_ = true;
+  if (phase.empty()) return;
+  // Abort the phase everywhere else, off this thread: an abort may wait for a busy agent.
+  for (size_t k = 0; k < clients_.size(); ++k) {
+    if (k == i || !host_error(k).empty()) continue;
+    InBackground([this, k, phase] { clients_[k]->Abort(phase); });
+  }
+}
+
+void Fleet::HostLost(size_t i, const std::string& reason) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!host_errors_[i].empty()) return;
+    host_errors_[i] = reason;
+  }
+  // Every call to it in flight (a Run stream, a Prepare) returns at once; the agent aborts
+  // the phase itself when its lease runs out.
+  clients_[i]->GiveUp();
+  HostFailed(i, reason);
+}
+
+void Fleet::CheckDeadlines() {
+  const int64_t now = clock_.NowUnixNanos();
+  std::vector<std::pair<size_t, std::string>> overdue;
+  {
+    absl::MutexLock lock(&mu_);
+    for (size_t i = 0; i < running_.size(); ++i) {
+      Running& r = running_[i];
+      if (r.preparing && r.overdue.empty() &&
+          now - r.prepare_started > r.prepare_deadline->limit_nanos) {
+        r.overdue = fmt::format(
+            "prepare of phase '{}' on host {} did not finish in {:g} s ({}); "
+            "aborted there",
+            r.phase_name, clients_[i]->host(),
+            static_cast<double>(r.prepare_deadline->limit_nanos) / 1e9, r.prepare_deadline->why);
+        overdue.emplace_back(i, r.phase_id);
+        continue;
+      }
+      if (!r.active || !r.deadline || !r.overdue.empty() || now < r.start_at) continue;
+      std::string why = r.deadline->Overdue(now - r.start_at);
+      if (why.empty()) continue;
+      r.overdue = StrCat("phase deadline: ", why, "; aborted on this host");
+      overdue.emplace_back(i, r.phase_id);
+    }
+  }
+  for (auto& [i, phase] : overdue) {
+    InBackground([this, i = i, phase = phase] { clients_[i]->Abort(phase); });
+  }
+}
+
+PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
+                             const ProgressFn& progress, RunMode mode) {
+  PhaseOutcome outcome;
+  outcome.plan = plan;
+  outcome.phase_id = phase_id;
+  outcome.mode = mode;
+  outcome.hosts.resize(clients_.size());
+  for (size_t i = 0; i < clients_.size(); ++i) {
+    outcome.hosts[i].host = clients_[i]->host();
+    outcome.hosts[i].clock = clients_[i]->clock();
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    current_phase_ = phase_id;
+  }
+  if (mode == RunMode::kSequential) {
+    for (size_t i = 0; i < clients_.size(); ++i) RunGroup({i}, progress, &outcome);
+  } else {
+    std::vector<size_t> all(clients_.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    RunGroup(all, progress, &outcome);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    current_phase_.clear();
+  }
+  JoinBackground();
+  if (mode == RunMode::kConcurrent) MeasureStartSkew(&outcome);
+  return outcome;
+}
+
+bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id,
+                        HostOutcome* host) {
+  AgentClient& client = *clients_[i];
+  if (std::string error = host_error(i); !error.empty()) {
+    host->error = error;
+    return false;
+  }
+  if (aborted_ && !plan.runs_after_halt) {
+    host->error = "interrupted before the phase";
+    return false;
+  }
+  if (stopped_ && !plan.runs_after_halt) {
+    host->error = StrCat("not run: ", stopped());
+    return false;
+  }
+  if (monitor_) monitor_->SetPhase(i, phase_id);
+  // Clocks drift over a long run: measure the offset again for every phase.
+  if (Status synced = client.SyncClock(); !synced.ok()) {
+    host->error = std::string(synced.message());
+    return false;
+  }
+  host->clock = client.clock();
+  auto target = client.ResolveTarget(plan.target);
+  if (!target.ok()) {
+    host->error = std::string(target.status().message());
+    host->target = plan.target;
+    return false;
+  }
+  host->target = *target;
+  stormark::v1::PhaseSpec spec = plan.spec;
+  spec.set_phase_id(phase_id);
+  spec.set_target(*target);
+  spec.set_heartbeat_timeout_ms(
+      static_cast<uint32_t>(options_.heartbeat.timeout_nanos / 1'000'000));
+  // Bounded: a set-up stuck in the kernel must not hold the barrier for ever. Past the
+  // deadline CheckDeadlines aborts it on the agent, which answers within its
+  // stuck_worker_after; the call's own deadline is the backstop for an agent that does not.
+  const PrepareDeadline limit(plan.spec, plan.prepare_deadline_nanos);
+  {
+    absl::MutexLock lock(&mu_);
+    Running& r = running_[i];
+    r = Running();
+    r.phase_id = phase_id;
+    r.preparing = true;
+    r.phase_name = plan.name;
+    r.prepare_started = clock_.NowUnixNanos();
+    r.prepare_deadline = limit;
+  }
+  auto reply = client.Prepare(spec, limit.limit_nanos + kPrepareBackstopNanos);
+  std::string overdue;
+  {
+    absl::MutexLock lock(&mu_);
+    overdue = running_[i].overdue;
+    running_[i] = Running();
+  }
+  if (!overdue.empty()) {
+    // The set-up may have finished as the abort went out, which could not carry the phase's
+    // token yet (only this reply brings it): abort again, with it.
+    if (reply.ok()) client.Abort(phase_id);
+    host->error = reply.ok() ? overdue : StrCat(overdue, ": ", reply.status().message());
+    return false;
+  }
+  if (!reply.ok()) {
+    host->error = StrCat("prepare failed: ", reply.status().message());
+    return false;
+  }
+  return true;
+}
+
+void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
+                    const ProgressFn& progress, HostOutcome* host) {
+  if (aborted_ && !plan.runs_after_halt) {
+    host->error = "interrupted before the phase started";
+  } else if (stopped_ && !plan.runs_after_halt) {
+    host->error = StrCat("not run: ", stopped());
+  } else {
+    {
+      absl::MutexLock lock(&mu_);
+      const WorkloadKind* kind = KindOf(plan.spec);
+      running_[i] = Running{.active = true,
+                            .phase_id = phase_id,
+                            .start_at = start_at,
+                            .deadline = PhaseDeadline(plan.spec, plan.deadline_nanos,
+                                                      kind ? kind->expected_bytes(plan.spec) : 0),
+                            .overdue = "",
+                            .preparing = false,
+                            .phase_name = "",
+                            .prepare_started = 0,
+                            .prepare_deadline = std::nullopt};
+    }
+    auto result =
+        clients_[i]->Run(phase_id, start_at, [&](const stormark::v1::RunUpdate::Progress& p) {
+          {
+            absl::MutexLock lock(&mu_);
+            running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
+          }
+          if (progress) progress(i, p);
+        });
+    std::string overdue;
+    {
+      absl::MutexLock lock(&mu_);
+      overdue = running_[i].overdue;
+      running_[i] = Running();
+    }
+    if (!result.ok()) {
+      host->error = std::string(result.status().message());
+    } else {
+      host->result = std::move(*result);
+      if (host->result->state() != stormark::v1::PhaseResult::SUCCEEDED) {
+        // An aborted phase's reason says "aborted" itself.
+        host->error = host->result->state() == stormark::v1::PhaseResult::ABORTED
+                          ? host->result->error()
+                          : StrCat("failed: ", host->result->error());
+      }
+    }
+    // Our own reasons come first: the agent only knows it was told to stop.
+    if (std::string lost = host_error(i); !lost.empty()) {
+      host->error = lost;
+    } else if (!overdue.empty()) {
+      const bool stuck = host->result && !host->result->stuck_worker().empty();
+      host->error = stuck ? StrCat(overdue, "; ", host->error) : overdue;
+    } else if (!host->error.empty() && stopped_ && host->result &&
+               host->result->state() == stormark::v1::PhaseResult::ABORTED) {
+      host->error = StrCat("aborted: ", stopped());
+    }
+  }
+  if (!host->error.empty() && !host->error.starts_with("aborted: --fail-fast") &&
+      !host->error.starts_with("not run: ")) {
+    HostFailed(i, host->error);
+  }
+  // Cleanup, whatever happened; a lost agent removes its files itself.
+  if (host_error(i).empty()) {
+    std::vector<std::string> left;
+    Status cleaned = clients_[i]->Cleanup(phase_id, kCleanupTimeoutMs, &left);
+    if (!left.empty() && host->result) {
+      // The files stay on the host: the user must hear where, and why.
+      host->result->add_warnings(
+          StrCat("cleanup left ", left.size(), " entr", left.size() == 1 ? "y" : "ies",
+                 " on the target: ", left.front(), left.size() > 1 ? " (and more)" : ""));
+    }
+    if (absl::IsDeadlineExceeded(cleaned) && host->error.empty()) {
+      host->error = fmt::format("cleanup of phase '{}' on host {} did not finish in {} s",
+                                plan.name, clients_[i]->host(), kCleanupTimeoutMs / 1000);
+    } else if (!cleaned.ok() && host->error.empty()) {
+      host->error = StrCat("cleanup failed: ", cleaned.message());
+    }
+  }
+  if (monitor_) monitor_->SetPhase(i, "");
+}
+
+void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
+                     PhaseOutcome* outcome) {
+  const std::string& phase_id = outcome->phase_id;
+
+  // 1. Prepare everywhere; the barrier is the join.
+  // One byte per host: threads write their own element (a vector<bool> would share words).
+  std::vector<char> prepared(clients_.size(), 0);
+  ParallelFor(group.size(), [&](size_t k) {
+    const size_t i = group[k];
+    HostOutcome& host = outcome->hosts[i];
+    prepared[i] = PrepareHost(i, outcome->plan, phase_id, &host) ? 1 : 0;
+    if (!prepared[i]) {
+      if (monitor_) monitor_->SetPhase(i, "");
+      if (!host.error.starts_with("not run: ") && !host.error.starts_with("interrupted")) {
+        HostFailed(i, host.error);
+      }
+    }
+  });
+
+  // 2. One start instant for all, a little ahead of the slowest round trip.
+  int64_t max_rtt = 0;
+  size_t starting = 0;
+  for (size_t i : group) {
+    if (!prepared[i]) continue;
+    max_rtt = std::max(max_rtt, clients_[i]->clock().rtt_nanos);
+    ++starting;
+  }
+  const int64_t start_at = clock_.NowUnixNanos() + kMinStartLeadNanos + 4 * max_rtt +
+                           static_cast<int64_t>(starting) * kStartLeadPerHostNanos +
+                           learned_lead_nanos_;
+  if (outcome->start_at_unix_nanos == 0) outcome->start_at_unix_nanos = start_at;
+
+  // 3. Run everywhere, then clean up.
+  ParallelFor(group.size(), [&](size_t k) {
+    const size_t i = group[k];
+    if (prepared[i]) RunHost(i, outcome->plan, phase_id, start_at, progress, &outcome->hosts[i]);
+  });
+
+  // Run calls that reached their agents after the instant: give later phases more lead.
+  int64_t latest = 0;
+  for (size_t i : group) {
+    const auto& result = outcome->hosts[i].result;
+    if (result) latest = std::max(latest, result->start_late_nanos());
+  }
+  if (latest > 1'000'000) {
+    learned_lead_nanos_ = std::min(kMaxLearnedLeadNanos, std::max(learned_lead_nanos_, 2 * latest));
+  }
+}
+
+void Fleet::MeasureStartSkew(PhaseOutcome* outcome) {
+  // Start skew on the controller's clock.
+  int64_t first = INT64_MAX, last = INT64_MIN, u1 = 0, u2 = 0;
+  for (const HostOutcome& host : outcome->hosts) {
+    if (!host.result || host.result->start_unix_nanos() == 0) continue;
+    const int64_t start = host.result->start_unix_nanos() - host.clock.offset_nanos;
+    first = std::min(first, start);
+    last = std::max(last, start);
+    const int64_t u = host.clock.uncertainty_nanos;
+    if (u > u1) {
+      u2 = u1;
+      u1 = u;
+    } else if (u > u2) {
+      u2 = u;
+    }
+  }
+  if (first != INT64_MAX) {
+    outcome->start_skew_nanos = last - first;
+    outcome->start_skew_uncertainty_nanos = u1 + u2;
+  }
+}
+
+void Fleet::AbortAll() {
+  aborted_ = true;
+  std::string phase;
+  {
+    absl::MutexLock lock(&mu_);
+    phase = current_phase_;
+  }
+  if (phase.empty()) return;
+  ParallelFor(clients_.size(), [&](size_t i) {
+    if (host_error(i).empty()) clients_[i]->Abort(phase);
+  });
+}
+
+}  // namespace stormark::controller

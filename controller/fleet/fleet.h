@@ -1,0 +1,163 @@
+// The agents of one run, driven together: connect and clock sync, then each phase with a
+// prepare barrier, one common start instant, progress, results and cleanup.
+//
+// A host that fails (unreachable, refused, died mid-phase, silent past the heartbeat
+// timeout, overdue past its phase deadline or its prepare deadline) becomes a row with its reason;
+// the others go on, unless fail_fast is set: then the first failure stops the run, and the phase in
+// flight is aborted on every other host. Thread-safe only where noted.
+#ifndef STORMARK_CONTROLLER_FLEET_FLEET_H_
+#define STORMARK_CONTROLLER_FLEET_FLEET_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "controller/fleet/agent_client.h"
+#include "controller/fleet/heartbeat_monitor.h"
+#include "controller/fleet/phase_deadline.h"
+#include "controller/plan/plan.h"
+#include "stormark/v1/agent.pb.h"
+
+namespace stormark::controller {
+
+// One host's part of one phase.
+struct HostOutcome {
+  std::string host;
+  std::string target;
+  // Why the host has no usable result: a controller-side failure, or the agent's own error
+  // line for a failed or aborted phase. Empty on success.
+  std::string error;
+  // The agent's result, when it sent one (also for FAILED and ABORTED phases).
+  std::optional<stormark::v1::PhaseResult> result;
+  // The clock estimate in force for this phase.
+  ClockEstimate clock;
+  // How the row's storage is reached, as the tables label it ("local", "AoE"): the plan's
+  // `transport` label of the host, else what the agent detected; and a note when the two
+  // disagree. Set by LabelTransports (environment.h), empty until then.
+  std::string transport;
+  std::string transport_note;
+
+  bool succeeded() const {
+    return result && result->state() == stormark::v1::PhaseResult::SUCCEEDED;
+  }
+};
+
+struct PhaseOutcome {
+  PhasePlan plan;
+  std::string phase_id;
+  RunMode mode = RunMode::kConcurrent;
+  // The common start instant on the controller's clock.
+  int64_t start_at_unix_nanos = 0;
+  std::vector<HostOutcome> hosts;
+  // Spread of the actual starts across hosts, on the controller's clock, and how far that
+  // figure can be off because of the clock estimates. Unset when no host started.
+  std::optional<int64_t> start_skew_nanos;
+  int64_t start_skew_uncertainty_nanos = 0;
+};
+
+struct FleetOptions {
+  HeartbeatOptions heartbeat;
+  // The first host failure stops the run (--fail-fast).
+  bool fail_fast = false;
+};
+
+class Fleet {
+ public:
+  // Called from the Run threads with (host index, progress). Must be thread-safe.
+  using ProgressFn = std::function<void(size_t, const stormark::v1::RunUpdate::Progress&)>;
+
+  Fleet(std::vector<std::unique_ptr<AgentClient>> clients, const common::Clock& clock,
+        FleetOptions options = FleetOptions());
+  ~Fleet();
+
+  // Connects to every agent and estimates its clock, all in parallel, then watches the
+  // reachable ones with heartbeats until the fleet is destroyed. Returns one status per
+  // host, in order; hosts that failed take no part in phases (their rows carry the error).
+  std::vector<common::Status> ConnectAll();
+
+  size_t size() const { return clients_.size(); }
+  const AgentClient& client(size_t i) const { return *clients_[i]; }
+  // Empty when host i is usable, else why not. Thread-safe.
+  std::string host_error(size_t i) const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Runs one phase on every usable host, all at one instant or one host after another, and
+  // returns every host's outcome. Start skew is measured for concurrent runs only.
+  PhaseOutcome RunPhase(const PhasePlan& plan, const std::string& phase_id,
+                        const ProgressFn& progress, RunMode mode = RunMode::kConcurrent);
+
+  // Aborts the phase in flight on every host and makes later RunPhase calls return at once.
+  // Thread-safe; meant for SIGINT.
+  void AbortAll() ABSL_LOCKS_EXCLUDED(mu_);
+  bool aborted() const { return aborted_; }
+
+  // With fail_fast: why the run was stopped ("--fail-fast: host db1 failed: ..."), or "".
+  // Thread-safe.
+  std::string stopped() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Interrupted, or stopped by --fail-fast: no more phases should start.
+  bool halted() const { return aborted_ || stopped_; }
+
+ private:
+  // What the watchdog knows of one host's phase in flight.
+  struct Running {
+    bool active = false;
+    std::string phase_id;
+    int64_t start_at = 0;  // Controller clock, ns since the epoch.
+    std::optional<PhaseDeadline> deadline;
+    std::string overdue;  // Set once a deadline passed and the phase was aborted.
+    // While the host prepares the phase (before the start barrier): since when, on the
+    // controller clock, and for how long at most.
+    bool preparing = false;
+    std::string phase_name;
+    int64_t prepare_started = 0;
+    std::optional<PrepareDeadline> prepare_deadline;
+  };
+
+  // Prepare barrier, common start, run and cleanup for the hosts in `group`.
+  void RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
+                PhaseOutcome* outcome);
+  // Prepare, with the host's phase in flight, or the reason it cannot take part.
+  bool PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id, HostOutcome* host);
+  // The run and cleanup of one prepared host; sets host->result or host->error.
+  void RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
+               const ProgressFn& progress, HostOutcome* host);
+  // A host failed: with fail_fast, stops the run and aborts the phase on the others.
+  void HostFailed(size_t i, const std::string& error) ABSL_LOCKS_EXCLUDED(mu_);
+  // From the heartbeat monitor's thread: a host stopped answering; or a round passed.
+  void HostLost(size_t i, const std::string& reason) ABSL_LOCKS_EXCLUDED(mu_);
+  void CheckDeadlines() ABSL_LOCKS_EXCLUDED(mu_);
+  // Runs `fn` on a thread of its own, joined before the phase ends (or the fleet goes).
+  void InBackground(std::function<void()> fn) ABSL_LOCKS_EXCLUDED(mu_);
+  void JoinBackground() ABSL_LOCKS_EXCLUDED(mu_);
+  static void MeasureStartSkew(PhaseOutcome* outcome);
+
+  std::vector<std::unique_ptr<AgentClient>> clients_;
+  const common::Clock& clock_;
+  const FleetOptions options_;
+  std::atomic<bool> aborted_{false};
+  std::atomic<bool> stopped_{false};
+  // Extra lead before the start instant, learned from the late starts of earlier phases.
+  int64_t learned_lead_nanos_ = 0;
+
+  mutable absl::Mutex mu_;
+  std::vector<std::string> host_errors_ ABSL_GUARDED_BY(mu_);
+  std::vector<Running> running_ ABSL_GUARDED_BY(mu_);
+  std::string current_phase_ ABSL_GUARDED_BY(mu_);
+  std::string stop_reason_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::thread> background_ ABSL_GUARDED_BY(mu_);
+
+  // Last, so that it stops before the rest goes.
+  std::unique_ptr<HeartbeatMonitor> monitor_;
+};
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_FLEET_FLEET_H_

@@ -1,0 +1,129 @@
+#include "controller/fleet/heartbeat_monitor.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+
+namespace stormark::controller {
+
+HeartbeatTracker::HeartbeatTracker(size_t hosts, int64_t timeout_nanos)
+    : hosts_(hosts), timeout_nanos_(timeout_nanos) {}
+
+void HeartbeatTracker::Start(size_t host, int64_t now_nanos) {
+  hosts_[host] = Host{.watched = true, .last_ok = now_nanos, .last_error = ""};
+}
+
+void HeartbeatTracker::Stop(size_t host) { hosts_[host].watched = false; }
+
+void HeartbeatTracker::Answered(size_t host, int64_t now_nanos) {
+  Host& h = hosts_[host];
+  h.last_ok = std::max(h.last_ok, now_nanos);
+  h.last_error.clear();
+}
+
+void HeartbeatTracker::Failed(size_t host, std::string error) {
+  hosts_[host].last_error = std::move(error);
+}
+
+std::vector<std::pair<size_t, std::string>> HeartbeatTracker::TakeExpired(
+    int64_t now_nanos, const std::vector<std::string>& names) {
+  std::vector<std::pair<size_t, std::string>> expired;
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    Host& h = hosts_[i];
+    if (!h.watched || now_nanos - h.last_ok < timeout_nanos_) continue;
+    h.watched = false;
+    std::string reason = fmt::format("no heartbeat from agent {} for {:.1f} s", names[i],
+                                     static_cast<double>(now_nanos - h.last_ok) / 1e9);
+    if (!h.last_error.empty()) reason += fmt::format(" (last error: {})", h.last_error);
+    expired.emplace_back(i, std::move(reason));
+  }
+  return expired;
+}
+
+HeartbeatMonitor::HeartbeatMonitor(std::vector<AgentClient*> clients, HeartbeatOptions options,
+                                   const common::Clock& clock, LostFn on_lost, TickFn on_tick)
+    : clients_(std::move(clients)),
+      options_(options),
+      clock_(clock),
+      on_lost_(std::move(on_lost)),
+      on_tick_(std::move(on_tick)),
+      tracker_(clients_.size(), options.timeout_nanos),
+      phases_(clients_.size()),
+      in_flight_(clients_.size(), 0) {
+  for (AgentClient* client : clients_) names_.push_back(client->host());
+  thread_ = std::thread([this] { Loop(); });
+}
+
+HeartbeatMonitor::~HeartbeatMonitor() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    changed_.NotifyAll();
+  }
+  thread_.join();
+  // Each call ends by its deadline at the latest.
+  absl::MutexLock lock(&mu_);
+  changed_.Wait(mu_, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return calls_in_flight_ == 0; });
+}
+
+void HeartbeatMonitor::Watch(size_t host, bool watch) {
+  absl::MutexLock lock(&mu_);
+  if (watch) {
+    tracker_.Start(host, clock_.MonotonicNanos());
+  } else {
+    tracker_.Stop(host);
+  }
+}
+
+void HeartbeatMonitor::SetPhase(size_t host, const std::string& phase_id) {
+  absl::MutexLock lock(&mu_);
+  phases_[host] = phase_id;
+}
+
+void HeartbeatMonitor::Loop() {
+  // Rounds come often enough for deadlines and expiry; heartbeats go out every interval.
+  const int64_t round = std::min<int64_t>(options_.interval_nanos, 500'000'000);
+  const int call_timeout_ms =
+      static_cast<int>(std::max<int64_t>(options_.interval_nanos / 1'000'000, 100));
+  int64_t next_send = clock_.MonotonicNanos();
+  mu_.Lock();
+  while (!stopping_) {
+    const int64_t now = clock_.MonotonicNanos();
+    if (now >= next_send) {
+      next_send = now + options_.interval_nanos;
+      for (size_t i = 0; i < clients_.size(); ++i) {
+        if (!tracker_.watched(i) || in_flight_[i]) continue;
+        in_flight_[i] = 1;
+        ++calls_in_flight_;
+        clients_[i]->HeartbeatAsync(
+            phases_[i], call_timeout_ms,
+            [this, i](const common::Status& status, const stormark::v1::HeartbeatReply&) {
+              absl::MutexLock guard(&mu_);
+              if (status.ok()) {
+                tracker_.Answered(i, clock_.MonotonicNanos());
+              } else {
+                // The reason names the host already; keep what went wrong.
+                std::string error(status.message());
+                const std::string prefix = fmt::format("host {}: ", names_[i]);
+                if (error.starts_with(prefix)) error.erase(0, prefix.size());
+                tracker_.Failed(i, std::move(error));
+              }
+              in_flight_[i] = 0;
+              --calls_in_flight_;
+              changed_.NotifyAll();
+            });
+      }
+    }
+    auto expired = tracker_.TakeExpired(now, names_);
+    mu_.Unlock();
+    for (auto& [host, reason] : expired) {
+      if (on_lost_) on_lost_(host, reason);
+    }
+    if (on_tick_) on_tick_();
+    mu_.Lock();
+    changed_.WaitFor(mu_, round, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; });
+  }
+  mu_.Unlock();
+}
+
+}  // namespace stormark::controller

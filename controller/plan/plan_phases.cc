@@ -1,0 +1,125 @@
+// One entry of a plan's `phases:` list: its workload, its configuration file, and its keys.
+#include "controller/plan/plan_yaml.h"
+
+#include <string>
+#include <vector>
+
+#include "common/spec_check.h"
+#include "common/strings.h"
+#include "controller/workloads/workload_kinds.h"
+#include "yaml-cpp/yaml.h"
+
+namespace stormark::controller::plan_yaml {
+
+using common::Status;
+using common::StatusOr;
+using common::StrCat;
+
+// One phase of the plan; several when its `config` asks for several runs.
+StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index,
+                                            const std::string& target,
+                                            stormark::v1::CacheMode cache, std::string_view source,
+                                            std::vector<std::string>* notes) {
+  if (!node.IsMap()) {
+    return ErrorAt(source, node.Mark(), StrCat("phase ", index + 1, " must be a map"));
+  }
+  PhasePlan phase;
+  phase.name = StrCat("phase", index + 1);
+  phase.target = target;
+  const YAML::Node workload = node["workload"];
+  if (!workload) {
+    return ErrorAt(
+        source, node.Mark(),
+        StrCat("phase ", index + 1, ": missing 'workload' (known: ", WorkloadNames(), ")"));
+  }
+  const WorkloadKind* kind = FindWorkloadKind(workload.IsScalar() ? ScalarText(workload) : "?");
+  if (kind == nullptr) {
+    return ErrorAt(source, workload.Mark(),
+                   StrCat("phase ", index + 1, ": unknown workload '",
+                          workload.IsScalar() ? ScalarText(workload) : "?",
+                          "' (known: ", WorkloadNames(), ")"));
+  }
+  if (node["name"]) phase.name = ScalarText(node["name"]);
+  const std::string label = StrCat("phase '", phase.name, "'");
+  if (!common::IsValidName(phase.name)) {
+    return ErrorAt(source, node["name"].Mark(),
+                   StrCat(label, ": name must be 1-64 characters of A-Z a-z 0-9 . _ -"));
+  }
+
+  kind->init(&phase.spec);
+  phase.spec.set_cache(cache);
+  // The configuration file first, whatever its place in the map: the phase's own parameters
+  // override it.
+  std::vector<PhasePlan> phases = {phase};
+  if (const YAML::Node config = node["config"]) {
+    if (kind->load_config == nullptr || !config.IsScalar()) {
+      return ErrorAt(source, config.Mark(),
+                     StrCat(label, ": 'config' ",
+                            kind->load_config == nullptr
+                                ? StrCat("is not a ", kind->name, " parameter (postmark has it)")
+                                : "must be a file name"));
+    }
+    auto loaded = PhasesFromConfig(phase, RelativeToPlan(source, ScalarText(config)), notes);
+    if (!loaded.ok()) {
+      return ErrorAt(source, config.Mark(), StrCat(label, ": ", loaded.status().message()));
+    }
+    phases = std::move(*loaded);
+  }
+  for (const auto& field : node) {
+    const std::string key = ScalarText(field.first);
+    const YAML::Mark mark = field.second.Mark();
+    if (key == "name" || key == "workload" || key == "config") continue;
+    if (!field.second.IsScalar()) {
+      return ErrorAt(source, mark, StrCat(label, ": '", key, "' must be a single value"));
+    }
+    const std::string value = ScalarText(field.second);
+    if (key == "target") {
+      if (!common::IsValidName(value)) {
+        return ErrorAt(source, mark, StrCat(label, ": bad target name '", value, "'"));
+      }
+      for (PhasePlan& p : phases) p.target = value;
+      continue;
+    }
+    if (key == "cache") {
+      auto mode = ParseCacheMode(value);
+      if (!mode.ok()) return ErrorAt(source, mark, StrCat(label, ": ", mode.status().message()));
+      for (PhasePlan& p : phases) p.spec.set_cache(*mode);
+      continue;
+    }
+    if (key == "deadline" || key == "prepare_deadline") {
+      auto nanos = ParsePositiveDuration(key, value);
+      if (!nanos.ok()) return ErrorAt(source, mark, StrCat(label, ": ", nanos.status().message()));
+      for (PhasePlan& p : phases) {
+        (key == "deadline" ? p.deadline_nanos : p.prepare_deadline_nanos) = *nanos;
+      }
+      continue;
+    }
+    for (PhasePlan& p : phases) {
+      Status status = SetPhaseParameter(key, value, &p.spec);
+      if (absl::IsNotFound(status)) {
+        status = absl::InvalidArgumentError(StrCat("unknown ", kind->name, " parameter '", key,
+                                                   "' (known: ", kind->options().Names(),
+                                                   "; knobs: ", common::kTuningKnobNames, ")"));
+      }
+      if (!status.ok()) return ErrorAt(source, mark, StrCat(label, ": ", status.message()));
+    }
+  }
+  for (const Option& option : kind->options().options()) {
+    if (!option.required) continue;
+    bool given = node[std::string(option.name)].IsDefined();
+    for (std::string_view alias : option.aliases) given |= node[std::string(alias)].IsDefined();
+    if (!given) {
+      return ErrorAt(source, node.Mark(),
+                     StrCat(label, ": missing '", option.name, "' (", kind->name, " needs it)"));
+    }
+  }
+  for (const PhasePlan& p : phases) {
+    Status valid = ValidatePhase(p);
+    if (!valid.ok()) {
+      return ErrorAt(source, node.Mark(), StrCat("phase '", p.name, "': ", valid.message()));
+    }
+  }
+  return phases;
+}
+
+}  // namespace stormark::controller::plan_yaml

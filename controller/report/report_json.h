@@ -1,0 +1,24 @@
+// The JSON report of a run (--json FILE): every figure, with the host named in every
+// record. Schema "stormark.run/1"; fields are only ever added within a schema version.
+#ifndef STORMARK_CONTROLLER_REPORT_REPORT_JSON_H_
+#define STORMARK_CONTROLLER_REPORT_REPORT_JSON_H_
+
+#include <string>
+
+#include "common/status.h"
+#include "controller/run/run_record.h"
+#include "nlohmann/json.hpp"
+
+namespace stormark::controller {
+
+inline constexpr char kJsonSchema[] = "stormark.run/1";
+
+nlohmann::json RunToJson(const RunRecord& run);
+
+// Writes the report to `path` atomically (a temporary file renamed into place), so a crash
+// never leaves a half-written report.
+common::Status WriteJsonReport(const RunRecord& run, const std::string& path);
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_REPORT_REPORT_JSON_H_

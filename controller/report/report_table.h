@@ -1,0 +1,27 @@
+// The tables `stormark run` prints, and `stormark results show` prints again from the store.
+//
+// The side-by-side table of one phase: a row per host and target, then "all hosts", then
+// the notes that qualify the figures (cache, too fast, failures).
+#ifndef STORMARK_CONTROLLER_REPORT_REPORT_TABLE_H_
+#define STORMARK_CONTROLLER_REPORT_REPORT_TABLE_H_
+
+#include <string>
+#include <vector>
+
+#include "controller/fleet/fleet.h"
+#include "controller/run/run_record.h"
+#include "controller/report/summary.h"
+
+namespace stormark::controller {
+
+// `index` and `count` number the phase within the run ("Phase 1/2"); with `repeat` over
+// 1, the header says which repetition this is, and it names the sweep point, if any.
+std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary, size_t index,
+                             size_t count, int repeat = 1);
+
+// The agents of a run: machine, targets and clock offset per host, or UNAVAILABLE.
+std::string FormatAgentsTable(const std::vector<AgentRecord>& agents);
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_REPORT_REPORT_TABLE_H_

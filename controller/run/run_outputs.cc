@@ -1,0 +1,57 @@
+#include "controller/run/run_outputs.h"
+
+#include <string>
+
+#include "common/atomic_file.h"
+#include "common/status.h"
+#include "controller/report/report_baseline.h"
+#include "controller/report/report_export.h"
+#include "controller/report/report_json.h"
+#include "controller/run/run_command.h"
+
+namespace stormark::controller {
+namespace {
+
+using common::Status;
+
+// One bonnie++ CSV line per host that finished a bonnie phase, for bon_csv2html and friends.
+Status WriteBonnieCsv(const RunRecord& run, const std::string& path) {
+  return common::Annotate(common::WriteFileAtomically(path, RunBonnieCsv(run)), "--csv");
+}
+
+}  // namespace
+
+int WriteRunOutputs(const RunOptions& options, const RunRecord& run, const RunJournal& journal,
+                    int code, std::FILE* out, std::FILE* err) {
+  if (!options.baseline.empty() && !run.phases.empty()) {
+    auto table = FormatBaselineTables(run, options.baseline);
+    std::fputs(table.ok() ? table->c_str() : "", out);
+  }
+  if (!options.json_path.empty()) {
+    Status written = WriteJsonReport(run, options.json_path);
+    if (!written.ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(written.message()).c_str());
+      if (code == kExitOk) code = kExitSomeFailed;
+    } else {
+      std::fprintf(out, "JSON report: %s\n", options.json_path.c_str());
+    }
+  }
+  if (!options.csv_path.empty()) {
+    Status written = WriteBonnieCsv(run, options.csv_path);
+    if (!written.ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(written.message()).c_str());
+      if (code == kExitOk) code = kExitSomeFailed;
+    } else {
+      std::fprintf(out, "bonnie++ CSV: %s\n", options.csv_path.c_str());
+    }
+  }
+  if (journal.healthy()) {
+    std::fprintf(out, "Results: %s (stormark results show %s)\n", journal.path().c_str(),
+                 run.run_id.c_str());
+  } else if (!options.no_db && code == kExitOk) {
+    code = kExitSomeFailed;
+  }
+  return code;
+}
+
+}  // namespace stormark::controller

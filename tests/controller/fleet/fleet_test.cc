@@ -1,0 +1,209 @@
+// Fleet driving real agents in this process, over loopback TCP.
+#include "controller/fleet/fleet.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/controller/test_agents.h"
+
+namespace stormark::controller {
+namespace {
+
+using stormark::v1::StreamSpec;
+using ::testing::HasSubstr;
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr int64_t kMs = 1'000'000;
+
+PhasePlan StreamWrite(uint64_t size, uint32_t bs) {
+  PhasePlan plan;
+  plan.name = "w";
+  plan.spec.set_progress_interval_ms(10);
+  StreamSpec* s = plan.spec.mutable_stream();
+  s->set_direction(StreamSpec::WRITE);
+  s->set_size_bytes(size);
+  s->set_block_size(bs);
+  return plan;
+}
+
+class FleetTest : public AgentsTest {
+ protected:
+  // A fleet of `agents` fresh agents, plus `unreachable` hosts where nothing listens.
+  std::unique_ptr<Fleet> MakeFleet(int agents, int unreachable = 0,
+                                   FleetOptions options = FleetOptions()) {
+    std::vector<std::unique_ptr<AgentClient>> clients;
+    for (int i = 0; i < agents; ++i) {
+      agent::AgentServer* server = StartAgent();
+      if (server == nullptr) return nullptr;
+      clients.push_back(ClientFor(*server));
+    }
+    for (int i = 0; i < unreachable; ++i) {
+      const std::string address = ClosedPort();
+      clients.push_back(std::make_unique<AgentClient>(address, AgentClient::MakeChannel(address),
+                                                      common::SystemClock()));
+    }
+    return std::make_unique<Fleet>(std::move(clients), common::SystemClock(), options);
+  }
+};
+
+TEST_F(FleetTest, ConnectAllConnectsAndSyncsEveryAgent) {
+  auto fleet = MakeFleet(2);
+  ASSERT_NE(fleet, nullptr);
+  const auto statuses = fleet->ConnectAll();
+  ASSERT_EQ(statuses.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_TRUE(statuses[i].ok()) << statuses[i];
+    EXPECT_EQ(fleet->host_error(i), "");
+    EXPECT_GT(fleet->client(i).clock().rtt_nanos, 0);
+  }
+}
+
+TEST_F(FleetTest, RunPhaseOnTwoAgentsStartsThemTogether) {
+  auto fleet = MakeFleet(2);
+  ASSERT_NE(fleet, nullptr);
+  for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+
+  std::atomic<int> updates{0};
+  const PhaseOutcome outcome =
+      fleet->RunPhase(StreamWrite(4 * kMiB, 256 * 1024), "fleet-test-1",
+                      [&](size_t, const stormark::v1::RunUpdate::Progress&) { ++updates; });
+  EXPECT_EQ(outcome.phase_id, "fleet-test-1");
+  EXPECT_EQ(outcome.plan.name, "w");
+  ASSERT_EQ(outcome.hosts.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const HostOutcome& host = outcome.hosts[i];
+    SCOPED_TRACE(host.host);
+    EXPECT_EQ(host.host, fleet->client(i).host());
+    EXPECT_EQ(host.target, "scratch");
+    EXPECT_EQ(host.error, "");
+    ASSERT_TRUE(host.succeeded());
+    EXPECT_EQ(host.result->bytes(), 4 * kMiB);
+    EXPECT_EQ(host.result->ops(), 16u);
+    // The agent waited for the common instant rather than starting at once.
+    EXPECT_GE(host.result->start_unix_nanos() - host.clock.offset_nanos,
+              outcome.start_at_unix_nanos - 5 * kMs);
+    // Cleanup ran: the phase left nothing behind.
+    EXPECT_EQ(CountEntries(TargetDir(i)), 0);
+  }
+  ASSERT_TRUE(outcome.start_skew_nanos.has_value());
+  EXPECT_GE(*outcome.start_skew_nanos, 0);
+  EXPECT_LT(*outcome.start_skew_nanos, 50 * kMs);
+  EXPECT_GE(outcome.start_skew_uncertainty_nanos, 0);
+}
+
+TEST_F(FleetTest, UnreachableHostBecomesARowAndTheOthersGoOn) {
+  auto fleet = MakeFleet(1, 1);
+  ASSERT_NE(fleet, nullptr);
+  const auto statuses = fleet->ConnectAll();
+  ASSERT_EQ(statuses.size(), 2u);
+  EXPECT_TRUE(statuses[0].ok()) << statuses[0];
+  EXPECT_EQ(statuses[1].code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(fleet->host_error(1), HasSubstr("unreachable"));
+
+  const PhaseOutcome outcome =
+      fleet->RunPhase(StreamWrite(1 * kMiB, 1 * kMiB), "fleet-test-2", nullptr);
+  ASSERT_EQ(outcome.hosts.size(), 2u);
+  EXPECT_TRUE(outcome.hosts[0].succeeded());
+  EXPECT_EQ(outcome.hosts[0].result->bytes(), 1 * kMiB);
+  EXPECT_FALSE(outcome.hosts[1].succeeded());
+  EXPECT_FALSE(outcome.hosts[1].result.has_value());
+  EXPECT_EQ(outcome.hosts[1].host, fleet->client(1).host());
+  EXPECT_EQ(outcome.hosts[1].error, fleet->host_error(1));
+  ASSERT_TRUE(outcome.start_skew_nanos.has_value());
+  EXPECT_EQ(*outcome.start_skew_nanos, 0);  // one host started: no spread
+}
+
+TEST_F(FleetTest, UnknownTargetFailsThatHostBeforeThePhase) {
+  auto fleet = MakeFleet(1);
+  ASSERT_NE(fleet, nullptr);
+  for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+  PhasePlan plan = StreamWrite(1 * kMiB, 1 * kMiB);
+  plan.target = "nvme";
+  const PhaseOutcome outcome = fleet->RunPhase(plan, "fleet-test-3", nullptr);
+  ASSERT_EQ(outcome.hosts.size(), 1u);
+  EXPECT_FALSE(outcome.hosts[0].result.has_value());
+  EXPECT_EQ(outcome.hosts[0].target, "nvme");
+  EXPECT_THAT(outcome.hosts[0].error, HasSubstr("no target 'nvme'"));
+  EXPECT_FALSE(outcome.start_skew_nanos.has_value());
+}
+
+TEST_F(FleetTest, AfterAbortAllPhasesDoNotRun) {
+  auto fleet = MakeFleet(1);
+  ASSERT_NE(fleet, nullptr);
+  for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+  fleet->AbortAll();
+  EXPECT_TRUE(fleet->aborted());
+  const PhaseOutcome outcome =
+      fleet->RunPhase(StreamWrite(1 * kMiB, 1 * kMiB), "fleet-test-4", nullptr);
+  ASSERT_EQ(outcome.hosts.size(), 1u);
+  EXPECT_FALSE(outcome.hosts[0].result.has_value());
+  EXPECT_THAT(outcome.hosts[0].error, HasSubstr("interrupted"));
+  EXPECT_EQ(CountEntries(TargetDir(0)), 0);
+}
+
+TEST_F(FleetTest, WithFailFastTheFirstFailureStopsTheOthersAndLaterPhases) {
+  FleetOptions options;
+  options.fail_fast = true;
+  auto fleet = MakeFleet(2, 0, options);
+  ASSERT_NE(fleet, nullptr);
+  for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+  PhasePlan plan = StreamWrite(1 * kMiB, 1 * kMiB);
+  plan.target = "scratch";
+  const PhaseOutcome outcome = fleet->RunPhase(plan, "fleet-test-5", nullptr);
+  ASSERT_EQ(outcome.hosts.size(), 2u);
+  EXPECT_TRUE(outcome.hosts[0].succeeded()) << outcome.hosts[0].error;
+  EXPECT_EQ(fleet->stopped(), "");  // Nothing failed yet.
+
+  plan.target = "nope";
+  const PhaseOutcome failed = fleet->RunPhase(plan, "fleet-test-6", nullptr);
+  // Whichever host failed first stopped the run; the other failed too, or was not run.
+  EXPECT_THAT(failed.hosts[0].error + failed.hosts[1].error, HasSubstr("no target 'nope'"));
+  EXPECT_THAT(fleet->stopped(), HasSubstr("--fail-fast: stopped the run after host"));
+  EXPECT_TRUE(fleet->halted());
+  EXPECT_FALSE(fleet->aborted());  // Not an interrupt.
+
+  plan.target = "scratch";
+  const PhaseOutcome later = fleet->RunPhase(plan, "fleet-test-7", nullptr);
+  for (const HostOutcome& host : later.hosts) {
+    EXPECT_FALSE(host.result.has_value());
+    EXPECT_THAT(host.error, HasSubstr("not run: --fail-fast"));
+  }
+  EXPECT_EQ(CountEntries(TargetDir(0)), 0);
+  EXPECT_EQ(CountEntries(TargetDir(1)), 0);
+}
+
+TEST_F(FleetTest, WithoutFailFastAFailedHostDoesNotStopTheRun) {
+  auto fleet = MakeFleet(1);
+  ASSERT_NE(fleet, nullptr);
+  for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+  PhasePlan plan = StreamWrite(1 * kMiB, 1 * kMiB);
+  plan.target = "nope";
+  fleet->RunPhase(plan, "fleet-test-8", nullptr);
+  EXPECT_EQ(fleet->stopped(), "");
+  EXPECT_FALSE(fleet->halted());
+}
+
+TEST_F(FleetTest, APhasePastItsDeadlineIsAbortedOnThatHostWithTheReason) {
+  FleetOptions options;
+  options.heartbeat.interval_nanos = 100 * kMs;  // Deadlines are checked every round.
+  options.heartbeat.timeout_nanos = 10'000 * kMs;
+  auto fleet = MakeFleet(1, 0, options);
+  ASSERT_NE(fleet, nullptr);
+  for (const auto& s : fleet->ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+  // Far more than 200 ms of writing, which checks for an abort between blocks.
+  PhasePlan plan = StreamWrite(4096 * kMiB, 64 * 1024);
+  plan.deadline_nanos = 200 * kMs;
+  const PhaseOutcome outcome = fleet->RunPhase(plan, "fleet-test-9", nullptr);
+  ASSERT_EQ(outcome.hosts.size(), 1u);
+  EXPECT_FALSE(outcome.hosts[0].succeeded());
+  EXPECT_THAT(outcome.hosts[0].error, HasSubstr("phase deadline: ran "));
+  EXPECT_THAT(outcome.hosts[0].error, HasSubstr("past its deadline of 0.2 s"));
+}
+
+}  // namespace
+}  // namespace stormark::controller

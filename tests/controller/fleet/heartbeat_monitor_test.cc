@@ -1,0 +1,58 @@
+#include "controller/fleet/heartbeat_monitor.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stormark::controller {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kSecond = 1'000'000'000;
+const std::vector<std::string> kNames = {"db1:7420", "db2:7420"};
+
+TEST(HeartbeatTracker, AHostThatAnswersIsNeverExpired) {
+  HeartbeatTracker tracker(2, 10 * kSecond);
+  tracker.Start(0, 0);
+  for (int64_t t = 2; t <= 60; t += 2) {
+    tracker.Answered(0, t * kSecond);
+    EXPECT_TRUE(tracker.TakeExpired(t * kSecond, kNames).empty()) << t;
+  }
+}
+
+TEST(HeartbeatTracker, ASilentHostExpiresAfterTheTimeoutOnceWithTheReason) {
+  HeartbeatTracker tracker(2, 10 * kSecond);
+  tracker.Start(0, 0);
+  tracker.Start(1, 0);
+  tracker.Answered(0, 4 * kSecond);
+  tracker.Answered(1, 4 * kSecond);
+  tracker.Answered(1, 12 * kSecond);
+  tracker.Failed(0, "Heartbeat timed out");
+  EXPECT_TRUE(tracker.TakeExpired(13 * kSecond, kNames).empty());
+  auto expired = tracker.TakeExpired(14 * kSecond, kNames);
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0].first, 0u);
+  EXPECT_EQ(expired[0].second,
+            "no heartbeat from agent db1:7420 for 10.0 s (last error: Heartbeat timed out)");
+  EXPECT_FALSE(tracker.watched(0));
+  EXPECT_TRUE(tracker.TakeExpired(30 * kSecond, kNames).size() == 1);  // Host 1 now; 0 not again.
+}
+
+TEST(HeartbeatTracker, AnUnwatchedHostNeverExpires) {
+  HeartbeatTracker tracker(2, 10 * kSecond);
+  tracker.Start(1, 0);
+  tracker.Stop(1);
+  EXPECT_TRUE(tracker.TakeExpired(100 * kSecond, kNames).empty());
+}
+
+TEST(HeartbeatTracker, ALateAnswerDoesNotMoveTheLastHeardBackwards) {
+  HeartbeatTracker tracker(1, 10 * kSecond);
+  tracker.Start(0, 5 * kSecond);
+  tracker.Answered(0, 3 * kSecond);  // An answer timed before Start (clock order of threads).
+  auto expired = tracker.TakeExpired(15 * kSecond, kNames);
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_THAT(expired[0].second, HasSubstr("for 10.0 s"));
+}
+
+}  // namespace
+}  // namespace stormark::controller

@@ -1,0 +1,135 @@
+#include "controller/report/report_gate.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/controller/test_runs.h"
+
+namespace stormark::controller {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
+
+GateOptions TenPercent() {
+  GateOptions options;
+  options.threshold = 0.10;
+  options.metrics = *GateMetrics({});
+  return options;
+}
+
+GateResult Gate(const RunRecord& a, const RunRecord& b, GateOptions options = TenPercent()) {
+  return EvaluateGate(CompareRuns(a, b, /*aggregates=*/false), options);
+}
+
+const GateCheck& CheckOf(const GateResult& result, std::string_view metric) {
+  for (const GateCheck& c : result.checks) {
+    if (c.metric->name == metric) return c;
+  }
+  ADD_FAILURE() << "no check of " << metric;
+  return result.checks.front();
+}
+
+TEST(ParseThreshold, TakesPercentages) {
+  EXPECT_DOUBLE_EQ(*ParseThreshold("10%"), 0.10);
+  EXPECT_DOUBLE_EQ(*ParseThreshold("2.5"), 0.025);
+  EXPECT_DOUBLE_EQ(*ParseThreshold(" 0% "), 0.0);
+  for (const char* bad : {"", "%", "ten", "-5%", "10%%", "1e9"}) {
+    auto parsed = ParseThreshold(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_THAT(std::string(parsed.status().message()), HasSubstr("--fail-if-slower"));
+  }
+}
+
+TEST(GateMetrics, DefaultIsTheSpeedFiguresAndUnknownNamesAreRefused) {
+  const auto metrics = *GateMetrics({});
+  ASSERT_EQ(metrics.size(), 5u);
+  EXPECT_EQ(metrics[0]->name, "MiB/s");
+  auto bad = GateMetrics({"MB/s"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("--metric 'MB/s'"));
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("p99 lat"));
+}
+
+TEST(EvaluateGate, SlowerPastThresholdAndNoiseFails) {
+  const GateResult result =
+      Gate(RepeatedRun("a", "h", {100, 102, 98}), RepeatedRun("b", "h", {60, 61, 59}));
+  EXPECT_EQ(result.failures, 2u);  // MiB/s and ops/s; latency and elapsed did not move.
+  const GateCheck& mibps = CheckOf(result, "MiB/s");
+  EXPECT_TRUE(mibps.failed);
+  EXPECT_TRUE(mibps.noise_known);
+  EXPECT_NEAR(*mibps.slowdown, 0.40, 1e-9);
+  EXPECT_EQ(mibps.reason, "40.0% slower, beyond the noise");
+  EXPECT_FALSE(CheckOf(result, "p99 lat").failed);
+  EXPECT_FALSE(result.noise_unknown_somewhere);
+}
+
+TEST(EvaluateGate, SlowerPastThresholdButWithinNoisePasses) {
+  // Median 12% lower, but the ranges overlap: the noise is as large as the difference.
+  const GateResult result =
+      Gate(RepeatedRun("a", "h", {100, 70, 130}), RepeatedRun("b", "h", {88, 60, 120}));
+  EXPECT_EQ(result.failures, 0u);
+  EXPECT_EQ(CheckOf(result, "MiB/s").reason, "within noise (12.0% slower)");
+}
+
+TEST(EvaluateGate, FasterOrSlightlySlowerPasses) {
+  EXPECT_EQ(Gate(RepeatedRun("a", "h", {100, 101}), RepeatedRun("b", "h", {150, 151})).failures,
+            0u);
+  EXPECT_EQ(Gate(RepeatedRun("a", "h", {100, 101}), RepeatedRun("b", "h", {95, 96})).failures, 0u);
+}
+
+TEST(EvaluateGate, OneRepetitionIsJudgedOnTheThresholdAloneAndSaysSo) {
+  const GateResult slow = Gate(RepeatedRun("a", "h", {100}), RepeatedRun("b", "h", {80}));
+  EXPECT_TRUE(slow.noise_unknown_somewhere);
+  EXPECT_TRUE(CheckOf(slow, "MiB/s").failed);
+  EXPECT_EQ(CheckOf(slow, "MiB/s").reason, "20.0% slower (one repetition: noise unknown)");
+  EXPECT_THAT(FormatGate(slow, TenPercent()), HasSubstr("noise is unknown"));
+  EXPECT_EQ(Gate(RepeatedRun("a", "h", {100}), RepeatedRun("b", "h", {95})).failures, 0u);
+}
+
+TEST(EvaluateGate, AHostMissingOrFailingInTheCandidateFails) {
+  const RunRecord a =
+      MakeRun("a", {"h1", "h2"},
+              {Phase(WritePlan(), {SucceededHost("h1", 100), SucceededHost("h2", 100)})});
+  const RunRecord gone = MakeRun("b", {"h1"}, {Phase(WritePlan(), {SucceededHost("h1", 100)})});
+  const GateResult missing = Gate(a, gone);
+  EXPECT_GT(missing.failures, 0u);
+  for (const GateCheck& c : missing.checks) {
+    EXPECT_EQ(c.failed, c.key.host == "h2") << c.key.host << " " << c.metric->name;
+    if (c.failed) {
+      EXPECT_EQ(c.reason, "missing from the candidate run");
+    }
+  }
+  const RunRecord down = MakeRun(
+      "b", {"h1", "h2"}, {Phase(WritePlan(), {SucceededHost("h1", 100), UnreachableHost("h2")})});
+  const GateResult failed = Gate(a, down);
+  EXPECT_EQ(failed.failures, 5u);
+  EXPECT_EQ(CheckOf(failed, "MiB/s").key.host, "h1");
+}
+
+TEST(GateJUnit, ATestcasePerHostPhaseAndMetricWithFailures) {
+  RunRecord a = RepeatedRun("ra", "db<1>", {100, 102, 98});
+  RunRecord b = RepeatedRun("rb", "db<1>", {60, 61, 59});
+  const GateResult result = Gate(a, b);
+  const std::string xml = GateJUnit(result, TenPercent(), "ra", "rb", kBase);
+  EXPECT_TRUE(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "));
+  EXPECT_THAT(xml, HasSubstr("tests=\"5\" failures=\"2\""));
+  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"stormark.seq-write\" "
+                             "name=\"db&lt;1&gt; scratch MiB/s\""));
+  EXPECT_THAT(xml, HasSubstr("<failure type=\"regression\" message=\"MiB/s: 40.0% slower, "
+                             "beyond the noise\">"));
+  EXPECT_THAT(xml, Not(HasSubstr("db<1>")));
+  EXPECT_THAT(xml, HasSubstr("<property name=\"fail_if_slower\" value=\"10.0%\"/>"));
+}
+
+TEST(GateMarkdown, FailuresFirstAndCellsEscaped) {
+  const GateResult result =
+      Gate(RepeatedRun("ra", "a|b", {100, 102, 98}), RepeatedRun("rb", "a|b", {60, 61, 59}));
+  const std::string md = GateMarkdown(result, TenPercent(), "ra", "rb");
+  EXPECT_TRUE(md.starts_with("### stormark gate: FAILED: 2 of 5 checks regressed past 10.0%"));
+  EXPECT_THAT(md, HasSubstr("| FAIL | seq-write | a\\|b | scratch | MiB/s |"));
+  EXPECT_LT(md.find("| FAIL |"), md.find("| ok |"));
+}
+
+}  // namespace
+}  // namespace stormark::controller
