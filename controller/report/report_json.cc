@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "common/version.h"
+#include "controller/report/run_status.h"
 #include "controller/report/environment.h"
 #include "controller/report/summary.h"
 #include "controller/workloads/workload_kinds.h"
@@ -307,6 +308,27 @@ json RunToJson(const RunRecord& run) {
   }
   json phases = json::array();
   for (size_t i = 0; i < run.phases.size(); ++i) phases.push_back(PhaseJson(run.phases[i], i));
+  json hooks = json::array();
+  for (const HookOutcome& hook : run.hooks) {
+    json failures = json::array();
+    for (const auto& [host, why] : hook.failures) {
+      failures.push_back({{"host", host}, {"error", why}});
+    }
+    hooks.push_back({{"before_phase", hook.before_phase},
+                     {"what", hook.what},
+                     {"line", hook.line},
+                     {"sweep_point", hook.point},
+                     {"after", hook.after},
+                     {"ok", hook.ok()},
+                     {"hosts", hook.hosts},
+                     {"longest_nanos", hook.longest_nanos},
+                     {"failures", std::move(failures)}});
+  }
+  json skipped = json::array();
+  for (const SkippedPoint& point : run.skipped_points) {
+    skipped.push_back({{"before_phase", point.before_phase}, {"sweep_point", point.point}});
+  }
+  const RunStatus status = StatusOf(run);
   return {{"schema", kJsonSchema},
           {"stormark_version", std::string(common::kSoftwareVersion)},
           {"run_id", run.run_id},
@@ -314,7 +336,11 @@ json RunToJson(const RunRecord& run) {
           {"started_unix_nanos", run.started_unix_nanos},
           {"finished_unix_nanos", run.finished_unix_nanos},
           {"interrupted", run.interrupted},
+          {"status", status.status},
+          {"reasons", status.reasons},
           {"agents", std::move(agents)},
+          {"hooks", std::move(hooks)},
+          {"skipped_points", std::move(skipped)},
           {"phases", std::move(phases)}};
 }
 

@@ -11,6 +11,7 @@
 #include "controller/report/report_compare.h"
 #include "controller/report/report_gate.h"
 #include "controller/report/report_table.h"
+#include "controller/report/run_status.h"
 #include "controller/results/results_query.h"
 #include "controller/results/results_store.h"
 #include "controller/results/same_plan.h"
@@ -122,23 +123,62 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
   const size_t planned_points = per_point > 0 && listing.planned_phases % per_point == 0
                                     ? std::max(points.size(), listing.planned_phases / per_point)
                                     : points.size();
-  std::string current_point;
-  size_t point_index = 0;
-  for (size_t p = 0; p < phases.size(); ++p) {
-    const PhaseOutcome& phase = phases[p];
-    const std::string point = DescribeSweepPoint(phase.plan.sweep_point);
-    if (!point.empty() && (p == 0 || point != current_point)) {
-      point_index = static_cast<size_t>(std::find(points.begin(), points.end(), point) -
-                                        points.begin());
-      std::fprintf(out, "Sweep point %zu/%zu: %s\n\n", point_index + 1, planned_points,
-                   point.c_str());
+  const RunRecord& record = run->record;
+  for (const HookOutcome& hook : record.hooks) {
+    if (std::find(points.begin(), points.end(), hook.point) == points.end()) {
+      points.push_back(hook.point);  // A point whose phases were all skipped.
     }
+  }
+  std::string current_point;
+  bool started = false;
+  // A new point's header, before the first thing of that point.
+  auto enter = [&](const std::string& point) {
+    if (started && point == current_point) return;
+    started = true;
     current_point = point;
+    if (point.empty()) return;
+    const size_t at =
+        static_cast<size_t>(std::find(points.begin(), points.end(), point) - points.begin());
+    std::fprintf(out, "Sweep point %zu/%zu: %s\n\n", at + 1,
+                 std::max(planned_points, points.size()), point.c_str());
+  };
+  // The hooks and skipped points that came before phase `p`, as `run` printed them.
+  size_t next_hook = 0, next_skip = 0;
+  auto events_before = [&](size_t p) {
+    bool in_group = false, last_ok = true;
+    while (next_hook < record.hooks.size() && record.hooks[next_hook].before_phase <= p) {
+      const HookOutcome& hook = record.hooks[next_hook++];
+      if (in_group && hook.what != record.hooks[next_hook - 2].what) {
+        if (last_ok) std::fputs("\n", out);
+      }
+      enter(hook.point);
+      std::fputs(FormatHookLine(hook).c_str(), out);
+      in_group = true;
+      last_ok = hook.ok();
+      const bool skipped_here = next_skip < record.skipped_points.size() &&
+                                record.skipped_points[next_skip].before_phase <= p &&
+                                record.skipped_points[next_skip].point == hook.point &&
+                                !hook.ok() && hook.what == "setup";
+      if (skipped_here) {
+        std::fputs(FormatSkippedPoint(record.skipped_points[next_skip++]).c_str(), out);
+        in_group = false;
+      }
+    }
+    if (in_group && last_ok) std::fputs("\n", out);
+  };
+  for (size_t p = 0; p < phases.size(); ++p) {
+    events_before(p);
+    const PhaseOutcome& phase = phases[p];
+    enter(DescribeSweepPoint(phase.plan.sweep_point));
     std::fputs(FormatPhaseTable(phase, Summarize(phase), p, count, repeat).c_str(), out);
     std::fputs("\n", out);
   }
+  events_before(SIZE_MAX);
   if (const std::string summary = SweepSummaryTable(phases, repeat); !summary.empty()) {
     std::fprintf(out, "%s\n", summary.c_str());
+  }
+  if (const RunStatus status = StatusOf(record); status.status != "complete") {
+    std::fprintf(out, "%s\n", FormatRunStatus(status).c_str());
   }
   std::fputs(baseline.c_str(), out);
   return kExitOk;

@@ -1,5 +1,7 @@
 #include "controller/results/results_query.h"
 
+#include <algorithm>
+
 #include "common/strings.h"
 #include "controller/report/environment.h"
 
@@ -86,6 +88,53 @@ Status LoadLabels(const sqlite::Database& db, const std::string& run_id, RunReco
     if (index >= 0 && static_cast<size_t>(index) < run->agents.size()) {
       run->agents[static_cast<size_t>(index)].labels.emplace_back(query.Text(1), query.Text(2));
     }
+  }
+}
+
+// The hooks, skipped points and --fail-fast reason of a run (schema 3; none before).
+Status LoadRunEvents(const sqlite::Database& db, const std::string& run_id, RunRecord* run) {
+  ASSIGN_OR_RETURN(Statement stopped, db.Prepare("SELECT stopped FROM runs WHERE run_id = ?"));
+  stopped.Bind(1, run_id);
+  ASSIGN_OR_RETURN(bool found, stopped.Step());
+  if (found) run->stopped = stopped.Text(0);
+  ASSIGN_OR_RETURN(
+      Statement hooks,
+      db.Prepare("SELECT position, before_phase, what, line, sweep_point, after_halt, "
+                 "hosts, longest_nanos FROM hooks WHERE run_id = ? ORDER BY position"));
+  ASSIGN_OR_RETURN(Statement failures,
+                   db.Prepare("SELECT host, error FROM hook_failures WHERE run_id = ? AND "
+                              "position = ? ORDER BY host_position"));
+  hooks.Bind(1, run_id);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, hooks.Step());
+    if (!row) break;
+    HookOutcome hook;
+    const int64_t position = hooks.Int(0);
+    hook.before_phase = static_cast<size_t>(std::max<int64_t>(0, hooks.Int(1)));
+    hook.what = hooks.Text(2);
+    hook.line = hooks.Text(3);
+    hook.point = hooks.Text(4);
+    hook.after = hooks.Text(5);
+    hook.hosts = static_cast<size_t>(std::max<int64_t>(0, hooks.Int(6)));
+    hook.longest_nanos = hooks.Int(7);
+    failures.Reset();
+    failures.Bind(1, run_id).Bind(2, position);
+    while (true) {
+      ASSIGN_OR_RETURN(bool failed, failures.Step());
+      if (!failed) break;
+      hook.failures.emplace_back(failures.Text(0), failures.Text(1));
+    }
+    run->hooks.push_back(std::move(hook));
+  }
+  ASSIGN_OR_RETURN(Statement skipped,
+                   db.Prepare("SELECT before_phase, sweep_point FROM skipped_points WHERE "
+                              "run_id = ? ORDER BY position"));
+  skipped.Bind(1, run_id);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, skipped.Step());
+    if (!row) return absl::OkStatus();
+    run->skipped_points.push_back(
+        {static_cast<size_t>(std::max<int64_t>(0, skipped.Int(0))), skipped.Text(1)});
   }
 }
 
@@ -218,6 +267,7 @@ StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id
   RETURN_IF_ERROR(LoadAgents(store.db(), run_id, &run.record));
   RETURN_IF_ERROR(LoadLabels(store.db(), run_id, &run.record));
   RETURN_IF_ERROR(LoadPhases(store.db(), run_id, &run.record));
+  RETURN_IF_ERROR(LoadRunEvents(store.db(), run_id, &run.record));
   for (PhaseOutcome& phase : run.record.phases) LabelTransports(run.record.agents, &phase);
   return run;
 }

@@ -201,6 +201,40 @@ CREATE TABLE environment (
 );
 )sql";
 
+// Schema version 3 adds the run's hooks, its skipped sweep points and why --fail-fast stopped
+// it; runs recorded before have none of them.
+constexpr char kSchemaV3[] = R"sql(
+CREATE TABLE hooks (
+  run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  before_phase INTEGER NOT NULL,
+  what TEXT NOT NULL,
+  line TEXT NOT NULL,
+  sweep_point TEXT NOT NULL,
+  after_halt TEXT NOT NULL,
+  hosts INTEGER NOT NULL,
+  longest_nanos INTEGER NOT NULL,
+  PRIMARY KEY (run_id, position)
+);
+CREATE TABLE hook_failures (
+  run_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  host_position INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  error TEXT NOT NULL,
+  PRIMARY KEY (run_id, position, host_position),
+  FOREIGN KEY (run_id, position) REFERENCES hooks ON DELETE CASCADE
+);
+CREATE TABLE skipped_points (
+  run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  before_phase INTEGER NOT NULL,
+  sweep_point TEXT NOT NULL,
+  PRIMARY KEY (run_id, position)
+);
+ALTER TABLE runs ADD COLUMN stopped TEXT NOT NULL DEFAULT '';
+)sql";
+
 std::string ModeName(RunMode mode) {
   return mode == RunMode::kSequential ? "sequential" : "concurrent";
 }
@@ -235,6 +269,7 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
     ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
     RETURN_IF_ERROR(db->Exec(kSchema));
     RETURN_IF_ERROR(db->Exec(kSchemaV2));
+    RETURN_IF_ERROR(db->Exec(kSchemaV3));
     RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
     return transaction.Commit();
   }
@@ -243,12 +278,14 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
         StrCat(db->path(), ": written by a newer stormark (results schema ", version,
                "; this one reads up to ", kResultsSchemaVersion, ")"));
   }
-  if (version == 1) {
-    // 1 -> 2: new tables only; every version 1 row stays as it is.
+  if (version < kResultsSchemaVersion) {
+    // 1 -> 2 -> 3: new tables and a column with a default; every older row stays as it is.
     ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
-    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV2),
-                                     StrCat(db->path(), ": upgrading the results schema 1 to 2")));
-    RETURN_IF_ERROR(db->Exec("PRAGMA user_version = 2"));
+    const std::string upgrading = StrCat(db->path(), ": upgrading the results schema ", version,
+                                         " to ", kResultsSchemaVersion);
+    if (version < 2) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV2), upgrading));
+    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV3), upgrading));
+    RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
     return transaction.Commit();
   }
   return absl::OkStatus();
@@ -400,7 +437,10 @@ StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::OpenExisting(const std::st
 Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
   ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
   ASSIGN_OR_RETURN(Statement insert_run,
-                   db_->Prepare("INSERT INTO runs VALUES (?,?,NULL,?,?,?,?,?,?,?,?)"));
+                   db_->Prepare("INSERT INTO runs (run_id, started_unix_nanos, "
+                                "finished_unix_nanos, status, label, mode, planned_phases, "
+                                "stormark_version, owner_host, owner_pid, owner_start_ticks) "
+                                "VALUES (?,?,NULL,?,?,?,?,?,?,?,?)"));
   RETURN_IF_ERROR(insert_run.Insert(
       run.run_id, run.started_unix_nanos, kRunRunning, start.label, ModeName(start.mode),
       static_cast<int64_t>(start.planned_phases), common::kSoftwareVersion, start.owner.host,
@@ -460,13 +500,52 @@ Status ResultsStore::AddPhase(const std::string& run_id, size_t phase_index,
   return transaction.Commit();
 }
 
-Status ResultsStore::FinishRun(const std::string& run_id, int64_t finished_unix_nanos,
+Status ResultsStore::FinishRun(const RunRecord& run, int64_t finished_unix_nanos,
                                std::string_view status) {
+  const std::string& run_id = run.run_id;
   ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
   ASSIGN_OR_RETURN(Statement update,
-                   db_->Prepare("UPDATE runs SET status = ?, finished_unix_nanos = ? "
+                   db_->Prepare("UPDATE runs SET status = ?, finished_unix_nanos = ?, stopped = ? "
                                 "WHERE run_id = ?"));
-  RETURN_IF_ERROR(update.Bind(1, status).Bind(2, finished_unix_nanos).Bind(3, run_id).Run());
+  RETURN_IF_ERROR(update.Bind(1, status)
+                      .Bind(2, finished_unix_nanos)
+                      .Bind(3, run.stopped)
+                      .Bind(4, run_id)
+                      .Run());
+  for (size_t i = 0; i < run.hooks.size(); ++i) {
+    const HookOutcome& hook = run.hooks[i];
+    ASSIGN_OR_RETURN(Statement insert,
+                     db_->Prepare("INSERT INTO hooks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    RETURN_IF_ERROR(insert.Bind(1, run_id)
+                        .Bind(2, I(i))
+                        .Bind(3, I(hook.before_phase))
+                        .Bind(4, hook.what)
+                        .Bind(5, hook.line)
+                        .Bind(6, hook.point)
+                        .Bind(7, hook.after)
+                        .Bind(8, I(hook.hosts))
+                        .Bind(9, hook.longest_nanos)
+                        .Run());
+    for (size_t h = 0; h < hook.failures.size(); ++h) {
+      ASSIGN_OR_RETURN(Statement failure,
+                       db_->Prepare("INSERT INTO hook_failures VALUES (?, ?, ?, ?, ?)"));
+      RETURN_IF_ERROR(failure.Bind(1, run_id)
+                          .Bind(2, I(i))
+                          .Bind(3, I(h))
+                          .Bind(4, hook.failures[h].first)
+                          .Bind(5, hook.failures[h].second)
+                          .Run());
+    }
+  }
+  for (size_t i = 0; i < run.skipped_points.size(); ++i) {
+    ASSIGN_OR_RETURN(Statement insert,
+                     db_->Prepare("INSERT INTO skipped_points VALUES (?, ?, ?, ?)"));
+    RETURN_IF_ERROR(insert.Bind(1, run_id)
+                        .Bind(2, I(i))
+                        .Bind(3, I(run.skipped_points[i].before_phase))
+                        .Bind(4, run.skipped_points[i].point)
+                        .Run());
+  }
   return transaction.Commit();
 }
 

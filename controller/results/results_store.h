@@ -2,14 +2,16 @@
 // the controller loses at most the phase in flight. `stormark results` reads it back
 // (results_query.h).
 //
-// Schema version 2 (PRAGMA user_version = 2; a version 1 file is upgraded in place when
-// opened, adding the labels and environment tables, and its runs stay readable). Times are ns since
+// Schema version 3 (PRAGMA user_version = 3; an older file is upgraded in place when opened,
+// adding the tables of later versions, and its runs stay readable). Times are ns since
 // the Unix epoch; every protobuf column holds the message exactly as the controller had it, so
 // nothing an agent sent is ever lost; the other columns are copies for queries.
 //
 //   runs          one row per `stormark run`, written when it starts
 //     run_id TEXT PRIMARY KEY, started_unix_nanos, finished_unix_nanos (NULL while running),
-//     status ('running' | 'completed' | 'interrupted' | 'failed'), label (--label, the plan
+//     status ('running' | 'completed' | 'partial' | 'interrupted' | 'failed': the run's
+//     StatusOf, report/run_status.h; 'failed' also for a run refused before any phase, and
+//     for any run that was not complete before schema 3), label (--label, the plan
 //     file, or the phase names), mode ('concurrent' | 'sequential'), planned_phases,
 //     stormark_version, owner_host, owner_pid, owner_start_ticks (the writing controller,
 //     see run_owner.h: a 'running' run whose owner is gone reads as incomplete)
@@ -46,6 +48,12 @@
 //                 'target:NAME'), key, value: the environment facts under the keys of
 //                 agent/host/environment.h, as the agent reported them at the start of the run and
 //                 as each phase was prepared (v2)
+//   hooks         run_id, position, before_phase (phases recorded before it), what ('setup' |
+//                 'teardown'), line, sweep_point, after_halt ('interrupt' | 'stop' | ''),
+//                 hosts, longest_nanos: every setup and teardown line, written at the end (v3)
+//   hook_failures run_id, position, host_position, host, error: the hosts a hook failed on (v3)
+//   skipped_points run_id, position, before_phase, sweep_point: points whose setup failed (v3)
+//   runs.stopped  why --fail-fast stopped the run, '' otherwise (v3)
 //
 // The file is in WAL mode; every write is one transaction. Not thread-safe.
 #ifndef STORMARK_CONTROLLER_RESULTS_RESULTS_STORE_H_
@@ -63,13 +71,14 @@
 
 namespace stormark::controller {
 
-inline constexpr int kResultsSchemaVersion = 2;
+inline constexpr int kResultsSchemaVersion = 3;
 
 // Run statuses as stored. kRunIncomplete is never stored: readers show it for a run whose
 // status is still "running" but whose controller is gone.
 inline constexpr char kRunRunning[] = "running";
 inline constexpr char kRunCompleted[] = "completed";
 inline constexpr char kRunInterrupted[] = "interrupted";
+inline constexpr char kRunPartial[] = "partial";
 inline constexpr char kRunFailed[] = "failed";
 inline constexpr char kRunIncomplete[] = "incomplete";
 
@@ -99,8 +108,10 @@ class ResultsStore {
   // Records one finished phase: every host's outcome, histogram, series and measurements.
   common::Status AddPhase(const std::string& run_id, size_t phase_index,
                           const PhaseOutcome& outcome);
-  // Marks the run as ended with `status` (kRunCompleted, kRunInterrupted or kRunFailed).
-  common::Status FinishRun(const std::string& run_id, int64_t finished_unix_nanos,
+  // Marks the run as ended with `status` (kRunCompleted, kRunPartial, kRunInterrupted or
+  // kRunFailed; report/run_status.h says which).
+  // Also records the run's hooks, its skipped sweep points and why --fail-fast stopped it.
+  common::Status FinishRun(const RunRecord& run, int64_t finished_unix_nanos,
                            std::string_view status);
 
   const sqlite::Database& db() const { return *db_; }

@@ -24,11 +24,11 @@ void RunJournal::Phase(const std::string& run_id, size_t index, const PhaseOutco
         common::StrCat("phase ", index + 1, " '", outcome.plan.name, "'"));
 }
 
-void RunJournal::Finish(const std::string& run_id, int64_t finished_unix_nanos,
+void RunJournal::Finish(const RunRecord& run, int64_t finished_unix_nanos,
                         std::string_view status) {
   if (!healthy()) return;
-  Check(store_->FinishRun(run_id, finished_unix_nanos, status),
-        common::StrCat("the end of run ", run_id));
+  Check(store_->FinishRun(run, finished_unix_nanos, status),
+        common::StrCat("the end of run ", run.run_id));
 }
 
 }  // namespace stormark::controller

@@ -22,7 +22,7 @@ class RunJournal {
 
   void Begin(const RunRecord& run, const RunStart& start);
   void Phase(const std::string& run_id, size_t index, const PhaseOutcome& outcome);
-  void Finish(const std::string& run_id, int64_t finished_unix_nanos, std::string_view status);
+  void Finish(const RunRecord& run, int64_t finished_unix_nanos, std::string_view status);
 
   // True while the store holds everything written so far.
   bool healthy() const { return store_ != nullptr && !failed_; }

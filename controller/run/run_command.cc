@@ -21,6 +21,7 @@
 #include "controller/fleet/local_agent.h"
 #include "controller/plan/plan.h"
 #include "controller/report/report_table.h"
+#include "controller/report/run_status.h"
 #include "controller/results/results_store.h"
 #include "controller/results/run_journal.h"
 #include "controller/run/run_hooks.h"
@@ -44,9 +45,11 @@ std::string NewRunId(int64_t unix_nanos) {
                      random() & 0xffff);
 }
 
-// The stored end status of a run that ends with exit code `code`.
-const char* EndStatus(int code) {
-  return code == kExitOk ? kRunCompleted : code == kExitInterrupted ? kRunInterrupted : kRunFailed;
+// The stored end status of a run (results_store.h).
+const char* StoredStatus(const RunStatus& status) {
+  if (status.status == "complete") return kRunCompleted;
+  if (status.status == "partial") return kRunPartial;
+  return status.status == "interrupted" ? kRunInterrupted : kRunFailed;
 }
 
 }  // namespace
@@ -217,7 +220,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     }
   }
   if (!targets_ok) {
-    journal.Finish(run.run_id, clock.NowUnixNanos(), kRunFailed);
+    journal.Finish(run, clock.NowUnixNanos(), kRunFailed);
     return kExitBadInput;
   }
 
@@ -236,10 +239,11 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
       std::fprintf(out, "Sweep point %zu/%zu: %s\n\n", pt + 1, points.size(),
                    DescribeSweepPoint(point).c_str());
     }
-    const bool set_up = RunHooks(fleet, plan.setup, point, "setup", next_id, out);
+    const bool set_up = RunHooks(fleet, plan.setup, point, "setup", next_id, out, &run);
     if (!set_up) {
       any_failed = true;
-      std::fprintf(out, "  the phases of this point are skipped: its setup failed\n\n");
+      run.skipped_points.push_back({run.phases.size(), DescribeSweepPoint(point)});
+      std::fputs(FormatSkippedPoint(run.skipped_points.back()).c_str(), out);
     }
     for (int rep = 0; set_up && rep < plan.repeat && !fleet.halted(); ++rep) {
       // Valid: the plan was checked at every point before anything ran.
@@ -265,7 +269,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
         run.phases.push_back(std::move(outcome));
       }
     }
-    if (!RunHooks(fleet, plan.teardown, point, "teardown", next_id, out, /*teardown=*/true)) {
+    if (!RunHooks(fleet, plan.teardown, point, "teardown", next_id, out, &run,
+                  /*teardown=*/true)) {
       any_failed = true;
     }
   }
@@ -275,12 +280,16 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   run.interrupted = fleet.aborted();
   if (const std::string stopped = fleet.stopped(); !stopped.empty() && !run.interrupted) {
     std::fprintf(err, "stormark: %s\n", stopped.c_str());
+    run.stopped = stopped;
     any_failed = true;
   }
+  // The run as a whole, in the words every view uses (report/run_status.h).
+  const RunStatus status = StatusOf(run);
+  if (status.status != "complete") std::fprintf(out, "%s\n", FormatRunStatus(status).c_str());
 
   // 4. The record, whatever happened: partial results are results.
   int code = run.interrupted ? kExitInterrupted : any_failed ? kExitSomeFailed : kExitOk;
-  journal.Finish(run.run_id, run.finished_unix_nanos, EndStatus(code));
+  journal.Finish(run, run.finished_unix_nanos, StoredStatus(status));
   code = WriteRunOutputs(options, run, journal, code, out, err);
   if (usable == 0) std::fprintf(err, "stormark: no agent could be reached; nothing ran\n");
   return code;

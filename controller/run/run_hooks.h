@@ -10,6 +10,7 @@
 
 #include "controller/fleet/fleet.h"
 #include "controller/plan/plan_sweep.h"
+#include "controller/run/run_record.h"
 
 namespace stormark::controller {
 
@@ -20,13 +21,11 @@ namespace stormark::controller {
 // and `next_id` gives each its phase id. Setup hooks stop early, successfully, when the fleet
 // halts. Teardown hooks (`teardown`) run after an interrupt or --fail-fast too, for what the
 // setup mounted must not stay over the target: each then for at most
-// kTeardownAfterHaltNanos, said in its line; a second interrupt still aborts it.
+// kTeardownAfterHaltNanos (report/run_status.h), said in its line; a second interrupt still
+// aborts it. Each line's outcome is added to `run`'s hooks.
 bool RunHooks(Fleet& fleet, const std::vector<std::string>& lines, const SweepPoint& point,
               const char* what, const std::function<std::string()>& next_id, std::FILE* out,
-              bool teardown = false);
-
-// How long a teardown hook may run once the run was interrupted or stopped.
-inline constexpr int64_t kTeardownAfterHaltNanos = 60'000'000'000;
+              RunRecord* run, bool teardown = false);
 
 }  // namespace stormark::controller
 

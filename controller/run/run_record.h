@@ -23,14 +23,43 @@ struct AgentRecord {
   std::vector<std::pair<std::string, std::string>> labels;
 };
 
+// One line of a plan's setup or teardown, run on every usable host at a sweep point.
+struct HookOutcome {
+  // How many of the run's phases came before it: where it goes among them.
+  size_t before_phase = 0;
+  std::string what;   // "setup" or "teardown"
+  std::string line;   // the shell line, with the point's values in it
+  std::string point;  // DescribeSweepPoint of its point, "" outside a sweep
+  // "interrupt" or "stop" (--fail-fast) for a teardown that ran after one, bounded in time;
+  // "" otherwise.
+  std::string after;
+  size_t hosts = 0;           // hosts it ran on
+  int64_t longest_nanos = 0;  // the longest run of it on a host that succeeded
+  // Each host it failed on, and why (the first and last lines of its stderr).
+  std::vector<std::pair<std::string, std::string>> failures;
+
+  bool ok() const { return failures.empty(); }
+};
+
+// A sweep point whose setup failed: none of its phases ran.
+struct SkippedPoint {
+  size_t before_phase = 0;
+  std::string point;  // DescribeSweepPoint
+};
+
 struct RunRecord {
   std::string run_id;
   int64_t started_unix_nanos = 0;
   int64_t finished_unix_nanos = 0;
   std::vector<AgentRecord> agents;
   std::vector<PhaseOutcome> phases;
+  // The setup and teardown lines, in the order they ran.
+  std::vector<HookOutcome> hooks;
+  std::vector<SkippedPoint> skipped_points;
   // True when the user interrupted the run.
   bool interrupted = false;
+  // Why --fail-fast stopped the run, or "".
+  std::string stopped;
 };
 
 }  // namespace stormark::controller

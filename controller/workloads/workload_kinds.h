@@ -62,6 +62,10 @@ struct WorkloadKind {
   // Whether its result table shows each row's transport itself (a "via" column), so that the
   // phase's header need not say it.
   bool table_shows_via = false;
+  // Whether the phase's total bytes and operations mix tests of different kinds (bonnie's
+  // block writes, seeks and file creates), so that a throughput or latency over all of them
+  // means nothing: reports show only its own table.
+  bool blended_totals = false;
   // One line of the classic tool's CSV for one host's result (bonnie++'s, for `--csv` and
   // `results export --format bonnie-csv`); nullptr when there is no such format.
   std::string (*csv_line)(const std::string& host,

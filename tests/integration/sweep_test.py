@@ -4,6 +4,7 @@ ends with the summary table of medians and spreads."""
 
 import json
 import os
+import sqlite3
 import sys
 import unittest
 
@@ -77,24 +78,20 @@ phases:
                     self.assertEqual(row["resolved"]["stdout_tail"].strip(), point["blocksize"])
                 else:
                     self.assertEqual(row["tuning"]["read_ahead_kb"], point["read_ahead_kb"])
-        # `results show` prints the run as `run` printed it: the points' headers, each phase's
-        # table with its repetition, and the summary. (The hooks' lines are not recorded yet.)
+        # `results show` prints the run as `run` printed it: the points' headers, the hooks'
+        # lines, each phase's table with its repetition, and the summary.
         show = self.run_stormark(["results", "show", "latest"])
         self.assertEqual(show.returncode, 0, show.describe())
 
         def body(text):
             start = text.index("Sweep point 1/4: ")
-            end = text.index("Summary: median of 3 runs")
-            return [line for line in text[start:end].splitlines()
-                    if line.strip() and not line.startswith(("  setup `", "  teardown `"))]
-
-        def summary_of(text):
-            block = text[text.index("Summary: median of 3 runs"):].split("\n\n")[0]
-            return block.strip()
+            summary = text.index("Summary: median of 3 runs")
+            end = text.find("\n\n", summary)
+            return text[start:end if end >= 0 else len(text)]
 
         self.assertEqual(body(show.stdout), body(result.stdout))
-        self.assertEqual(summary_of(show.stdout), summary_of(result.stdout))
         self.assertIn(", run 3/3]", show.stdout)
+        self.assertIn("  setup `umount", show.stdout)
 
         # The agents put read-ahead back, and left nothing in the targets.
         self.assertEqual([self.read_ahead(dev) for _, dev in agents], before)
@@ -119,6 +116,52 @@ phases:
         # Still mounted: the hook could not touch it.
         with open("/proc/self/mountinfo", encoding="utf-8") as f:
             self.assertIn(f" {loop.mount_point} ", f.read())
+
+    def test_a_failed_setup_skips_its_point_and_every_view_says_so(self):
+        agent = self.start_agent("skips", extra_config="commands: {enabled: true}\n")
+        # Point n=2's setup fails as mkfs does: its error first, then a long usage text.
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), f"""
+hosts:
+  - {{name: left, address: "{agent.address}"}}
+sweep:
+  n: [1, 2, 3]
+setup:
+  - if test {{n}} = 2; then echo "bad value {{n}}" >&2; seq 400 | sed 's/^/usage /' >&2; exit 3; fi
+phases:
+  - {{name: write, workload: stream, rw: write, size: 1M, bs: 64k}}
+""")
+        work = self.make_dir()
+        json_path = os.path.join(work, "out.json")
+        db = os.path.join(work, "results.db")
+        result = self.run_stormark(["run", "--plan", plan, "--json", json_path, "--db", db,
+                                    "--no-progress"], timeout=120)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 1, result.describe())
+        out = result.stdout
+        self.assertRegex(out, r"FAILED\n  x left: [^\n]*command exited with status 3: bad value 2 "
+                              r"\.\.\. usage 400\n")
+        self.assertIn("  the phases of this point are skipped: its setup failed", out)
+        self.assertIn("status: partial:\n", out)
+        self.assertIn("  - sweep point n=2: its phases were skipped (its setup failed)", out)
+
+        report = self.load_json(json_path)
+        self.assertEqual(report["status"], "partial")
+        self.assertIn("sweep point n=2: its phases were skipped (its setup failed)",
+                      report["reasons"])
+        self.assertEqual([p["sweep_point"] for p in report["skipped_points"]], ["n=2"])
+        failed = [hk for hk in report["hooks"] if not hk["ok"]]
+        self.assertEqual(len(failed), 1, report["hooks"])
+        self.assertIn("bad value 2 ... usage 400", failed[0]["failures"][0]["error"])
+        self.assertEqual(len(report["phases"]), 2)
+
+        with sqlite3.connect(db) as conn:
+            self.assertEqual(conn.execute("SELECT status FROM runs").fetchone()[0], "partial")
+        show = self.run_stormark(["results", "show", "latest", "--db", db])
+        self.assertEqual(show.returncode, 0, show.describe())
+        start = out.index("Sweep point 1/3: ")
+        end = out.index("\n\n", out.index("status: partial"))
+        self.assertEqual(show.stdout[show.stdout.index("Sweep point 1/3: "):][:end - start],
+                         out[start:end])
 
 
 if __name__ == "__main__":

@@ -190,6 +190,9 @@ std::string TimeSeriesCharts(const RunRecord& run) {
   std::string out;
   for (size_t index = 0; index < run.phases.size(); ++index) {
     const PhaseOutcome& phase = run.phases[index];
+    // A command's figure is its wall time: a rate over time says nothing about it.
+    const WorkloadKind* kind = KindOf(phase.plan.spec);
+    if (kind != nullptr && kind->seconds != nullptr) continue;
     bool moves_bytes = false;
     for (const HostOutcome& h : phase.hosts) {
       if (h.result && h.result->bytes() > 0) moves_bytes = true;
@@ -227,8 +230,11 @@ std::string TimeSeriesCharts(const RunRecord& run) {
              fmt::format("{}: {:.1f} {} from {} to {}", h.host, rate,
                          moves_bytes ? "MiB/s" : "IOPS", Seconds(end - length), Seconds(end))});
       }
-      chart.series.push_back(std::move(series));
+      // A line needs two points at least: with one, the phase was over before there was a
+      // curve, and its figure is in the tables already.
+      if (series.points.size() >= 2) chart.series.push_back(std::move(series));
     }
+    if (chart.series.empty()) continue;
     out += Figure(LineChartSvg(chart));
   }
   return out;

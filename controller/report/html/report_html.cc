@@ -1,6 +1,7 @@
 #include "controller/report/html/report_html.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "common/units.h"
@@ -10,6 +11,9 @@
 #include "controller/report/html/rank_shading.h"
 #include "controller/report/html/report_charts.h"
 #include "controller/report/repetitions.h"
+#include "controller/report/run_status.h"
+#include "controller/report/summary.h"
+#include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
@@ -35,7 +39,7 @@ table.environment tr.differs th::before { content: "\2260  "; color: #b35c00; }
 td.missing { color: #98a1b2; }
 ul.notes { margin: 4px 0 12px; padding-left: 20px; }
 ul.notes li.error { color: #a61b1b; }
-.status-failed, .status-interrupted, .status-incomplete { color: #a61b1b; font-weight: 600; }
+.status-failed, .status-partial, .status-interrupted, .status-incomplete { color: #a61b1b; font-weight: 600; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px 16px; }
 figure { margin: 0; }
 svg.chart { background: #fff; max-width: 100%; height: auto; }
@@ -70,7 +74,14 @@ std::string FactsTable(const StoredRun& run) {
   facts.emplace_back("hosts", hosts);
   facts.emplace_back("recorded by", "stormark " + l.stormark_version);
   std::string out = "<table class=\"facts\">\n";
-  out += fmt::format("<tr><th>status</th><td class=\"status-{0}\">{0}</td></tr>\n", E(l.status));
+  out += fmt::format("<tr><th>status</th><td class=\"status-{0}\">{0}", E(l.status));
+  // Why it is not complete, in the words of every other view (report/run_status.h).
+  if (const RunStatus status = StatusOf(run.record); !status.reasons.empty()) {
+    out += "<ul class=\"reasons\">";
+    for (const std::string& reason : status.reasons) out += "<li>" + E(reason) + "</li>";
+    out += "</ul>";
+  }
+  out += "</td></tr>\n";
   for (const auto& [key, value] : facts) {
     out += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", E(key), E(value));
   }
@@ -88,13 +99,31 @@ std::string SpreadCell(const Metric& metric, const Spread& spread, bool qualifie
   return cell;
 }
 
+// Whether the host rows with the highest and the lowest median of `metric` have ranges that
+// overlap, both measured over several repetitions (one repetition gives no range).
+bool BestAndWorstOverlap(const std::vector<const Repetitions*>& rows, const Metric& metric) {
+  std::optional<Spread> high, low;
+  for (const Repetitions* r : rows) {
+    if (r->key.target.empty()) continue;  // The aggregate is not ranked.
+    const Spread s = r->Of(metric);
+    if (s.count == 0) continue;
+    if (!high || s.median > high->median) high = s;
+    if (!low || s.median < low->median) low = s;
+  }
+  if (!high || !low || high->count < 2 || low->count < 2) return false;
+  return high->min <= low->max;
+}
+
 // The phase's figures: a row per sweep point, host and target (and the all-hosts row), a
 // column per metric; host cells shaded by rank within their column.
-std::string PhaseTable(const std::vector<const Repetitions*>& rows) {
+std::string PhaseTable(const std::vector<const Repetitions*>& rows, const WorkloadKind* kind) {
   const bool swept = std::any_of(rows.begin(), rows.end(),
                                  [](const Repetitions* r) { return !r->key.sweep.empty(); });
   std::vector<const Metric*> metrics;
   for (const Metric& metric : Metrics()) {
+    // A workload timed in seconds (a command) is its wall time and CPU, never IOPS.
+    const bool timed = kind != nullptr && kind->seconds != nullptr;
+    if (timed && metric.name != "elapsed" && metric.name != "CPU%") continue;
     if (std::any_of(rows.begin(), rows.end(),
                     [&](const Repetitions* r) { return r->Of(metric).count > 0; })) {
       metrics.push_back(&metric);
@@ -109,9 +138,11 @@ std::string PhaseTable(const std::vector<const Repetitions*>& rows) {
       values.push_back(s.count > 0 && !r->key.target.empty() ? std::optional(s.median)
                                                              : std::nullopt);
     }
-    // bon_csv2html leaves CPU unshaded: more CPU is neither better nor worse by itself.
-    shades.push_back(metric->name == "CPU%" ? std::vector<std::string>(rows.size())
-                                            : RankShades(values, metric->higher_is_better));
+    // bon_csv2html leaves CPU unshaded: more CPU is neither better nor worse by itself. Nor
+    // is a column shaded whose best and worst ranges overlap: their difference is noise.
+    shades.push_back(metric->name == "CPU%" || BestAndWorstOverlap(rows, *metric)
+                         ? std::vector<std::string>(rows.size())
+                         : RankShades(values, metric->higher_is_better));
   }
   std::string out = "<div class=\"wide\"><table class=\"results\">\n<thead><tr>";
   if (swept) out += "<th>sweep point</th>";
@@ -182,7 +213,24 @@ std::string ResultsSection(const RunRecord& run) {
       if (g.key.phase == phase) rows.push_back(&g);
     }
     out += fmt::format("<h3>{}: {}</h3>\n", E(phase), E(rows.front()->description));
-    out += PhaseTable(rows);
+    const PhaseOutcome* first = nullptr;
+    for (const PhaseOutcome& p : run.phases) {
+      if (p.plan.name == phase && first == nullptr) first = &p;
+    }
+    const WorkloadKind* kind = first == nullptr ? nullptr : KindOf(first->plan.spec);
+    if (kind != nullptr && kind->blended_totals && kind->table != nullptr) {
+      // Its own table per run, as the live output prints it (bonnie++'s layout): a figure
+      // over all of its tests would blend block I/O, seeks and file creates.
+      for (const PhaseOutcome& p : run.phases) {
+        if (p.plan.name != phase) continue;
+        const std::string sweep = DescribeSweepPoint(p.plan.sweep_point);
+        out += fmt::format("<p class=\"hint\">{}run {}</p>\n<pre>{}</pre>\n",
+                           sweep.empty() ? "" : E(sweep) + ", ", p.plan.repetition + 1,
+                           E(kind->table(p, Summarize(p))));
+      }
+    } else {
+      out += PhaseTable(rows, kind);
+    }
     out += PhaseNotes(run, phase);
   }
   return out + "</section>\n";

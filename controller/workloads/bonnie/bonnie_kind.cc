@@ -29,6 +29,7 @@ const WorkloadKind& Kind() {
             return BonnieTextTable(SucceededHosts(outcome));
           },
       .json = [](const PhaseSpec& spec) { return BonnieSpecJson(spec.bonnie()); },
+      .blended_totals = true,
       .csv_line = BonnieCsvLine,
   };
   return kKind;

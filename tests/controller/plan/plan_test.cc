@@ -471,12 +471,12 @@ TEST_F(PlanWithScriptTest, EachRunOfTheScriptIsAPhase) {
 }
 
 TEST_F(PlanWithScriptTest, ScriptErrorsNameThePlanLineAndTheScriptLine) {
-  Write("pm.cfg", "set number 10\nset location /mnt\n");
+  Write("pm.cfg", "set number 10\nset nubmer 20\n");
   auto plan = Parse("phases:\n  - name: pm\n    workload: postmark\n    config: pm.cfg\n");
   ASSERT_FALSE(plan.ok());
   EXPECT_THAT(std::string(plan.status().message()),
               StartsWith(dir_ + "/plan.yaml:4: phase 'pm': " + dir_ +
-                         "/pm.cfg:2: 'set location /mnt': stormark does not take directories"));
+                         "/pm.cfg:2: 'set nubmer 20': unknown setting 'nubmer'"));
   plan = Parse("phases:\n  - {workload: stream, rw: write, config: pm.cfg}\n");
   ASSERT_FALSE(plan.ok());
   EXPECT_THAT(plan.status().message(), HasSubstr("'config' is not a stream parameter"));

@@ -47,7 +47,7 @@ class ResultsStoreTest : public ::testing::Test {
       ASSERT_TRUE(store.AddPhase(run.run_id, p, run.phases[p]).ok());
     }
     if (!status.empty()) {
-      ASSERT_TRUE(store.FinishRun(run.run_id, run.finished_unix_nanos, status).ok());
+      ASSERT_TRUE(store.FinishRun(run, run.finished_unix_nanos, status).ok());
     }
   }
 
@@ -361,6 +361,11 @@ TEST_F(ResultsStoreTest, EnvironmentAndLabelsAreStoredAndLabelTheRowsAgain) {
   EXPECT_THAT(loaded->record.phases[0].hosts[0].transport_note, HasSubstr("detected local"));
 }
 
+// What schema 3 added, taken away again: the file stormark wrote at version 2.
+constexpr char kBackToVersion2[] =
+    "DROP TABLE hook_failures; DROP TABLE hooks; DROP TABLE skipped_points; "
+    "ALTER TABLE runs DROP COLUMN stopped; PRAGMA user_version = 2";
+
 TEST_F(ResultsStoreTest, Version1FileIsUpgradedAndItsRunsStayReadable) {
   {
     auto store = OpenStore();
@@ -371,6 +376,7 @@ TEST_F(ResultsStoreTest, Version1FileIsUpgradedAndItsRunsStayReadable) {
     // Make it the version 1 file an earlier stormark wrote: the same tables but the new ones.
     auto raw = sqlite::Database::Open(PathOf("results.db"), false);
     ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec(kBackToVersion2).ok());
     ASSERT_TRUE(
         (*raw)->Exec("DROP TABLE labels; DROP TABLE environment; PRAGMA user_version = 1").ok());
   }
@@ -378,7 +384,7 @@ TEST_F(ResultsStoreTest, Version1FileIsUpgradedAndItsRunsStayReadable) {
   ASSERT_TRUE(reader.ok()) << reader.status();
   auto version = (*reader)->db().QueryInt("PRAGMA user_version");
   ASSERT_TRUE(version.ok());
-  EXPECT_EQ(*version, 2);
+  EXPECT_EQ(*version, kResultsSchemaVersion);
   auto old = LoadRun(**reader, "old");
   ASSERT_TRUE(old.ok()) << old.status();
   EXPECT_EQ(old->record.phases.size(), 2u);
@@ -393,6 +399,48 @@ TEST_F(ResultsStoreTest, Version1FileIsUpgradedAndItsRunsStayReadable) {
   auto runs = ListRuns(**writer);
   ASSERT_TRUE(runs.ok());
   EXPECT_EQ(runs->size(), 2u);
+}
+
+TEST_F(ResultsStoreTest, Version2FileIsUpgradedAndTheHooksOfNewRunsAreKept) {
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Write(*store, TwoHostRun("old"), kRunCompleted);
+    auto raw = sqlite::Database::Open(PathOf("results.db"), false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec(kBackToVersion2).ok());
+  }
+  auto writer = ResultsStore::Open(PathOf("results.db"));
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  auto old = LoadRun(**writer, "old");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_TRUE(old->record.hooks.empty());
+
+  RunRecord run = TwoHostRun("new");
+  HookOutcome hook;
+  hook.before_phase = 1;
+  hook.what = "setup";
+  hook.line = "mkfs.xfs -f /dev/x";
+  hook.point = "agcount=4";
+  hook.hosts = 2;
+  hook.failures = {{"db2", "failed: command exited with status 1: bad ... usage"}};
+  run.hooks = {hook};
+  run.skipped_points = {{1, "agcount=4"}};
+  run.stopped = "--fail-fast: stopped the run after host db2 failed";
+  Write(**writer, run, kRunPartial);
+  auto loaded = LoadRun(**writer, "new");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->record.hooks.size(), 1u);
+  const HookOutcome& back = loaded->record.hooks[0];
+  EXPECT_EQ(back.before_phase, 1u);
+  EXPECT_EQ(back.line, hook.line);
+  EXPECT_EQ(back.point, "agcount=4");
+  EXPECT_EQ(back.hosts, 2u);
+  EXPECT_EQ(back.failures, hook.failures);
+  ASSERT_EQ(loaded->record.skipped_points.size(), 1u);
+  EXPECT_EQ(loaded->record.skipped_points[0].point, "agcount=4");
+  EXPECT_EQ(loaded->record.stopped, run.stopped);
+  EXPECT_EQ(loaded->listing.status, kRunPartial);
 }
 
 }  // namespace

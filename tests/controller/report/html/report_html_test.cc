@@ -19,6 +19,30 @@ size_t Count(const std::string& text, const std::string& needle) {
   return n;
 }
 
+// The host's one-second sample as two halves: a time series with a line to draw.
+HostOutcome TwoSamples(HostOutcome host) {
+  auto* series = host.result->mutable_series();
+  const stormark::v1::IntervalSample whole = series->Get(0);
+  series->Clear();
+  for (int half = 0; half < 2; ++half) {
+    stormark::v1::IntervalSample* s = series->Add();
+    s->set_offset_nanos(half * whole.length_nanos() / 2);
+    s->set_length_nanos(whole.length_nanos() / 2);
+    s->set_bytes(whole.bytes() / 2);
+    s->set_ops(whole.ops() / 2);
+  }
+  return host;
+}
+
+StoredRun Stored(RunRecord record) {
+  StoredRun run;
+  run.record = std::move(record);
+  run.listing.run_id = run.record.run_id;
+  run.listing.status = "completed";
+  run.listing.planned_phases = run.listing.recorded_phases = run.record.phases.size();
+  return run;
+}
+
 // Two hosts, a sweep of chunk over three values, two repetitions each.
 StoredRun SweptRun() {
   std::vector<PhaseOutcome> phases;
@@ -26,8 +50,8 @@ StoredRun SweptRun() {
   for (size_t c = 0; c < chunks.size(); ++c) {
     for (int rep = 0; rep < 2; ++rep) {
       phases.push_back(Phase(WritePlan(),
-                             {SucceededHost("db1", 100 + 10 * c + rep),
-                              SucceededHost("db2", 200 + 10 * c + rep, 2'000'000)},
+                             {TwoSamples(SucceededHost("db1", 100 + 10 * c + rep)),
+                              TwoSamples(SucceededHost("db2", 200 + 10 * c + rep, 2'000'000))},
                              rep, {{"chunk", chunks[c]}}));
     }
   }
@@ -74,6 +98,59 @@ TEST(HtmlReport, HoldsEverySection) {
   EXPECT_THAT(html, HasSubstr("seq-write: latency CDF"));
   // A time series per phase run.
   EXPECT_EQ(Count(html, "seconds into the timed region"), 6u);
+}
+
+TEST(HtmlReport, APhaseOverInOneSampleHasNoTimeSeries) {
+  const StoredRun run =
+      Stored(MakeRun("r1", {"db1"}, {Phase(WritePlan(), {SucceededHost("db1", 100)})}));
+  EXPECT_EQ(Count(HtmlReport(run), "seconds into the timed region"), 0u);
+}
+
+TEST(HtmlReport, ACommandIsItsWallTimeAndCpuNeverIops) {
+  PhasePlan untar;
+  untar.name = "untar";
+  untar.spec.mutable_command()->set_shell("tar xf x.tar");
+  HostOutcome host = TwoSamples(SucceededHost("db1", 1));
+  host.result->set_bytes(0);
+  const StoredRun run = Stored(MakeRun("r1", {"db1"}, {Phase(untar, {host})}));
+  const std::string html = HtmlReport(run);
+  const std::string results = html.substr(html.find("<section id=\"results\">"));
+  const std::string table = results.substr(0, results.find("</table>"));
+  EXPECT_THAT(table, HasSubstr("<th>elapsed</th>"));
+  EXPECT_THAT(table, HasSubstr("<th>CPU%</th>"));
+  for (const char* iops : {"<th>ops/s</th>", "<th>p50 lat</th>", "<th>MiB/s</th>"}) {
+    EXPECT_THAT(table, Not(HasSubstr(iops))) << iops;
+  }
+  EXPECT_EQ(Count(html, "seconds into the timed region"), 0u);
+}
+
+TEST(HtmlReport, BonnieIsShownAsBonniesOwnTable) {
+  PhasePlan bonnie;
+  bonnie.name = "bonnie";
+  bonnie.spec.mutable_bonnie();
+  const StoredRun run =
+      Stored(MakeRun("r1", {"db1"}, {Phase(bonnie, {SucceededHost("db1", 100)})}));
+  const std::string html = HtmlReport(run);
+  const std::string results = html.substr(html.find("<section id=\"results\">"));
+  EXPECT_THAT(results, HasSubstr("<pre>"));
+  EXPECT_THAT(results.substr(0, results.find("</section>")),
+              Not(HasSubstr("<table class=\"results\">")))
+      << "no row blending bonnie's tests";
+}
+
+TEST(HtmlReport, RangesThatOverlapAreNotShaded) {
+  // db1 100 and 120, db2 110 and 130 MiB/s: the medians differ, the ranges overlap.
+  std::vector<PhaseOutcome> phases;
+  for (int rep = 0; rep < 2; ++rep) {
+    phases.push_back(
+        Phase(WritePlan(),
+              {SucceededHost("db1", 100 + 20 * rep), SucceededHost("db2", 110 + 20 * rep)}, rep));
+  }
+  const std::string html = HtmlReport(Stored(MakeRun("r1", {"db1", "db2"}, std::move(phases))));
+  const std::string results = html.substr(html.find("<section id=\"results\">"));
+  const std::string table = results.substr(0, results.find("</table>"));
+  EXPECT_THAT(table, HasSubstr(">110.0<span class=\"range\">[100.0-120.0]</span></td>"));
+  EXPECT_THAT(table, HasSubstr("<td class=\"num\">110.0<span")) << "unshaded";
 }
 
 TEST(HtmlReport, ResultsTableShowsMediansAndRangesShadedByRank) {

@@ -1,0 +1,114 @@
+#include "controller/report/run_status.h"
+
+#include <algorithm>
+
+#include "common/units.h"
+#include "controller/plan/plan_sweep.h"
+#include "fmt/format.h"
+
+namespace stormark::controller {
+namespace {
+
+// "seq-write", "seq-write [bs=4k]", "seq-write [bs=4k, run 2/3]".
+std::string PhasePlace(const PhaseOutcome& phase, int repeat) {
+  std::string where = DescribeSweepPoint(phase.plan.sweep_point);
+  if (repeat > 1) {
+    where +=
+        fmt::format("{}run {}/{}", where.empty() ? "" : ", ", phase.plan.repetition + 1, repeat);
+  }
+  return where.empty() ? phase.plan.name : fmt::format("{} [{}]", phase.plan.name, where);
+}
+
+}  // namespace
+
+RunStatus StatusOf(const RunRecord& run) {
+  std::vector<std::string> reasons;
+  for (const AgentRecord& agent : run.agents) {
+    if (!agent.error.empty()) reasons.push_back(fmt::format("{}: {}", agent.host, agent.error));
+  }
+  int repeat = 1;
+  for (const PhaseOutcome& phase : run.phases) repeat = std::max(repeat, phase.plan.repetition + 1);
+  // Hooks and phases in the order they ran.
+  size_t hook = 0, skipped = 0;
+  bool any_succeeded = false;
+  auto hooks_before = [&](size_t phase_index) {
+    for (; hook < run.hooks.size() && run.hooks[hook].before_phase <= phase_index; ++hook) {
+      const HookOutcome& h = run.hooks[hook];
+      for (const auto& [host, why] : h.failures) {
+        reasons.push_back(fmt::format("{} `{}` failed on {}: {}", h.what, h.line, host, why));
+      }
+    }
+    for (; skipped < run.skipped_points.size() &&
+           run.skipped_points[skipped].before_phase <= phase_index;
+         ++skipped) {
+      reasons.push_back(fmt::format("sweep point {}: its phases were skipped (its setup failed)",
+                                    run.skipped_points[skipped].point));
+    }
+  };
+  for (size_t p = 0; p < run.phases.size(); ++p) {
+    hooks_before(p);
+    const PhaseOutcome& phase = run.phases[p];
+    for (const HostOutcome& host : phase.hosts) {
+      if (host.succeeded()) {
+        any_succeeded = true;
+        continue;
+      }
+      // An agent that took no part is said once, above.
+      const bool absent = std::any_of(run.agents.begin(), run.agents.end(), [&](const auto& a) {
+        return a.host == host.host && !a.error.empty();
+      });
+      if (absent) continue;
+      reasons.push_back(fmt::format("phase {}: {}: {}", PhasePlace(phase, repeat), host.host,
+                                    host.error.empty() ? "no result" : host.error));
+    }
+  }
+  hooks_before(SIZE_MAX);
+  if (!run.stopped.empty()) reasons.push_back(run.stopped);
+
+  RunStatus status;
+  if (run.interrupted) {
+    status.status = "interrupted";
+  } else if (!any_succeeded) {
+    status.status = "failed";
+    if (reasons.empty()) reasons.push_back("no phase ran");
+  } else {
+    status.status = reasons.empty() ? "complete" : "partial";
+  }
+  if (reasons.size() > kMaxReasons) {
+    const size_t more = reasons.size() - kMaxReasons;
+    reasons.resize(kMaxReasons);
+    reasons.push_back(fmt::format("... and {} more", more));
+  }
+  status.reasons = std::move(reasons);
+  return status;
+}
+
+std::string FormatRunStatus(const RunStatus& status) {
+  std::string out = fmt::format("status: {}", status.status);
+  if (status.reasons.empty()) return out + "\n";
+  out += ":\n";
+  for (const std::string& reason : status.reasons) out += fmt::format("  - {}\n", reason);
+  return out;
+}
+
+std::string FormatHookLine(const HookOutcome& hook) {
+  const std::string after =
+      hook.after.empty()
+          ? ""
+          : fmt::format(" after the {} (at most {})", hook.after,
+                        common::FormatDurationNanos(static_cast<double>(kTeardownAfterHaltNanos)));
+  if (hook.ok()) {
+    return fmt::format("  {} `{}`{}: ok on {} host{} (longest {})\n", hook.what, hook.line, after,
+                       hook.hosts, hook.hosts == 1 ? "" : "s",
+                       common::FormatDurationNanos(static_cast<double>(hook.longest_nanos)));
+  }
+  std::string out = fmt::format("  {} `{}`{}: FAILED\n", hook.what, hook.line, after);
+  for (const auto& [host, why] : hook.failures) out += fmt::format("  x {}: {}\n", host, why);
+  return out;
+}
+
+std::string FormatSkippedPoint(const SkippedPoint&) {
+  return "  the phases of this point are skipped: its setup failed\n\n";
+}
+
+}  // namespace stormark::controller
