@@ -62,14 +62,11 @@ int Main(int argc, char** argv) {
   // default (CLI11 prints a "!--no-x" pair as "--x,--no-x{false}").
   auto* direct_opt =
       run_cmd->add_flag("--direct", direct, "O_DIRECT: bypass the page cache (default: off)");
-  auto* no_direct_opt = run_cmd->add_flag("--no-direct", no_direct, "buffered I/O (the default)")
-                            ->excludes(direct_opt);
+  auto* no_direct_opt = run_cmd->add_flag("--no-direct", no_direct, "buffered I/O (the default)");
   auto* sync_opt = run_cmd->add_flag("--fdatasync", fdatasync,
                                      "fdatasync inside the timed region (the default for writes)");
-  auto* no_sync_opt = run_cmd
-                          ->add_flag("--no-fdatasync", no_fdatasync,
-                                     "no fdatasync: a write is timed into the page cache")
-                          ->excludes(sync_opt);
+  auto* no_sync_opt = run_cmd->add_flag("--no-fdatasync", no_fdatasync,
+                                        "no fdatasync: a write is timed into the page cache");
   std::string workload, mode;
   auto* workload_opt =
       run_cmd->add_option("--workload", workload,
@@ -126,9 +123,11 @@ int Main(int argc, char** argv) {
       "--prepare-deadline", prepare_deadline,
       "fail a phase on a host whose set-up (Prepare) has not finished this long after it "
       "began (default 5 min + 1 s per 16 MiB of the phase's size)");
-  bool progress = false;
-  auto* progress_opt = run_cmd->add_flag("--progress,!--no-progress", progress,
+  bool progress = false, no_progress = false;
+  auto* progress_opt = run_cmd->add_flag("--progress", progress,
                                          "live progress line (default: when stdout is a tty)");
+  auto* no_progress_opt =
+      run_cmd->add_flag("--no-progress", no_progress, "no progress line, even on a tty");
 
   std::vector<std::string> inventory;
   CLI::App* agents_cmd = app.add_subcommand("agents", "print the facts of each agent");
@@ -341,11 +340,20 @@ int Main(int argc, char** argv) {
   if (*size_opt) run.size = size;
   if (*bs_opt) run.bs = bs;
   if (*target_opt) run.target = target;
+  for (auto [yes, no, name] : {std::tuple{direct_opt, no_direct_opt, "direct"},
+                               std::tuple{sync_opt, no_sync_opt, "fdatasync"},
+                               std::tuple{progress_opt, no_progress_opt, "progress"}}) {
+    if (*yes && *no) {
+      std::fprintf(stderr, "stormark: run: give --%s or --no-%s, not both\n", name, name);
+      return 2;
+    }
+  }
   if (*direct_opt) run.direct = true;
   if (*no_direct_opt) run.direct = false;
   if (*sync_opt) run.fdatasync = true;
   if (*no_sync_opt) run.fdatasync = false;
-  if (*progress_opt) run.progress = progress;
+  if (*progress_opt) run.progress = true;
+  if (*no_progress_opt) run.progress = false;
   if (*hb_interval_opt) run.heartbeat_interval = heartbeat_interval;
   if (*hb_timeout_opt) run.heartbeat_timeout = heartbeat_timeout;
   if (*deadline_opt) run.deadline = deadline;

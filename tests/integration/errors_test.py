@@ -117,7 +117,7 @@ class ErrorsTest(h.StormarkTestCase):
         self.assertRegex(run.stdout, r"--fdatasync\s+fdatasync inside the timed region \(the default")
         self.assertRegex(run.stdout, r"--no-fdatasync\s+no fdatasync")
         both = self.run_refused(["run", "--fdatasync", "--no-fdatasync"], 2)
-        self.assertIn("excludes", both.stderr)
+        self.assertIn("stormark: run: give --fdatasync or --no-fdatasync, not both", both.stderr)
 
     def test_unknown_target_is_refused_naming_it_and_the_host(self):
         agent = self.start_agent()
