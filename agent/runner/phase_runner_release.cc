@@ -196,7 +196,15 @@ StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id, const 
         common::StrCat("phase '", phase_id, "' is ", StateName(state_), "; Abort it instead"));
   }
   if (state_ == State::kCleaning) {
-    return CleanupReport();  // Another call is removing the files already.
+    // Another call is removing the files already (an Abort): answer when they are gone, so
+    // that the caller's next Prepare finds the slot free. Bounded: a removal stuck in the
+    // kernel must not hold the call for ever.
+    constexpr int64_t kCleaningWaitNanos = 60'000'000'000;
+    const uint64_t generation = generation_;
+    state_changed_.WaitFor(mu_, kCleaningWaitNanos, [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return generation_ != generation || state_ != State::kCleaning;
+    });
+    return CleanupReport();
   }
   if (state_ == State::kStuck) {
     return absl::UnavailableError(common::StrCat("phase '", phase_id, "' has a worker stuck in ",

@@ -124,10 +124,17 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
                                     ? std::max(points.size(), listing.planned_phases / per_point)
                                     : points.size();
   const RunRecord& record = run->record;
-  for (const HookOutcome& hook : record.hooks) {
-    if (std::find(points.begin(), points.end(), hook.point) == points.end()) {
-      points.push_back(hook.point);  // A point whose phases were all skipped.
+  // The points in the order they ran, a point whose phases were all skipped (only its hooks
+  // ran) in its place.
+  points.clear();
+  auto add_point = [&](const std::string& point) {
+    if (std::find(points.begin(), points.end(), point) == points.end()) points.push_back(point);
+  };
+  for (size_t p = 0, h = 0; p <= phases.size(); ++p) {
+    for (; h < record.hooks.size() && record.hooks[h].before_phase <= p; ++h) {
+      add_point(record.hooks[h].point);
     }
+    if (p < phases.size()) add_point(DescribeSweepPoint(phases[p].plan.sweep_point));
   }
   std::string current_point;
   bool started = false;
