@@ -87,18 +87,18 @@ int AgentsCommand(const std::vector<HostPlan>& hosts, const common::TlsFiles& tl
     targets.AddColumn("mount options", TextTable::Align::kLeft);
     targets.AddColumn("transport", TextTable::Align::kLeft);
     for (const auto& t : info.targets()) {
-      if (t.kind() == "dir") {
+      // A target of files reports its filesystem's space; a device used in place, its size.
+      if (t.size_bytes() == 0) {
         targets.AddRow({t.name(), t.kind(), t.path(), t.filesystem(), t.device(),
                         common::FormatBytes(t.free_bytes()), common::FormatBytes(t.total_bytes()),
                         t.mount_options(), Transport(t)});
         continue;
       }
-      // Block and null targets are used in place: their size is what workloads address.
+      // Block, network and null targets are used in place: their size is what workloads
+      // address.
       const std::string kind =
-          t.kind() == "null"
-              ? "null"
-              : common::StrCat(t.kind(), t.block_kind().empty() ? "" : " ", t.block_kind(),
-                               t.disposable() ? ", disposable" : ", read-only");
+          common::StrCat(t.kind(), t.block_kind().empty() ? "" : " ", t.block_kind(),
+                         t.disposable() ? ", disposable" : ", read-only");
       targets.AddRow({t.name(), kind, t.path(), t.filesystem(), t.device(), "-",
                       common::FormatBytes(t.size_bytes()), t.mount_options(), Transport(t)});
     }

@@ -129,11 +129,12 @@ std::string PlanDifferences(const RunRecord& a, const RunRecord& b) {
   const auto work_a = PlannedWork(a);
   const auto work_b = PlannedWork(b);
   std::string lines;
-  for (const auto& [place, described] : work_a) {
+  for (const auto& work : work_a) {
     auto other = std::find_if(work_b.begin(), work_b.end(),
-                              [&](const auto& entry) { return entry.first == place; });
-    if (other == work_b.end() || other->second == described) continue;
-    lines += fmt::format("    {}\n      A: {}\n      B: {}\n", place, described, other->second);
+                              [&](const auto& entry) { return entry.first == work.first; });
+    if (other == work_b.end() || other->second == work.second) continue;
+    lines +=
+        fmt::format("    {}\n      A: {}\n      B: {}\n", work.first, work.second, other->second);
   }
   if (lines.empty()) return "";
   return fmt::format(

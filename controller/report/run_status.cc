@@ -58,8 +58,11 @@ RunStatus StatusOf(const RunRecord& run) {
         return a.host == host.host && !a.error.empty();
       });
       if (absent) continue;
-      reasons.push_back(fmt::format("phase {}: {}: {}", PhasePlace(phase, repeat), host.host,
-                                    host.error.empty() ? "no result" : host.error));
+      // Where a figure is missing; why is in the phase's table, and its result's error.
+      const char* what = !host.result ? "gave no result"
+                         : host.result->state() == stormark::v1::PhaseResult::ABORTED ? "aborted"
+                                                                                      : "failed";
+      reasons.push_back(fmt::format("phase {}: {} {}", PhasePlace(phase, repeat), host.host, what));
     }
   }
   hooks_before(SIZE_MAX);

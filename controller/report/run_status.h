@@ -16,8 +16,9 @@ struct RunStatus {
   // reasons given. "interrupted": the user stopped it. "failed": no phase succeeded on any
   // host.
   std::string status;
-  // One line each, in run order: an agent that took no part, a host that failed a phase, a
-  // hook that failed, a sweep point skipped, --fail-fast; the first kMaxReasons of them, then
+  // One line each, in run order: an agent that took no part and why, a host that failed a
+  // phase ("phase seq-write [bs=4k]: db2 failed": why is in the phase's table), a hook that
+  // failed and why, a sweep point skipped, --fail-fast; the first kMaxReasons of them, then
   // "... and N more".
   std::vector<std::string> reasons;
 };

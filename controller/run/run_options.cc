@@ -112,16 +112,20 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
           "--postmark-config cannot be combined with --plan: give the script to a postmark "
           "phase as `config: FILE`");
     }
-    if (options.workload && *options.workload != "postmark") {
+    // The script's own workload: the one that reads such a file (WorkloadKind::load_config).
+    const WorkloadKind* reader = FindWorkloadKind(options.workload.value_or("postmark"));
+    if (reader == nullptr || reader->load_config == nullptr) {
       return absl::InvalidArgumentError(
           StrCat("--postmark-config runs the postmark workload, not ", *options.workload));
     }
     if (options.rw) return absl::InvalidArgumentError("--rw is for the stream workload");
     PhasePlan phase;
-    phase.name = "postmark";
-    FindWorkloadKind("postmark")->init(&phase.spec);
+    phase.name = std::string(reader->name);
+    reader->init(&phase.spec);
     ASSIGN_OR_RETURN(plan->phases, PhasesFromConfig(phase, options.postmark_config, &plan->notes));
-  } else if (options.workload && *options.workload != "stream") {
+  } else if (options.workload &&
+             FindWorkloadKind(*options.workload) != KindOf(DefaultPlan().phases[0].spec)) {
+    // A workload other than the default plan's: one phase of it.
     const WorkloadKind* kind = FindWorkloadKind(*options.workload);
     if (kind == nullptr) {
       return absl::InvalidArgumentError(

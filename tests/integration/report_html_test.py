@@ -86,10 +86,13 @@ phases:
         self.assertIn(LABEL, page["title"])
         self.assertEqual(page["bold"], 0)
         self.assertEqual(page["scripts"], 0)
+        # No "series" section: each phase was over within one sample interval, and a time
+        # series of one point says nothing the tables do not.
         self.assertEqual(page["sections"],
-                         ["results", "throughput", "sweeps", "latency", "series", "environment"])
+                         ["results", "throughput", "sweeps", "latency", "environment"])
         self.assertEqual(page["tables"], 1)
-        self.assertGreater(page["shaded"], 0)
+        # Shading follows the figures: none between ranges that overlap (unit-tested), so two
+        # agents on this one machine may well leave the table white.
 
         for chart in charts:
             # Every chart was laid out and holds a mark per data point.
@@ -107,11 +110,9 @@ phases:
         # Latency: a line per host and sweep point, as percentiles and as a CDF.
         for title in ("seq-write: latency by percentile", "seq-write: latency CDF"):
             self.assertEqual(by_title[title]["series"], 6, by_title[title])
-        # A time series per phase run: 3 points x 2 repetitions.
+        # No time series of a single point.
         series = [c for c in charts if c["title"].startswith("Phase ")]
-        self.assertEqual(len(series), 6, [c["title"] for c in charts])
-        for chart in series:
-            self.assertEqual(chart["series"], 2, chart)
+        self.assertEqual(series, [], [c["title"] for c in charts])
 
 
 if __name__ == "__main__":

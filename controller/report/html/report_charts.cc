@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
+#include <utility>
 
+#include "common/strings.h"
 #include "common/units.h"
 #include "controller/report/html/svg_chart.h"
 #include "controller/report/repetitions.h"
@@ -99,6 +102,45 @@ void AddLatencySeries(const std::string& name, const common::LatencyHistogram& h
   }
 }
 
+// The sweep points as short category labels: only the values ("ext4 128" for "fs=ext4
+// read_ahead_kb=128"), and the keys once, for the axis title ("fs, read_ahead_kb"). Points
+// written otherwise are kept whole.
+std::pair<std::vector<std::string>, std::string> CompactPoints(
+    const std::vector<std::string>& points) {
+  std::vector<std::string> labels, keys;
+  for (const std::string& point : points) {
+    std::string label;
+    std::vector<std::string> these;
+    for (std::string_view word : common::Split(point, ' ')) {
+      const size_t eq = word.find('=');
+      if (eq == std::string_view::npos) return {points, "sweep point"};
+      these.emplace_back(word.substr(0, eq));
+      if (!label.empty()) label += ' ';
+      label += word.substr(eq + 1);
+    }
+    if (keys.empty()) keys = these;
+    if (these != keys) return {points, "sweep point"};
+    labels.push_back(label);
+  }
+  std::string title;
+  for (const std::string& key : keys) {
+    if (!title.empty()) title += ", ";
+    title += key;
+  }
+  return {labels, "sweep point: " + title};
+}
+
+// Whether the phase's figures are rates a bar chart may compare (not a command's wall time,
+// not bonnie's totals over tests of different kinds).
+bool RatesMeanSomething(const RunRecord& run, const std::string& phase) {
+  for (const PhaseOutcome& p : run.phases) {
+    if (p.plan.name != phase) continue;
+    const WorkloadKind* kind = KindOf(p.plan.spec);
+    return kind == nullptr || (kind->seconds == nullptr && !kind->blended_totals);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string ThroughputCharts(const RunRecord& run) {
@@ -106,6 +148,7 @@ std::string ThroughputCharts(const RunRecord& run) {
   const bool with_target = TargetsMatter(run);
   std::string out;
   for (const std::string& phase : PhaseNames(run)) {
+    if (!RatesMeanSomething(run, phase)) continue;
     std::vector<std::string> sweeps, members;
     for (const Repetitions& g : groups) {
       if (g.key.phase != phase) continue;
@@ -113,13 +156,14 @@ std::string ThroughputCharts(const RunRecord& run) {
       IndexOf(&members, Member(g.key, with_target));
     }
     const bool swept = sweeps.size() > 1 || (!sweeps.empty() && !sweeps[0].empty());
+    const auto [labels, axis_title] = CompactPoints(sweeps);
     for (const auto& [metric_name, title] :
          {std::pair{"MiB/s", "throughput, MiB/s"}, std::pair{"ops/s", "IOPS (operations/s)"}}) {
       const Metric& metric = *FindMetric(metric_name);
       Chart chart;
       chart.title = fmt::format("{}: {}", phase, title);
-      chart.x.title = swept ? "sweep point" : "";
-      chart.x.categories = swept ? sweeps : std::vector<std::string>{phase};
+      chart.x.title = swept ? axis_title : "";
+      chart.x.categories = swept ? labels : std::vector<std::string>{phase};
       chart.y.title = title;
       chart.series.resize(members.size());
       for (size_t m = 0; m < members.size(); ++m) chart.series[m].name = members[m];

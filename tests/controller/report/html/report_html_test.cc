@@ -153,6 +153,17 @@ TEST(HtmlReport, RangesThatOverlapAreNotShaded) {
   EXPECT_THAT(table, HasSubstr("<td class=\"num\">110.0<span")) << "unshaded";
 }
 
+TEST(HtmlReport, BarsAreLabelledByTheSweptValuesAndTheAxisByTheKeys) {
+  const std::string html = HtmlReport(SweptRun());
+  const std::string throughput = html.substr(html.find("<section id=\"throughput\">"));
+  EXPECT_THAT(throughput, HasSubstr(">sweep point: chunk</text>"));
+  for (const char* value : {">64k</text>", ">256k</text>", ">1M</text>"}) {
+    EXPECT_THAT(throughput, HasSubstr(value)) << value;
+  }
+  EXPECT_THAT(throughput.substr(0, throughput.find("</section>")),
+              Not(HasSubstr(">chunk=64k</text>")));
+}
+
 TEST(HtmlReport, ResultsTableShowsMediansAndRangesShadedByRank) {
   const std::string html = HtmlReport(SweptRun());
   // db1 at chunk=64k ran at 100 and 101 MiB/s.

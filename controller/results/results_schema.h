@@ -1,0 +1,18 @@
+// The tables of the results database (their meaning: results_store.h), and how a file of an
+// older schema is brought up to this one in place.
+#ifndef STORMARK_CONTROLLER_RESULTS_RESULTS_SCHEMA_H_
+#define STORMARK_CONTROLLER_RESULTS_RESULTS_SCHEMA_H_
+
+#include "common/status.h"
+#include "controller/results/sqlite.h"
+
+namespace stormark::controller {
+
+// Creates the schema in a new file (`create`), or checks that an existing one is ours and not
+// newer, and upgrades an older one, each step in one transaction. NOT_FOUND for an empty
+// file when not `create`.
+common::Status PrepareSchema(sqlite::Database* db, bool create);
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_RESULTS_RESULTS_SCHEMA_H_
