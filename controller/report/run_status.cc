@@ -32,17 +32,25 @@ RunStatus StatusOf(const RunRecord& run) {
   size_t hook = 0, skipped = 0;
   bool any_succeeded = false;
   auto hooks_before = [&](size_t phase_index) {
+    auto skip = [&] {
+      reasons.push_back(fmt::format("sweep point {}: its phases were skipped (its setup failed)",
+                                    run.skipped_points[skipped++].point));
+    };
     for (; hook < run.hooks.size() && run.hooks[hook].before_phase <= phase_index; ++hook) {
       const HookOutcome& h = run.hooks[hook];
-      for (const auto& [host, why] : h.failures) {
-        reasons.push_back(fmt::format("{} `{}` failed on {}: {}", h.what, h.line, host, why));
+      for (const auto& failure : h.failures) {
+        reasons.push_back(
+            fmt::format("{} `{}` failed on {}: {}", h.what, h.line, failure.first, failure.second));
+      }
+      // The point a failed setup skipped comes right after it.
+      if (!h.ok() && h.what == "setup" && skipped < run.skipped_points.size() &&
+          run.skipped_points[skipped].point == h.point) {
+        skip();
       }
     }
-    for (; skipped < run.skipped_points.size() &&
-           run.skipped_points[skipped].before_phase <= phase_index;
-         ++skipped) {
-      reasons.push_back(fmt::format("sweep point {}: its phases were skipped (its setup failed)",
-                                    run.skipped_points[skipped].point));
+    while (skipped < run.skipped_points.size() &&
+           run.skipped_points[skipped].before_phase <= phase_index) {
+      skip();
     }
   };
   for (size_t p = 0; p < run.phases.size(); ++p) {

@@ -46,6 +46,25 @@ TEST(StatusOf, AFailedHostHookAndSkippedPointMakeItPartialInRunOrder) {
   EXPECT_THAT(FormatRunStatus(status), HasSubstr("status: partial:\n  - setup `mkfs"));
 }
 
+TEST(StatusOf, EachSkippedPointFollowsTheSetupThatFailed) {
+  RunRecord run;
+  for (const char* point : {"bs=64k", "bs=1M"}) {
+    HookOutcome hook;
+    hook.what = "setup";
+    hook.line = "false";
+    hook.point = point;
+    hook.hosts = 1;
+    hook.failures = {{"db1", "exited with status 1"}};
+    run.hooks.push_back(hook);
+    run.skipped_points.push_back({0, point});
+  }
+  EXPECT_THAT(StatusOf(run).reasons,
+              ElementsAre("setup `false` failed on db1: exited with status 1",
+                          "sweep point bs=64k: its phases were skipped (its setup failed)",
+                          "setup `false` failed on db1: exited with status 1",
+                          "sweep point bs=1M: its phases were skipped (its setup failed)"));
+}
+
 TEST(StatusOf, AnInterruptWinsAndNothingSucceededIsFailed) {
   RunRecord run = TwoPhases();
   run.interrupted = true;
