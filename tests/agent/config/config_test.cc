@@ -514,5 +514,17 @@ TEST_F(ParseAgentConfigTest, BadNetworkTimeoutsNameTheirLine) {
                 "'io_timeout' applies to aoe, nbd and iscsi targets, not dir");
 }
 
+TEST_F(ParseAgentConfigTest, ADirTargetMayNameItsDeviceAndNothingElse) {
+  auto config = Parse("targets:\n  t:\n    dir: $DIR\n    device: /dev/md0\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->FindTarget("t")->device, "/dev/md0");
+  ExpectErrorAt("targets:\n  t:\n    dir: $DIR\n    device: /etc/passwd\n", 4,
+                "device '/etc/passwd' must name a block device, such as /dev/sdb");
+  ExpectErrorAt("targets:\n  t:\n    dir: $DIR\n    device: /dev/../etc/shadow\n", 4,
+                "must name a block device");
+  ExpectErrorAt("targets:\n  t:\n    nbd: nbd://x/e\n    device: /dev/sdb\n", 4,
+                "'device' applies to");
+}
+
 }  // namespace
 }  // namespace stormark::agent
