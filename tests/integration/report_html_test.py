@@ -114,6 +114,41 @@ phases:
         series = [c for c in charts if c["title"].startswith("Phase ")]
         self.assertEqual(series, [], [c["title"] for c in charts])
 
+    def test_bonnie_and_a_four_point_command_sweep_read_as_their_own_views(self):
+        agent = self.start_agent("views", extra_config="commands: {enabled: true}\n")
+        work = self.make_dir()
+        db = os.path.join(work, "results.db")
+        plan = self.write_file(os.path.join(work, "plan.yaml"), f"""
+hosts:
+  - {{name: left, address: "{agent.address}", target: scratch}}
+sweep:
+  seeks: [100, 200, 300, 400]
+phases:
+  - {{name: untar, workload: command, command: "touch a b c && sync"}}
+  - {{name: bonnie, workload: bonnie, size: 8M, ram: 4M, chunk: 64k, char_size: 1M, files: "1:0:0:1"}}
+""")
+        result = self.run_stormark(["run", "--plan", plan, "--db", db, "--no-progress"],
+                                   timeout=240)
+        self.assertEqual(result.returncode, 0, result.describe())
+        report = os.path.join(work, "views.html")
+        made = self.run_stormark(["report", "latest", "-o", report, "--db", db])
+        self.assertEqual(made.returncode, 0, made.describe())
+        html = h.read_text(report)
+        with headless_chromium.Browser() as browser:
+            browser.open("file://" + report)
+            charts = browser.evaluate(CHARTS)
+            shot = os.path.join(artifact_dir(), "report_views.png")
+            height = browser.screenshot(shot)
+            self.assertEqual(browser.errors, [], browser.browser_log())
+        print(f"screenshot: {shot} ({height} px tall)", file=sys.stderr)
+        titles = [c["title"] for c in charts]
+        # The command is its wall time against the swept value, and nothing else: no IOPS,
+        # latency, rate over time or throughput bars. bonnie reads as bonnie++'s own table, once
+        # per sweep point, with no chart of its totals, which mix tests of different kinds.
+        self.assertEqual(titles, ["untar: wall seconds against seeks"])
+        self.assertEqual(html.count("<pre>"), 4)
+        self.assertIn("Sequential Output", html)
+
 
 if __name__ == "__main__":
     h.main()

@@ -130,15 +130,23 @@ std::pair<std::vector<std::string>, std::string> CompactPoints(
   return {labels, "sweep point: " + title};
 }
 
-// Whether the phase's figures are rates a bar chart may compare (not a command's wall time,
-// not bonnie's totals over tests of different kinds).
-bool RatesMeanSomething(const RunRecord& run, const std::string& phase) {
+// The workload of the phase named `phase`, or nullptr.
+const WorkloadKind* PhaseKind(const RunRecord& run, const std::string& phase) {
   for (const PhaseOutcome& p : run.phases) {
-    if (p.plan.name != phase) continue;
-    const WorkloadKind* kind = KindOf(p.plan.spec);
-    return kind == nullptr || (kind->seconds == nullptr && !kind->blended_totals);
+    if (p.plan.name == phase) return KindOf(p.plan.spec);
   }
-  return true;
+  return nullptr;
+}
+
+// Whether the phase's totals mix tests of different kinds (bonnie's): no chart of them means
+// anything, and its own table stands in for them.
+bool Blended(const WorkloadKind* kind) { return kind != nullptr && kind->blended_totals; }
+
+// Whether the phase's figures are rates and latencies a chart may compare: not a command's
+// wall time, not bonnie's blended totals.
+bool RatesMeanSomething(const RunRecord& run, const std::string& phase) {
+  const WorkloadKind* kind = PhaseKind(run, phase);
+  return kind == nullptr || (kind->seconds == nullptr && !kind->blended_totals);
 }
 
 }  // namespace
@@ -189,6 +197,7 @@ std::string LatencyCharts(const RunRecord& run) {
   const bool with_target = TargetsMatter(run);
   std::string out;
   for (const std::string& phase : PhaseNames(run)) {
+    if (!RatesMeanSomething(run, phase)) continue;
     Chart percentiles, cdf;
     percentiles.title = fmt::format("{}: latency by percentile", phase);
     percentiles.x.title = "percentile";
@@ -236,7 +245,7 @@ std::string TimeSeriesCharts(const RunRecord& run) {
     const PhaseOutcome& phase = run.phases[index];
     // A command's figure is its wall time: a rate over time says nothing about it.
     const WorkloadKind* kind = KindOf(phase.plan.spec);
-    if (kind != nullptr && kind->seconds != nullptr) continue;
+    if (kind != nullptr && (kind->seconds != nullptr || kind->blended_totals)) continue;
     bool moves_bytes = false;
     for (const HostOutcome& h : phase.hosts) {
       if (h.result && h.result->bytes() > 0) moves_bytes = true;
@@ -293,6 +302,7 @@ std::string SweepCharts(const RunRecord& run) {
   const bool with_target = TargetsMatter(run);
   std::string out;
   for (const std::string& phase : PhaseNames(run)) {
+    if (Blended(PhaseKind(run, phase))) continue;  // A command's seconds are drawn; those not.
     for (const std::string& axis : axes) {
       std::vector<std::string> values, lines;
       // values of the metric, by line and by value of the axis
