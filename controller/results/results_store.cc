@@ -251,6 +251,46 @@ Status ResultsStore::AddPhase(const std::string& run_id, size_t phase_index,
   return transaction.Commit();
 }
 
+Status ResultsStore::AddHook(const std::string& run_id, size_t position, const HookOutcome& hook) {
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  ASSIGN_OR_RETURN(Statement insert,
+                   db_->Prepare("INSERT INTO hooks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  RETURN_IF_ERROR(insert.Bind(1, run_id)
+                      .Bind(2, I(position))
+                      .Bind(3, I(hook.before_phase))
+                      .Bind(4, hook.what)
+                      .Bind(5, hook.line)
+                      .Bind(6, hook.point)
+                      .Bind(7, hook.after)
+                      .Bind(8, I(hook.hosts))
+                      .Bind(9, hook.longest_nanos)
+                      .Run());
+  for (size_t h = 0; h < hook.failures.size(); ++h) {
+    ASSIGN_OR_RETURN(Statement failure,
+                     db_->Prepare("INSERT INTO hook_failures VALUES (?, ?, ?, ?, ?)"));
+    RETURN_IF_ERROR(failure.Bind(1, run_id)
+                        .Bind(2, I(position))
+                        .Bind(3, I(h))
+                        .Bind(4, hook.failures[h].first)
+                        .Bind(5, hook.failures[h].second)
+                        .Run());
+  }
+  return transaction.Commit();
+}
+
+Status ResultsStore::AddSkippedPoint(const std::string& run_id, size_t position,
+                                     const SkippedPoint& point) {
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  ASSIGN_OR_RETURN(Statement insert,
+                   db_->Prepare("INSERT INTO skipped_points VALUES (?, ?, ?, ?)"));
+  RETURN_IF_ERROR(insert.Bind(1, run_id)
+                      .Bind(2, I(position))
+                      .Bind(3, I(point.before_phase))
+                      .Bind(4, point.point)
+                      .Run());
+  return transaction.Commit();
+}
+
 Status ResultsStore::FinishRun(const RunRecord& run, int64_t finished_unix_nanos,
                                std::string_view status) {
   const std::string& run_id = run.run_id;
@@ -263,40 +303,6 @@ Status ResultsStore::FinishRun(const RunRecord& run, int64_t finished_unix_nanos
                       .Bind(3, run.stopped)
                       .Bind(4, run_id)
                       .Run());
-  for (size_t i = 0; i < run.hooks.size(); ++i) {
-    const HookOutcome& hook = run.hooks[i];
-    ASSIGN_OR_RETURN(Statement insert,
-                     db_->Prepare("INSERT INTO hooks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-    RETURN_IF_ERROR(insert.Bind(1, run_id)
-                        .Bind(2, I(i))
-                        .Bind(3, I(hook.before_phase))
-                        .Bind(4, hook.what)
-                        .Bind(5, hook.line)
-                        .Bind(6, hook.point)
-                        .Bind(7, hook.after)
-                        .Bind(8, I(hook.hosts))
-                        .Bind(9, hook.longest_nanos)
-                        .Run());
-    for (size_t h = 0; h < hook.failures.size(); ++h) {
-      ASSIGN_OR_RETURN(Statement failure,
-                       db_->Prepare("INSERT INTO hook_failures VALUES (?, ?, ?, ?, ?)"));
-      RETURN_IF_ERROR(failure.Bind(1, run_id)
-                          .Bind(2, I(i))
-                          .Bind(3, I(h))
-                          .Bind(4, hook.failures[h].first)
-                          .Bind(5, hook.failures[h].second)
-                          .Run());
-    }
-  }
-  for (size_t i = 0; i < run.skipped_points.size(); ++i) {
-    ASSIGN_OR_RETURN(Statement insert,
-                     db_->Prepare("INSERT INTO skipped_points VALUES (?, ?, ?, ?)"));
-    RETURN_IF_ERROR(insert.Bind(1, run_id)
-                        .Bind(2, I(i))
-                        .Bind(3, I(run.skipped_points[i].before_phase))
-                        .Bind(4, run.skipped_points[i].point)
-                        .Run());
-  }
   return transaction.Commit();
 }
 

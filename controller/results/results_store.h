@@ -50,7 +50,7 @@
 //                 as each phase was prepared (v2)
 //   hooks         run_id, position, before_phase (phases recorded before it), what ('setup' |
 //                 'teardown'), line, sweep_point, after_halt ('interrupt' | 'stop' | ''),
-//                 hosts, longest_nanos: every setup and teardown line, written at the end (v3)
+//                 hosts, longest_nanos: every setup and teardown line, written as it ran (v3)
 //   hook_failures run_id, position, host_position, host, error: the hosts a hook failed on (v3)
 //   skipped_points run_id, position, before_phase, sweep_point: points whose setup failed (v3)
 //   runs.stopped  why --fail-fast stopped the run, '' otherwise (v3)
@@ -110,7 +110,12 @@ class ResultsStore {
                           const PhaseOutcome& outcome);
   // Marks the run as ended with `status` (kRunCompleted, kRunPartial, kRunInterrupted or
   // kRunFailed; report/run_status.h says which).
-  // Also records the run's hooks, its skipped sweep points and why --fail-fast stopped it.
+  // Records one setup or teardown line as soon as it ran, and a sweep point its setup made
+  // skip: `position` counts them from 0 within the run.
+  common::Status AddHook(const std::string& run_id, size_t position, const HookOutcome& hook);
+  common::Status AddSkippedPoint(const std::string& run_id, size_t position,
+                                 const SkippedPoint& point);
+  // Also records why --fail-fast stopped the run.
   common::Status FinishRun(const RunRecord& run, int64_t finished_unix_nanos,
                            std::string_view status);
 

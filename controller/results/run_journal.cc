@@ -24,8 +24,22 @@ void RunJournal::Phase(const std::string& run_id, size_t index, const PhaseOutco
         common::StrCat("phase ", index + 1, " '", outcome.plan.name, "'"));
 }
 
+void RunJournal::Events(const RunRecord& run) {
+  for (; healthy() && hooks_written_ < run.hooks.size(); ++hooks_written_) {
+    const HookOutcome& hook = run.hooks[hooks_written_];
+    Check(store_->AddHook(run.run_id, hooks_written_, hook),
+          common::StrCat(hook.what, " `", hook.line, "`"));
+  }
+  for (; healthy() && skipped_written_ < run.skipped_points.size(); ++skipped_written_) {
+    Check(
+        store_->AddSkippedPoint(run.run_id, skipped_written_, run.skipped_points[skipped_written_]),
+        common::StrCat("sweep point ", run.skipped_points[skipped_written_].point));
+  }
+}
+
 void RunJournal::Finish(const RunRecord& run, int64_t finished_unix_nanos,
                         std::string_view status) {
+  Events(run);
   if (!healthy()) return;
   Check(store_->FinishRun(run, finished_unix_nanos, status),
         common::StrCat("the end of run ", run.run_id));

@@ -22,6 +22,8 @@ class RunJournal {
 
   void Begin(const RunRecord& run, const RunStart& start);
   void Phase(const std::string& run_id, size_t index, const PhaseOutcome& outcome);
+  // The hooks and skipped points `run` gained since the last call.
+  void Events(const RunRecord& run);
   void Finish(const RunRecord& run, int64_t finished_unix_nanos, std::string_view status);
 
   // True while the store holds everything written so far.
@@ -35,6 +37,8 @@ class RunJournal {
   std::unique_ptr<ResultsStore> store_;
   std::FILE* err_;
   bool failed_ = false;
+  size_t hooks_written_ = 0;
+  size_t skipped_written_ = 0;
 };
 
 }  // namespace stormark::controller

@@ -245,6 +245,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
       run.skipped_points.push_back({run.phases.size(), DescribeSweepPoint(point)});
       std::fputs(FormatSkippedPoint(run.skipped_points.back()).c_str(), out);
     }
+    journal.Events(run);  // Recorded now: a crash later keeps them.
     for (int rep = 0; set_up && rep < plan.repeat && !fleet.halted(); ++rep) {
       // Valid: the plan was checked at every point before anything ran.
       std::vector<PhasePlan> phases = *PhasesAt(plan, point, rep);
@@ -273,6 +274,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
                   /*teardown=*/true)) {
       any_failed = true;
     }
+    journal.Events(run);
   }
   const std::string summary = SweepSummaryTable(run.phases, plan.repeat);
   if (!summary.empty()) std::fprintf(out, "%s\n", summary.c_str());

@@ -169,8 +169,10 @@ class ResultsTest(h.StormarkTestCase):
         self.assertRegex(listed[1], r"0/1\s+incomplete$")
 
     def test_killed_controller_leaves_finished_phases_and_an_incomplete_run(self):
-        agent = self.start_agent()
+        agent = self.start_agent(extra_config="commands: {enabled: true}\n")
         plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), (
+            "setup:\n"
+            "  - 'true'\n"
             "phases:\n"
             "  - name: quick\n"
             "    workload: stream\n"
@@ -186,7 +188,8 @@ class ResultsTest(h.StormarkTestCase):
             "    fdatasync: false\n"))
         ctl = self.start_stormark(["run", "--agent", agent.address, "--plan", plan,
                                    "--db", self.db, "--no-progress"])
-        agent.wait_for_log(r"run phase '[^']+-2'", timeout=60)
+        # Ids count the setup hook too: RUN-1-setup-1, then quick RUN-2 and long RUN-3.
+        agent.wait_for_log(r"run phase '[^']+-3'", timeout=60)
         ctl.proc.send_signal(signal.SIGKILL)
         ctl.proc.wait(timeout=10)
 
@@ -208,6 +211,8 @@ class ResultsTest(h.StormarkTestCase):
         tables = h.phase_tables(shown)
         self.assertEqual([t["title"].split(":")[0] for t in tables], ["Phase 1/2  quick"])
         self.assertEqual(h.parse_row(tables[0]["rows"][0], agent.address)["status"], "ok")
+        # The setup hook was recorded as it ran, so the killed run still shows it.
+        self.assertIn("  setup `true`: ok on 1 host", shown)
 
 
 if __name__ == "__main__":

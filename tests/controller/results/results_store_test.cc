@@ -46,6 +46,12 @@ class ResultsStoreTest : public ::testing::Test {
     for (size_t p = 0; p < run.phases.size(); ++p) {
       ASSERT_TRUE(store.AddPhase(run.run_id, p, run.phases[p]).ok());
     }
+    for (size_t i = 0; i < run.hooks.size(); ++i) {
+      ASSERT_TRUE(store.AddHook(run.run_id, i, run.hooks[i]).ok());
+    }
+    for (size_t i = 0; i < run.skipped_points.size(); ++i) {
+      ASSERT_TRUE(store.AddSkippedPoint(run.run_id, i, run.skipped_points[i]).ok());
+    }
     if (!status.empty()) {
       ASSERT_TRUE(store.FinishRun(run, run.finished_unix_nanos, status).ok());
     }
