@@ -23,6 +23,13 @@ enum class Resolver { kOpenat2, kWalk };
 int OpenBeneath(int dir_fd, std::string_view name, int flags, mode_t mode = 0,
                 Resolver resolver = Resolver::kOpenat2);
 
+// Opens the absolute `path` ("/srv/bench") from "/" with `flags` (O_CLOEXEC and O_NOFOLLOW
+// added), following no symbolic link in any component, the last or one above it; unlike
+// OpenBeneath it may cross mount points, as a configured path does. -1 with errno, ELOOP
+// for a symbolic link anywhere on the path.
+int OpenFromRootNoSymlinks(std::string_view path, int flags,
+                           Resolver resolver = Resolver::kOpenat2);
+
 }  // namespace stormark::agent
 
 #endif  // STORMARK_AGENT_DIR_BENEATH_H_

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 
+#include "agent/dir/beneath.h"
 #include "agent/dir/os_dir.h"
 #include "common/log_text.h"
 #include "common/strings.h"
@@ -14,16 +15,26 @@ namespace stormark::agent {
 
 common::StatusOr<Fd> OpenTargetDir(std::string_view name, const std::string& path) {
   const std::string on = common::StrCat("target '", name, "': ");
-  Fd dir(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  // No symbolic link is followed anywhere on the path, so swapping a directory above the
+  // target for a link cannot aim the phase elsewhere.
+  Fd dir(OpenFromRootNoSymlinks(path, O_RDONLY | O_DIRECTORY));
   if (dir.get() >= 0) return dir;
   const int err = errno;
   struct stat st;
-  if ((err == ELOOP || err == ENOTDIR) && lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+  if (err == ELOOP || err == ENOTDIR) {
     char resolved[PATH_MAX];
     const bool known = realpath(path.c_str(), resolved) != nullptr;
-    return absl::FailedPreconditionError(common::StrCat(
-        on, path, " is a symbolic link; the agent does not follow one to a target",
-        known ? common::StrCat(" (configure ", resolved, " instead)") : std::string()));
+    const std::string instead =
+        known ? common::StrCat(" (configure ", resolved, " instead)") : std::string();
+    if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      return absl::FailedPreconditionError(common::StrCat(
+          on, path, " is a symbolic link; the agent does not follow one to a target", instead));
+    }
+    if (err == ELOOP) {
+      return absl::FailedPreconditionError(
+          common::StrCat(on, "a directory above ", path,
+                         " is a symbolic link; the agent follows none to a target", instead));
+    }
   }
   if (err == ENOTDIR) {
     return absl::FailedPreconditionError(common::StrCat(on, path, " is not a directory"));
