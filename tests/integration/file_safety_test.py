@@ -185,6 +185,30 @@ class FileSafetyTest(h.StormarkTestCase):
             os.rename(moved, self.target)
         self.assert_agent_still_serves()
 
+    def test_a_directory_above_the_target_swapped_for_a_symlink_is_refused(self):
+        # The target's parent gives way to a link to a tree whose "target" is the victim: a
+        # path opened by following it would put the phase's files among the victim's.
+        base = os.path.dirname(self.target)
+        decoy = self.make_dir("stormark-decoy-")
+        # A real directory where the link leads: only a link above the target is followed.
+        decoy_target = os.path.join(decoy, os.path.basename(self.target))
+        shutil.copytree(self.victim, decoy_target)
+        decoy_digest = digest_tree(decoy_target)
+        moved = base + ".real"
+        os.rename(base, moved)
+        os.symlink(decoy, base)
+        try:
+            result = self.run_phase("--workload", "stream", "--set", "size=4M", expect=1)
+            out = result.stdout + result.stderr
+            self.assertRegex(out, r"target 'scratch': a directory above \S+ is a symbolic "
+                                  r"link; the agent follows none to a target")
+            self.assertEqual(digest_tree(decoy_target), decoy_digest)
+            self.assertEqual(sorted(os.listdir(decoy_target)), sorted(os.listdir(self.victim)))
+        finally:
+            os.unlink(base)
+            os.rename(moved, base)
+        self.assert_agent_still_serves()
+
     @unittest.skipUnless(os.geteuid() == 0 and shutil.which("losetup") and
                          shutil.which("mkfs.ext4") and shutil.which("e2fsck"),
                          "needs root, losetup, mkfs.ext4 and e2fsck")
