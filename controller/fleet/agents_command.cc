@@ -87,8 +87,9 @@ int AgentsCommand(const std::vector<HostPlan>& hosts, const common::TlsFiles& tl
     targets.AddColumn("mount options", TextTable::Align::kLeft);
     targets.AddColumn("transport", TextTable::Align::kLeft);
     for (const auto& t : info.targets()) {
-      // A target of files reports its filesystem's space; a device used in place, its size.
-      if (t.size_bytes() == 0) {
+      // A target of files reports its filesystem and its space, and no size; a device used in
+      // place, its size (0 for a network target not reached yet, which has no filesystem).
+      if (t.size_bytes() == 0 && !t.filesystem().empty()) {
         targets.AddRow({t.name(), t.kind(), t.path(), t.filesystem(), t.device(),
                         common::FormatBytes(t.free_bytes()), common::FormatBytes(t.total_bytes()),
                         t.mount_options(), Transport(t)});

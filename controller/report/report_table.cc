@@ -225,15 +225,19 @@ std::string FormatAgentsTable(const std::vector<AgentRecord>& agents) {
   return table.Render("  ");
 }
 
-std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary, size_t index,
-                             size_t count, int repeat) {
+std::string PhasePlace(const PhaseOutcome& outcome, int repeat) {
   std::string where = DescribeSweepPoint(outcome.plan.sweep_point);
   if (repeat > 1) {
     where +=
         fmt::format("{}run {}/{}", where.empty() ? "" : ", ", outcome.plan.repetition + 1, repeat);
   }
-  std::string out = fmt::format("Phase {}/{}  {}{}: {}\n", index + 1, count, outcome.plan.name,
-                                where.empty() ? "" : " [" + where + "]", outcome.plan.Describe());
+  return where.empty() ? outcome.plan.name : fmt::format("{} [{}]", outcome.plan.name, where);
+}
+
+std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary, size_t index,
+                             size_t count, int repeat) {
+  std::string out = fmt::format("Phase {}/{}  {}: {}\n", index + 1, count,
+                                PhasePlace(outcome, repeat), outcome.plan.Describe());
   const WorkloadKind* kind = KindOf(outcome.plan.spec);
   size_t started = 0;
   int64_t late = 0;

@@ -3,23 +3,10 @@
 #include <algorithm>
 
 #include "common/units.h"
-#include "controller/plan/plan_sweep.h"
+#include "controller/report/report_table.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
-namespace {
-
-// "seq-write", "seq-write [bs=4k]", "seq-write [bs=4k, run 2/3]".
-std::string PhasePlace(const PhaseOutcome& phase, int repeat) {
-  std::string where = DescribeSweepPoint(phase.plan.sweep_point);
-  if (repeat > 1) {
-    where +=
-        fmt::format("{}run {}/{}", where.empty() ? "" : ", ", phase.plan.repetition + 1, repeat);
-  }
-  return where.empty() ? phase.plan.name : fmt::format("{} [{}]", phase.plan.name, where);
-}
-
-}  // namespace
 
 RunStatus StatusOf(const RunRecord& run) {
   std::vector<std::string> reasons;

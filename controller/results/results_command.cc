@@ -108,34 +108,28 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
   // repetition, and the summary of medians a sweep or repeated run ends with.
   const std::vector<PhaseOutcome>& phases = run->record.phases;
   const size_t count = std::max(listing.planned_phases, phases.size());
+  const RunRecord& record = run->record;
   int repeat = 1;
   std::vector<std::string> names, points;
-  for (const PhaseOutcome& phase : phases) {
-    repeat = std::max(repeat, phase.plan.repetition + 1);
-    if (std::find(names.begin(), names.end(), phase.plan.name) == names.end()) {
-      names.push_back(phase.plan.name);
+  auto add = [](std::vector<std::string>* list, const std::string& item) {
+    if (std::find(list->begin(), list->end(), item) == list->end()) list->push_back(item);
+  };
+  // The points in the order they ran, a point whose phases were all skipped (only its hooks
+  // ran) in its place.
+  for (size_t p = 0, h = 0; p <= phases.size(); ++p) {
+    for (; h < record.hooks.size() && record.hooks[h].before_phase <= p; ++h) {
+      add(&points, record.hooks[h].point);
     }
-    const std::string point = DescribeSweepPoint(phase.plan.sweep_point);
-    if (std::find(points.begin(), points.end(), point) == points.end()) points.push_back(point);
+    if (p == phases.size()) break;
+    repeat = std::max(repeat, phases[p].plan.repetition + 1);
+    add(&names, phases[p].plan.name);
+    add(&points, DescribeSweepPoint(phases[p].plan.sweep_point));
   }
   // The plan's number of points: what it planned, when that divides into whole points.
   const size_t per_point = static_cast<size_t>(repeat) * names.size();
   const size_t planned_points = per_point > 0 && listing.planned_phases % per_point == 0
                                     ? std::max(points.size(), listing.planned_phases / per_point)
                                     : points.size();
-  const RunRecord& record = run->record;
-  // The points in the order they ran, a point whose phases were all skipped (only its hooks
-  // ran) in its place.
-  points.clear();
-  auto add_point = [&](const std::string& point) {
-    if (std::find(points.begin(), points.end(), point) == points.end()) points.push_back(point);
-  };
-  for (size_t p = 0, h = 0; p <= phases.size(); ++p) {
-    for (; h < record.hooks.size() && record.hooks[h].before_phase <= p; ++h) {
-      add_point(record.hooks[h].point);
-    }
-    if (p < phases.size()) add_point(DescribeSweepPoint(phases[p].plan.sweep_point));
-  }
   std::string current_point;
   bool started = false;
   // A new point's header, before the first thing of that point.
@@ -146,8 +140,7 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
     if (point.empty()) return;
     const size_t at =
         static_cast<size_t>(std::find(points.begin(), points.end(), point) - points.begin());
-    std::fprintf(out, "Sweep point %zu/%zu: %s\n\n", at + 1,
-                 std::max(planned_points, points.size()), point.c_str());
+    std::fprintf(out, "Sweep point %zu/%zu: %s\n\n", at + 1, planned_points, point.c_str());
   };
   // The hooks and skipped points that came before phase `p`, as `run` printed them.
   size_t next_hook = 0, next_skip = 0;

@@ -10,6 +10,7 @@
 #include "common/units.h"
 #include "controller/report/html/svg_chart.h"
 #include "controller/report/repetitions.h"
+#include "controller/report/report_table.h"
 #include "controller/report/sweep_table.h"
 #include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
@@ -251,13 +252,8 @@ std::string TimeSeriesCharts(const RunRecord& run) {
       if (h.result && h.result->bytes() > 0) moves_bytes = true;
     }
     Chart chart;
-    std::string where = DescribeSweepPoint(phase.plan.sweep_point);
-    if (repeat > 1) {
-      where +=
-          fmt::format("{}run {}/{}", where.empty() ? "" : ", ", phase.plan.repetition + 1, repeat);
-    }
-    chart.title = fmt::format("Phase {}/{} {}{}", index + 1, run.phases.size(), phase.plan.name,
-                              where.empty() ? "" : " [" + where + "]");
+    chart.title =
+        fmt::format("Phase {}/{} {}", index + 1, run.phases.size(), PhasePlace(phase, repeat));
     chart.x.title = "seconds into the timed region";
     chart.y.title = moves_bytes ? "MiB/s" : "IOPS (operations/s)";
     for (const HostOutcome& h : phase.hosts) {
