@@ -1,6 +1,7 @@
 #include "controller/report/run_status.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "common/units.h"
 #include "controller/report/report_table.h"
@@ -11,7 +12,12 @@ namespace stormark::controller {
 RunStatus StatusOf(const RunRecord& run) {
   std::vector<std::string> reasons;
   for (const AgentRecord& agent : run.agents) {
-    if (!agent.error.empty()) reasons.push_back(fmt::format("{}: {}", agent.host, agent.error));
+    if (agent.error.empty()) continue;
+    // The client's errors name their host for standalone use; here the line names it first.
+    std::string_view why = agent.error;
+    const std::string prefix = fmt::format("host {}: ", agent.host);
+    if (why.starts_with(prefix)) why.remove_prefix(prefix.size());
+    reasons.push_back(fmt::format("{}: {}", agent.host, why));
   }
   int repeat = 1;
   for (const PhaseOutcome& phase : run.phases) repeat = std::max(repeat, phase.plan.repetition + 1);

@@ -78,7 +78,7 @@ TEST(StatusOf, AnInterruptWinsAndNothingSucceededIsFailed) {
 
 TEST(StatusOf, AnAgentThatTookNoPartIsSaidOnce) {
   RunRecord run = TwoPhases();
-  run.agents[1].error = "unreachable: connection refused";
+  run.agents[1].error = "host db2: unreachable: connection refused";
   for (PhaseOutcome& phase : run.phases) phase.hosts[1] = UnreachableHost("db2");
   EXPECT_THAT(StatusOf(run).reasons, ElementsAre("db2: unreachable: connection refused"));
 }
