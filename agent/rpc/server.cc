@@ -193,6 +193,7 @@ void AgentServer::ReapAbandonedPhases() {
                         [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; })) {
     mu_.Unlock();
     const std::string phase = runner_->ReclaimAbandoned();
+    if (const std::string kept = runner_->ReclaimKept(); !kept.empty() && log_) log_(kept);
     if (!phase.empty() && log_) {
       log_(common::StrCat("removed abandoned phase '", common::LogSafe(phase),
                           "': its controller stopped sending heartbeats, or neither ran nor "

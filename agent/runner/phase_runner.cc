@@ -112,6 +112,8 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   std::vector<std::string> warnings;
   std::unique_ptr<Workload> abandoned;
   std::string note;
+  std::unique_ptr<HandedOver> handed;
+  std::optional<Kept> stale;
   {
     absl::MutexLock lock(&mu_);
     if (shut_down_) return absl::UnavailableError("agent is shutting down");
@@ -143,7 +145,10 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     abort_reason_.clear();
     last_heartbeat_mono_ = clock_.MonotonicNanos();
     ++generation_;
+    handed = TakeKeptLocked(spec, caller, &stale);
   }
+  // A file kept for another phase is not this one's to read, nor to leave on the disk.
+  if (stale) RemoveKept(std::move(stale->data));
 
   // A command or hook may discard, recreate or reformat any device: what the agent wrote
   // before is no longer certain anywhere.
@@ -152,6 +157,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   // The set-up runs on a worker of its own, which is left behind if it gets stuck in the
   // kernel (a lay-out write to a frozen or dead filesystem): this call then answers anyway.
   auto setup = std::make_shared<PhaseSetup>();
+  setup->handed = std::move(handed);
   const std::string what = common::StrCat(common::WorkloadName(spec), " set-up");
   auto worker = DetachedWorker::Start(
       [lasting = lasting_, setup, spec, caller, what] {
@@ -180,6 +186,7 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     return stuck;
   }
   Status status = worker->status();
+  RemoveKept(std::move(setup->handed));  // Handed over, and not read by this workload.
   if (status.ok()) {
     RecordWritten(spec.target(), spec.phase_id(), setup->target_identity, *setup->workload);
   }

@@ -12,6 +12,11 @@
 // disposable block and network target (agent/targets/written_prefix.h): a phase that succeeded
 // or was aborted adds what it certainly wrote, and a command phase forgets it all.
 //
+// A phase that hands its data file over to the next one (PhaseSpec.hand_over_to, on a dir
+// target: agent/workloads/handed_over.h) leaves it behind at its Cleanup, kept for that phase
+// alone; it is removed when any other phase is prepared, when its lease lapses or the reclaim
+// time passes (ReclaimKept), and at Shutdown.
+//
 // A phase whose spec sets heartbeat_timeout_ms is held on a lease: Heartbeat() naming it
 // renews the lease, and when the lease runs out the phase is aborted (while running, within
 // 20 ms; prepared or finished, at the next ReclaimAbandoned()).
@@ -28,6 +33,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,6 +125,11 @@ class PhaseRunner {
   // or "" if nothing was done.
   std::string ReclaimAbandoned() ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Removes the file a phase handed over when nobody came for it: the writer's lease lapsed
+  // with no heartbeat from its identity since (without a lease, the reclaim time passed).
+  // Returns a line for the agent's log saying what was removed, or "".
+  std::string ReclaimKept() ABSL_LOCKS_EXCLUDED(mu_);
+
   // Renews the lease of the held phase when `phase_id` names it and `caller` with `token`
   // owns it. Returns the held phase id ("" when idle); PERMISSION_DENIED, renewing nothing,
   // when `phase_id` names the held phase and the caller does not own it. One from the owner
@@ -190,6 +201,25 @@ class PhaseRunner {
   // start of the target's device, `identity` (TargetIdentity, as the phase resolved it).
   void RecordWritten(const std::string& target, const std::string& phase_id,
                      const std::string& identity, const Workload& workload);
+  // A handed-over file (handed_over.h), for the phase it is kept for.
+  struct Kept {
+    std::unique_ptr<HandedOver> data;
+    std::string to_phase;
+    std::string target;
+    std::string owner;         // The identity that prepared the writer.
+    int64_t lease_nanos = 0;   // The writer's lease; 0: none.
+    int64_t renewed_mono = 0;  // Its last heartbeat (or the writer's Cleanup).
+  };
+  // Keeps what `workload` of the held phase hands over, if the spec asks for it; called by
+  // Cleanup once the slot is cleaning. Returns the file kept before, for the caller to remove.
+  std::optional<Kept> KeepHandedOverLocked(Workload& workload) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The file kept for the phase `spec` that `caller` prepares, or nullptr; anything kept for
+  // another phase is moved to `stale`, for the caller to remove outside the lock.
+  std::unique_ptr<HandedOver> TakeKeptLocked(const stormark::v1::PhaseSpec& spec,
+                                             const Identity& caller, std::optional<Kept>* stale)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes a handed-over file and its directory (it may take seconds: never under mu_).
+  static void RemoveKept(std::unique_ptr<HandedOver> data);
   // Fills the result from the recorders and timings of a finished run.
   void FillResult(const common::Status& status, const common::RecorderSet& recorders,
                   int64_t start_mono, int64_t end_mono, stormark::v1::PhaseResult* result)
@@ -239,6 +269,7 @@ class PhaseRunner {
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;                       // Counts accepted Prepares.
   std::atomic<bool>& cancelled_ = lasting_->cancelled;
   std::string abort_reason_ ABSL_GUARDED_BY(mu_);  // Why cancelled_ was set.
+  std::optional<Kept> kept_ ABSL_GUARDED_BY(mu_);  // A handed-over file, between phases.
 };
 
 }  // namespace stormark::agent

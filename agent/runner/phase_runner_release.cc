@@ -68,6 +68,8 @@ bool PhaseRunner::LeaseExpiredLocked() {
 StatusOr<std::string> PhaseRunner::Heartbeat(const std::string& phase_id, const std::string& token,
                                              const Identity& caller) {
   absl::MutexLock lock(&mu_);
+  // Its controller is still there: what it handed over stays for its next phase.
+  if (kept_ && caller.name == kept_->owner) kept_->renewed_mono = clock_.MonotonicNanos();
   if (state_ == State::kIdle) return std::string();
   if (!phase_id.empty() && phase_id == spec_.phase_id()) {
     // Only the owner keeps its phase alive: a phase whose controller died is not held on
@@ -212,7 +214,10 @@ StatusOr<CleanupReport> PhaseRunner::Cleanup(const std::string& phase_id, const 
                                                  "; its files are removed when it returns"));
   }
   std::unique_ptr<Workload> released = BeginCleanupLocked();
+  std::optional<Kept> before;
+  if (released != nullptr) before = KeepHandedOverLocked(*released);
   lock.Release();
+  if (before) RemoveKept(std::move(before->data));
   return FinishCleanup(std::move(released));
 }
 
@@ -220,6 +225,13 @@ void PhaseRunner::Shutdown() {
   constexpr int64_t kShutdownWaitNanos = 10'000'000'000;
   mu_.Lock();
   shut_down_ = true;
+  if (kept_) {
+    std::unique_ptr<HandedOver> kept = std::move(kept_->data);
+    kept_.reset();
+    mu_.Unlock();
+    RemoveKept(std::move(kept));
+    mu_.Lock();
+  }
   if (state_ == State::kIdle) {
     mu_.Unlock();
     return;

@@ -79,7 +79,8 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
     ASSIGN_OR_RETURN(setup->block, BlockTarget::Resolve(*target));
     earlier = written.Find(*target, TargetIdentity(*setup->block, paths));
   }
-  ASSIGN_OR_RETURN(setup->workload, MakeWorkload(spec, config, host, earlier, setup->block));
+  ASSIGN_OR_RETURN(setup->workload,
+                   MakeWorkload(spec, config, host, earlier, setup->block, &setup->handed));
   if (!spec.tuning().empty()) {
     ASSIGN_OR_RETURN(setup->tuning, ApplyTuning(spec, config, paths, setup->block.get()));
   }

@@ -37,6 +37,9 @@ struct PhaseSetup {
   stormark::v1::CacheReport cache_report;
   Environment host_environment;
   Environment target_environment;
+  // In: the file the previous phase left for this one (handed_over.h), or null. The workload
+  // takes it if it reads it; what is left here is the caller's to remove.
+  std::unique_ptr<HandedOver> handed;
 };
 
 // Applies spec.tuning to the target's device, if the config allows it. `block` is the target

@@ -26,7 +26,8 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
                                                          const AgentConfig& config,
                                                          const HostFacts& host,
                                                          const WrittenPrefix& earlier,
-                                                         std::shared_ptr<BlockTarget> block) {
+                                                         std::shared_ptr<BlockTarget> block,
+                                                         std::unique_ptr<HandedOver>* handed) {
   RETURN_IF_ERROR(common::CheckName("phase id", spec.phase_id()));
   const TargetConfig* target = config.FindTarget(spec.target());
   if (target == nullptr) {
@@ -43,7 +44,8 @@ common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(const stormark::v1::Pha
   if (module->check_target != nullptr) {
     RETURN_IF_ERROR(module->check_target(spec, *target, caps));
   }
-  return module->make(WorkloadInputs{spec, config, *target, caps, host, earlier, std::move(block)});
+  return module->make(
+      WorkloadInputs{spec, config, *target, caps, host, earlier, std::move(block), handed});
 }
 
 }  // namespace stormark::agent

@@ -21,10 +21,12 @@ namespace stormark::agent {
 // Creates the phase's directory on the target. `earlier` is what the agent's earlier phases
 // wrote on the target (a stream read need not lay that out again). `block` is the target as
 // the phase resolved it (block_target.h), shared with the workload; when null, a block
-// workload resolves it in its Prepare.
+// workload resolves it in its Prepare. `handed`, when not null, holds the file the previous
+// phase left for this one (handed_over.h): a workload that reads it moves it out.
 common::StatusOr<std::unique_ptr<Workload>> MakeWorkload(
     const stormark::v1::PhaseSpec& spec, const AgentConfig& config, const HostFacts& host,
-    const WrittenPrefix& earlier = {}, std::shared_ptr<BlockTarget> block = nullptr);
+    const WrittenPrefix& earlier = {}, std::shared_ptr<BlockTarget> block = nullptr,
+    std::unique_ptr<HandedOver>* handed = nullptr);
 
 }  // namespace stormark::agent
 

@@ -4,11 +4,13 @@
 #define STORMARK_AGENT_WORKLOADS_WORKLOAD_H_
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "agent/dir/dir.h"
 #include "agent/targets/written_prefix.h"
+#include "agent/workloads/handed_over.h"
 #include "agent/workloads/timed_region.h"
 #include "common/clock.h"
 #include "common/recorder.h"
@@ -55,6 +57,11 @@ class Workload {
   // {} when it wrote none, or only its own files. The phase id is left empty. Called after
   // Prepare or Run returned, whatever their status (see agent/targets/written_prefix.h).
   virtual WrittenPrefix WrittenFromStart() const { return {}; }
+
+  // The data file a successful Run wrote in full, for the next phase to read
+  // (agent/workloads/handed_over.h), moved out of this workload so that its Cleanup no longer
+  // removes it; nullptr when it has none to give (the default). Called once, after Run.
+  virtual std::unique_ptr<HandedOver> HandOver() { return nullptr; }
 };
 
 }  // namespace stormark::agent

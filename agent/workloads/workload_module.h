@@ -34,6 +34,9 @@ struct WorkloadInputs {
   // The target as the phase resolved it (block_target.h), or null: a block workload then
   // resolves it in its Prepare.
   std::shared_ptr<BlockTarget> block;
+  // The data file the previous phase left for this one on a dir target (handed_over.h), or
+  // null: a workload that reads it moves it out; the runner removes what is left.
+  std::unique_ptr<HandedOver>* handed = nullptr;
 };
 
 struct WorkloadModule {

@@ -74,7 +74,9 @@ std::string FormatSpread(const Metric& metric, const Spread& spread, bool qualif
                      metric.format(spread.max), mark);
 }
 
-Spread Repetitions::Of(const Metric& metric) const {
+namespace {
+
+Spread SpreadOver(const std::vector<RowSummary>& rows, const Metric& metric) {
   std::vector<double> values;
   for (const RowSummary& row : rows) {
     if (auto value = metric.value(row)) values.push_back(*value);
@@ -82,11 +84,18 @@ Spread Repetitions::Of(const Metric& metric) const {
   return SpreadOf(std::move(values));
 }
 
+}  // namespace
+
+Spread Repetitions::Of(const Metric& metric) const { return SpreadOver(rows, metric); }
+
+Spread Repetitions::PartialOf(const Metric& metric) const { return SpreadOver(partial, metric); }
+
 std::vector<Repetitions> GroupRepetitions(const RunRecord& run, bool aggregates) {
   struct Entry {
     SeriesKey key;
     std::string description;
     RowSummary row;
+    bool aggregate = false;
   };
   std::vector<Entry> entries;
   for (const PhaseOutcome& phase : run.phases) {
@@ -94,11 +103,13 @@ std::vector<Repetitions> GroupRepetitions(const RunRecord& run, bool aggregates)
     const std::string sweep = DescribeSweepPoint(phase.plan.sweep_point);
     const std::string description = phase.plan.Describe();
     for (const RowSummary& row : summary.rows) {
-      entries.push_back({{phase.plan.name, sweep, row.host, row.target}, description, row});
+      entries.push_back({{phase.plan.name, sweep, row.host, row.target}, description, row, false});
     }
     if (aggregates && summary.rows.size() > 1 && summary.all_hosts) {
-      entries.push_back(
-          {{phase.plan.name, sweep, summary.all_hosts->host, ""}, description, *summary.all_hosts});
+      entries.push_back({{phase.plan.name, sweep, summary.all_hosts->host, ""},
+                         description,
+                         *summary.all_hosts,
+                         true});
     }
   }
   // A host that failed before its target was resolved has no target: it counts as a failed
@@ -118,13 +129,14 @@ std::vector<Repetitions> GroupRepetitions(const RunRecord& run, bool aggregates)
   std::map<SeriesKey, size_t> index;  // Into groups, which keep the order of first appearance.
   for (const Entry& entry : entries) {
     auto [it, added] = index.try_emplace(entry.key, groups.size());
-    if (added) groups.push_back({entry.key, entry.description, {}, 0, false});
+    if (added) groups.push_back({entry.key, entry.description, entry.aggregate, {}, 0, {}, false});
     Repetitions& group = groups[it->second];
     if (entry.row.status == "succeeded") {
       group.qualified = group.qualified || !entry.row.warnings.empty();
       group.rows.push_back(entry.row);
     } else {
       ++group.failed;
+      if (IsPartial(entry.row)) group.partial.push_back(entry.row);
     }
   }
   return groups;

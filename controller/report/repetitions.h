@@ -65,16 +65,23 @@ struct Repetitions {
   SeriesKey key;
   // "stream write 1 GiB, bs 1 MiB, fdatasync", from the first repetition.
   std::string description;
+  // The all-hosts row ("all hosts" or "mean of hosts"), not a host's. A host that failed
+  // before its target was known has an empty target too, and is still a host.
+  bool aggregate = false;
   // The rows of the repetitions that succeeded, in run order.
   std::vector<RowSummary> rows;
   // Repetitions of this host that did not succeed.
   int failed = 0;
+  // Those of them aborted after doing work (IsPartial), with their figures until the abort.
+  std::vector<RowSummary> partial;
   // Some succeeded repetition carries notes (too fast to time, possibly cache-dominated, ...),
   // so its figures are not to be read alone.
   bool qualified = false;
 
   // The metric over the succeeded repetitions.
   Spread Of(const Metric& metric) const;
+  // The metric over the partial ones, for a row that has no succeeded repetition to show.
+  Spread PartialOf(const Metric& metric) const;
 };
 
 // Every phase, sweep point and host of `run`, in the order they first ran. With

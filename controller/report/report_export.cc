@@ -1,5 +1,6 @@
 #include "controller/report/report_export.h"
 
+#include "common/strings.h"
 #include "common/units.h"
 #include "controller/report/summary.h"
 #include "controller/workloads/workload_kinds.h"
@@ -62,7 +63,7 @@ class Family {
 std::string RunCsv(const RunRecord& run) {
   std::string out =
       "run_id,started,phase_index,phase,repetition,sweep_point,host,target,status,metric,"
-      "value,unit\r\n";
+      "value,unit,marks\r\n";
   const std::string started = common::FormatIsoTime(run.started_unix_nanos);
   for (size_t p = 0; p < run.phases.size(); ++p) {
     const PhaseOutcome& phase = run.phases[p];
@@ -73,12 +74,19 @@ std::string RunCsv(const RunRecord& run) {
     for (const RowSummary& row : summary.rows) {
       const std::string prefix =
           fmt::format("{},{},{},{},", place, CsvField(row.host), CsvField(row.target), row.status);
+      // The marks of the phase table's figure: "*" it has notes, "~" it is partial.
+      const bool partial = IsPartial(row);
+      const std::string marks = common::StrCat(row.warnings.empty() ? "" : "*", partial ? "~" : "");
+      for (const std::string& note : row.warnings) {
+        out += prefix + "note," + CsvField(note) + ",," + marks + "\r\n";
+      }
+      if (partial) out += prefix + "note," + CsvField(PartialNote(row)) + ",," + marks + "\r\n";
       if (row.status != "succeeded") {
-        out += prefix + "error," + CsvField(row.error) + ",\r\n";
-        continue;
+        out += prefix + "error," + CsvField(row.error) + ",," + marks + "\r\n";
+        if (!partial) continue;
       }
       auto add = [&](std::string_view metric, double value, std::string_view unit) {
-        out += fmt::format("{}{},{},{}\r\n", prefix, metric, Number(value), unit);
+        out += fmt::format("{}{},{},{},{}\r\n", prefix, metric, Number(value), unit, marks);
       };
       add("bytes", static_cast<double>(row.bytes), "B");
       add("ops", static_cast<double>(row.ops), "ops");

@@ -1,11 +1,15 @@
 // The exports of a run for other tools (`stormark results export RUN --format ...`):
 //
 // - CSV: one row per phase run, host and metric, for spreadsheets and scripts:
-//     run_id,started,phase_index,phase,repetition,sweep_point,host,target,status,metric,value,unit
+//     run_id,started,phase_index,phase,repetition,sweep_point,host,target,status,metric,value,
+//     unit,marks
 //   Metrics of a host that succeeded: bytes (B), ops (ops), elapsed (s), throughput (B/s),
 //   iops (ops/s), cpu (%), latency_p50, latency_p90, latency_p99, latency_p99_9,
-//   latency_max (ns). A host that did not succeed has one row, metric "error", with the
-//   error as its value. RFC 4180 quoting.
+//   latency_max (ns). A host that did not succeed has a row with metric "error" and the error
+//   as its value; one aborted after it had done work also has its figures so far. Each of a
+//   host's notes is a row with metric "note". `marks` carries the phase table's marks for
+//   every row of the host: "*" (its figures have notes), "~" (partial: until an abort), or
+//   both. RFC 4180 quoting.
 // - bonnie++ CSV: one line per host and bonnie phase, as `stormark run --csv` writes them
 //   (workloads/bonnie_report.h).
 // - Prometheus text exposition format (version 0.0.4): gauges per phase run and host, and

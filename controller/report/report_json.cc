@@ -93,6 +93,7 @@ json RowJson(const RowSummary& row) {
           {"cpu_percent", row.cpu_percent},
           {"latency", LatencyJson(row.latency)},
           {"warnings", row.warnings},
+          {"partial", IsPartial(row)},
           {"hosts", row.hosts}};
 }
 

@@ -22,10 +22,6 @@ std::string Latency(const common::LatencyHistogram& h, double p) {
 }
 
 // An aborted row that has figures: what it did until the abort, shown and marked partial.
-bool PartialRow(const RowSummary& row) {
-  return row.status == "aborted" && row.ops > 0 && row.elapsed_seconds > 0;
-}
-
 std::vector<std::string> Cells(const RowSummary& row, bool aggregate, bool via) {
   const bool ok = row.status == "succeeded";
   std::string status = ok ? "ok"
@@ -36,13 +32,13 @@ std::vector<std::string> Cells(const RowSummary& row, bool aggregate, bool via) 
   std::vector<std::string> cells = {row.host};
   if (via) cells.push_back(aggregate ? "" : row.transport.empty() ? "-" : row.transport);
   cells.push_back(row.target);
-  if (!ok && !aggregate && !PartialRow(row)) {
+  if (!ok && !aggregate && !IsPartial(row)) {
     for (const char* dash : {"-", "-", "-", "-", "-", "-"}) cells.push_back(dash);
     cells.push_back(status);
     return cells;
   }
   // A figure qualified by a note is marked, so it is never read without it.
-  const std::string mark = PartialRow(row) && !aggregate ? " ~" : row.warnings.empty() ? "" : " *";
+  const std::string mark = IsPartial(row) && !aggregate ? " ~" : row.warnings.empty() ? "" : " *";
   for (std::string& cell : std::vector<std::string>{
            fmt::format("{:.1f}{}", row.bytes_per_second / (1024.0 * 1024.0), mark),
            fmt::format("{:.1f}", row.cpu_percent), Latency(row.latency, 50),
@@ -296,9 +292,8 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
   }
   for (const RowSummary& row : summary.rows) {
     for (const auto& w : row.warnings) notes += fmt::format("  * {}: {}\n", row.host, w);
-    if (PartialRow(row)) {
-      notes += fmt::format("  ~ {}: partial: its figures cover the {:.2f} s until it was aborted\n",
-                           row.host, row.elapsed_seconds);
+    if (IsPartial(row)) {
+      notes += fmt::format("  ~ {}: {}\n", row.host, PartialNote(row));
     }
     if (!row.error.empty())
       notes += fmt::format("  x {}: {}\n", row.host, WithoutHost(row.host, row.error));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "fmt/format.h"
 
 namespace stormark::controller {
 
@@ -94,6 +95,15 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
     summary.all_hosts = std::move(all);
   }
   return summary;
+}
+
+bool IsPartial(const RowSummary& row) {
+  return row.status == "aborted" && row.ops > 0 && row.elapsed_seconds > 0 && row.hosts <= 1;
+}
+
+std::string PartialNote(const RowSummary& row) {
+  return fmt::format("partial: its figures cover the {:.2f} s until it was aborted",
+                     row.elapsed_seconds);
 }
 
 }  // namespace stormark::controller

@@ -48,6 +48,15 @@ struct PhaseSummary {
 // Fails only on a corrupt histogram from an agent, which it reports as that host's error.
 PhaseSummary Summarize(const PhaseOutcome& outcome);
 
+// A host row that was aborted after it had done work: its figures are those until the abort.
+// Every view shows them, marked "~" (the tables, results show, CSV, HTML) or `"partial":
+// true` (JSON), with the note kPartialNote.
+bool IsPartial(const RowSummary& row);
+
+// The note on a partial row, after its host: "partial: its figures cover the 7.76 s until it
+// was aborted".
+std::string PartialNote(const RowSummary& row);
+
 }  // namespace stormark::controller
 
 #endif  // STORMARK_CONTROLLER_REPORT_SUMMARY_H_

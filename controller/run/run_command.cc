@@ -249,8 +249,16 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     for (int rep = 0; set_up && rep < plan.repeat && !fleet.halted(); ++rep) {
       // Valid: the plan was checked at every point before anything ran.
       std::vector<PhasePlan> phases = *PhasesAt(plan, point, rep);
-      for (const PhasePlan& phase : phases) {
+      for (size_t k = 0; k < phases.size(); ++k) {
         if (fleet.halted()) break;
+        PhasePlan& phase = phases[k];
+        // The next phase reads what this one writes: ask the agents to keep its file for it
+        // (its id is the next one given out).
+        const WorkloadKind* kind = KindOf(phase.spec);
+        if (k + 1 < phases.size() && phases[k + 1].target == phase.target &&
+            kind->reads_back != nullptr && kind->reads_back(phase.spec, phases[k + 1].spec)) {
+          phase.spec.set_hand_over_to(StrCat(run.run_id, "-", ids + 2));
+        }
         live.Begin(phase.name, KindOf(phase.spec)->expected_bytes(phase.spec) *
                                    (plan.mode == RunMode::kSequential ? 1 : usable));
         PhaseOutcome outcome = fleet.RunPhase(
@@ -260,6 +268,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
             },
             plan.mode);
         live.End();
+        outcome.plan.spec.clear_hand_over_to();  // Not part of the work: the record omits it.
         LabelTransports(run.agents, &outcome);
         journal.Phase(run.run_id, done, outcome);
         const PhaseSummary summary = Summarize(outcome);

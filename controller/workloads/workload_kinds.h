@@ -70,6 +70,12 @@ struct WorkloadKind {
   // `results export --format bonnie-csv`); nullptr when there is no such format.
   std::string (*csv_line)(const std::string& host,
                           const stormark::v1::PhaseResult& result) = nullptr;
+  // Whether `next`, run right after `writer` on the same target, reads what `writer` wrote
+  // (a stream read of at most a stream write's size): the writer then asks the agent to hand
+  // its file over (PhaseSpec.hand_over_to), so that a dir target reads back the file written
+  // instead of laying out a second one. nullptr: never.
+  bool (*reads_back)(const stormark::v1::PhaseSpec& writer,
+                     const stormark::v1::PhaseSpec& next) = nullptr;
 };
 
 // Every workload the controller knows, in the order of their names.

@@ -75,7 +75,8 @@ phases:
                                                            "csv").stdout)))
         self.assertEqual(list(rows[0].keys()),
                          ["run_id", "started", "phase_index", "phase", "repetition",
-                          "sweep_point", "host", "target", "status", "metric", "value", "unit"])
+                          "sweep_point", "host", "target", "status", "metric", "value", "unit",
+                          "marks"])
         for agent in self.agents:
             mine = {r["metric"]: r for r in rows
                     if r["host"] == agent.address and r["phase"] == "seq-write"}
@@ -85,8 +86,13 @@ phases:
             self.assertGreater(float(mine["latency_p99"]["value"]),
                                float(mine["latency_p50"]["value"]) - 1)
             self.assertEqual(mine["bytes"]["status"], "succeeded")
-        keys = [(r["phase_index"], r["host"], r["metric"]) for r in rows]
+        keys = [(r["phase_index"], r["host"], r["metric"]) for r in rows if r["metric"] != "note"]
         self.assertEqual(len(keys), len(set(keys)), "one row per host, phase and metric")
+        # A host's notes are rows of their own, and its rows carry the table's "*" mark.
+        for r in rows:
+            noted = any(n["metric"] == "note" for n in rows
+                        if (n["phase_index"], n["host"]) == (r["phase_index"], r["host"]))
+            self.assertEqual("*" in r["marks"], noted, r)
 
         bonnie = self.export("latest", "--format", "bonnie-csv").stdout
         self.assertEqual(bonnie, h.read_text(self.csv_path))

@@ -30,6 +30,21 @@ PAGE = """({title: document.title, h1: document.querySelector('h1').textContent,
   differs: document.querySelectorAll('table.environment tr.differs').length,
   sections: Array.from(document.querySelectorAll('section')).map(s => s.id)})"""
 
+# The pairs of axis labels of one chart whose rendered boxes overlap, as "chart: a / b".
+OVERLAPPING_TICKS = """[].concat(...Array.from(document.querySelectorAll('svg.chart')).map(s => {
+  const ticks = Array.from(s.querySelectorAll('text.tick')).map(t => ({
+    text: t.textContent, box: t.getBoundingClientRect()}));
+  const out = [];
+  for (let i = 0; i < ticks.length; ++i) for (let j = i + 1; j < ticks.length; ++j) {
+    const a = ticks[i].box, b = ticks[j].box;
+    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 &&
+        b.top < a.bottom - 1) {
+      out.push(s.getAttribute('aria-label') + ': ' + ticks[i].text + ' / ' + ticks[j].text);
+    }
+  }
+  return out;
+}))"""
+
 
 def artifact_dir():
     path = os.path.join(os.path.dirname(os.path.abspath(h.bin_dir())), "test-artifacts")
@@ -148,6 +163,41 @@ phases:
         self.assertEqual(titles, ["untar: wall seconds against seeks"])
         self.assertEqual(html.count("<pre>"), 4)
         self.assertIn("Sequential Output", html)
+
+    def test_a_four_point_sweep_of_two_parameters_has_readable_labels(self):
+        agents = [self.start_agent(n) for n in ("left", "right")]
+        work = self.make_dir()
+        db = os.path.join(work, "results.db")
+        plan = self.write_file(os.path.join(work, "plan.yaml"), f"""
+hosts:
+  - {{name: left, address: "{agents[0].address}", target: scratch}}
+  - {{name: right, address: "{agents[1].address}", target: scratch}}
+sweep:
+  bs: [64k, 1M]
+  fdatasync: [true, false]
+phases:
+  - {{name: seq-write, workload: stream, rw: write, size: 8M}}
+""")
+        result = self.run_stormark(["run", "--plan", plan, "--db", db, "--no-progress"],
+                                   timeout=180)
+        self.assertEqual(result.returncode, 0, result.describe())
+        report = os.path.join(work, "sweep4.html")
+        made = self.run_stormark(["report", "latest", "-o", report, "--db", db])
+        self.assertEqual(made.returncode, 0, made.describe())
+        with headless_chromium.Browser() as browser:
+            browser.open("file://" + report)
+            charts = browser.evaluate(CHARTS)
+            overlaps = browser.evaluate(OVERLAPPING_TICKS)
+            shot = os.path.join(artifact_dir(), "report_sweep4.png")
+            height = browser.screenshot(shot)
+            self.assertEqual(browser.errors, [], browser.browser_log())
+        print(f"screenshot: {shot} ({height} px tall)", file=sys.stderr)
+        by_title = {c["title"]: c for c in charts}
+        # Bars: a host per series, four sweep points each.
+        bars = by_title["seq-write: throughput, MiB/s"]
+        self.assertEqual((bars["series"], bars["points"]), (2, 8), bars)
+        # No axis label runs into another, as rendered (each chart's ticks, pairwise).
+        self.assertEqual(overlaps, [], overlaps)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
 //
 // The device is
 //   - on a dir target: the file stream.dat in the phase directory, new (WRITE extends it, as
-//     dd does) or laid out by Prepare (READ);
+//     dd does) or laid out by Prepare (READ). A READ right after a WRITE of at least its size,
+//     which the controller asked to hand its file over (agent/workloads/handed_over.h), reads
+//     that very file instead: it is flushed and evicted, not laid out again;
 //   - on a block, null, aoe, nbd or iscsi target: the target's device, used in place. WRITE,
 //     and the layout before a READ, go through the interlocks of agent/devices/write_guard.h
 //     (`disposable: true`); a READ of a target that is not disposable reads what is there, and
@@ -43,6 +45,9 @@ class StreamWorkload final : public Workload {
   // (fdatasync or direct, else a warning), and reads start from a file evicted from the cache.
   StreamWorkload(const stormark::v1::StreamSpec& spec, TargetConfig target,
                  std::unique_ptr<Dir> dir, std::string filesystem);
+  // A READ on a dir target of the file an earlier phase handed over, which Rereads accepted.
+  StreamWorkload(const stormark::v1::StreamSpec& spec, TargetConfig target,
+                 std::unique_ptr<HandedOver> handed, std::string filesystem);
   // On a block, null, aoe, nbd or iscsi target, opened in Prepare. `filesystem` is the one
   // holding a block target's file (for the tmpfs warning), or "". `earlier` is what the
   // agent's earlier phases wrote on the target. `block` is the target as the phase resolved
@@ -57,22 +62,30 @@ class StreamWorkload final : public Workload {
 
   // Checks the parameters (without touching the target) and returns the first problem.
   static common::Status Validate(const stormark::v1::StreamSpec& spec);
+  // Whether a READ of `spec` can read `handed` (a stream write's file of at least its size).
+  static bool Rereads(const stormark::v1::StreamSpec& spec, const HandedOver& handed);
 
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
   CleanupReport Cleanup() override;
-  // The device (resolved["device"]) and its counters (device_stats).
+  // The device (resolved["device"]), its counters (device_stats), and for a READ of a
+  // handed-over file, whose file it is (resolved["data"]).
   void AddToResult(stormark::v1::PhaseResult* result) const override;
   // The layout of a READ, or the blocks a WRITE completed (on an aoe, nbd or iscsi target,
   // only once its fdatasync did); {} on a dir or null target.
   WrittenPrefix WrittenFromStart() const override;
+  // A WRITE on a dir target that ran to its end hands over its file.
+  std::unique_ptr<HandedOver> HandOver() override;
 
  private:
   // Fills buf_ for the block at `offset`: random data with the offset stamped per 4 KiB.
   void StampBlock(uint64_t offset);
   // Sets device_ to the phase's file in dir_: new for WRITE, laid out for READ.
   common::Status OpenDirFile(const std::atomic<bool>& cancelled);
+  // Sets device_ to the file handed over to a READ, flushed first (AddToResult names its
+  // writer, in resolved["data"]).
+  common::Status OpenHandedOverFile();
   // Sets device_ to the target's device, writable for WRITE and, when the target is
   // disposable, for READ (which then lays out the data).
   common::Status OpenTarget(const std::atomic<bool>& cancelled, std::vector<std::string>* warnings);
@@ -94,6 +107,10 @@ class StreamWorkload final : public Workload {
   // The target's configuration; empty for a given device.
   const TargetConfig target_;
   std::unique_ptr<Dir> dir_;  // The phase's directory on a dir target; null otherwise.
+  const bool on_files_;       // A dir target (dir_ is moved out by HandOver).
+  // For a READ of a handed-over file: who wrote it and how much ("" / 0 otherwise).
+  const std::string reread_from_;
+  const std::string reread_how_;
   const std::string filesystem_;
   const WrittenPrefix earlier_;
   // The target as the phase resolved it; null on a dir target and on a given device.
@@ -111,6 +128,7 @@ class StreamWorkload final : public Workload {
   // returned).
   uint64_t laid_out_ = 0;
   std::atomic<uint64_t> written_{0};
+  std::atomic<bool> ran_to_end_{false};  // Run returned OK.
 };
 
 }  // namespace stormark::agent

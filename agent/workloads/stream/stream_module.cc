@@ -16,6 +16,11 @@ common::StatusOr<std::unique_ptr<Workload>> Make(const WorkloadInputs& in) {
     return std::unique_ptr<Workload>(
         new StreamWorkload(in.spec.stream(), in.target, filesystem, in.earlier, in.block));
   }
+  if (in.handed != nullptr && *in.handed != nullptr &&
+      StreamWorkload::Rereads(in.spec.stream(), **in.handed)) {
+    return std::unique_ptr<Workload>(
+        new StreamWorkload(in.spec.stream(), in.target, std::move(*in.handed), filesystem));
+  }
   ASSIGN_OR_RETURN(auto dir, OpenPhaseDir(in.target, in.spec.phase_id()));
   return std::unique_ptr<Workload>(
       new StreamWorkload(in.spec.stream(), in.target, std::move(dir), filesystem));

@@ -214,7 +214,7 @@ std::string LatencyCharts(const RunRecord& run) {
     double top = Nines(90);
     for (const Repetitions& g : groups) {
       if (g.key.phase != phase) continue;
-      const bool aggregate = g.key.target.empty();
+      const bool aggregate = g.aggregate;
       if (aggregate && !g.key.sweep.empty()) continue;  // One line per host and point is enough.
       common::LatencyHistogram merged;
       for (const RowSummary& row : g.rows) merged.Merge(row.latency);

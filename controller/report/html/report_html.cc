@@ -104,7 +104,7 @@ std::string SpreadCell(const Metric& metric, const Spread& spread, bool qualifie
 bool BestAndWorstOverlap(const std::vector<const Repetitions*>& rows, const Metric& metric) {
   std::optional<Spread> high, low;
   for (const Repetitions* r : rows) {
-    if (r->key.target.empty()) continue;  // The aggregate is not ranked.
+    if (r->aggregate) continue;  // The aggregate is not ranked.
     const Spread s = r->Of(metric);
     if (s.count == 0) continue;
     if (!high || s.median > high->median) high = s;
@@ -135,8 +135,7 @@ std::string PhaseTable(const std::vector<const Repetitions*>& rows, const Worklo
     std::vector<std::optional<double>> values;
     for (const Repetitions* r : rows) {
       const Spread s = r->Of(*metric);
-      values.push_back(s.count > 0 && !r->key.target.empty() ? std::optional(s.median)
-                                                             : std::nullopt);
+      values.push_back(s.count > 0 && !r->aggregate ? std::optional(s.median) : std::nullopt);
     }
     // bon_csv2html leaves CPU unshaded: more CPU is neither better nor worse by itself. Nor
     // is a column shaded whose best and worst ranges overlap: their difference is noise.
@@ -151,16 +150,26 @@ std::string PhaseTable(const std::vector<const Repetitions*>& rows, const Worklo
   out += "</tr></thead>\n<tbody>\n";
   for (size_t r = 0; r < rows.size(); ++r) {
     const Repetitions& row = *rows[r];
-    out += row.key.target.empty() ? "<tr class=\"aggregate\">" : "<tr>";
+    out += row.aggregate ? "<tr class=\"aggregate\">" : "<tr>";
     if (swept) out += "<td>" + E(row.key.sweep) + "</td>";
-    out += fmt::format("<td>{}</td><td>{}</td><td class=\"num\">{}{}</td>", E(row.key.host),
-                       E(row.key.target), row.rows.size(),
-                       row.failed ? fmt::format(" ({} failed)", row.failed) : "");
+    const int failed = row.failed - static_cast<int>(row.partial.size());
+    std::string not_ok;
+    if (failed > 0) not_ok = fmt::format("{} failed", failed);
+    if (!row.partial.empty()) {
+      not_ok += fmt::format("{}{} aborted ~", not_ok.empty() ? "" : ", ", row.partial.size());
+    }
+    out +=
+        fmt::format("<td>{}</td><td>{}</td><td class=\"num\">{}{}</td>", E(row.key.host),
+                    E(row.key.target), row.rows.size(), not_ok.empty() ? "" : " (" + not_ok + ")");
     for (size_t m = 0; m < metrics.size(); ++m) {
       const std::string& shade = shades[m][r];
+      // A row with nothing but partial runs shows their figures, marked as partial.
+      const bool partial_only = row.rows.empty() && !row.partial.empty();
+      const std::string cell =
+          partial_only ? SpreadCell(*metrics[m], row.PartialOf(*metrics[m]), false) + " ~"
+                       : SpreadCell(*metrics[m], row.Of(*metrics[m]), row.qualified);
       out += fmt::format("<td class=\"num\"{}>{}</td>",
-                         shade.empty() ? "" : fmt::format(" style=\"background:{}\"", shade),
-                         SpreadCell(*metrics[m], row.Of(*metrics[m]), row.qualified));
+                         shade.empty() ? "" : fmt::format(" style=\"background:{}\"", shade), cell);
     }
     out += "</tr>\n";
   }
@@ -174,11 +183,16 @@ std::string PhaseNotes(const RunRecord& run, const std::string& phase) {
   for (const PhaseOutcome& p : run.phases) {
     if (p.plan.name != phase) continue;
     const std::string sweep = DescribeSweepPoint(p.plan.sweep_point);
+    const PhaseSummary summary = Summarize(p);
     for (const HostOutcome& h : p.hosts) {
       std::vector<std::pair<std::string, bool>> lines;
       if (!h.error.empty()) lines.emplace_back(h.error, true);
       if (h.result) {
         for (const auto& w : h.result->warnings()) lines.emplace_back(w, false);
+      }
+      for (const RowSummary& row : summary.rows) {
+        if (row.host == h.host && IsPartial(row))
+          lines.emplace_back("~ " + PartialNote(row), false);
       }
       for (const auto& [text, error] : lines) {
         const std::string where = fmt::format("{}{}{}", h.host, sweep.empty() ? "" : " " + sweep,
@@ -205,7 +219,9 @@ std::string ResultsSection(const RunRecord& run) {
       "<p class=\"lead\">Each figure is the median over the repetitions that succeeded, with "
       "their range [min-max]. Cells are shaded as bon_csv2html shades bonnie++'s table: "
       "green is the best host of the column, red the worst. A <b>*</b> marks figures from "
-      "a repetition with notes (listed under the table): read them before the number.</p>\n";
+      "a repetition with notes (listed under the table): read them before the number. A "
+      "<b>~</b> marks the figures of runs aborted after they had done work: those until the "
+      "abort.</p>\n";
   if (phases.empty()) out += "<p>No phase was recorded.</p>\n";
   for (const std::string& phase : phases) {
     std::vector<const Repetitions*> rows;

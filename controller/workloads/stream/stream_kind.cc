@@ -25,6 +25,13 @@ const WorkloadKind& Kind() {
       .prepare_bytes = [](const PhaseSpec& spec) -> uint64_t { return spec.stream().size_bytes(); },
       .table = nullptr,
       .json = [](const PhaseSpec& spec) { return StreamSpecJson(spec.stream()); },
+      .reads_back =
+          [](const PhaseSpec& writer, const PhaseSpec& next) {
+            return next.has_stream() &&
+                   writer.stream().direction() == stormark::v1::StreamSpec::WRITE &&
+                   next.stream().direction() == stormark::v1::StreamSpec::READ &&
+                   next.stream().size_bytes() <= writer.stream().size_bytes();
+          },
   };
   return kKind;
 }

@@ -21,12 +21,12 @@ TEST(RunCsv, ARowPerHostPhaseAndMetricWithQuoting) {
   const std::string csv = RunCsv(TwoHosts());
   EXPECT_TRUE(
       csv.starts_with("run_id,started,phase_index,phase,repetition,sweep_point,host,"
-                      "target,status,metric,value,unit\r\n"));
+                      "target,status,metric,value,unit,marks\r\n"));
   EXPECT_THAT(csv, HasSubstr(",0,seq-write,0,chunk=64k,\"db,1\",scratch,succeeded,bytes,"
-                             "104857600,B\r\n"));
-  EXPECT_THAT(csv, HasSubstr(",succeeded,throughput,104857600,B/s\r\n"));
-  EXPECT_THAT(csv, HasSubstr(",succeeded,latency_p50,1000000,ns\r\n"));
-  EXPECT_THAT(csv, HasSubstr(",db2,,error,error,host db2: unreachable: connection refused,\r\n"));
+                             "104857600,B,\r\n"));
+  EXPECT_THAT(csv, HasSubstr(",succeeded,throughput,104857600,B/s,\r\n"));
+  EXPECT_THAT(csv, HasSubstr(",succeeded,latency_p50,1000000,ns,\r\n"));
+  EXPECT_THAT(csv, HasSubstr(",db2,,error,error,host db2: unreachable: connection refused,,\r\n"));
   // 11 metrics for the host that succeeded, one error row for the other, and the header.
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 13);
 }
