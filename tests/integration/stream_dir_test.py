@@ -76,7 +76,9 @@ class ReadBackOnAFilesystemTest(h.StormarkTestCase):
         self.assertEqual(row["resolved"]["data"],
                          f"the file phase '{phases[0]['phase_id']}' (stream write) wrote just "
                          "before, flushed and evicted from the cache")
-        self.assertEqual(row["warnings"], [])  # Nothing qualifies the figure.
+        # Evicted: nothing says the read may have come from the cache (a 64 MiB read from this
+        # host-cached virtual disk can still be too fast to time).
+        self.assertEqual([w for w in row["warnings"] if "cache" in w or "layout" in w], [])
         self.assertEqual(os.listdir(self.target), [], "the kept file was not removed")
 
     def test_a_read_larger_than_the_write_lays_out_its_own_and_leaves_nothing(self):
