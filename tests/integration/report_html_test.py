@@ -196,6 +196,9 @@ phases:
         # Bars: a host per series, four sweep points each.
         bars = by_title["seq-write: throughput, MiB/s"]
         self.assertEqual((bars["series"], bars["points"]), (2, 8), bars)
+        # The heading claims no bs or fdatasync for the phase as a whole: they vary by row.
+        self.assertIn("<h3>seq-write: stream, swept over bs, fdatasync (each row&#39;s point gives "
+                      "their values)</h3>", h.read_text(report))
         # No axis label runs into another, as rendered (each chart's ticks, pairwise).
         self.assertEqual(overlaps, [], overlaps)
 

@@ -228,12 +228,25 @@ std::string ResultsSection(const RunRecord& run) {
     for (const Repetitions& g : groups) {
       if (g.key.phase == phase) rows.push_back(&g);
     }
-    out += fmt::format("<h3>{}: {}</h3>\n", E(phase), E(rows.front()->description));
     const PhaseOutcome* first = nullptr;
     for (const PhaseOutcome& p : run.phases) {
       if (p.plan.name == phase && first == nullptr) first = &p;
     }
     const WorkloadKind* kind = first == nullptr ? nullptr : KindOf(first->plan.spec);
+    // One description holds for every row only outside a sweep: a swept phase names its
+    // workload and the parameters its rows differ in (each row's point gives their values).
+    std::string described = rows.front()->description;
+    for (const Repetitions* row : rows) {
+      if (row->description == described || first == nullptr || kind == nullptr) continue;
+      std::string swept;
+      for (const auto& [key, value] : first->plan.sweep_point) {
+        swept += (swept.empty() ? "" : ", ") + key;
+      }
+      described =
+          fmt::format("{}, swept over {} (each row's point gives their values)", kind->name, swept);
+      break;
+    }
+    out += fmt::format("<h3>{}: {}</h3>\n", E(phase), E(described));
     if (kind != nullptr && kind->blended_totals && kind->table != nullptr) {
       // Its own table per run, as the live output prints it (bonnie++'s layout): a figure
       // over all of its tests would blend block I/O, seeks and file creates.
