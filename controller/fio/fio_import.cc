@@ -1,0 +1,264 @@
+#include "controller/fio/fio_import.h"
+
+#include <set>
+#include <string_view>
+
+#include "common/spec_check.h"
+#include "common/strings.h"
+#include "controller/fio/fio_option_table.h"
+#include "controller/fio/fio_units.h"
+#include "controller/workloads/randio/randio_params.h"
+#include "controller/workloads/workload_kinds.h"
+#include "google/protobuf/util/message_differencer.h"
+
+namespace stormark::controller::fio {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using common::StrCat;
+
+std::string Where(const JobOption& o) { return StrCat(o.file, ":", o.line, ": "); }
+
+std::string Spelled(const JobOption& o) {
+  return o.has_value ? StrCat(o.name, "=", o.value) : o.name;
+}
+
+Status Refuse(const JobOption& o, std::string_view why) {
+  return absl::InvalidArgumentError(StrCat(Where(o), Spelled(o), ": ", why));
+}
+
+// fio's bool: the option alone is 1; a value must be 0 or 1.
+StatusOr<bool> FioBool(const JobOption& o) {
+  if (!o.has_value || o.value == "1") return true;
+  if (o.value == "0") return false;
+  return Refuse(o, "expected 0 or 1");
+}
+
+StatusOr<int> KbBase(const FioJob& job) {
+  const JobOption* o = FindOption(job, "kb_base");
+  if (o == nullptr) return 1024;
+  if (o->value == "1024") return 1024;
+  if (o->value == "1000") return 1000;
+  return Refuse(*o, "expected 1024 or 1000");
+}
+
+// The one value of an option that fio lets give reads, writes and trims apart ("4k,8k").
+StatusOr<std::string> OneForAll(const JobOption& o) {
+  const std::vector<std::string_view> parts = common::Split(o.value, ',');
+  for (std::string_view part : parts) {
+    if (part != parts.front()) {
+      return Refuse(o, "different values for reads, writes and trims are not supported: give one");
+    }
+  }
+  return parts.empty() ? std::string() : std::string(parts.front());
+}
+
+StatusOr<uint64_t> Bytes(const JobOption& o, std::string_view text, int kb_base) {
+  auto size = ParseFioSize(text, kb_base);
+  if (!size.ok()) return Refuse(o, std::string(size.status().message()));
+  if (size->percent) {
+    return Refuse(o, "a share of the target's size is not supported yet: give a size");
+  }
+  return size->value;
+}
+
+StatusOr<std::string> SizeRange(const JobOption& o, int kb_base) {
+  ASSIGN_OR_RETURN(const std::string one, OneForAll(o));
+  const size_t between = one.find_first_of("-:");
+  ASSIGN_OR_RETURN(const uint64_t low, Bytes(o, one.substr(0, between), kb_base));
+  if (between == std::string::npos) return std::to_string(low);
+  ASSIGN_OR_RETURN(const uint64_t high, Bytes(o, one.substr(between + 1), kb_base));
+  return StrCat(low, "-", high);
+}
+
+StatusOr<std::string> Pattern(const JobOption& o) {
+  if (o.value.find(':') != std::string::npos) {
+    return Refuse(o, "a stride or repeat count after ':' is not supported yet");
+  }
+  for (std::string_view trim : {"trim", "randtrim", "trimwrite", "randtrimwrite"}) {
+    if (o.value == trim) return Refuse(o, "trim in fio jobs is not supported yet");
+  }
+  for (std::string_view known :
+       {"read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"}) {
+    if (o.value == known) return o.value;
+  }
+  return Refuse(o, "not an I/O pattern fio knows");
+}
+
+// The value randio's option `option` gets for the fio option line `o`.
+StatusOr<std::string> RandioValue(const Option& option, const JobOption& o, int kb_base) {
+  switch (option.type) {
+    case OptionType::kSize:
+    case OptionType::kCount:
+    case OptionType::kPercent: {
+      // fio reads counts with size units too (iodepth=1k is 1024).
+      ASSIGN_OR_RETURN(const std::string one, OneForAll(o));
+      ASSIGN_OR_RETURN(const uint64_t n, Bytes(o, one, kb_base));
+      return std::to_string(n);
+    }
+    case OptionType::kSizeRange:
+      return SizeRange(o, kb_base);
+    case OptionType::kDuration: {
+      auto nanos = ParseFioTimeNanos(o.value, "s");
+      if (!nanos.ok()) return Refuse(o, std::string(nanos.status().message()));
+      return StrCat(*nanos, "ns");
+    }
+    case OptionType::kBool: {
+      ASSIGN_OR_RETURN(const bool flag, FioBool(o));
+      return std::string(flag ? "true" : "false");
+    }
+    case OptionType::kEnum:
+      if (option.name == "rw") return Pattern(o);
+      return o.value;
+    default:
+      return o.value;
+  }
+}
+
+Status Set(std::string_view randio, const std::string& value, const JobOption& o,
+           stormark::v1::PhaseSpec* spec) {
+  Status set = SetPhaseParameter(randio, value, spec);
+  return set.ok() ? set : Refuse(o, std::string(set.message()));
+}
+
+// What one job makes: its spec and target, and its notes.
+struct JobPhase {
+  PhasePlan plan;
+  std::vector<std::string> notes;
+};
+
+// The options the importer reads itself (FioOptionStatus::kJob).
+Status ReadJobOption(const JobOption& o, PhasePlan* plan, bool* repeatable) {
+  stormark::v1::PhaseSpec* spec = &plan->spec;
+  if (o.name == "filename") {
+    if (o.value.find('/') != std::string::npos) {
+      return Refuse(o, StrCat("stormark reaches storage only through the agent's targets, never "
+                              "a path: define one in the agent's config (targets: {data: "
+                              "{block: ",
+                              o.value, "}} or {data: {dir: DIR}}) and write filename=data"));
+    }
+    if (o.value.find(':') != std::string::npos) {
+      return Refuse(o, "several files per job are not supported: name one target");
+    }
+    if (!common::IsValidName(o.value)) return Refuse(o, "not a target name");
+    plan->target = o.value;
+  } else if (o.name == "ioengine") {
+    if (o.value == "psync" || o.value == "sync" || o.value == "pvsync" || o.value == "pvsync2") {
+      return Set("engine", "psync", o, spec);
+    }
+    if (o.value == "io_uring") return Set("engine", "io_uring", o, spec);
+    if (o.value == "libaio") {
+      return Refuse(o, "libaio is not supported yet: ioengine=io_uring runs the same queue depths");
+    }
+    return Refuse(o, "not supported: stormark runs psync (sync, pvsync) and io_uring");
+  } else if (o.name == "buffered") {
+    ASSIGN_OR_RETURN(const bool buffered, FioBool(o));
+    return Set("direct", buffered ? "false" : "true", o, spec);
+  } else if (o.name == "randrepeat") {
+    ASSIGN_OR_RETURN(*repeatable, FioBool(o));
+  } else if (o.name == "verify") {
+    if (o.value == "crc32c" || o.value == "crc32c-intel") return Set("verify", "true", o, spec);
+    if (o.value == "0" || o.value == "null") return Set("verify", "false", o, spec);
+    return Refuse(o, "only crc32c is supported yet (stormark checksums every block with it)");
+  }
+  // name, description, numjobs, stonewall, wait_for and kb_base: the job file's shape.
+  return absl::OkStatus();
+}
+
+StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
+  JobPhase out;
+  PhasePlan& plan = out.plan;
+  FindWorkloadKind("randio")->init(&plan.spec);
+  // fio's defaults where randio's differ.
+  RETURN_IF_ERROR(SetPhaseParameter("rw", "read", &plan.spec));
+  RETURN_IF_ERROR(SetPhaseParameter("engine", "psync", &plan.spec));
+  ASSIGN_OR_RETURN(const int kb_base, KbBase(job));
+  bool repeatable = true;
+  for (const JobOption& o : job.options) {
+    const FioOption* entry = FindFioOption(o.name);
+    if (entry == nullptr) return Refuse(o, "not an option of fio 3.33");
+    switch (entry->status) {
+      case FioOptionStatus::kRefused:
+        return Refuse(o, StrCat("not supported: ", entry->why));
+      case FioOptionStatus::kIgnored:
+        out.notes.push_back(StrCat(Where(o), o.name, ": ignored: ", entry->why));
+        break;
+      case FioOptionStatus::kJob:
+        RETURN_IF_ERROR(ReadJobOption(o, &plan, &repeatable));
+        break;
+      case FioOptionStatus::kMapped: {
+        const Option* option = RandioOptions().Find(entry->randio);
+        if (option == nullptr) return Refuse(o, "not supported");  // A table out of step.
+        ASSIGN_OR_RETURN(const std::string value, RandioValue(*option, o, kb_base));
+        RETURN_IF_ERROR(Set(entry->randio, value, o, &plan.spec));
+        break;
+      }
+    }
+  }
+  if (repeatable && FindOption(job, "randseed") == nullptr) {
+    RETURN_IF_ERROR(SetPhaseParameter("seed", std::to_string(kRepeatableSeed), &plan.spec));
+  }
+  return out;
+}
+
+// A phase name from fio's job name: [A-Za-z0-9._-], at most 64 characters.
+std::string PhaseName(const std::string& job) {
+  std::string name;
+  for (char c : job.substr(0, 64)) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    name += ok ? c : '-';
+  }
+  return name.empty() ? "job" : name;
+}
+
+bool SameJob(const PhasePlan& a, const PhasePlan& b) {
+  return a.target == b.target && google::protobuf::util::MessageDifferencer::Equals(a.spec, b.spec);
+}
+
+}  // namespace
+
+StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs) {
+  FioImport out;
+  std::set<std::string> noted, names;
+  // The jobs of each phase: a run group, cut again where a job waits for another.
+  size_t first = 0;
+  while (first < jobs.size()) {
+    size_t end = first + 1;
+    while (end < jobs.size() && jobs[end].run_group == jobs[first].run_group &&
+           jobs[end].wait_for.empty()) {
+      ++end;
+    }
+    ASSIGN_OR_RETURN(JobPhase phase, PhaseOfJob(jobs[first]));
+    for (size_t j = first + 1; j < end; ++j) {
+      ASSIGN_OR_RETURN(JobPhase other, PhaseOfJob(jobs[j]));
+      if (!SameJob(phase.plan, other.plan)) {
+        return absl::InvalidArgumentError(StrCat(
+            jobs[j].file, ":", jobs[j].line, ": job '", jobs[j].name,
+            "' runs at the same time as job '", jobs[first].name,
+            "' (no stonewall between them) with other options: a stormark phase runs one kind "
+            "of job on every host; add stonewall to '",
+            jobs[j].name, "' to run it after '", jobs[first].name, "'"));
+      }
+    }
+    if (end - first > 1) {
+      RETURN_IF_ERROR(common::Annotate(
+          SetPhaseParameter("numjobs", std::to_string(end - first), &phase.plan.spec),
+          StrCat(jobs[first].file, ":", jobs[first].line, ": job '", jobs[first].name, "'")));
+    }
+    std::string name = PhaseName(jobs[first].name);
+    for (int n = 2; names.count(name) > 0; ++n) name = StrCat(PhaseName(jobs[first].name), "-", n);
+    names.insert(name);
+    phase.plan.name = name;
+    for (const std::string& note : phase.notes) {
+      if (noted.insert(note).second) out.notes.push_back(note);
+    }
+    out.phases.push_back(std::move(phase.plan));
+    first = end;
+  }
+  if (out.phases.empty()) return absl::InvalidArgumentError("the job file holds no job");
+  return out;
+}
+
+}  // namespace stormark::controller::fio

@@ -1,0 +1,193 @@
+#include "controller/fio/fio_import.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stormark::controller::fio {
+namespace {
+
+using stormark::v1::RandioSpec;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+JobFileFacts Facts() {
+  JobFileFacts facts;
+  facts.ncpus = 4;
+  facts.mb_memory = 8192;
+  return facts;
+}
+
+common::StatusOr<FioImport> Import(const std::string& text) {
+  auto jobs = ParseJobText(text, "job.fio", Facts());
+  if (!jobs.ok()) return jobs.status();
+  return ImportJobs(*jobs);
+}
+
+std::string ErrorOf(const std::string& text) {
+  auto imported = Import(text);
+  EXPECT_FALSE(imported.ok());
+  return imported.ok() ? "" : std::string(imported.status().message());
+}
+
+// A job file in the style of kubestr's and kbench's: one [global], jobs split by stonewall.
+TEST(ImportJobs, AKubernetesStyleFileIsOnePhasePerStonewall) {
+  auto imported = Import(R"([global]
+ioengine=io_uring
+direct=1
+bs=4k
+size=64m
+runtime=30
+time_based
+group_reporting
+
+[read_iops]
+rw=randread
+iodepth=64
+
+[write_iops]
+stonewall
+rw=randwrite
+iodepth=16
+numjobs=2
+)");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->phases.size(), 2u);
+  const PhasePlan& read = imported->phases[0];
+  EXPECT_EQ(read.name, "read_iops");
+  EXPECT_EQ(read.target, "");  // No filename=: the host's target.
+  const RandioSpec& r = read.spec.randio();
+  EXPECT_EQ(r.rw(), RandioSpec::RANDREAD);
+  EXPECT_EQ(r.engine(), RandioSpec::IO_URING);
+  EXPECT_TRUE(r.direct());
+  EXPECT_EQ(r.bs_min(), 4096u);
+  EXPECT_EQ(r.bs_max(), 0u);
+  EXPECT_EQ(r.iodepth(), 64u);
+  EXPECT_EQ(r.size_bytes(), uint64_t{64} << 20);
+  EXPECT_EQ(r.runtime_nanos(), int64_t{30} * 1'000'000'000);
+  EXPECT_TRUE(r.time_based());
+  EXPECT_EQ(r.seed(), kRepeatableSeed);  // fio's randrepeat=1: the same offsets every run.
+  const RandioSpec& w = imported->phases[1].spec.randio();
+  EXPECT_EQ(imported->phases[1].name, "write_iops");
+  EXPECT_EQ(w.rw(), RandioSpec::RANDWRITE);
+  EXPECT_EQ(w.iodepth(), 16u);
+  EXPECT_EQ(w.numjobs(), 2u);  // fio's two clones, as two threads of one phase.
+  EXPECT_THAT(imported->notes,
+              ElementsAre(HasSubstr("job.fio:8: group_reporting: ignored: each phase reports")));
+}
+
+TEST(ImportJobs, FioDefaultsHoldWhereRandiosDiffer) {
+  auto imported = Import("[j]\nsize=1m\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const RandioSpec& r = imported->phases[0].spec.randio();
+  EXPECT_EQ(r.rw(), RandioSpec::READ);  // fio's default, not randio's randread.
+  EXPECT_EQ(r.engine(), RandioSpec::PSYNC);
+  EXPECT_EQ(r.bs_min(), 4096u);
+}
+
+TEST(ImportJobs, IdenticalJobsThatRunTogetherAreThreadsOfOnePhase) {
+  auto imported = Import("[global]\nrw=randread\nsize=1m\n[a]\n[b]\n[c]\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->phases.size(), 1u);
+  EXPECT_EQ(imported->phases[0].spec.randio().numjobs(), 3u);
+}
+
+TEST(ImportJobs, DifferentJobsThatWouldRunTogetherAreRefusedNamingBoth) {
+  EXPECT_EQ(ErrorOf("[reader]\nrw=randread\n[writer]\nrw=randwrite\n"),
+            "job.fio:3: job 'writer' runs at the same time as job 'reader' (no stonewall between "
+            "them) with other options: a stormark phase runs one kind of job on every host; add "
+            "stonewall to 'writer' to run it after 'reader'");
+}
+
+TEST(ImportJobs, WaitForIsAPhaseBoundary) {
+  auto imported = Import("[a]\nrw=read\n[b]\nwait_for=a\nrw=write\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->phases.size(), 2u);
+  EXPECT_EQ(imported->phases[1].spec.randio().rw(), RandioSpec::WRITE);
+}
+
+TEST(ImportJobs, FilenameNamesATargetAndNeverAPath) {
+  auto imported = Import("[j]\nfilename=disk1\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->phases[0].target, "disk1");
+  EXPECT_EQ(ErrorOf("[j]\nfilename=/dev/sdb\n"),
+            "job.fio:2: filename=/dev/sdb: stormark reaches storage only through the agent's "
+            "targets, never a path: define one in the agent's config (targets: {data: {block: "
+            "/dev/sdb}} or {data: {dir: DIR}}) and write filename=data");
+  EXPECT_THAT(ErrorOf("[j]\nfilename=a:b\n"), HasSubstr("several files per job"));
+}
+
+TEST(ImportJobs, RefusedAndUnknownOptionsNameTheLineAndWhy) {
+  EXPECT_EQ(ErrorOf("[global]\nsize=1m\n[j]\nzonemode=zbd\n"),
+            "job.fio:4: zonemode=zbd: not supported: zoned block devices are not supported");
+  EXPECT_EQ(ErrorOf("[j]\nfrobnicate=1\n"), "job.fio:2: frobnicate=1: not an option of fio 3.33");
+  EXPECT_THAT(ErrorOf("[j]\nioengine=libaio\n"),
+              HasSubstr("job.fio:2: ioengine=libaio: libaio is not supported yet"));
+  EXPECT_THAT(ErrorOf("[j]\nioengine=mmap\n"), HasSubstr("stormark runs psync"));
+  EXPECT_THAT(ErrorOf("[j]\nverify=md5\n"), HasSubstr("job.fio:2: verify=md5: only crc32c"));
+  EXPECT_THAT(ErrorOf("[j]\nrw=randtrim\n"), HasSubstr("trim in fio jobs is not supported yet"));
+  EXPECT_THAT(ErrorOf("[j]\nrw=read:4k\n"), HasSubstr("after ':' is not supported yet"));
+  EXPECT_THAT(ErrorOf("[j]\nexec_prerun=mkfs.xfs /dev/sdb\n"), HasSubstr("setup: hooks"));
+}
+
+TEST(ImportJobs, ValuesForReadsAndWritesApartAreRefusedUnlessTheyAgree) {
+  EXPECT_THAT(ErrorOf("[j]\nbs=4k,8k\n"),
+              HasSubstr("job.fio:2: bs=4k,8k: different values for reads, writes and trims"));
+  auto same = Import("[j]\nbs=8k,8k\n");
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->phases[0].spec.randio().bs_min(), 8192u);
+  auto range = Import("[j]\nbsrange=4k-64k\n");
+  ASSERT_TRUE(range.ok()) << range.status();
+  EXPECT_EQ(range->phases[0].spec.randio().bs_min(), 4096u);
+  EXPECT_EQ(range->phases[0].spec.randio().bs_max(), 65536u);
+}
+
+TEST(ImportJobs, FiosUnitsAreRead) {
+  auto imported =
+      Import("[j]\nkb_base=1000\nsize=2m\nruntime=1m\nramp_time=500ms\nrate=1k\niodepth=1k\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_EQ(imported->phases[0].spec.randio().iodepth(), 1000u);  // Counts take units too.
+  imported = Import("[j]\nkb_base=1000\nsize=2m\nruntime=1m\nramp_time=500ms\nrate=1k\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const RandioSpec& r = imported->phases[0].spec.randio();
+  EXPECT_EQ(r.size_bytes(), 2'000'000u);  // kb_base=1000
+  EXPECT_EQ(r.runtime_nanos(), int64_t{60} * 1'000'000'000);
+  EXPECT_EQ(r.ramp_time_nanos(), int64_t{500} * 1'000'000);
+  EXPECT_EQ(r.rate_bytes(), 1000u);
+  EXPECT_THAT(ErrorOf("[j]\niodepth=8k\n"), HasSubstr("job.fio:2: iodepth=8k: "));  // 8192
+  EXPECT_THAT(ErrorOf("[j]\nsize=50%\n"), HasSubstr("a share of the target's size"));
+}
+
+TEST(ImportJobs, RandrepeatAndRandseed) {
+  auto seeded = Import("[j]\nrandseed=7\n");
+  ASSERT_TRUE(seeded.ok()) << seeded.status();
+  EXPECT_EQ(seeded->phases[0].spec.randio().seed(), 7u);
+  auto fresh = Import("[j]\nrandrepeat=0\n");
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  EXPECT_EQ(fresh->phases[0].spec.randio().seed(), 0u);  // The agent picks one per run.
+}
+
+TEST(ImportJobs, BufferedAndVerify) {
+  auto imported = Import("[j]\nbuffered=0\nverify=crc32c\nrw=randwrite\nsize=1m\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_TRUE(imported->phases[0].spec.randio().direct());
+  EXPECT_TRUE(imported->phases[0].spec.randio().verify());
+}
+
+TEST(ImportJobs, PhaseNamesAreValidAndDistinct) {
+  auto imported = Import("[my job]\nrw=read\n[my job]\nstonewall\nrw=write\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->phases.size(), 2u);
+  EXPECT_EQ(imported->phases[0].name, "my-job");
+  EXPECT_EQ(imported->phases[1].name, "my-job-2");
+}
+
+TEST(ImportJobs, AFileWithOnlyGlobalsHoldsNoJob) {
+  EXPECT_EQ(ErrorOf("[global]\nrw=read\n"),
+            "job.fio: no jobs: fio needs a section other than [global]");
+  EXPECT_EQ(ImportJobs({}).status().message(), "the job file holds no job");
+}
+
+}  // namespace
+}  // namespace stormark::controller::fio
