@@ -10,6 +10,7 @@
 #include "common/version.h"
 #include "controller/fleet/agents_command.h"
 #include "controller/certs/certs_command.h"
+#include "controller/fio/fio_command.h"
 #include "controller/fleet/discovery.h"
 #include "controller/run/interrupts.h"
 #include "controller/fleet/local_agent.h"
@@ -76,6 +77,13 @@ int Main(int argc, char** argv) {
       ->add_option("--postmark-config", run.postmark_config,
                    "a PostMark script (set number 2000, run, ...): its runs are the phases")
       ->check(CLI::ExistingFile);
+  run_cmd
+      ->add_option("--fio", run.fio_path,
+                   "a fio job file: its jobs run on every host at once, one phase per run "
+                   "group (stormark fio --check FILE shows them)")
+      ->check(CLI::ExistingFile);
+  run_cmd->add_option("--section", run.fio_sections,
+                      "with --fio: run only this job (fio's --section), repeatable");
   run_cmd->add_option("--set", run.sets,
                       "KEY=VALUE workload parameter for every phase, repeatable "
                       "(e.g. --set files=16:0:0:1; stormark help workload NAME lists them)");
@@ -253,6 +261,14 @@ int Main(int argc, char** argv) {
   report_cmd->add_option("-o,--output", report.output, "the HTML file to write")->required();
   report_cmd->add_option("--db", report.db_path, "results database (default: as for run)");
 
+  stormark::controller::fio::FioCheckOptions fio_check;
+  CLI::App* fio_cmd = app.add_subcommand(
+      "fio", "fio job files: --check FILE prints the phases it makes (run it with run --fio)");
+  fio_cmd->add_option("--check", fio_check.path, "the job file to check")
+      ->check(CLI::ExistingFile)
+      ->required();
+  fio_cmd->add_option("--section", fio_check.sections, "only this job (fio's --section)");
+
   CLI::App* help_cmd = app.add_subcommand("help", "what a workload takes: its options");
   help_cmd->require_subcommand(1);
   std::string help_workload;
@@ -263,13 +279,19 @@ int Main(int argc, char** argv) {
                                 "the workload (" + stormark::controller::WorkloadNames() + ")");
   help_workload_cmd->add_flag("--markdown", help_markdown,
                               "as the Markdown table of docs/workloads/NAME-options.md");
+  bool help_fio_markdown = false;
+  CLI::App* help_fio_cmd = help_cmd->add_subcommand(
+      "fio", "every fio option, and what a job file's use of it does under run --fio");
+  help_fio_cmd->add_flag("--markdown", help_fio_markdown,
+                         "as the Markdown table of docs/workloads/fio-options.md");
 
   const std::string command = argc > 1 ? argv[1] : "";
   if (argc > 1 && argv[1][0] != '-' && command != "run" && command != "agents" &&
-      command != "results" && command != "report" && command != "certs" && command != "help") {
+      command != "results" && command != "report" && command != "certs" && command != "help" &&
+      command != "fio") {
     std::fprintf(stderr,
                  "stormark: unknown command '%s' (commands: run, agents, results, report, certs, "
-                 "help)\n",
+                 "fio, help)\n",
                  argv[1]);
     return 2;
   }
@@ -290,6 +312,8 @@ int Main(int argc, char** argv) {
     return app.exit(e);
   }
 
+  if (*help_fio_cmd) return stormark::controller::fio::HelpFioCommand(help_fio_markdown, stdout);
+  if (*fio_cmd) return stormark::controller::fio::FioCheckCommand(fio_check, stdout, stderr);
   if (*help_workload_cmd) {
     return stormark::controller::HelpWorkloadCommand(help_workload, help_markdown, stdout, stderr);
   }

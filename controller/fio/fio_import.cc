@@ -54,21 +54,34 @@ StatusOr<std::string> OneForAll(const JobOption& o) {
   return parts.empty() ? std::string() : std::string(parts.front());
 }
 
-StatusOr<uint64_t> Bytes(const JobOption& o, std::string_view text, int kb_base) {
-  auto size = ParseFioSize(text, kb_base);
+// How one job's values are read: its kb_base, and where the warnings go.
+struct Reading {
+  int kb_base = 1024;
+  std::vector<std::string>* warnings;
+};
+
+StatusOr<uint64_t> Bytes(const JobOption& o, std::string_view text, const Reading& reading) {
+  auto size = ParseFioSize(text, reading.kb_base);
   if (!size.ok()) return Refuse(o, std::string(size.status().message()));
+  if (size->ambiguous_unit) {
+    reading.warnings->push_back(StrCat(
+        Where(o), Spelled(o), ": fio reads this unit as ", size->value,
+        " bytes (with kb_base=", reading.kb_base,
+        ", KiB is 1000 and KB 1024; Ki is K): so does stormark; write the number of bytes to "
+        "be sure"));
+  }
   if (size->percent) {
     return Refuse(o, "a share of the target's size is not supported yet: give a size");
   }
   return size->value;
 }
 
-StatusOr<std::string> SizeRange(const JobOption& o, int kb_base) {
+StatusOr<std::string> SizeRange(const JobOption& o, const Reading& reading) {
   ASSIGN_OR_RETURN(const std::string one, OneForAll(o));
   const size_t between = one.find_first_of("-:");
-  ASSIGN_OR_RETURN(const uint64_t low, Bytes(o, one.substr(0, between), kb_base));
+  ASSIGN_OR_RETURN(const uint64_t low, Bytes(o, one.substr(0, between), reading));
   if (between == std::string::npos) return std::to_string(low);
-  ASSIGN_OR_RETURN(const uint64_t high, Bytes(o, one.substr(between + 1), kb_base));
+  ASSIGN_OR_RETURN(const uint64_t high, Bytes(o, one.substr(between + 1), reading));
   return StrCat(low, "-", high);
 }
 
@@ -87,18 +100,19 @@ StatusOr<std::string> Pattern(const JobOption& o) {
 }
 
 // The value randio's option `option` gets for the fio option line `o`.
-StatusOr<std::string> RandioValue(const Option& option, const JobOption& o, int kb_base) {
+StatusOr<std::string> RandioValue(const Option& option, const JobOption& o,
+                                  const Reading& reading) {
   switch (option.type) {
     case OptionType::kSize:
     case OptionType::kCount:
     case OptionType::kPercent: {
       // fio reads counts with size units too (iodepth=1k is 1024).
       ASSIGN_OR_RETURN(const std::string one, OneForAll(o));
-      ASSIGN_OR_RETURN(const uint64_t n, Bytes(o, one, kb_base));
+      ASSIGN_OR_RETURN(const uint64_t n, Bytes(o, one, reading));
       return std::to_string(n);
     }
     case OptionType::kSizeRange:
-      return SizeRange(o, kb_base);
+      return SizeRange(o, reading);
     case OptionType::kDuration: {
       auto nanos = ParseFioTimeNanos(o.value, "s");
       if (!nanos.ok()) return Refuse(o, std::string(nanos.status().message()));
@@ -126,6 +140,7 @@ Status Set(std::string_view randio, const std::string& value, const JobOption& o
 struct JobPhase {
   PhasePlan plan;
   std::vector<std::string> notes;
+  std::vector<std::string> warnings;
 };
 
 // The options the importer reads itself (FioOptionStatus::kJob).
@@ -174,6 +189,7 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
   RETURN_IF_ERROR(SetPhaseParameter("rw", "read", &plan.spec));
   RETURN_IF_ERROR(SetPhaseParameter("engine", "psync", &plan.spec));
   ASSIGN_OR_RETURN(const int kb_base, KbBase(job));
+  const Reading reading{kb_base, &out.warnings};
   bool repeatable = true;
   for (const JobOption& o : job.options) {
     const FioOption* entry = FindFioOption(o.name);
@@ -190,7 +206,7 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
       case FioOptionStatus::kMapped: {
         const Option* option = RandioOptions().Find(entry->randio);
         if (option == nullptr) return Refuse(o, "not supported");  // A table out of step.
-        ASSIGN_OR_RETURN(const std::string value, RandioValue(*option, o, kb_base));
+        ASSIGN_OR_RETURN(const std::string value, RandioValue(*option, o, reading));
         RETURN_IF_ERROR(Set(entry->randio, value, o, &plan.spec));
         break;
       }
@@ -198,6 +214,13 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
   }
   if (repeatable && FindOption(job, "randseed") == nullptr) {
     RETURN_IF_ERROR(SetPhaseParameter("seed", std::to_string(kRepeatableSeed), &plan.spec));
+  }
+  const stormark::v1::RandioSpec& r = plan.spec.randio();
+  if (r.engine() == stormark::v1::RandioSpec::PSYNC && r.iodepth() > 1) {
+    out.warnings.push_back(StrCat(job.file, ":", job.line, ": job '", job.name,
+                                  "': iodepth=", r.iodepth(),
+                                  " with a synchronous engine (psync) keeps one request in "
+                                  "flight whatever the depth, as in fio: use ioengine=io_uring"));
   }
   return out;
 }
@@ -254,11 +277,23 @@ StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs) {
     for (const std::string& note : phase.notes) {
       if (noted.insert(note).second) out.notes.push_back(note);
     }
+    for (const std::string& warning : phase.warnings) {
+      if (noted.insert(warning).second) out.warnings.push_back(warning);
+    }
     out.phases.push_back(std::move(phase.plan));
     first = end;
   }
   if (out.phases.empty()) return absl::InvalidArgumentError("the job file holds no job");
   return out;
+}
+
+StatusOr<FioImport> ImportJobFile(const std::string& path,
+                                  const std::vector<std::string>& sections) {
+  ReadOptions options;
+  options.sections = sections;
+  ASSIGN_OR_RETURN(const std::vector<FioJob> jobs,
+                   ReadJobFile(path, MachineJobFileFacts(), options));
+  return ImportJobs(jobs);
 }
 
 }  // namespace stormark::controller::fio

@@ -34,10 +34,19 @@ struct FioImport {
   std::vector<PhasePlan> phases;
   // "job.fio:4: group_reporting: ignored: ...", once per option and reason.
   std::vector<std::string> notes;
+  // The pitfalls fio users hit, which the job may not mean: a unit that fio reads otherwise
+  // than it reads (KiB under kb_base=1024 is 1000), a queue depth a synchronous engine
+  // cannot keep. The phases run as fio would run them.
+  std::vector<std::string> warnings;
 };
 
 // The phases of `jobs` (ReadJobFile's), in order.
 common::StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs);
+
+// Reads the job file at `path` as fio on this machine would ($ncpus, $mb_memory, ${VAR} from
+// this process), keeping only `sections` when any are given, and imports it.
+common::StatusOr<FioImport> ImportJobFile(const std::string& path,
+                                          const std::vector<std::string>& sections);
 
 // The seed randio gets for randrepeat=1 without randseed=: any fixed value gives what fio's
 // default promises, the same offsets every run (they are not fio's offsets).

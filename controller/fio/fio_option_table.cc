@@ -40,7 +40,7 @@ constexpr std::string_view kLatencyTarget = "latency-target runs are not support
 
 const std::vector<FioOption>& Table() {
   static const auto* const table = new std::vector<FioOption>{
-      Job("description", "shown by `stormark fio --check`"),
+      Ignored("description", "the phase is named after the job"),
       Job("name", "the phase's name (made a valid phase name)"),
       Job("wait_for", "the job runs after the job it names: a phase boundary"),
       Job("filename", "the agent's target the job runs on (a name, never a path)"),

@@ -7,8 +7,8 @@
 //   - kIgnored: accepted, and the phase gets `why` as a note (reporting-only options such as
 //     group_reporting, whose purpose stormark serves by itself);
 //   - kRefused: the job is refused with "FILE:LINE: OPTION: why".
-// A name fio does not know is refused as such. The docs' table (docs/workloads/fio.md) lists
-// this table.
+// A name fio does not know is refused as such. docs/workloads/fio-options.md is this table, as
+// `stormark help fio --markdown` prints it.
 #ifndef STORMARK_CONTROLLER_FIO_FIO_OPTION_TABLE_H_
 #define STORMARK_CONTROLLER_FIO_FIO_OPTION_TABLE_H_
 

@@ -8,6 +8,7 @@
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/text_file.h"
+#include "controller/fio/job_file.h"
 #include "controller/plan/plan_yaml.h"
 #include "controller/workloads/workload_kinds.h"
 #include "yaml-cpp/yaml.h"
@@ -246,6 +247,11 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
 }  // namespace
 
 StatusOr<Plan> ParsePlan(std::string_view yaml, std::string_view source) {
+  if (fio::LooksLikeJobFile(yaml)) {
+    return absl::InvalidArgumentError(
+        StrCat(source, ": this is a fio job file, not a plan: run it with stormark run --fio ",
+               source, " (stormark fio --check ", source, " shows what it runs)"));
+  }
   // yaml-cpp reports malformed input and failed conversions by throwing; they stop here.
   try {
     const YAML::Node root = YAML::Load(std::string(yaml));

@@ -6,6 +6,7 @@
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/fio/fio_import.h"
 #include "controller/plan/plan_sweep.h"
 #include "controller/workloads/stream/stream_params.h"
 #include "controller/workloads/workload_kinds.h"
@@ -106,7 +107,24 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
     return absl::InvalidArgumentError(
         "--workload cannot be combined with --plan: the plan's phases name their workloads");
   }
-  if (!options.postmark_config.empty()) {
+  if (!options.fio_path.empty()) {
+    for (auto [given, flag] : {std::pair{!options.plan_path.empty(), "--plan"},
+                               std::pair{options.workload.has_value(), "--workload"},
+                               std::pair{!options.postmark_config.empty(), "--postmark-config"},
+                               std::pair{options.rw.has_value(), "--rw"}}) {
+      if (given) {
+        return absl::InvalidArgumentError(
+            StrCat("--fio cannot be combined with ", flag, ": the job file says what runs"));
+      }
+    }
+    ASSIGN_OR_RETURN(fio::FioImport imported,
+                     fio::ImportJobFile(options.fio_path, options.fio_sections));
+    plan->phases = std::move(imported.phases);
+    plan->notes.insert(plan->notes.end(), imported.notes.begin(), imported.notes.end());
+    for (const std::string& w : imported.warnings) plan->notes.push_back(StrCat("warning: ", w));
+  } else if (!options.fio_sections.empty()) {
+    return absl::InvalidArgumentError("--section selects jobs of a --fio job file");
+  } else if (!options.postmark_config.empty()) {
     if (!options.plan_path.empty()) {
       return absl::InvalidArgumentError(
           "--postmark-config cannot be combined with --plan: give the script to a postmark "

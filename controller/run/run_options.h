@@ -33,6 +33,10 @@ struct RunOptions {
   // --postmark-config FILE: a PostMark script; without --plan, its runs are the phases (the
   // workload is postmark). --set parameters override the script's.
   std::string postmark_config;
+  // --fio FILE: a fio job file; without --plan, its run groups are the phases
+  // (controller/fio/fio_import.h). --section NAME: only those jobs.
+  std::string fio_path;
+  std::vector<std::string> fio_sections;
   // --set KEY=VALUE, repeatable: a workload parameter for every phase.
   std::vector<std::string> sets;
   // --mode concurrent|sequential; unset means the plan's (default concurrent).

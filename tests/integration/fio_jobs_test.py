@@ -1,0 +1,157 @@
+"""fio job files as they are: `stormark run --fio FILE` on two agents at once, through the same
+fleet, results store and reports as any plan; `stormark fio --check`; the one-line refusals;
+and `stormark help fio` against docs/workloads/fio-options.md.
+
+The corpus is tests/integration/fio_jobs/: job files in the styles of the Kubernetes wrappers
+(one [global], stonewalls, numjobs), of fio's examples (several [global] sections) and with an
+include, a ${VAR} and arithmetic."""
+
+import os
+import re
+import sys
+import unittest
+
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stormark_harness as h  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "fio_jobs")
+DOCS = os.path.join(HERE, "..", "..", "docs", "workloads", "fio-options.md")
+RUN_ID = re.compile(r"run (r\d{8}-\d{6}-[0-9a-f]{4})")
+
+# Each job file, and the phases (name, rw, numjobs) it must make.
+EXPECTED = {
+    "kube_style.fio": [("read_iops", "RANDREAD", 1), ("write_iops", "RANDWRITE", 2),
+                       ("read_bw", "READ", 1)],
+    "examples_style.fio": [("seq-write", "WRITE", 1), ("seq-read", "READ", 1),
+                           ("mixed", "RANDRW", 1)],
+    "with_include.fio": [("randrw", "RANDRW", 1)],
+}
+
+
+class FioJobsTest(h.StormarkTestCase):
+
+    def setUp(self):
+        self.work = self.make_dir("stormark-itest-fio-")
+        self.db = os.path.join(self.work, "results.db")
+        self.env = {"FIO_TARGET": "scratch"}
+
+    def run_fio(self, job, *args, agents=(), expect=0):
+        addresses = [a for agent in agents for a in ("--agent", agent.address)]
+        result = self.run_stormark(["run", "--fio", os.path.join(CORPUS, job), "--no-progress"] +
+                                   addresses + list(args), env=self.env, timeout=240)
+        self.assert_no_crash(result)
+        if expect == 0 and "io_uring with depth" in result.stdout + result.stderr:
+            self.skipTest("io_uring is not available on this machine")
+        self.assertEqual(result.returncode, expect, result.describe())
+        return result
+
+    def test_every_job_file_runs_on_two_agents_into_the_store_and_the_report(self):
+        agents = [self.start_agent(n) for n in ("left", "right")]
+        for job, phases in EXPECTED.items():
+            with self.subTest(job=job):
+                json_path = os.path.join(self.work, job + ".json")
+                result = self.run_fio(job, "--db", self.db, "--json", json_path, agents=agents)
+                report = self.load_json(json_path)
+                self.assertEqual(report["status"], "complete", result.stdout)
+                got = [(p["name"], p["workload"]["rw"], p["workload"].get("numjobs", 1) or 1)
+                       for p in report["phases"]]
+                self.assertEqual(got, phases)
+                for phase in report["phases"]:
+                    # Both hosts, at once, each with a result; and the all-hosts row.
+                    self.assertEqual(sorted(r["host"] for r in phase["results"]),
+                                     sorted(a.address for a in agents))
+                    for row in phase["results"]:
+                        self.assertEqual(row["status"], "succeeded", row)
+                        self.assertGreater(row["bytes"], 0, row)
+                    self.assertIsNotNone(phase["all_hosts"])
+                # Recorded: results show prints it again, and the HTML report is written.
+                run_id = RUN_ID.search(result.stdout).group(1)
+                shown = self.run_stormark(["results", "show", run_id, "--db", self.db])
+                self.assertEqual(shown.returncode, 0, shown.describe())
+                for name, _, _ in phases:
+                    self.assertIn(f"  {name}: randio ", shown.stdout)
+                html = os.path.join(self.work, job + ".html")
+                made = self.run_stormark(["report", run_id, "-o", html, "--db", self.db])
+                self.assertEqual(made.returncode, 0, made.describe())
+                self.assertIn(phases[0][0], h.read_text(html))
+
+    def test_the_job_files_values_reach_the_agent(self):
+        json_path = os.path.join(self.work, "out.json")
+        self.run_fio("with_include.fio", "--dir", self.make_dir(), "--no-db", "--json",
+                     json_path)
+        phase = self.load_json(json_path)["phases"][0]
+        spec = phase["workload"]
+        # From the include, the ${VAR}, the arithmetic and rwmixwrite.
+        self.assertEqual((spec["engine"], spec["iodepth"], spec["direct"]), ("IO_URING", 4, True))
+        self.assertEqual((spec["bs_min"], spec["size_bytes"]), (4096, 8 << 20))
+        self.assertEqual(spec["rwmixread"], 75)
+        self.assertEqual(phase["results"][0]["target"], "scratch")
+
+    def test_check_prints_the_phases_notes_and_pitfalls(self):
+        job = os.path.join(self.work, "deep.fio")
+        self.write_file(job, "[global]\nsize=1KiB\ngroup_reporting\n[j]\nrw=randread\n"
+                             "iodepth=32\n")
+        checked = self.run_stormark(["fio", "--check", job])
+        self.assertEqual(checked.returncode, 0, checked.describe())
+        out = checked.stdout
+        self.assertIn(f"{job}: 1 phase, each run on every host at once", out)
+        self.assertIn("Phase 1/1  j: randio randread", out)
+        self.assertIn("parameters: rw: RANDREAD", out)
+        self.assertIn(f"{job}:3: group_reporting: ignored: ", out)
+        # fio's KiB under kb_base=1024 is 1000 bytes; psync keeps one request in flight.
+        self.assertIn(f"! {job}:2: size=1KiB: fio reads this unit as 1000 bytes", out)
+        self.assertIn("iodepth=32 with a synchronous engine (psync)", out)
+        only = self.run_stormark(["fio", "--check", os.path.join(CORPUS, "kube_style.fio"),
+                                  "--section", "write_iops"])
+        self.assertEqual(only.returncode, 0, only.describe())
+        self.assertIn(": 1 phase,", only.stdout)
+        self.assertIn("write_iops", only.stdout)
+
+    def test_refusals_are_one_line_naming_file_line_and_option(self):
+        cases = [
+            ("[j]\nfilename=/dev/sdb\n", ":2: filename=/dev/sdb: stormark reaches storage "
+                                         "only through the agent's targets"),
+            ("[j]\nzonemode=zbd\n", ":2: zonemode=zbd: not supported: zoned block devices"),
+            ("[j]\nfrobnicate=1\n", ":2: frobnicate=1: not an option of fio 3.33"),
+            ("[j]\nioengine=libaio\n", ":2: ioengine=libaio: libaio is not supported yet"),
+            ("[a]\nrw=read\n[b]\nrw=write\n", ":3: job 'b' runs at the same time as job 'a'"),
+            ("rw=read\n[j]\n", ":1: "),
+        ]
+        for text, why in cases:
+            with self.subTest(job=text):
+                job = self.write_file(os.path.join(self.work, "bad.fio"), text)
+                for args in (["run", "--fio", job, "--no-db", "--no-progress"],
+                             ["fio", "--check", job]):
+                    result = self.run_stormark(args)
+                    self.assert_no_crash(result)
+                    self.assertEqual(result.returncode, 2, result.describe())
+                    lines = result.stderr.splitlines()
+                    self.assertEqual(len(lines), 1, result.describe())
+                    self.assertTrue(lines[0].startswith(f"stormark: {job}"), lines[0])
+                    self.assertIn(why, lines[0])
+                    self.assertNotIn("Phase ", result.stdout)
+
+    def test_a_job_file_given_as_a_plan_says_to_use_fio(self):
+        job = os.path.join(CORPUS, "kube_style.fio")
+        result = self.run_stormark(["run", "--plan", job, "--no-db"])
+        self.assertEqual(result.returncode, 2, result.describe())
+        self.assertEqual(result.stderr.strip(),
+                         f"stormark: {job}: this is a fio job file, not a plan: run it with "
+                         f"stormark run --fio {job} (stormark fio --check {job} shows what it "
+                         "runs)")
+
+    def test_help_fio_lists_every_option_and_matches_the_docs(self):
+        md = self.run_stormark(["help", "fio", "--markdown"])
+        self.assertEqual(md.returncode, 0, md.describe())
+        self.assertEqual(md.stdout, h.read_text(DOCS),
+                         "docs/workloads/fio-options.md is out of date: "
+                         "stormark help fio --markdown > docs/workloads/fio-options.md")
+        text = self.run_stormark(["help", "fio"])
+        for name in ("zonemode", "group_reporting", "bsrange", "ioengine", "norandommap"):
+            self.assertIn(name, text.stdout)
+
+
+if __name__ == "__main__":
+    h.main()
