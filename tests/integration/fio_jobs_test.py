@@ -2,7 +2,7 @@
 fleet, results store and reports as any plan; `stormark fio --check`; the one-line refusals;
 and `stormark help fio` against docs/workloads/fio-options.md.
 
-The corpus is tests/integration/fio_jobs/: job files in the styles of the Kubernetes wrappers
+The corpus is examples/fio/: job files in the styles of the Kubernetes wrappers
 (one [global], stonewalls, numjobs), of fio's examples (several [global] sections) and with an
 include, a ${VAR} and arithmetic."""
 
@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stormark_harness as h  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CORPUS = os.path.join(HERE, "fio_jobs")
+CORPUS = os.path.join(HERE, "..", "..", "examples", "fio")
 DOCS = os.path.join(HERE, "..", "..", "docs", "workloads", "fio-options.md")
 RUN_ID = re.compile(r"run (r\d{8}-\d{6}-[0-9a-f]{4})")
 
