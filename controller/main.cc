@@ -98,6 +98,11 @@ int Main(int argc, char** argv) {
                        "page cache; needs root on the agent)")
           ->check(CLI::IsMember({"keep", "sync", "drop"}));
   run_cmd->add_option("--json", run.json_path, "write the full report as JSON to FILE");
+  run_cmd->add_option("--fio-json", run.fio_json_path,
+                      "write the run in fio's --output-format=json layout to FILE, a job per "
+                      "phase and host and an All clients entry per phase");
+  run_cmd->add_option("--fio-json-plus", run.fio_json_plus_path,
+                      "the same with the latency bins of fio's json+ (fio_jsonplus_clat2csv)");
   auto* db_opt =
       run_cmd->add_option("--db", run.db_path,
                           "results database (default: $XDG_DATA_HOME/stormark/results.db or "
@@ -232,13 +237,15 @@ int Main(int argc, char** argv) {
   stormark::controller::ExportOptions export_options;
   std::string export_run;
   CLI::App* export_cmd = results_cmd->add_subcommand(
-      "export", "a recorded run as JSON, CSV, bonnie++ CSV or Prometheus text (or pushed)");
+      "export",
+      "a recorded run as JSON, CSV, bonnie++ CSV, Prometheus text (or pushed) or fio's JSON");
   export_cmd->add_option("RUN", export_run, "run id, a unique prefix of one, or 'latest'")
       ->required();
   export_cmd
       ->add_option("--format", export_options.format,
                    "json (schema stormark.run/1), csv (a row per host, phase and metric), "
-                   "bonnie-csv (for bon_csv2html), or prometheus (text exposition format)")
+                   "bonnie-csv (for bon_csv2html), prometheus (text exposition format), or "
+                   "fio-json / fio-json-plus (fio's JSON layout)")
       ->required()
       ->check(
           CLI::IsMember(std::vector<std::string>(std::begin(stormark::controller::kExportFormats),

@@ -63,6 +63,9 @@ class NbdConnection final : public NetConnection {
       if (nbd_aio_is_dead(handle_) || nbd_aio_is_closed(handle_)) return Flush(done, Lost());
       if (nbd_poll(handle_, timeout_ms) == -1) return Flush(done, Lost());
     }
+    // A connection that died in that poll retires its commands with ENOTCONN: the phase is
+    // told why, once, rather than "Transport endpoint is not connected" for a read.
+    if (nbd_aio_is_dead(handle_) || nbd_aio_is_closed(handle_)) return Flush(done, Lost());
     return Flush(done, absl::OkStatus());
   }
 

@@ -6,6 +6,7 @@
 
 #include "common/spec_check.h"
 #include "common/strings.h"
+#include "controller/fio/fio_import.h"
 #include "controller/workloads/workload_kinds.h"
 #include "yaml-cpp/yaml.h"
 
@@ -15,7 +16,51 @@ using common::Status;
 using common::StatusOr;
 using common::StrCat;
 
-// One phase of the plan; several when its `config` asks for several runs.
+namespace {
+
+// The phases of a `fio: FILE` entry: the job file's run groups, each a randio phase
+// (controller/fio/fio_import.h), named after its job (NAME.job with `name:`), on the plan's
+// target unless the job names one with filename=; `section:` (a name or a list) keeps only
+// those jobs.
+StatusOr<std::vector<PhasePlan>> FioPhases(const YAML::Node& node, const std::string& target,
+                                           stormark::v1::CacheMode cache, std::string_view source,
+                                           std::vector<std::string>* notes) {
+  const YAML::Node file = node["fio"];
+  if (node["workload"]) {
+    return ErrorAt(source, node["workload"].Mark(),
+                   "a phase gives 'fio: FILE' or 'workload:', not both (a job file's phases are "
+                   "randio)");
+  }
+  if (!file.IsScalar()) return ErrorAt(source, file.Mark(), "'fio' must be a job file's name");
+  std::vector<std::string> sections;
+  if (const YAML::Node section = node["section"]) {
+    if (section.IsScalar()) {
+      sections.push_back(ScalarText(section));
+    } else if (section.IsSequence()) {
+      for (const auto& s : section) sections.push_back(ScalarText(s));
+    } else {
+      return ErrorAt(source, section.Mark(), "'section' must be a job's name or a list of them");
+    }
+  }
+  auto imported = fio::ImportJobFile(RelativeToPlan(source, ScalarText(file)), sections);
+  if (!imported.ok()) {
+    return ErrorAt(source, file.Mark(), std::string(imported.status().message()));
+  }
+  notes->insert(notes->end(), imported->notes.begin(), imported->notes.end());
+  for (const std::string& w : imported->warnings) notes->push_back(StrCat("warning: ", w));
+  const std::string prefix = node["name"] ? ScalarText(node["name"]) : "";
+  for (PhasePlan& p : imported->phases) {
+    if (p.target.empty()) p.target = target;
+    p.spec.set_cache(cache);
+    if (!prefix.empty()) p.name = StrCat(prefix, ".", p.name).substr(0, 64);
+  }
+  return std::move(imported->phases);
+}
+
+}  // namespace
+
+// One phase of the plan; several when its `config` asks for several runs, or its `fio` job
+// file for several run groups.
 StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index,
                                             const std::string& target,
                                             stormark::v1::CacheMode cache, std::string_view source,
@@ -27,12 +72,17 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
   phase.name = StrCat("phase", index + 1);
   phase.target = target;
   const YAML::Node workload = node["workload"];
-  if (!workload) {
+  std::vector<PhasePlan> phases;
+  if (node["fio"]) {
+    ASSIGN_OR_RETURN(phases, FioPhases(node, target, cache, source, notes));
+  } else if (!workload) {
     return ErrorAt(
         source, node.Mark(),
         StrCat("phase ", index + 1, ": missing 'workload' (known: ", WorkloadNames(), ")"));
   }
-  const WorkloadKind* kind = FindWorkloadKind(workload.IsScalar() ? ScalarText(workload) : "?");
+  const WorkloadKind* kind =
+      phases.empty() ? FindWorkloadKind(workload.IsScalar() ? ScalarText(workload) : "?")
+                     : KindOf(phases.front().spec);
   if (kind == nullptr) {
     return ErrorAt(source, workload.Mark(),
                    StrCat("phase ", index + 1, ": unknown workload '",
@@ -50,7 +100,7 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
   phase.spec.set_cache(cache);
   // The configuration file first, whatever its place in the map: the phase's own parameters
   // override it.
-  std::vector<PhasePlan> phases = {phase};
+  if (phases.empty()) phases = {phase};
   if (const YAML::Node config = node["config"]) {
     if (kind->load_config == nullptr || !config.IsScalar()) {
       return ErrorAt(source, config.Mark(),
@@ -68,7 +118,9 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
   for (const auto& field : node) {
     const std::string key = ScalarText(field.first);
     const YAML::Mark mark = field.second.Mark();
-    if (key == "name" || key == "workload" || key == "config") continue;
+    if (key == "name" || key == "workload" || key == "config" || key == "fio" || key == "section") {
+      continue;
+    }
     if (!field.second.IsScalar()) {
       return ErrorAt(source, mark, StrCat(label, ": '", key, "' must be a single value"));
     }

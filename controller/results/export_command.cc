@@ -2,6 +2,7 @@
 
 #include "common/atomic_file.h"
 #include "common/strings.h"
+#include "controller/fio/fio_json.h"
 #include "controller/report/pushgateway.h"
 #include "controller/report/report_export.h"
 #include "controller/report/report_json.h"
@@ -52,9 +53,14 @@ int ExportCommand(const ExportOptions& options, const std::string& ref, std::FIL
     }
   } else if (format == "prometheus") {
     text = RunPrometheus(run->record, run->listing.label);
+  } else if (format == "fio-json" || format == "fio-json-plus") {
+    text = fio::FioJson(run->record, format == "fio-json-plus")
+               .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+           "\n";
   } else {
     return Fail(absl::InvalidArgumentError(common::StrCat(
-                    "--format '", format, "': expected json, csv, bonnie-csv or prometheus")),
+                    "--format '", format,
+                    "': expected json, csv, bonnie-csv, prometheus, fio-json or fio-json-plus")),
                 err);
   }
 

@@ -23,7 +23,8 @@ struct ExportOptions {
 };
 
 // The formats, as --format takes them.
-inline constexpr const char* kExportFormats[] = {"json", "csv", "bonnie-csv", "prometheus"};
+inline constexpr const char* kExportFormats[] = {"json",       "csv",      "bonnie-csv",
+                                                 "prometheus", "fio-json", "fio-json-plus"};
 
 int ExportCommand(const ExportOptions& options, const std::string& run, std::FILE* out,
                   std::FILE* err);

@@ -47,6 +47,10 @@ struct RunOptions {
   std::string csv_path;
   // --json FILE.
   std::string json_path;
+  // --fio-json FILE / --fio-json-plus FILE: the run in fio's JSON (json+) layout
+  // (controller/fio/fio_json.h).
+  std::string fio_json_path;
+  std::string fio_json_plus_path;
   // --db PATH: the results database; empty means DefaultResultsPath(). --no-db: none.
   std::string db_path;
   bool no_db = false;

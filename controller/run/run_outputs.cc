@@ -4,6 +4,7 @@
 
 #include "common/atomic_file.h"
 #include "common/status.h"
+#include "controller/fio/fio_json.h"
 #include "controller/report/report_baseline.h"
 #include "controller/report/report_export.h"
 #include "controller/report/report_json.h"
@@ -34,6 +35,17 @@ int WriteRunOutputs(const RunOptions& options, const RunRecord& run, const RunJo
       if (code == kExitOk) code = kExitSomeFailed;
     } else {
       std::fprintf(out, "JSON report: %s\n", options.json_path.c_str());
+    }
+  }
+  for (auto [path, plus] :
+       {std::pair{&options.fio_json_path, false}, std::pair{&options.fio_json_plus_path, true}}) {
+    if (path->empty()) continue;
+    Status written = fio::WriteFioJson(run, *path, plus);
+    if (!written.ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(written.message()).c_str());
+      if (code == kExitOk) code = kExitSomeFailed;
+    } else {
+      std::fprintf(out, "fio JSON%s: %s\n", plus ? "+" : "", path->c_str());
     }
   }
   if (!options.csv_path.empty()) {

@@ -6,8 +6,11 @@ The corpus is examples/fio/: job files in the styles of the Kubernetes wrappers
 (one [global], stonewalls, numjobs), of fio's examples (several [global] sections) and with an
 include, a ${VAR} and arithmetic."""
 
+import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 import unittest
 
@@ -76,6 +79,37 @@ class FioJobsTest(h.StormarkTestCase):
                 made = self.run_stormark(["report", run_id, "-o", html, "--db", self.db])
                 self.assertEqual(made.returncode, 0, made.describe())
                 self.assertIn(phases[0][0], h.read_text(html))
+
+    @unittest.skipUnless(shutil.which("fio_jsonplus_clat2csv"), "needs Debian's fio package")
+    def test_fio_json_is_read_by_fios_own_tools(self):
+        agents = [self.start_agent(n) for n in ("left", "right")]
+        plain = os.path.join(self.work, "fio.json")
+        plus = os.path.join(self.work, "fio-plus.json")
+        self.run_fio("kube_style.fio", "--no-db", "--fio-json", plain, "--fio-json-plus", plus,
+                     agents=agents)
+        with open(plain) as f:
+            report = json.load(f)
+        # fio's layout: a job per phase and host, with its hostname; All clients per phase.
+        self.assertEqual(len(report["jobs"]), 3 * 2)
+        self.assertEqual({j["hostname"] for j in report["jobs"]}, {a.address for a in agents})
+        clients = [c for c in report["client_stats"] if c["hostname"] == "All clients"]
+        self.assertEqual([c["jobname"] for c in clients], ["read_iops", "write_iops", "read_bw"])
+        for c in clients:
+            mine = [j for j in report["jobs"] if j["jobname"] == c["jobname"]]
+            for d in ("read", "write"):
+                self.assertEqual(c[d]["io_bytes"], sum(j[d]["io_bytes"] for j in mine))
+                self.assertEqual(c[d]["clat_ns"]["N"], sum(j[d]["clat_ns"]["N"] for j in mine))
+        read = report["jobs"][0]["read"]
+        for key in ("io_bytes", "bw_bytes", "bw", "iops", "runtime", "total_ios"):
+            self.assertGreater(read[key], 0, key)
+        self.assertIn("99.000000", read["clat_ns"]["percentile"])
+        # fio_jsonplus_clat2csv reads the json+ bins, and checks its own CSV against them.
+        dest = os.path.join(self.work, "clat.csv")
+        for extra in ([], ["--validate"]):
+            done = subprocess.run(["fio_jsonplus_clat2csv", plus, dest] + extra,
+                                  capture_output=True, text=True, timeout=120)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertEqual(len([f for f in os.listdir(self.work) if f.startswith("clat_job")]), 6)
 
     def test_the_job_files_values_reach_the_agent(self):
         json_path = os.path.join(self.work, "out.json")

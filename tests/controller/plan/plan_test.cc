@@ -12,6 +12,7 @@ namespace {
 
 using stormark::v1::StreamSpec;
 using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -483,6 +484,44 @@ TEST_F(PlanWithScriptTest, ScriptErrorsNameThePlanLineAndTheScriptLine) {
   plan = Parse("phases:\n  - {workload: postmark, config: missing.cfg}\n");
   EXPECT_THAT(plan.status().message(),
               HasSubstr("cannot read PostMark script " + dir_ + "/missing.cfg"));
+}
+
+TEST_F(PlanWithScriptTest, AFioJobFileIsOnePhasePerRunGroupAndThePhaseKeysOverrideIt) {
+  Write("job.fio",
+        "[global]\nsize=1m\ngroup_reporting\n[r]\nrw=randread\niodepth=4\nioengine=io_uring\n"
+        "[w]\nstonewall\nrw=randwrite\nfilename=other\n");
+  auto plan = Parse(R"(target: t
+phases:
+  - {name: w0, workload: stream, rw: write}
+  - name: kube
+    fio: job.fio
+    iodepth: 8
+  - {fio: job.fio, section: r, cache: drop}
+)");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->phases.size(), 4u);
+  EXPECT_EQ(plan->phases[1].name, "kube.r");
+  EXPECT_EQ(plan->phases[1].target, "t");                  // The plan's, the job naming none.
+  EXPECT_EQ(plan->phases[1].spec.randio().iodepth(), 8u);  // The phase's key wins.
+  EXPECT_EQ(plan->phases[1].spec.randio().size_bytes(), 1u << 20);
+  EXPECT_EQ(plan->phases[2].name, "kube.w");
+  EXPECT_EQ(plan->phases[2].target, "other");  // filename= names the job's own.
+  EXPECT_EQ(plan->phases[2].spec.randio().rw(), stormark::v1::RandioSpec::RANDWRITE);
+  EXPECT_EQ(plan->phases[3].name, "r");  // --section r alone.
+  EXPECT_EQ(plan->phases[3].spec.cache(), stormark::v1::CACHE_DROP);
+  EXPECT_THAT(plan->notes, Contains(HasSubstr("job.fio:3: group_reporting: ignored")));
+}
+
+TEST_F(PlanWithScriptTest, FioErrorsNameThePlanLineAndTheJobFileLine) {
+  Write("bad.fio", "[j]\nzonemode=zbd\n");
+  auto plan = Parse("phases:\n  - {fio: bad.fio}\n");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().message(), dir_ + "/plan.yaml:2: " + dir_ +
+                                         "/bad.fio:2: zonemode=zbd: not supported: zoned block "
+                                         "devices are not supported");
+  plan = Parse("phases:\n  - {fio: bad.fio, workload: randio}\n");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(plan.status().message(), HasSubstr("gives 'fio: FILE' or 'workload:', not both"));
 }
 
 TEST(PhasePlan, DescribeWithoutWorkloadSaysSo) {
