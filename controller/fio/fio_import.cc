@@ -291,9 +291,31 @@ StatusOr<FioImport> ImportJobFile(const std::string& path,
                                   const std::vector<std::string>& sections) {
   ReadOptions options;
   options.sections = sections;
-  ASSIGN_OR_RETURN(const std::vector<FioJob> jobs,
-                   ReadJobFile(path, MachineJobFileFacts(), options));
-  return ImportJobs(jobs);
+  const JobFileFacts here = MachineJobFileFacts();
+  ASSIGN_OR_RETURN(const std::vector<FioJob> jobs, ReadJobFile(path, here, options));
+  ASSIGN_OR_RETURN(FioImport imported, ImportJobs(jobs));
+  // Read again as on a machine unlike this one: phases that change depend on $ncpus,
+  // $mb_memory or $pagesize, which fio takes from the machine running the job.
+  JobFileFacts other = here;
+  other.ncpus = here.ncpus + 1;
+  other.mb_memory = here.mb_memory + 1;
+  other.pagesize = here.pagesize * 2;
+  auto elsewhere = ReadJobFile(path, other, options);
+  StatusOr<FioImport> moved =
+      elsewhere.ok() ? ImportJobs(*elsewhere) : StatusOr<FioImport>(elsewhere.status());
+  bool same = moved.ok() && moved->phases.size() == imported.phases.size();
+  for (size_t i = 0; same && i < imported.phases.size(); ++i) {
+    same = SameJob(imported.phases[i], moved->phases[i]);
+  }
+  if (!same) {
+    imported.warnings.push_back(
+        StrCat(path,
+               ": its jobs depend on $ncpus, $mb_memory or $pagesize, which stormark takes from "
+               "this controller (",
+               here.ncpus, " CPUs, ", here.mb_memory, " MiB, pages of ", here.pagesize,
+               " bytes), not from each host as fio on that host would"));
+  }
+  return imported;
 }
 
 }  // namespace stormark::controller::fio

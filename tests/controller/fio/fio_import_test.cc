@@ -1,5 +1,7 @@
 #include "controller/fio/fio_import.h"
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -187,6 +189,24 @@ TEST(ImportJobs, AFileWithOnlyGlobalsHoldsNoJob) {
   EXPECT_EQ(ErrorOf("[global]\nrw=read\n"),
             "job.fio: no jobs: fio needs a section other than [global]");
   EXPECT_EQ(ImportJobs({}).status().message(), "the job file holds no job");
+}
+
+TEST(ImportJobFile, AJobThatDependsOnTheMachineSaysWhoseFactsItGot) {
+  const std::string dir = ::testing::TempDir();
+  const std::string machine = dir + "/machine.fio", plain = dir + "/plain.fio";
+  { std::ofstream(machine) << "[j]\nnumjobs=$ncpus\nsize=1m\n"; }
+  { std::ofstream(plain) << "[j]\nnumjobs=2\nsize=1m\n"; }
+  auto imported = ImportJobFile(machine, {});
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(imported->warnings,
+              ElementsAre(HasSubstr(machine + ": its jobs depend on $ncpus, $mb_memory or "
+                                              "$pagesize, which stormark takes from this "
+                                              "controller (")));
+  imported = ImportJobFile(plain, {});
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(imported->warnings, ::testing::IsEmpty());
+  std::remove(machine.c_str());
+  std::remove(plain.c_str());
 }
 
 }  // namespace
