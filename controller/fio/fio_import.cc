@@ -262,7 +262,8 @@ StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs) {
             "' runs at the same time as job '", jobs[first].name,
             "' (no stonewall between them) with other options: a stormark phase runs one kind "
             "of job on every host; add stonewall to '",
-            jobs[j].name, "' to run it after '", jobs[first].name, "'"));
+            jobs[j].name, "' to run it after '", jobs[first].name,
+            "', or run one job alone with --section ", jobs[j].section));
       }
     }
     if (end - first > 1) {

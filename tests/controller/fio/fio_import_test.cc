@@ -99,7 +99,8 @@ TEST(ImportJobs, DifferentJobsThatWouldRunTogetherAreRefusedNamingBoth) {
   EXPECT_EQ(ErrorOf("[reader]\nrw=randread\n[writer]\nrw=randwrite\n"),
             "job.fio:3: job 'writer' runs at the same time as job 'reader' (no stonewall between "
             "them) with other options: a stormark phase runs one kind of job on every host; add "
-            "stonewall to 'writer' to run it after 'reader'");
+            "stonewall to 'writer' to run it after 'reader', or run one job alone with --section "
+            "writer");
 }
 
 TEST(ImportJobs, WaitForIsAPhaseBoundary) {
