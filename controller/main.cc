@@ -7,10 +7,12 @@
 #include <tuple>
 
 #include "CLI/CLI.hpp"
+#include "common/text_file.h"
 #include "common/version.h"
 #include "controller/fleet/agents_command.h"
 #include "controller/certs/certs_command.h"
 #include "controller/fio/fio_command.h"
+#include "controller/fio/job_file.h"
 #include "controller/fleet/discovery.h"
 #include "controller/run/interrupts.h"
 #include "controller/fleet/local_agent.h"
@@ -271,9 +273,11 @@ int Main(int argc, char** argv) {
   stormark::controller::fio::FioCheckOptions fio_check;
   CLI::App* fio_cmd = app.add_subcommand(
       "fio", "fio job files: --check FILE prints the phases it makes (run it with run --fio)");
-  fio_cmd->add_option("--check", fio_check.path, "the job file to check")
+  auto* fio_check_opt = fio_cmd->add_option("--check", fio_check.path, "the job file to check")
+                            ->check(CLI::ExistingFile);
+  fio_cmd->add_option("JOBFILE", fio_check.path, "the job file to check, as --check JOBFILE")
       ->check(CLI::ExistingFile)
-      ->required();
+      ->excludes(fio_check_opt);
   fio_cmd->add_option("--section", fio_check.sections, "only this job (fio's --section)");
 
   CLI::App* help_cmd = app.add_subcommand("help", "what a workload takes: its options");
@@ -312,7 +316,19 @@ int Main(int argc, char** argv) {
         at = at->get_subcommands().front();
         where += " " + at->get_name();
       }
-      std::fprintf(stderr, "stormark: %s\n", e.what());
+      // `stormark run FILE`: the file is named, with the flag that takes it.
+      std::string what = e.what();
+      constexpr std::string_view kUnexpected = "The following argument was not expected: ";
+      if (where == "stormark run" && what.starts_with(kUnexpected)) {
+        const std::string file = what.substr(kUnexpected.size());
+        if (auto text = stormark::common::ReadTextFile(file, "file"); text.ok()) {
+          const bool job = stormark::controller::fio::LooksLikeJobFile(*text);
+          what = file + ": a " + (job ? "fio job file" : "plan") + " is given with " +
+                 (job ? "--fio" : "--plan") + ": stormark run " + (job ? "--fio " : "--plan ") +
+                 file;
+        }
+      }
+      std::fprintf(stderr, "stormark: %s\n", what.c_str());
       std::fprintf(stderr, "Run '%s --help' for usage.\n", where.c_str());
       return 2;
     }
@@ -320,7 +336,13 @@ int Main(int argc, char** argv) {
   }
 
   if (*help_fio_cmd) return stormark::controller::fio::HelpFioCommand(help_fio_markdown, stdout);
-  if (*fio_cmd) return stormark::controller::fio::FioCheckCommand(fio_check, stdout, stderr);
+  if (*fio_cmd) {
+    if (fio_check.path.empty()) {
+      std::fprintf(stderr, "stormark: fio: give the job file: stormark fio --check JOBFILE\n");
+      return 2;
+    }
+    return stormark::controller::fio::FioCheckCommand(fio_check, stdout, stderr);
+  }
   if (*help_workload_cmd) {
     return stormark::controller::HelpWorkloadCommand(help_workload, help_markdown, stdout, stderr);
   }

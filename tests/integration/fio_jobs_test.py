@@ -137,6 +137,13 @@ class FioJobsTest(h.StormarkTestCase):
         # fio's KiB under kb_base=1024 is 1000 bytes; psync keeps one request in flight.
         self.assertIn(f"! {job}:2: size=1KiB: fio reads this unit as 1000 bytes", out)
         self.assertIn("iodepth=32 with a synchronous engine (psync)", out)
+        # The job file alone is the same as --check; no file is one line saying what to give.
+        alone = self.run_stormark(["fio", job])
+        self.assertEqual((alone.returncode, alone.stdout), (0, out), alone.describe())
+        none = self.run_stormark(["fio"])
+        self.assertEqual(none.returncode, 2, none.describe())
+        self.assertEqual(none.stderr, "stormark: fio: give the job file: stormark fio --check "
+                                      "JOBFILE\n")
         only = self.run_stormark(["fio", "--check", os.path.join(CORPUS, "kube_style.fio"),
                                   "--section", "write_iops"])
         self.assertEqual(only.returncode, 0, only.describe())
@@ -175,6 +182,12 @@ class FioJobsTest(h.StormarkTestCase):
                          f"stormark: {job}: this is a fio job file, not a plan: run it with "
                          f"stormark run --fio {job} (stormark fio --check {job} shows what it "
                          "runs)")
+        # Given with no flag at all: the flag that takes it.
+        bare = self.run_stormark(["run", job, "--no-db"])
+        self.assertEqual(bare.returncode, 2, bare.describe())
+        self.assertEqual(bare.stderr.splitlines()[0],
+                         f"stormark: {job}: a fio job file is given with --fio: stormark run "
+                         f"--fio {job}")
 
     def test_help_fio_lists_every_option_and_matches_the_docs(self):
         md = self.run_stormark(["help", "fio", "--markdown"])
