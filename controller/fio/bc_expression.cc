@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/strings.h"
+#include "controller/fio/fio_expression.h"
 
 namespace stormark::controller::fio {
 namespace {
@@ -15,20 +16,6 @@ constexpr size_t kMaxChars = 100;  // bc_calc skips values over 100 characters
 constexpr int kMaxDepth = 256;
 
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
-
-// a^b for b >= 0, or an error on overflow. Bases 0, 1 and -1 need no loop.
-StatusOr<int64_t> IntPow(int64_t a, int64_t b) {
-  if (b == 0 || a == 1) return 1;
-  if (a == 0) return 0;
-  if (a == -1) return b % 2 == 0 ? 1 : -1;
-  int64_t result = 1;
-  for (int64_t n = 0; n < b; ++n) {
-    if (__builtin_mul_overflow(result, a, &result)) {
-      return absl::OutOfRangeError("the result overflows 64 bits");
-    }
-  }
-  return result;
-}
 
 // bc, as fio feeds it: one line of integer arithmetic with scale=0.
 class BcParser {
@@ -137,7 +124,7 @@ class BcParser {
           if (a == 0) return Bad("division by zero (bc prints nothing, and fio fails)");
           return a == 1 ? 1 : a == -1 ? (b % 2 == 0 ? 1 : -1) : 0;
         } else {
-          auto power = IntPow(a, b);
+          auto power = CheckedPow(a, b);
           overflow = !power.ok();
           r = power.value_or(0);
         }

@@ -167,20 +167,6 @@ StatusOr<int64_t> ToInt(double d) {
   return static_cast<int64_t>(d);
 }
 
-// a^b for b >= 0, or an error on overflow. Bases 0, 1 and -1 need no loop.
-StatusOr<int64_t> IntPow(int64_t a, int64_t b) {
-  if (b == 0 || a == 1) return 1;
-  if (a == 0) return 0;
-  if (a == -1) return b % 2 == 0 ? 1 : -1;
-  int64_t result = 1;
-  for (int64_t n = 0; n < b; ++n) {
-    if (__builtin_mul_overflow(result, a, &result)) {
-      return absl::OutOfRangeError("the result overflows 64 bits");
-    }
-  }
-  return result;
-}
-
 class FioParser {
  public:
   FioParser(std::string_view text, FioUnits units) : text_(text), units_(units), lexer_(text) {
@@ -363,7 +349,7 @@ class FioParser {
       case '^': {
         r.d = std::pow(a.d, b.d);
         if (!fraction && b.i >= 0) {
-          auto i = IntPow(a.i, b.i);
+          auto i = CheckedPow(a.i, b.i);
           overflow = !i.ok();
           r.i = i.value_or(0);
           break;
@@ -389,6 +375,20 @@ class FioParser {
 };
 
 }  // namespace
+
+// a^b for b >= 0, or an error on overflow. Bases 0, 1 and -1 need no loop.
+StatusOr<int64_t> CheckedPow(int64_t a, int64_t b) {
+  if (b == 0 || a == 1) return 1;
+  if (a == 0) return 0;
+  if (a == -1) return b % 2 == 0 ? 1 : -1;
+  int64_t result = 1;
+  for (int64_t n = 0; n < b; ++n) {
+    if (__builtin_mul_overflow(result, a, &result)) {
+      return absl::OutOfRangeError("the result overflows 64 bits");
+    }
+  }
+  return result;
+}
 
 StatusOr<FioExpressionValue> EvaluateFioExpression(std::string_view text, FioUnits units) {
   return FioParser(text, units).Run();

@@ -58,6 +58,10 @@ ExpressionShape ClassifyFioExpression(std::string_view text);
 // True if `word` (any case) is one of the unit suffixes of fio's expression grammar.
 bool IsFioExpressionUnit(std::string_view word);
 
+// a^b for b >= 0, or OUT_OF_RANGE when it overflows 64 bits (fio's '^' and bc's, both over
+// integers here).
+common::StatusOr<int64_t> CheckedPow(int64_t a, int64_t b);
+
 }  // namespace stormark::controller::fio
 
 #endif  // STORMARK_CONTROLLER_FIO_FIO_EXPRESSION_H_
