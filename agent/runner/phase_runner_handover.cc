@@ -11,7 +11,10 @@ namespace stormark::agent {
 std::optional<PhaseRunner::Kept> PhaseRunner::KeepHandedOverLocked(Workload& workload) {
   std::optional<Kept> before = std::move(kept_);
   kept_.reset();
-  if (spec_.hand_over_to().empty() || !common::IsValidName(spec_.hand_over_to())) return before;
+  // Nothing is kept by an agent that is stopping: Shutdown removed what was kept already.
+  if (shut_down_ || spec_.hand_over_to().empty() || !common::IsValidName(spec_.hand_over_to())) {
+    return before;
+  }
   std::unique_ptr<HandedOver> data = workload.HandOver();
   if (data == nullptr) return before;
   data->from_phase = spec_.phase_id();

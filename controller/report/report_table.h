@@ -14,12 +14,12 @@
 
 namespace stormark::controller {
 
-// `index` and `count` number the phase within the run ("Phase 1/2"); with `repeat` over
-// 1, the header says which repetition this is, and it names the sweep point, if any.
 // A phase's name with its place in the run: "seq-write", "seq-write [bs=4k]" or
 // "seq-write [bs=4k, run 2/3]" (the run only when `repeat` is over 1).
 std::string PhasePlace(const PhaseOutcome& outcome, int repeat);
 
+// `index` and `count` number the phase within the run ("Phase 1/2"); with `repeat` over
+// 1, the header says which repetition this is, and it names the sweep point, if any.
 std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary, size_t index,
                              size_t count, int repeat = 1);
 

@@ -259,7 +259,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
             kind->reads_back != nullptr && kind->reads_back(phase.spec, phases[k + 1].spec)) {
           phase.spec.set_hand_over_to(StrCat(run.run_id, "-", ids + 2));
         }
-        live.Begin(phase.name, KindOf(phase.spec)->expected_bytes(phase.spec) *
+        live.Begin(phase.name, kind->expected_bytes(phase.spec) *
                                    (plan.mode == RunMode::kSequential ? 1 : usable));
         PhaseOutcome outcome = fleet.RunPhase(
             phase, next_id(),

@@ -1,6 +1,6 @@
 """The default plan reads back the file its write phase wrote, on a real filesystem.
 
-An ext4 filesystem on a loop device this test attaches (root, losetup, mkfs.ext4, mount), with a
+ext4 on a loop device this test attaches (root: the harness's start_loop_agent), with the agent's
 dir: target on it. The loop device's own counters (/sys/block/loopN/stat) say what reached the
 disk: the write-then-read plan writes its size once, not twice, and its read comes from the
 disk, not from the page cache. Everything made here is removed in cleanup, also when a test
@@ -24,36 +24,24 @@ MIB = 1 << 20
 class ReadBackOnAFilesystemTest(h.StormarkTestCase):
 
     def setUp(self):
-        work = self.make_dir("stormark-readback-")
-        backing = os.path.join(work, "fs.img")
-        with open(backing, "wb") as f:
-            f.truncate(256 * MIB)
-        self.device = net.run("losetup", "-f", "--show", backing).stdout.strip()
-        self.addCleanup(net.run, "losetup", "-d", self.device, check=False)
-        # Inode tables and journal initialised now, so that no lazy init writes during the run.
-        net.run("mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                self.device)
-        self.mnt = os.path.join(work, "mnt")
-        os.mkdir(self.mnt)
-        net.run("mount", self.device, self.mnt)
-        self.addCleanup(net.run, "umount", self.mnt, check=False)
-        self.target = os.path.join(self.mnt, "bench")
-        os.mkdir(self.target, 0o755)
-        self.agent = self.start_agent("readback", extra_targets=(
-            f"  fs: {{dir: {self.target}, device: {self.device}}}\n"))
+        self.loop = h.start_loop_agent(self, "readback", size=256 * MIB)
 
     def sectors(self):
         """(read, written) 512-byte sectors of the loop device so far."""
         subprocess.run(["sync"], check=True)
-        with open(f"/sys/block/{os.path.basename(self.device)}/stat") as f:
+        with open(f"/sys/block/{os.path.basename(self.loop.device)}/stat") as f:
             fields = f.read().split()
         return int(fields[2]), int(fields[6])
 
+    def left_in_target(self):
+        """What is in the target directory besides the filesystem's own lost+found."""
+        return [e for e in os.listdir(self.loop.mount_point) if e != "lost+found"]
+
     def run_plan(self, *flags):
         json_path = os.path.join(self.make_dir(), "out.json")
-        result = self.run_stormark(["run", "--agent", self.agent.address, "--target", "fs",
-                                    "--json", json_path, "--no-progress", "--no-db"] +
-                                   list(flags), timeout=240)
+        result = self.run_stormark(["run", "--agent", self.loop.agent.address, "--json",
+                                    json_path, "--no-progress", "--no-db"] + list(flags),
+                                   timeout=240)
         self.assert_no_crash(result)
         self.assertEqual(result.returncode, 0, result.describe())
         return result, self.load_json(json_path)["phases"]
@@ -79,13 +67,13 @@ class ReadBackOnAFilesystemTest(h.StormarkTestCase):
         # Evicted: nothing says the read may have come from the cache (a 64 MiB read from this
         # host-cached virtual disk can still be too fast to time).
         self.assertEqual([w for w in row["warnings"] if "cache" in w or "layout" in w], [])
-        self.assertEqual(os.listdir(self.target), [], "the kept file was not removed")
+        self.assertEqual(self.left_in_target(), [], "the kept file was not removed")
 
     def test_a_read_larger_than_the_write_lays_out_its_own_and_leaves_nothing(self):
         work = self.make_dir()
         plan = self.write_file(os.path.join(work, "plan.yaml"), f"""
 hosts:
-  - {{name: fshost, address: "{self.agent.address}", target: fs}}
+  - {{name: fshost, address: "{self.loop.agent.address}", target: scratch}}
 phases:
   - {{name: w, workload: stream, rw: write, size: 16M, fdatasync: true}}
   - {{name: r, workload: stream, rw: read, size: 32M}}
@@ -97,7 +85,7 @@ phases:
         self.assertEqual(result.returncode, 0, result.describe())
         row = self.result_for(self.load_json(json_path)["phases"][1], "fshost")
         self.assertNotIn("data", row["resolved"])
-        self.assertEqual(os.listdir(self.target), [])
+        self.assertEqual(self.left_in_target(), [])
 
 
 if __name__ == "__main__":

@@ -108,7 +108,7 @@ class StreamWorkload final : public Workload {
   const TargetConfig target_;
   std::unique_ptr<Dir> dir_;  // The phase's directory on a dir target; null otherwise.
   const bool on_files_;       // A dir target (dir_ is moved out by HandOver).
-  // For a READ of a handed-over file: who wrote it and how much ("" / 0 otherwise).
+  // For a READ of a handed-over file: the phase that wrote it, and how ("" otherwise).
   const std::string reread_from_;
   const std::string reread_how_;
   const std::string filesystem_;

@@ -224,5 +224,33 @@ TEST_F(HandOverTest, AKeptFileSwappedForALinkIsRefusedAndTheLinkedFileUntouched)
   unlink(outside.c_str());
 }
 
+// Attack: between the phases, the writer's phase directory is moved away and a link to a
+// directory outside the target, holding a stream.dat of its own, is put in its place. The read
+// reaches the kept file through the directory's descriptor, never by its name: it reads the
+// writer's data, leaves the outside tree untouched, and removes nothing through the link.
+TEST_F(HandOverTest, APhaseDirectorySwappedForALinkIsNotFollowed) {
+  const std::string outside = dir() + "-elsewhere";
+  ASSERT_EQ(mkdir(outside.c_str(), 0700), 0);
+  { std::ofstream(outside + "/stream.dat") << "the admin's data\n"; }
+  RunPhase(Writer("run-1", "run-2"), controller_);
+  const std::string phase_dir = dir() + "/.stormark-run-1";
+  const std::string moved = dir() + "/moved";
+  ASSERT_EQ(rename(phase_dir.c_str(), moved.c_str()), 0);
+  ASSERT_EQ(symlink(outside.c_str(), phase_dir.c_str()), 0);
+  PhaseResult read = RunPhase(StreamPhase("run-2", StreamSpec::READ), controller_);
+  EXPECT_EQ(read.state(), PhaseResult::SUCCEEDED) << read.error();
+  EXPECT_EQ(read.bytes(), 2 * kMiB);  // The writer's 2 MiB, not the outside file's 17 bytes.
+  std::ifstream in(outside + "/stream.dat");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "the admin's data");
+  EXPECT_EQ(SizeOf(phase_dir), static_cast<off_t>(outside.size()));  // Still the link.
+  unlink(phase_dir.c_str());
+  unlink((moved + "/stream.dat").c_str());
+  rmdir(moved.c_str());
+  unlink((outside + "/stream.dat").c_str());
+  rmdir(outside.c_str());
+}
+
 }  // namespace
 }  // namespace stormark::agent
