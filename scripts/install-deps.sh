@@ -52,6 +52,9 @@ test_packages=(
   libgtest-dev libgmock-dev
   # The reference tools stormark's figures are checked against.
   python3 procps bonnie++ postmark fio
+  # fio's fio_jsonplus_clat2csv, which reads --fio-json-plus output, imports six; the fio
+  # package does not depend on it.
+  python3-six
   # Tests that use loop devices (losetup) and build real filesystems on them (sweep hooks).
   util-linux mount e2fsprogs
   # Tests of the user-space AoE initiator: an AoE target (vblade) behind a veth pair, and

@@ -89,4 +89,4 @@ phases:
 
 
 if __name__ == "__main__":
-    unittest.main()
+    h.main()
