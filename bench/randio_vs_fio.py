@@ -2,10 +2,17 @@
 """Compares stormark's randio workload with Debian's fio on the same jobs, in the same run.
 
 Each case runs fio and stormark alternately, REPEAT times each, on the same file or device with
-the same options, and prints the median IOPS and MiB/s of both, their ratio, and both tools'
-p50 and p99 latency (fio's total latency, lat_percentiles=1, which is what stormark measures:
-submission to completion). Absolute figures on a shared machine are noise; the ratio of two
-tools measured side by side is the result.
+the same options, and prints the median IOPS and MiB/s of both, their ratio with its spread
+(the lowest and highest ratio of the runs paired in order), both tools' p50 and p99 latency
+(fio's total latency, lat_percentiles=1, which is what stormark measures: submission to
+completion), and each tool's CPU time per I/O (fio's usr_cpu + sys_cpu over its runtime;
+stormark's agent process over the timed region). Absolute figures on a shared machine are noise;
+the ratio of two tools measured side by side is the result.
+
+fio runs at its best in every case: with io_uring, registered buffers and files (fixedbufs,
+registerfiles) and batches of up to iodepth each way; with libaio, the same batches and
+userspace_reap; for the 1 MiB cases, huge-page buffers (iomem=shmhuge, as stormark's buffers
+are huge pages; root reserves the pages for the run and gives them back).
 
     python3 bench/randio_vs_fio.py [--dir /var/tmp] [--size 1G] [--runtime 5] [--repeat 3]
     python3 bench/randio_vs_fio.py --only ceiling          # cases whose name starts so
@@ -13,10 +20,10 @@ tools measured side by side is the result.
 Cases:
   tmpfs QD1        4 KiB randread, psync, QD1, buffered, on a file in /dev/shm
   file QD32        4 KiB randread, io_uring, QD32, O_DIRECT, on a file in --dir
-  file QD32 b32    the same, with fio submitting and reaping in batches of up to 32
-                   (iodepth_batch_submit, iodepth_batch_complete_max), as stormark always does
-  loop QD32        the same on a loop device over a file in --dir (attached here, detached
-                   after; needs root; skipped otherwise)
+  file QD32 aio    the same with libaio
+  loop QD32        4 KiB randread, io_uring, QD32, O_DIRECT, on a loop device over a file in
+                   --dir (attached here, detached after; needs root; skipped otherwise)
+  loop QD32 aio    the same with libaio
   seq read 1M      1 MiB sequential read, psync, O_DIRECT, on the file in --dir
   seq write 1M     1 MiB sequential write, psync, O_DIRECT, on the file in --dir
   ceiling          4 KiB randread QD1 on stormark's null device vs fio's null engine: what each
@@ -46,6 +53,7 @@ sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, HERE)
 from benchlib import parse_size  # noqa: E402
 BIN = os.environ.get("STORMARK_BIN_DIR", os.path.join(HERE, "..", "build", "bin"))
+NR_HUGEPAGES = "/proc/sys/vm/nr_hugepages"
 
 
 def make_file(path, size):
@@ -103,8 +111,10 @@ def stormark(agent, workdir, target, options):
         row = json.load(f)["phases"][0]["results"][0]
     os.unlink(report)
     op = next(m for m in row["measurements"] if m["name"] in ("read", "write"))
+    cpu = row["cpu_user_nanos"] + row["cpu_system_nanos"]
     return {"iops": op["ops_per_second"], "bw": op["bytes_per_second"],
-            "p50": op["latency"]["p50"], "p99": op["latency"]["p99"]}
+            "p50": op["latency"]["p50"], "p99": op["latency"]["p99"],
+            "cpu": cpu / max(1, row["ops"])}
 
 
 def fio(filename, options):
@@ -120,8 +130,10 @@ def fio(filename, options):
     job = json.loads(done.stdout[done.stdout.index("{"):])["jobs"][0]
     side = job["read"] if job["read"]["io_bytes"] > 0 else job["write"]
     pct = side["lat_ns"]["percentile"]
+    ios = job["read"]["total_ios"] + job["write"]["total_ios"]
+    cpu = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] * 1e6  # ns
     return {"iops": side["iops"], "bw": side["bw_bytes"], "p50": pct["50.000000"],
-            "p99": pct["99.000000"]}
+            "p99": pct["99.000000"], "cpu": cpu / max(1, ios)}
 
 
 def device_name(path):
@@ -178,7 +190,15 @@ def main():
     shm_file = os.path.join(shm_dir, "shm.img")
     loop = None
     agent = None
+    hugepages_before = None
+    hugepages = False
     try:
+        if os.geteuid() == 0 and os.path.exists(NR_HUGEPAGES):
+            # fio's iomem=shmhuge takes reserved huge pages: 16 MiB more, given back after.
+            hugepages_before = int(open(NR_HUGEPAGES).read())
+            with open(NR_HUGEPAGES, "w") as f:
+                f.write(str(hugepages_before + 8))
+            hugepages = int(open(NR_HUGEPAGES).read()) >= hugepages_before + 8
         make_file(disk_file, size)
         make_file(shm_file, min(size, 512 << 20))
         if os.geteuid() == 0 and shutil.which("losetup"):
@@ -205,40 +225,44 @@ def main():
             return name, target, path, {**opts, **rt}, fopts
 
         small = min(size, 512 << 20)
+        # fio at its best: what each engine offers to cut its cost per I/O.
+        batch = {"iodepth_batch_submit": "32", "iodepth_batch_complete_max": "32"}
+        uring_best = {**batch, "fixedbufs": "1", "registerfiles": "1"}
+        aio_best = {**batch, "userspace_reap": "1"}
+        huge = {"iomem": "shmhuge"} if hugepages else {}
+        qd32 = {"rw": "randread", "bs": "4k", "iodepth": "32", "direct": "true",
+                "size": str(size)}
         cases = [
             case("tmpfs QD1", "shm", shm_file,
                  {"rw": "randread", "bs": "4k", "iodepth": "1", "engine": "psync",
                   "size": str(small)}),
-            case("file QD32", "file", disk_file,
-                 {"rw": "randread", "bs": "4k", "iodepth": "32", "engine": "io_uring",
-                  "direct": "true", "size": str(size)}),
+            case("file QD32", "file", disk_file, {**qd32, "engine": "io_uring"}, uring_best),
+            case("file QD32 aio", "file", disk_file, {**qd32, "engine": "libaio"}, aio_best),
         ]
-        # stormark's io_uring queue submits every free slot in one call; fio does so only when
-        # asked (its default submits one request per call).
-        cases.append(case("file QD32 b32", "file", disk_file,
-                          {"rw": "randread", "bs": "4k", "iodepth": "32", "engine": "io_uring",
-                           "direct": "true", "size": str(size)},
-                          {"iodepth_batch_submit": "32", "iodepth_batch_complete_max": "32"}))
         if loop:
-            cases.append(case("loop QD32", "loop", loop,
-                              {"rw": "randread", "bs": "4k", "iodepth": "32",
-                               "engine": "io_uring", "direct": "true", "size": str(size)}))
+            cases += [
+                case("loop QD32", "loop", loop, {**qd32, "engine": "io_uring"}, uring_best),
+                case("loop QD32 aio", "loop", loop, {**qd32, "engine": "libaio"}, aio_best),
+            ]
         cases += [
             case("seq read 1M", "file", disk_file,
                  {"rw": "read", "bs": "1M", "iodepth": "1", "engine": "psync", "direct": "true",
-                  "size": str(size)}),
+                  "size": str(size)}, huge),
             case("seq write 1M", "file", disk_file,
                  {"rw": "write", "bs": "1M", "iodepth": "1", "engine": "psync",
-                  "direct": "true", "size": str(size)}),
+                  "direct": "true", "size": str(size)}, huge),
             case("ceiling", "sink", None,
                  {"rw": "randread", "bs": "4k", "iodepth": "1", "size": "1G"},
                  {"ioengine": "null"}),
         ]
         print(f"randio vs fio {run_version('fio')}: median of {args.repeat} alternating runs, "
               f"{args.runtime} s each after a 1 s ramp; {args.size} files in {args.dir}")
+        if not hugepages:
+            print("fio's 1 MiB cases run without huge pages (reserving them needs root)")
         header = (f"{'case':<14}{'fio IOPS':>11}{'stormark IOPS':>15}{'ratio':>7}"
-                  f"{'fio MiB/s':>11}{'sm MiB/s':>10}"
-                  f"{'fio p50/p99 us':>18}{'sm p50/p99 us':>17}{'device fio/sm':>15}")
+                  f"{'spread':>12}{'fio MiB/s':>11}{'sm MiB/s':>10}"
+                  f"{'fio p50/p99 us':>18}{'sm p50/p99 us':>17}{'CPU/IO fio/sm us':>18}"
+                  f"{'device fio/sm':>15}")
         print(header)
         for name, target, path, sm_opts, fio_opts in cases:
             if args.only and not name.startswith(args.only):
@@ -254,12 +278,19 @@ def main():
                                     seconds))
             med = lambda runs, key: statistics.median(r[key] for r in runs)  # noqa: E731
             f_iops, s_iops = med(f_runs, "iops"), med(s_runs, "iops")
+            ratios = [s["iops"] / f["iops"] for f, s in zip(f_runs, s_runs)]
+            spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
+            cpu = f"{med(f_runs, 'cpu') / 1000:.2f}/{med(s_runs, 'cpu') / 1000:.2f}"
             print(f"{name:<14}{f_iops:>11.0f}{s_iops:>15.0f}{s_iops / f_iops:>7.2f}"
+                  f"{spread:>12}"
                   f"{med(f_runs, 'bw') / 2**20:>11.1f}{med(s_runs, 'bw') / 2**20:>10.1f}"
                   f"{us(med(f_runs, 'p50')) + '/' + us(med(f_runs, 'p99')):>18}"
                   f"{us(med(s_runs, 'p50')) + '/' + us(med(s_runs, 'p99')):>17}"
-                  f"{device_share(f_runs, s_runs):>15}", flush=True)
+                  f"{cpu:>18}{device_share(f_runs, s_runs):>15}", flush=True)
     finally:
+        if hugepages_before is not None:
+            with open(NR_HUGEPAGES, "w") as f:
+                f.write(str(hugepages_before))
         if agent:
             agent.stop()
         if loop:

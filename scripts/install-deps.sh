@@ -36,6 +36,7 @@ build_packages=(
   nlohmann-json3-dev # JSON output
   libfmt-dev         # formatting of tables and messages
   liburing-dev       # the io_uring engine of block devices
+  libaio-dev         # the libaio engine (Linux native AIO), as fio's
   libsqlite3-dev     # the results store
   libiscsi-dev       # the user-space iSCSI initiator of iscsi:// targets
   libnbd-dev         # the user-space NBD client of nbd:// targets

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 
+#include "agent/devices/aio_queue.h"
 #include "agent/devices/sync_queue.h"
 #include "agent/devices/uring_queue.h"
 #include "common/strings.h"
@@ -20,13 +21,24 @@ constexpr uint32_t kFileDirectAlignment = 4096;
 
 }  // namespace
 
-const char* EngineName(Engine engine) { return engine == Engine::kIoUring ? "io_uring" : "psync"; }
+const char* EngineName(Engine engine) {
+  switch (engine) {
+    case Engine::kIoUring:
+      return "io_uring";
+    case Engine::kLibaio:
+      return "libaio";
+    case Engine::kPsync:
+      break;
+  }
+  return "psync";
+}
 
 common::StatusOr<Engine> ParseEngine(std::string_view name) {
   if (name == "psync") return Engine::kPsync;
   if (name == "io_uring") return Engine::kIoUring;
+  if (name == "libaio") return Engine::kLibaio;
   return absl::InvalidArgumentError(
-      common::StrCat("bad engine '", name, "': use psync or io_uring"));
+      common::StrCat("bad engine '", name, "': use psync, io_uring or libaio"));
 }
 
 common::StatusOr<std::unique_ptr<FileDevice>> FileDevice::Open(const std::string& path,
@@ -115,7 +127,7 @@ DeviceCaps FileDevice::caps() const {
   caps.writable = options_.writable;
   caps.direct = options_.direct;
   caps.alignment = options_.direct ? std::max(block_size_, is_block_device_ ? 1u : 4096u) : 1;
-  caps.async = options_.engine == Engine::kIoUring;
+  caps.async = options_.engine != Engine::kPsync;
   caps.discard = options_.writable;
   caps.file_backed = true;
   return caps;
@@ -167,6 +179,10 @@ int64_t FileDevice::Execute(const IoRequest& request) {
 common::StatusOr<std::unique_ptr<IoQueue>> FileDevice::OpenQueue(uint32_t depth) {
   if (options_.engine == Engine::kPsync) {
     return std::unique_ptr<IoQueue>(new SyncQueue(*this, depth));
+  }
+  if (options_.engine == Engine::kLibaio) {
+    ASSIGN_OR_RETURN(auto queue, AioQueue::Create(fd_, depth));
+    return std::unique_ptr<IoQueue>(std::move(queue));
   }
   ASSIGN_OR_RETURN(auto queue, UringQueue::Create(fd_, depth));
   return std::unique_ptr<IoQueue>(std::move(queue));

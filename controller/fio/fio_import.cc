@@ -1,5 +1,6 @@
 #include "controller/fio/fio_import.h"
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -108,13 +109,25 @@ StatusOr<std::string> RandioValue(const Option& option, const JobOption& o,
     case OptionType::kPercent: {
       // fio reads counts with size units too (iodepth=1k is 1024).
       ASSIGN_OR_RETURN(const std::string one, OneForAll(o));
+      if (one.ends_with('%') && (option.name == "size" || option.name == "offset" ||
+                                 option.name == "offset_increment")) {
+        // A share of the target's device, which the agent knows.
+        auto share = ParseFioSize(one, reading.kb_base);
+        if (!share.ok()) return Refuse(o, std::string(share.status().message()));
+        return StrCat(share->value, "%");
+      }
       ASSIGN_OR_RETURN(const uint64_t n, Bytes(o, one, reading));
       return std::to_string(n);
     }
     case OptionType::kSizeRange:
       return SizeRange(o, reading);
     case OptionType::kDuration: {
-      auto nanos = ParseFioTimeNanos(o.value, "s");
+      // fio reads a bare number as seconds, except the think times' microseconds.
+      const bool micros = option.name == "thinktime" || option.name == "thinktime_spin";
+      if (option.name == "startdelay" && o.value.find('-') != std::string::npos) {
+        return Refuse(o, "a random start delay (a range) is not supported: give one time");
+      }
+      auto nanos = ParseFioTimeNanos(o.value, micros ? "us" : "s");
       if (!nanos.ok()) return Refuse(o, std::string(nanos.status().message()));
       return StrCat(*nanos, "ns");
     }
@@ -136,6 +149,48 @@ Status Set(std::string_view randio, const std::string& value, const JobOption& o
   return set.ok() ? set : Refuse(o, std::string(set.message()));
 }
 
+// fio's bssplit (SIZE/PERCENT:..., writes after a comma, trims after another) in fio's units,
+// given to randio's bssplit in bytes.
+Status SetBssplit(const JobOption& o, const Reading& reading, stormark::v1::PhaseSpec* spec) {
+  const std::vector<std::string_view> directions = common::Split(o.value, ',');
+  if (directions.size() > 2 && !directions[2].empty()) {
+    return Refuse(o, "a split for trims is not supported (trim jobs are not supported yet)");
+  }
+  std::string value;
+  for (size_t d = 0; d < std::min<size_t>(2, directions.size()); ++d) {
+    if (directions[d].empty()) continue;
+    if (d == 1) value += ",";
+    std::string split;
+    for (std::string_view entry : common::Split(directions[d], ':')) {
+      const size_t slash = entry.find('/');
+      ASSIGN_OR_RETURN(const uint64_t bytes, Bytes(o, entry.substr(0, slash), reading));
+      split += StrCat(split.empty() ? "" : ":", bytes,
+                      slash == std::string_view::npos ? "/" : entry.substr(slash));
+    }
+    value += split;
+  }
+  return Set("bssplit", value, o, spec);
+}
+
+// bs=4k,64k: reads of one size, writes of another (a trim size after a second comma is refused).
+Status SetPerDirectionBs(const JobOption& o, const Reading& reading,
+                         stormark::v1::PhaseSpec* spec) {
+  const std::vector<std::string_view> parts = common::Split(o.value, ',');
+  if (parts.size() > 2 && !parts[2].empty()) {
+    return Refuse(o, "a size for trims is not supported (trim jobs are not supported yet)");
+  }
+  if (parts[0].empty() || (parts.size() > 1 && parts[1].empty()) ||
+      o.value.find_first_of("-:") != std::string::npos) {
+    return Refuse(o, "give one size for reads and one for writes, as bs=4k,64k");
+  }
+  ASSIGN_OR_RETURN(const uint64_t reads, Bytes(o, parts[0], reading));
+  const uint64_t writes = reads;
+  if (parts.size() == 1) return Set("bs", std::to_string(reads), o, spec);
+  ASSIGN_OR_RETURN(const uint64_t w, Bytes(o, parts[1], reading));
+  if (w == writes) return Set("bs", std::to_string(reads), o, spec);
+  return Set("bssplit", StrCat(reads, "/100,", w, "/100"), o, spec);
+}
+
 // What one job makes: its spec and target, and its notes.
 struct JobPhase {
   PhasePlan plan;
@@ -144,7 +199,8 @@ struct JobPhase {
 };
 
 // The options the importer reads itself (FioOptionStatus::kJob).
-Status ReadJobOption(const JobOption& o, PhasePlan* plan, bool* repeatable) {
+Status ReadJobOption(const JobOption& o, const Reading& reading, PhasePlan* plan,
+                     bool* repeatable, std::vector<std::string>* notes) {
   stormark::v1::PhaseSpec* spec = &plan->spec;
   if (o.name == "filename") {
     if (o.value.find('/') != std::string::npos) {
@@ -163,19 +219,31 @@ Status ReadJobOption(const JobOption& o, PhasePlan* plan, bool* repeatable) {
       return Set("engine", "psync", o, spec);
     }
     if (o.value == "io_uring") return Set("engine", "io_uring", o, spec);
-    if (o.value == "libaio") {
-      return Refuse(o, "libaio is not supported yet: ioengine=io_uring runs the same queue depths");
-    }
-    return Refuse(o, "not supported: stormark runs psync (sync, pvsync) and io_uring");
+    if (o.value == "libaio") return Set("engine", "libaio", o, spec);
+    return Refuse(o, "not supported: stormark runs psync (sync, pvsync), io_uring and libaio");
   } else if (o.name == "buffered") {
     ASSIGN_OR_RETURN(const bool buffered, FioBool(o));
     return Set("direct", buffered ? "false" : "true", o, spec);
   } else if (o.name == "randrepeat") {
     ASSIGN_OR_RETURN(*repeatable, FioBool(o));
   } else if (o.name == "verify") {
-    if (o.value == "crc32c" || o.value == "crc32c-intel") return Set("verify", "true", o, spec);
     if (o.value == "0" || o.value == "null") return Set("verify", "false", o, spec);
-    return Refuse(o, "only crc32c is supported yet (stormark checksums every block with it)");
+    for (std::string_view kind :
+         {"md5", "crc64", "crc32", "crc32c", "crc32c-intel", "crc16", "crc7", "sha1", "sha256",
+          "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512", "xxhash", "meta", "pattern"}) {
+      if (o.value == kind) {
+        if (o.value != "crc32c" && o.value != "crc32c-intel") {
+          notes->push_back(StrCat(Where(o), Spelled(o),
+                                  ": checked by stormark's own verify (offset, generation and "
+                                  "CRC32C in every 4 KiB) instead of ",
+                                  o.value, "; it finds what ", o.value, " finds and more"));
+        }
+        return Set("verify", "true", o, spec);
+      }
+    }
+    return Refuse(o, "not a verify method fio knows");
+  } else if (o.name == "bssplit") {
+    return SetBssplit(o, reading, spec);
   }
   // name, description, numjobs, stonewall, wait_for and kb_base: the job file's shape.
   return absl::OkStatus();
@@ -201,9 +269,14 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
         out.notes.push_back(StrCat(Where(o), o.name, ": ignored: ", entry->why));
         break;
       case FioOptionStatus::kJob:
-        RETURN_IF_ERROR(ReadJobOption(o, &plan, &repeatable));
+        RETURN_IF_ERROR(ReadJobOption(o, reading, &plan, &repeatable, &out.notes));
         break;
       case FioOptionStatus::kMapped: {
+        if (entry->randio == "bs" && o.value.find(',') != std::string::npos) {
+          // bs=READS,WRITES: one size each way, as a split of one size per direction.
+          RETURN_IF_ERROR(SetPerDirectionBs(o, reading, &plan.spec));
+          break;
+        }
         const Option* option = RandioOptions().Find(entry->randio);
         if (option == nullptr) return Refuse(o, "not supported");  // A table out of step.
         ASSIGN_OR_RETURN(const std::string value, RandioValue(*option, o, reading));
@@ -216,6 +289,15 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
     RETURN_IF_ERROR(SetPhaseParameter("seed", std::to_string(kRepeatableSeed), &plan.spec));
   }
   const stormark::v1::RandioSpec& r = plan.spec.randio();
+  if (r.engine() == stormark::v1::RandioSpec::LIBAIO && !r.direct()) {
+    out.warnings.push_back(StrCat(job.file, ":", job.line, ": job '", job.name,
+                                  "': ioengine=libaio without direct=1: the kernel runs buffered "
+                                  "AIO inside io_submit, one request at a time",
+                                  r.iodepth() > 1 ? StrCat(", so iodepth=", r.iodepth(),
+                                                           " acts as 1")
+                                                  : "",
+                                  ", as in fio: add direct=1"));
+  }
   if (r.engine() == stormark::v1::RandioSpec::PSYNC && r.iodepth() > 1) {
     out.warnings.push_back(StrCat(job.file, ":", job.line, ": job '", job.name,
                                   "': iodepth=", r.iodepth(),

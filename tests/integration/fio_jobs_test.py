@@ -156,7 +156,9 @@ class FioJobsTest(h.StormarkTestCase):
                                          "only through the agent's targets"),
             ("[j]\nzonemode=zbd\n", ":2: zonemode=zbd: not supported: zoned block devices"),
             ("[j]\nfrobnicate=1\n", ":2: frobnicate=1: not an option of fio 3.33"),
-            ("[j]\nioengine=libaio\n", ":2: ioengine=libaio: libaio is not supported yet"),
+            ("[j]\nioengine=posixaio\n", ":2: ioengine=posixaio: not supported: stormark "
+                                          "runs psync (sync, pvsync), io_uring and libaio"),
+            ("[j]\nbssplit=4k/60:64k/60\n", ":2: bssplit=4k/60:64k/60: bad bssplit"),
             ("[a]\nrw=read\n[b]\nrw=write\n", ":3: job 'b' runs at the same time as job 'a'"),
             ("rw=read\n[j]\n", ":1: "),
         ]

@@ -43,7 +43,22 @@ constexpr char kFileName[] = "randio.dat";
 constexpr int64_t kPollNanos = 10'000'000;
 
 Engine EngineOf(const RandioSpec& spec) {
-  return spec.engine() == RandioSpec::IO_URING ? Engine::kIoUring : Engine::kPsync;
+  switch (spec.engine()) {
+    case RandioSpec::IO_URING:
+      return Engine::kIoUring;
+    case RandioSpec::LIBAIO:
+      return Engine::kLibaio;
+    default:
+      return Engine::kPsync;
+  }
+}
+
+// fio's bssplit shares as the offset source takes them.
+std::vector<BlockSizeShare> SplitOf(
+    const google::protobuf::RepeatedPtrField<RandioSpec::BlockSizeShare>& split) {
+  std::vector<BlockSizeShare> out;
+  for (const auto& share : split) out.push_back({share.bs(), share.percent()});
+  return out;
 }
 
 std::string PatternName(RandioSpec::Pattern rw) {
@@ -92,8 +107,7 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
   }
   // A dir target: this phase's own file, filled so that reads never read holes.
   const uint64_t size = spec_.size_bytes() == 0 ? kDefaultDirFileSize : spec_.size_bytes();
-  const uint64_t file_size =
-      spec_.offset_bytes() + uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() + size;
+  const uint64_t file_size = offset_ + uint64_t{jobs_count_ - 1} * offset_increment_ + size;
   ASSIGN_OR_RETURN(std::unique_ptr<File> file, dir_->CreateFile(kFileName, O_RDWR));
   if (const int err = file->Truncate(file_size); err != 0) {
     return common::ErrnoError(common::StrCat("randio: cannot size ", dir_->Describe(kFileName)),
@@ -119,15 +133,28 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
 }
 
 Status RandioWorkload::ResolveRegions() {
-  const uint64_t span_extra = uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes();
-  const uint64_t fixed = spec_.offset_bytes() + span_extra;
-  if (spec_.size_bytes() != 0) {
+  // Percentages of the device, in whole blocks (fio rounds them down as well).
+  const uint64_t device_size = device_->size();
+  auto percent_of_device = [&](uint32_t percent) {
+    return device_size / 100 * percent + device_size % 100 * percent / 100;
+  };
+  if (spec_.offset_percent() != 0) {
+    offset_ = percent_of_device(spec_.offset_percent()) / bs_min_ * bs_min_;
+  }
+  if (spec_.offset_increment_percent() != 0) {
+    offset_increment_ = percent_of_device(spec_.offset_increment_percent()) / bs_min_ * bs_min_;
+  }
+  const uint64_t span_extra = uint64_t{jobs_count_ - 1} * offset_increment_;
+  const uint64_t fixed = offset_ + span_extra;
+  if (spec_.size_percent() != 0) {
+    region_size_ = percent_of_device(spec_.size_percent()) / bs_min_ * bs_min_;
+  } else if (spec_.size_bytes() != 0) {
     region_size_ = spec_.size_bytes();
   } else if (dir_ != nullptr) {
     region_size_ = kDefaultDirFileSize;
   } else {
     // The rest of the device after the offsets, in whole blocks (as fio does).
-    region_size_ = device_->size() > fixed ? (device_->size() - fixed) / bs_min_ * bs_min_ : 0;
+    region_size_ = device_size > fixed ? (device_size - fixed) / bs_min_ * bs_min_ : 0;
   }
   const std::string on = common::StrCat(" on ", device_->Describe());
   if (region_size_ < bs_max_) {
@@ -137,19 +164,19 @@ Status RandioWorkload::ResolveRegions() {
   }
   if (fixed + region_size_ > device_->size()) {
     return absl::OutOfRangeError(common::StrCat(
-        "randio: offset ", common::FormatSizeShort(spec_.offset_bytes()), " + size ",
+        "randio: offset ", common::FormatSizeShort(offset_), " + size ",
         common::FormatSizeShort(region_size_),
         jobs_count_ > 1 ? common::StrCat(" + ", jobs_count_ - 1, " x offset_increment ",
-                                         common::FormatSizeShort(spec_.offset_increment_bytes()))
+                                         common::FormatSizeShort(offset_increment_))
                         : "",
         " reaches beyond the end", on, " (", common::FormatBytes(device_->size()), ")"));
   }
   const uint32_t alignment = device_->caps().alignment;
-  if (alignment > 1 && (bs_min_ % alignment != 0 || spec_.offset_bytes() % alignment != 0 ||
-                        spec_.offset_increment_bytes() % alignment != 0)) {
-    return absl::InvalidArgumentError(
-        common::StrCat("randio: with direct, bs, offset and offset_increment must be multiples of ",
-                       alignment, " bytes", on));
+  if (alignment > 1 && (bs_min_ % alignment != 0 || offset_ % alignment != 0 ||
+                        offset_increment_ % alignment != 0 || spec_.blockalign() % alignment != 0)) {
+    return absl::InvalidArgumentError(common::StrCat(
+        "randio: with direct, bs, offset, offset_increment and blockalign must be multiples of ",
+        alignment, " bytes", on));
   }
   return absl::OkStatus();
 }
@@ -161,25 +188,35 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
   bs_min_ = spec_.bs_min();
   bs_max_ = spec_.bs_max() == 0 ? bs_min_ : spec_.bs_max();
   seed_ = spec_.seed() != 0 ? spec_.seed() : (std::random_device{}() | uint64_t{1} << 32);
+  offset_ = spec_.offset_bytes();
+  offset_increment_ = spec_.offset_increment_bytes();
+  if (dir_ != nullptr &&
+      (spec_.size_percent() != 0 || spec_.offset_percent() != 0 ||
+       spec_.offset_increment_percent() != 0)) {
+    return absl::InvalidArgumentError(
+        "randio: size, offset and offset_increment as a percentage need a block target (the "
+        "phase creates its own file in a dir target: give its size in bytes)");
+  }
   RETURN_IF_ERROR(OpenDevice(cancelled, warnings));
   RETURN_IF_ERROR(ResolveRegions());
   // A synchronous engine runs one request at a time whatever the depth (as fio's psync).
   iodepth_ = device_->caps().async ? std::max<uint32_t>(1, spec_.iodepth()) : 1;
 
-  const uint64_t span_end = spec_.offset_bytes() +
-                            uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() +
+  const uint64_t span_end = offset_ +
+                            uint64_t{jobs_count_ - 1} * offset_increment_ +
                             region_size_;
   if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && Reads(spec_)) {
     // Verify lays out all it reads; other reads may land in a sparse file's holes.
-    WarnUnallocated(*block_, spec_.offset_bytes(), span_end, SystemPaths().sys_dev_block, warnings);
+    WarnUnallocated(*block_, offset_, span_end, SystemPaths().sys_dev_block, warnings);
   }
   if (spec_.verify()) {
-    const uint32_t unit = bs_min_ % 4096 == 0 && spec_.offset_bytes() % 4096 == 0 &&
-                                  spec_.offset_increment_bytes() % 4096 == 0 &&
+    const uint32_t unit = bs_min_ % 4096 == 0 && spec_.blockalign() % 4096 == 0 &&
+                                  offset_ % 4096 == 0 &&
+                                  offset_increment_ % 4096 == 0 &&
                                   region_size_ % 4096 == 0
                               ? 4096
                               : 512;
-    const uint64_t span = span_end - spec_.offset_bytes();
+    const uint64_t span = span_end - offset_;
     if (span / unit > VerifyBook::kMaxUnits) {
       return absl::InvalidArgumentError(
           common::StrCat("randio: verify tracks at most ", VerifyBook::kMaxUnits, " units of ",
@@ -187,11 +224,11 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
                          "); the region is ", common::FormatBytes(span)));
     }
     uint64_t salt_state = seed_;
-    book_ = std::make_unique<VerifyBook>(spec_.offset_bytes(), span, unit,
+    book_ = std::make_unique<VerifyBook>(offset_, span, unit,
                                          static_cast<uint32_t>(common::SplitMix64(&salt_state)));
     RETURN_IF_ERROR(LayOutVerifiable(cancelled));
-    if (dir_ == nullptr && spec_.offset_bytes() == 0 &&
-        (jobs_count_ == 1 || spec_.offset_increment_bytes() <= region_size_)) {
+    if (dir_ == nullptr && offset_ == 0 &&
+        (jobs_count_ == 1 || offset_increment_ <= region_size_)) {
       laid_out_.bytes = span_end;
       laid_out_.device_size = device_->size();
       laid_out_.how = "randio's verify layout";
@@ -229,6 +266,14 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
     warnings->push_back(
         "null target: no data moves; this measures stormark's own cost per I/O, not storage");
   }
+  if (EngineOf(spec_) == Engine::kLibaio && device_->caps().file_backed &&
+      !device_->caps().direct) {
+    warnings->push_back(common::StrCat(
+        "engine libaio without direct: the kernel runs buffered AIO inside io_submit, one "
+        "request at a time",
+        spec_.iodepth() > 1 ? common::StrCat(", so iodepth ", spec_.iodepth(), " acts as 1") : "",
+        " (as with fio; use direct: true)"));
+  }
   if (!device_->caps().async && spec_.iodepth() > 1) {
     warnings->push_back(common::StrCat("engine ", EngineName(EngineOf(spec_)),
                                        " runs one request at a time: iodepth ", spec_.iodepth(),
@@ -244,8 +289,8 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
   }
   // A device without a page cache in front of it (AoE, NBD, iSCSI) needs no cache warnings.
   if (!spec_.direct() && !device_->caps().direct && CapsOf(target_).page_cache) {
-    const uint64_t span = spec_.offset_bytes() +
-                          uint64_t{jobs_count_ - 1} * spec_.offset_increment_bytes() + region_size_;
+    const uint64_t span = offset_ +
+                          uint64_t{jobs_count_ - 1} * offset_increment_ + region_size_;
     if (Reads(spec_) && host_.ram_bytes != 0 && span < 2 * host_.ram_bytes &&
         (spec_.time_based() || common::RandioWrites(spec_))) {
       warnings->push_back(common::StrCat(
@@ -268,7 +313,7 @@ JobPlan RandioWorkload::PlanFor(uint32_t job) const {
   plan.iodepth = iodepth_;
   plan.offsets.rw = spec_.rw();
   plan.offsets.rwmixread = spec_.has_rwmixread() ? spec_.rwmixread() : 50;
-  plan.offsets.base = spec_.offset_bytes() + uint64_t{job} * spec_.offset_increment_bytes();
+  plan.offsets.base = offset_ + uint64_t{job} * offset_increment_;
   plan.offsets.size = region_size_;
   plan.offsets.bs_min = bs_min_;
   plan.offsets.bs_max = bs_max_;
@@ -282,6 +327,19 @@ JobPlan RandioWorkload::PlanFor(uint32_t job) const {
   plan.flush_data_only = spec_.fsync() == 0;
   plan.rate_iops = spec_.rate_iops();
   plan.rate_bytes = spec_.rate_bytes();
+  plan.rate_poisson = spec_.rate_poisson();
+  plan.offsets.read_split = SplitOf(spec_.bssplit());
+  plan.offsets.write_split = SplitOf(spec_.write_bssplit());
+  plan.offsets.align = spec_.blockalign();
+  plan.offsets.norandommap = spec_.norandommap();
+  plan.batch_submit = spec_.iodepth_batch_submit();
+  plan.batch_complete_min = spec_.iodepth_batch_complete_min();
+  plan.batch_complete_max = spec_.iodepth_batch_complete_max();
+  plan.iodepth_low = spec_.iodepth_low();
+  plan.think_nanos = spec_.thinktime_nanos();
+  plan.think_spin_nanos = spec_.thinktime_spin_nanos();
+  plan.think_blocks = spec_.thinktime_blocks();
+  plan.end_fsync = spec_.end_fsync() && common::RandioWrites(spec_);
   return plan;
 }
 
@@ -292,7 +350,7 @@ Status RandioWorkload::LayOutVerifiable(const std::atomic<bool>& cancelled) {
   const uint32_t generation = book_->NextGeneration();
   const uint64_t end = book_->base() + book_->size();
   for (uint32_t j = 0; j < jobs_count_; ++j) {
-    const uint64_t begin = spec_.offset_bytes() + uint64_t{j} * spec_.offset_increment_bytes();
+    const uint64_t begin = offset_ + uint64_t{j} * offset_increment_;
     for (uint64_t at = begin; at < std::min(end, begin + region_size_);) {
       if (cancelled.load(std::memory_order_relaxed)) {
         return absl::CancelledError("randio: aborted while laying out verifiable data");
@@ -328,11 +386,14 @@ Status RandioWorkload::ReadBack(const std::atomic<bool>& cancelled) {
 }
 
 Status RandioWorkload::Run(RunContext& ctx) {
-  std::atomic<bool> measuring{spec_.ramp_time_nanos() == 0};
+  // startdelay, then ramp_time, are unmeasured: the timed region restarts after both.
+  const int64_t lead = spec_.startdelay_nanos() + spec_.ramp_time_nanos();
+  std::atomic<bool> measuring{lead == 0};
   const int64_t start = ctx.clock.MonotonicNanos();
-  const int64_t deadline =
-      spec_.runtime_nanos() == 0 ? 0 : start + spec_.ramp_time_nanos() + spec_.runtime_nanos();
-  const JobShared shared{ctx.clock, ctx.cancelled, measuring, ctx.recorders, book_.get(), deadline};
+  const int64_t deadline = spec_.runtime_nanos() == 0 ? 0 : start + lead + spec_.runtime_nanos();
+  const int64_t job_start = spec_.startdelay_nanos() == 0 ? 0 : start + spec_.startdelay_nanos();
+  const JobShared shared{ctx.clock,    ctx.cancelled, measuring, ctx.recorders,
+                         book_.get(), deadline,       job_start};
 
   std::vector<Status> statuses(jobs_.size());
   std::atomic<size_t> running{jobs_.size()};
@@ -373,7 +434,7 @@ Status RandioWorkload::Run(RunContext& ctx) {
   }
   created.count_down();
   if (!measuring.load()) {
-    const int64_t ramp_end = start + spec_.ramp_time_nanos();
+    const int64_t ramp_end = start + lead;
     while (running.load() > 0 && !ctx.cancelled.load() && ctx.clock.MonotonicNanos() < ramp_end) {
       std::this_thread::sleep_for(std::chrono::nanoseconds(
           std::clamp<int64_t>(ramp_end - ctx.clock.MonotonicNanos(), 0, kPollNanos)));
@@ -457,10 +518,23 @@ void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   resolved["bs"] = bs_min_ == bs_max_ ? common::FormatSizeShort(bs_min_)
                                       : common::StrCat(common::FormatSizeShort(bs_min_), "-",
                                                        common::FormatSizeShort(bs_max_));
+  auto split_text = [](const auto& split) {
+    std::string text;
+    for (const auto& share : split) {
+      if (!text.empty()) text += ":";
+      text += common::StrCat(common::FormatSizeShort(share.bs()), "/", share.percent());
+    }
+    return text;
+  };
+  if (spec_.bssplit_size() > 0) resolved["bssplit"] = split_text(spec_.bssplit());
+  if (spec_.write_bssplit_size() > 0) resolved["write_bssplit"] = split_text(spec_.write_bssplit());
   resolved["iodepth"] = common::StrCat(iodepth_);
   resolved["numjobs"] = common::StrCat(jobs_count_);
   resolved["size"] = common::FormatSizeShort(region_size_);
-  resolved["offset"] = common::FormatSizeShort(spec_.offset_bytes());
+  resolved["offset"] = common::FormatSizeShort(offset_);
+  if (offset_increment_ != 0) {
+    resolved["offset_increment"] = common::FormatSizeShort(offset_increment_);
+  }
   resolved["engine"] =
       !CapsOf(target_).engines ? target_.kind : std::string(EngineName(EngineOf(spec_)));
   resolved["direct"] = spec_.direct() ? "true" : "false";

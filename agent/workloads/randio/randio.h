@@ -60,7 +60,8 @@ class RandioWorkload final : public Workload {
  private:
   // Opens device_ (creating and filling the dir target's file first).
   common::Status OpenDevice(const std::atomic<bool>& cancelled, std::vector<std::string>* warnings);
-  // Settles region_size_ and checks the regions and alignment against the device.
+  // Settles region_size_, offset_ and offset_increment_ (percentages of the device), and
+  // checks the regions and alignment against the device.
   common::Status ResolveRegions();
   // Writes verifiable data over every job's region (generation 1).
   common::Status LayOutVerifiable(const std::atomic<bool>& cancelled);
@@ -82,6 +83,8 @@ class RandioWorkload final : public Workload {
   uint32_t iodepth_ = 1;
   uint32_t bs_min_ = 0, bs_max_ = 0;
   uint64_t region_size_ = 0;
+  // offset and offset_increment in bytes, percentages of the device resolved.
+  uint64_t offset_ = 0, offset_increment_ = 0;
   uint64_t seed_ = 0;
   std::unique_ptr<Device> owned_device_;
   Device* device_ = nullptr;

@@ -1,6 +1,9 @@
 #include "agent/workloads/randio/randio_job.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <span>
 #include <cstring>
 #include <thread>
 
@@ -37,7 +40,43 @@ common::StatusOr<std::unique_ptr<RandioJob>> RandioJob::Create(const JobPlan& pl
   return job;
 }
 
-RandioJob::RandioJob(const JobPlan& plan, Device& device) : plan_(plan), device_(device) {}
+RandioJob::RandioJob(const JobPlan& plan, Device& device)
+    : plan_(plan), device_(device), poisson_random_(plan.data_seed ^ 0x9015507) {}
+
+int64_t RandioJob::RateAllowed(int64_t rate_start, uint64_t ops, uint64_t bytes,
+                               uint32_t length) {
+  if (!plan_.rate_poisson) {
+    // Even spacing: operation n may go at n / rate.
+    int64_t allowed = rate_start;
+    if (plan_.rate_iops != 0) {
+      allowed = std::max<int64_t>(allowed,
+                                  rate_start + static_cast<int64_t>(ops * 1e9 / plan_.rate_iops));
+    }
+    if (plan_.rate_bytes != 0) {
+      allowed = std::max<int64_t>(
+          allowed, rate_start + static_cast<int64_t>(bytes * 1e9 / plan_.rate_bytes));
+    }
+    return allowed;
+  }
+  // A Poisson process: each gap exponential, with the mean the rate gives this operation.
+  if (poisson_next_ == 0) poisson_next_ = rate_start;
+  return poisson_next_;
+}
+
+bool RandioJob::Think(const JobShared& shared) {
+  const common::Clock& clock = shared.clock;
+  const int64_t start = clock.MonotonicNanos();
+  const int64_t spin_end = start + std::min(plan_.think_spin_nanos, plan_.think_nanos);
+  while (clock.MonotonicNanos() < spin_end) {
+    if (shared.cancelled.load(std::memory_order_relaxed)) return false;
+  }
+  const int64_t end = start + plan_.think_nanos;
+  for (int64_t now = clock.MonotonicNanos(); now < end; now = clock.MonotonicNanos()) {
+    if (shared.cancelled.load(std::memory_order_relaxed)) return false;
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(end - now, 20'000'000)));
+  }
+  return true;
+}
 
 void RandioJob::PrepareWrite(Slot& slot, VerifyBook* book) {
   IoRequest& r = slot.request;
@@ -109,18 +148,40 @@ common::Status RandioJob::Complete(const IoCompletion& completion, int64_t now,
 
 common::Status RandioJob::Run(const JobShared& shared) {
   const common::Clock& clock = shared.clock;
+  // fio's startdelay: nothing is issued before the job's start.
+  while (shared.start_mono != 0 && clock.MonotonicNanos() < shared.start_mono) {
+    if (shared.cancelled.load(std::memory_order_relaxed)) {
+      queue_.reset();
+      return absl::CancelledError("randio: aborted");
+    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(
+        std::min<int64_t>(shared.start_mono - clock.MonotonicNanos(), 20'000'000)));
+  }
   OffsetSource source(plan_.offsets);
+  const uint32_t depth = plan_.iodepth;
+  const size_t submit_max = plan_.batch_submit == 0 ? depth : plan_.batch_submit;
+  const size_t complete_max =
+      std::min<size_t>(depth, plan_.batch_complete_max == 0 ? depth : plan_.batch_complete_max);
+  const size_t complete_min =
+      std::min<size_t>(complete_max, std::max<uint32_t>(1, plan_.batch_complete_min));
+  const uint32_t low = plan_.iodepth_low == 0 ? depth : std::min(plan_.iodepth_low, depth);
+  const uint32_t think_blocks = std::max<uint32_t>(1, plan_.think_blocks);
   std::vector<IoRequest> batch;
   std::vector<uint32_t> batch_slots;
-  std::vector<IoCompletion> completions(plan_.iodepth);
-  batch.reserve(plan_.iodepth);
-  batch_slots.reserve(plan_.iodepth);
+  std::vector<IoCompletion> completions(complete_max);
+  batch.reserve(depth);
+  batch_slots.reserve(depth);
 
   RandioIo pending;
   bool have_pending = false;
   bool issuing = true;
   bool flush_due = false;
+  bool end_flush_done = !plan_.end_fsync;
+  bool flush_full = false;  // The due flush is end_fsync's: an fsync whatever the plan's kind.
+  bool refill_held = false;  // The queue filled up: wait for it to drain to iodepth_low.
   uint32_t writes_since_flush = 0;
+  uint32_t since_think = 0;
+  bool think_due = false;
   uint64_t issued_ops = 0, issued_bytes = 0;
   const int64_t rate_start = clock.MonotonicNanos();
   common::Status error;
@@ -133,18 +194,26 @@ common::Status RandioJob::Run(const JobShared& shared) {
       error = absl::CancelledError("randio: aborted");
       break;
     }
-    if (shared.deadline_mono != 0 && now >= shared.deadline_mono) {
+    if (shared.deadline_mono != 0 && now >= shared.deadline_mono && issuing) {
       issuing = false;
       flush_due = false;  // A flush after the deadline would stretch the timed region.
     }
+    if (!issuing && !end_flush_done && !flush_due && writes_ > 0) {
+      // end_fsync: the last write is followed by one fsync, deadline or not.
+      end_flush_done = true;
+      flush_due = true;
+      flush_full = true;
+    }
+    if (refill_held && queue_->in_flight() <= low) refill_held = false;
     int64_t wait_until = 0;  // When the rate limit lets the next I/O go.
     batch.clear();
     batch_slots.clear();
-    while ((issuing || flush_due) && !free_slots_.empty()) {
+    while ((issuing || flush_due) && !free_slots_.empty() && !refill_held && !think_due) {
       const uint32_t index = free_slots_.back();
       Slot& slot = slots_[index];
       if (flush_due) {
-        slot.request.op = plan_.flush_data_only ? IoOp::kFdatasync : IoOp::kFsync;
+        slot.request.op = plan_.flush_data_only && !flush_full ? IoOp::kFdatasync : IoOp::kFsync;
+        flush_full = false;
         slot.request.offset = 0;
         slot.request.length = 0;
         flush_due = false;
@@ -155,18 +224,18 @@ common::Status RandioJob::Run(const JobShared& shared) {
         }
         have_pending = true;
         if (plan_.rate_iops != 0 || plan_.rate_bytes != 0) {
-          int64_t allowed = rate_start;
-          if (plan_.rate_iops != 0) {
-            allowed = std::max<int64_t>(
-                allowed, rate_start + static_cast<int64_t>(issued_ops * 1e9 / plan_.rate_iops));
-          }
-          if (plan_.rate_bytes != 0) {
-            allowed = std::max<int64_t>(
-                allowed, rate_start + static_cast<int64_t>(issued_bytes * 1e9 / plan_.rate_bytes));
-          }
+          const int64_t allowed = RateAllowed(rate_start, issued_ops, issued_bytes, pending.length);
           if (allowed > now) {
             wait_until = allowed;
             break;
+          }
+          if (plan_.rate_poisson) {
+            double mean = 0;
+            if (plan_.rate_iops != 0) mean = 1e9 / static_cast<double>(plan_.rate_iops);
+            if (plan_.rate_bytes != 0) {
+              mean = std::max(mean, pending.length * 1e9 / static_cast<double>(plan_.rate_bytes));
+            }
+            poisson_next_ += static_cast<int64_t>(-std::log(1 - poisson_random_.Unit()) * mean);
           }
         }
         if (shared.book != nullptr && Overlaps(pending, pending.write)) break;
@@ -184,6 +253,10 @@ common::Status RandioJob::Run(const JobShared& shared) {
         }
         ++issued_ops;
         issued_bytes += pending.length;
+        if (plan_.think_nanos > 0 && ++since_think == think_blocks) {
+          since_think = 0;
+          think_due = true;
+        }
       }
       free_slots_.pop_back();
       slot.busy = true;
@@ -193,17 +266,39 @@ common::Status RandioJob::Run(const JobShared& shared) {
     if (!batch.empty()) {
       const int64_t submitted = clock.MonotonicNanos();
       for (uint32_t index : batch_slots) slots_[index].submitted_mono = submitted;
-      error = queue_->Submit(batch);
+      // iodepth_batch_submit: at most that many per call to the kernel. A failed call started
+      // none of its requests: their slots, and those of the calls not made, go back.
+      size_t taken = 0;
+      while (taken < batch.size()) {
+        const size_t n = std::min(batch.size() - taken, submit_max);
+        error = queue_->Submit(std::span<const IoRequest>(batch).subspan(taken, n));
+        if (!error.ok()) break;
+        taken += n;
+      }
       if (!error.ok()) {
-        for (uint32_t index : batch_slots) {
-          slots_[index].busy = false;
-          free_slots_.push_back(index);
+        for (size_t i = taken; i < batch.size(); ++i) {
+          slots_[batch_slots[i]].busy = false;
+          free_slots_.push_back(batch_slots[i]);
         }
         break;
       }
+      if (free_slots_.empty() && low < depth) refill_held = true;
     }
     if (queue_->in_flight() == 0) {
-      if (!issuing && !flush_due) break;
+      if (think_due) {
+        // thinktime: the queue has drained; the job idles with nothing in flight.
+        think_due = false;
+        if (!Think(shared)) {
+          error = absl::CancelledError("randio: aborted");
+          break;
+        }
+        now = clock.MonotonicNanos();
+        continue;
+      }
+      if (!issuing && !flush_due) {
+        if (end_flush_done || writes_ == 0) break;
+        continue;  // The top of the loop issues end_fsync's flush.
+      }
       if (wait_until > 0) {
         std::this_thread::sleep_for(std::chrono::nanoseconds(
             std::min<int64_t>(wait_until - clock.MonotonicNanos(), 20'000'000)));
@@ -212,7 +307,10 @@ common::Status RandioJob::Run(const JobShared& shared) {
       continue;
     }
     const int64_t timeout = wait_until > 0 ? std::max<int64_t>(0, wait_until - now) : -1;
-    auto reaped = queue_->Reap(1, completions, timeout);
+    // Waiting for more than is in flight would wait for ever: with thinktime or a held refill,
+    // the queue drains below complete_min.
+    auto reaped = queue_->Reap(std::min<size_t>(complete_min, queue_->in_flight()), completions,
+                               timeout);
     if (!reaped.ok()) {
       error = reaped.status();
       break;

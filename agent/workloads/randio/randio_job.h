@@ -4,6 +4,11 @@
 // Latency is measured from just before a request is submitted to just after its completion is
 // reaped (one clock reading per batch each way, as fio does without gtod_reduce). Before the
 // shared `measuring` flag is set (the ramp), completions are not recorded.
+//
+// fio's pacing holds as fio's do_io() has it: a rate limit spaces the submissions evenly (or
+// as a Poisson process); thinktime lets the queue drain after every thinktime_blocks
+// submissions, then spins and sleeps with nothing in flight; end_fsync adds one fsync after
+// the last write, inside the timed region.
 #ifndef STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_JOB_H_
 #define STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_JOB_H_
 
@@ -17,6 +22,7 @@
 #include "agent/workloads/randio/block_verify.h"
 #include "agent/workloads/randio/randio_offsets.h"
 #include "common/clock.h"
+#include "common/random.h"
 #include "common/recorder.h"
 #include "common/status.h"
 
@@ -29,9 +35,22 @@ struct JobPlan {
   // Flush after every N writes (0: never); fsync or fdatasync.
   uint32_t flush_every = 0;
   bool flush_data_only = true;
-  // Per-job limits; 0 means none.
+  // Per-job limits; 0 means none. Poisson: exponential gaps of the same mean.
   uint64_t rate_iops = 0;
   uint64_t rate_bytes = 0;
+  bool rate_poisson = false;
+  // Queue batching (RandioSpec's fields of the same names); 0 means the default.
+  uint32_t batch_submit = 0;
+  uint32_t batch_complete_min = 0;
+  uint32_t batch_complete_max = 0;
+  uint32_t iodepth_low = 0;
+  // Wait this long with nothing in flight after every think_blocks submissions (0 means 1),
+  // spinning for the first think_spin_nanos of it.
+  int64_t think_nanos = 0;
+  int64_t think_spin_nanos = 0;
+  uint32_t think_blocks = 0;
+  // One fsync after the job's last write, timed as a flush.
+  bool end_fsync = false;
   // Data for writes: a seed for the random filler.
   uint64_t data_seed = 1;
 };
@@ -47,6 +66,8 @@ struct JobShared {
   VerifyBook* book;
   // Issue no new I/O after this monotonic instant; 0 means no deadline.
   int64_t deadline_mono;
+  // Issue nothing before this monotonic instant (fio's startdelay); 0 means at once.
+  int64_t start_mono;
 };
 
 class RandioJob {
@@ -87,6 +108,11 @@ class RandioJob {
   bool Overlaps(const RandioIo& io, bool io_writes) const;
   common::Status Complete(const IoCompletion& completion, int64_t now, const JobShared& shared);
   void AddRecorders(const JobShared& shared);
+  // When the rate limit lets the operation after `ops` operations of `bytes` go (monotonic),
+  // `length` being its size.
+  int64_t RateAllowed(int64_t rate_start, uint64_t ops, uint64_t bytes, uint32_t length);
+  // Spins, then sleeps, for the plan's think time; false when cancelled meanwhile.
+  bool Think(const JobShared& shared);
 
   const JobPlan plan_;
   Device& device_;
@@ -96,6 +122,9 @@ class RandioJob {
   std::vector<uint32_t> free_slots_;
   std::unique_ptr<IoQueue> queue_;
   uint64_t writes_ = 0;
+  // The Poisson process's next submission time, and its generator.
+  int64_t poisson_next_ = 0;
+  common::Xoshiro256 poisson_random_;
   int64_t done_mono_ = 0;
   common::Recorder* read_ = nullptr;
   common::Recorder* write_ = nullptr;

@@ -77,8 +77,11 @@ uint64_t ZipfGenerator::Next(common::Xoshiro256& random) const {
 OffsetSource::OffsetSource(const OffsetPlan& plan)
     : plan_(plan),
       random_(plan.seed),
-      units_(std::max<uint64_t>(1, plan.size / plan.bs_min)),
-      permutation_(plan.bs_min == plan.bs_max || plan.zipf ? units_ : 1, plan.seed ^ 0x5eed),
+      align_(plan.align != 0 ? plan.align : plan.bs_min),
+      units_(std::max<uint64_t>(1, plan.size / align_)),
+      random_map_(!plan.zipf && !plan.norandommap && plan.bs_min == plan.bs_max &&
+                  plan.read_split.empty() && plan.write_split.empty() && align_ == plan.bs_min),
+      permutation_(random_map_ || plan.zipf ? units_ : 1, plan.seed ^ 0x5eed),
       zipf_(units_, plan.zipf ? plan.zipf_theta : 0) {}
 
 bool OffsetSource::IsRandom() const {
@@ -99,7 +102,18 @@ bool OffsetSource::IsWrite() {
   }
 }
 
-uint32_t OffsetSource::Length() {
+uint32_t OffsetSource::Length(bool write) {
+  const std::vector<BlockSizeShare>& split =
+      write && !plan_.write_split.empty() ? plan_.write_split : plan_.read_split;
+  if (!split.empty()) {
+    // fio's bssplit: a draw in [0, 100) falls in one size's share.
+    uint64_t draw = random_.Below(100);
+    for (const BlockSizeShare& share : split) {
+      if (draw < share.percent) return share.bs;
+      draw -= share.percent;
+    }
+    return split.back().bs;
+  }
   if (plan_.bs_max <= plan_.bs_min) return plan_.bs_min;
   const uint64_t choices = plan_.bs_max / plan_.bs_min;
   return static_cast<uint32_t>(plan_.bs_min * (1 + random_.Below(choices)));
@@ -113,31 +127,34 @@ void OffsetSource::NewPass() {
 bool OffsetSource::Next(RandioIo* io) {
   if (!plan_.time_based && issued_bytes_ >= plan_.size) return false;
   io->write = IsWrite();
-  uint32_t length = Length();
-  uint64_t length_units = length / plan_.bs_min;
-  uint64_t unit = 0;
+  uint32_t length = Length(io->write);
+  uint64_t offset = 0;
   if (!IsRandom()) {
     uint64_t& position = position_[io->write ? 1 : 0];
-    if (position >= units_) position = 0;  // A new pass (time_based only).
-    // A bs range may overshoot the region's end: the last I/O of a pass is cut there.
-    length_units = std::min(length_units, units_ - position);
-    length = static_cast<uint32_t>(length_units * plan_.bs_min);
-    unit = position;
-    position += length_units;
-  } else if (plan_.zipf) {
-    unit = permutation_(zipf_.Next(random_));
-    unit = std::min(unit, units_ - length_units);
-  } else if (plan_.bs_min == plan_.bs_max) {
-    if (pass_index_ >= units_) NewPass();
-    unit = permutation_(pass_index_++);
+    if (position >= plan_.size) position = 0;  // A new pass (time_based only).
+    // A larger size may overshoot the region's end: the last I/O of a pass is cut there.
+    length = static_cast<uint32_t>(std::min<uint64_t>(length, plan_.size - position));
+    offset = position;
+    position += length;
   } else {
-    unit = random_.Below(units_ - length_units + 1);
+    // The aligned starts at which the I/O fits in the region.
+    const uint64_t starts = (plan_.size - std::min<uint64_t>(length, plan_.size)) / align_ + 1;
+    uint64_t unit = 0;
+    if (plan_.zipf) {
+      unit = std::min(permutation_(zipf_.Next(random_)), starts - 1);
+    } else if (random_map_) {
+      if (pass_index_ >= units_) NewPass();
+      unit = permutation_(pass_index_++);
+    } else {
+      unit = random_.Below(starts);
+    }
+    offset = unit * align_;
   }
   // The last I/O of a size-bound job moves only what is left of the size.
   if (!plan_.time_based) {
     length = static_cast<uint32_t>(std::min<uint64_t>(length, plan_.size - issued_bytes_));
   }
-  io->offset = plan_.base + unit * plan_.bs_min;
+  io->offset = plan_.base + offset;
   io->length = length;
   issued_bytes_ += length;
   return true;

@@ -5,9 +5,14 @@
 //     writes keep separate positions (fio's last_pos per direction).
 //   uniform random with one bs: a random permutation of the region's blocks, so each block is
 //     visited exactly once per pass (fio's random map), without a bitmap.
-//   uniform random with a bs range: each I/O at a random multiple of bs_min that fits.
+//   uniform random with a bs range or split, with a blockalign other than bs, or with
+//     norandommap: each I/O at a random multiple of the alignment at which it fits (offsets
+//     may repeat within a pass, as fio's norandommap).
 //   zipf:THETA: block ranks drawn from a Zipf distribution (Gray et al., as fio's zipf.c); rank
 //     r is placed at block permutation(r), so the hot blocks are scattered over the region.
+//
+// Sizes come from a bs range (a random multiple of bs_min) or from a split by shares (fio's
+// bssplit), per direction.
 //
 // Without time_based, a job ends after `size` bytes; with it, passes repeat until the runtime
 // is over (each random pass with a new permutation). Not thread-safe: one per job.
@@ -15,6 +20,7 @@
 #define STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_OFFSETS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "common/random.h"
 #include "stormark/v1/agent.pb.h"
@@ -54,13 +60,26 @@ struct RandioIo {
   uint32_t length = 0;
 };
 
+// One block size and its share of operations, in percent.
+struct BlockSizeShare {
+  uint32_t bs = 0;
+  uint32_t percent = 0;
+};
+
 struct OffsetPlan {
   stormark::v1::RandioSpec::Pattern rw = stormark::v1::RandioSpec::READ;
   uint32_t rwmixread = 50;
   uint64_t base = 0;  // the job's region: [base, base + size)
   uint64_t size = 0;  // a multiple of bs_min
+  // The smallest and largest sizes; without splits, each I/O a random multiple of bs_min.
   uint32_t bs_min = 4096;
   uint32_t bs_max = 4096;
+  // Sizes by share for reads and for writes (each adding up to 100); empty: the range above.
+  std::vector<BlockSizeShare> read_split;
+  std::vector<BlockSizeShare> write_split;
+  // Random offsets are multiples of this; 0 means bs_min.
+  uint32_t align = 0;
+  bool norandommap = false;
   bool zipf = false;
   double zipf_theta = 0;
   bool time_based = false;
@@ -77,17 +96,20 @@ class OffsetSource {
  private:
   bool IsRandom() const;
   bool IsWrite();
-  uint32_t Length();
+  uint32_t Length(bool write);
   void NewPass();
 
   const OffsetPlan plan_;
   common::Xoshiro256 random_;
-  const uint64_t units_;  // bs_min units in the region
+  const uint32_t align_;  // of random offsets
+  const uint64_t units_;  // align_ units in the region
+  // Each I/O of a random pattern takes the next block of a permutation (fio's random map).
+  const bool random_map_;
   RandomPermutation permutation_;
   ZipfGenerator zipf_;
   uint64_t issued_bytes_ = 0;
   uint64_t pass_index_ = 0;        // I/Os of the current random-map pass
-  uint64_t position_[2] = {0, 0};  // sequential: next unit for reads [0] and writes [1]
+  uint64_t position_[2] = {0, 0};  // sequential: next byte for reads [0] and writes [1]
 };
 
 }  // namespace stormark::agent

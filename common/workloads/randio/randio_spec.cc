@@ -17,6 +17,51 @@ bool RandioWrites(const stormark::v1::RandioSpec& spec) {
           spec.rwmixread() < 100);
 }
 
+namespace {
+
+// bssplit and write_bssplit: sizes in range, shares adding up to 100, and bs_min / bs_max the
+// smallest and largest of them, so that every rule on bs holds for every size.
+Status CheckBlockSizeSplits(const stormark::v1::RandioSpec& spec, uint32_t bs_min,
+                            uint32_t bs_max) {
+  auto bad = [](auto... parts) { return absl::InvalidArgumentError(StrCat("randio: ", parts...)); };
+  if (spec.bssplit_size() == 0 && spec.write_bssplit_size() > 0) {
+    return bad("write_bssplit needs bssplit (the reads' sizes)");
+  }
+  if (spec.bssplit_size() == 0) return absl::OkStatus();
+  uint32_t smallest = UINT32_MAX, largest = 0;
+  for (const auto* split : {&spec.bssplit(), &spec.write_bssplit()}) {
+    if (split->size() > 64) return bad("bssplit has ", split->size(), " sizes; at most 64");
+    if (split->empty()) continue;
+    uint32_t total = 0;
+    for (const auto& share : *split) {
+      if (share.bs() == 0 || share.bs() > kMaxBlockSize) {
+        return bad("bssplit size ", FormatSizeShort(share.bs()), " is not from 1 to ",
+                   FormatSizeShort(kMaxBlockSize));
+      }
+      if (share.percent() > 100) return bad("bssplit share ", share.percent(), "% is over 100%");
+      total += share.percent();
+      smallest = std::min(smallest, share.bs());
+      largest = std::max(largest, share.bs());
+    }
+    if (total != 100) return bad("bssplit shares add up to ", total, "%, not 100%");
+  }
+  if (bs_min != smallest || bs_max != largest) {
+    return bad("with bssplit, bs must be its smallest size and bs_max its largest (",
+               FormatSizeShort(smallest), " and ", FormatSizeShort(largest), ")");
+  }
+  for (const auto* split : {&spec.bssplit(), &spec.write_bssplit()}) {
+    for (const auto& share : *split) {
+      if (share.bs() % smallest != 0) {
+        return bad("bssplit size ", FormatSizeShort(share.bs()),
+                   " is not a multiple of the smallest, ", FormatSizeShort(smallest));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
   using stormark::v1::RandioSpec;
   auto bad = [](auto... parts) { return absl::InvalidArgumentError(StrCat("randio: ", parts...)); };
@@ -68,8 +113,55 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
   }
   if (spec.time_based() && spec.runtime_nanos() == 0) return bad("time_based needs a runtime");
   if (spec.engine() != RandioSpec::ENGINE_UNSPECIFIED && spec.engine() != RandioSpec::PSYNC &&
-      spec.engine() != RandioSpec::IO_URING) {
-    return bad("engine must be psync or io_uring");
+      spec.engine() != RandioSpec::IO_URING && spec.engine() != RandioSpec::LIBAIO) {
+    return bad("engine must be psync, io_uring or libaio");
+  }
+  for (const auto& [name, value] :
+       {std::pair{"iodepth_batch_submit", spec.iodepth_batch_submit()},
+        std::pair{"iodepth_batch_complete_min", spec.iodepth_batch_complete_min()},
+        std::pair{"iodepth_batch_complete_max", spec.iodepth_batch_complete_max()},
+        std::pair{"iodepth_low", spec.iodepth_low()}}) {
+    if (value > kMaxRandioIodepth) {
+      return bad(name, " ", value, " is over the limit of ", kMaxRandioIodepth);
+    }
+  }
+  if (spec.iodepth_batch_complete_max() != 0 &&
+      spec.iodepth_batch_complete_min() > spec.iodepth_batch_complete_max()) {
+    return bad("iodepth_batch_complete_min ", spec.iodepth_batch_complete_min(),
+               " is over iodepth_batch_complete_max ", spec.iodepth_batch_complete_max());
+  }
+  RETURN_IF_ERROR(CheckBlockSizeSplits(spec, bs_min, bs_max));
+  if (spec.blockalign() > kMaxBlockSize) {
+    return bad("blockalign ", FormatSizeShort(spec.blockalign()), " is over the limit of ",
+               FormatSizeShort(kMaxBlockSize));
+  }
+  if (spec.direct() && spec.blockalign() % 512 != 0) {
+    return bad("with direct, blockalign must be a multiple of 512");
+  }
+  if (spec.startdelay_nanos() < 0) return bad("startdelay must not be negative");
+  if (spec.thinktime_nanos() < 0 || spec.thinktime_spin_nanos() < 0) {
+    return bad("thinktime and thinktime_spin must not be negative");
+  }
+  if (spec.thinktime_spin_nanos() > spec.thinktime_nanos()) {
+    return bad("thinktime_spin is longer than thinktime (the spin is part of the think time)");
+  }
+  if (spec.thinktime_blocks() != 0 && spec.thinktime_nanos() == 0) {
+    return bad("thinktime_blocks applies with a thinktime");
+  }
+  if (spec.rate_poisson() && spec.rate_iops() == 0 && spec.rate_bytes() == 0) {
+    return bad("rate_process poisson needs a rate (rate_iops or rate)");
+  }
+  for (const auto& [name, value] :
+       {std::pair{"size", spec.size_percent()}, std::pair{"offset", spec.offset_percent()},
+        std::pair{"offset_increment", spec.offset_increment_percent()}}) {
+    if (value > 100) return bad(name, " ", value, "% is over 100%");
+  }
+  if (spec.size_percent() != 0 && spec.size_bytes() != 0) {
+    return bad("give size in bytes or as a percentage, not both");
+  }
+  if ((spec.offset_percent() != 0 && spec.offset_bytes() != 0) ||
+      (spec.offset_increment_percent() != 0 && spec.offset_increment_bytes() != 0)) {
+    return bad("give offset and offset_increment in bytes or as a percentage, not both");
   }
   if (spec.fsync() != 0 && spec.fdatasync() != 0) return bad("give fsync or fdatasync, not both");
   if ((spec.fsync() != 0 || spec.fdatasync() != 0) && !RandioWrites(spec)) {
@@ -89,8 +181,8 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
   }
   if (spec.verify()) {
     if (bs_min % 512 != 0 || spec.offset_bytes() % 512 != 0 ||
-        spec.offset_increment_bytes() % 512 != 0) {
-      return bad("verify needs bs, offset and offset_increment in multiples of 512");
+        spec.offset_increment_bytes() % 512 != 0 || spec.blockalign() % 512 != 0) {
+      return bad("verify needs bs, offset, offset_increment and blockalign in multiples of 512");
     }
     const uint32_t jobs = spec.numjobs() == 0 ? 1 : spec.numjobs();
     if (jobs > 1 && RandioWrites(spec) && spec.rw() != RandioSpec::RANDREAD &&
@@ -146,7 +238,8 @@ MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t reg
                                 " bytes, the device's size not known yet"),
                          "size (the verified region)"});
     } else {
-      const bool whole_pages = spec.bs_min() % 4096 == 0 && spec.offset_bytes() % 4096 == 0 &&
+      const bool whole_pages = spec.bs_min() % 4096 == 0 && spec.blockalign() % 4096 == 0 &&
+                               spec.offset_bytes() % 4096 == 0 &&
                                spec.offset_increment_bytes() % 4096 == 0 && region % 4096 == 0;
       const uint64_t unit = whole_pages ? 4096 : 512;
       const uint64_t span =

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -55,7 +56,7 @@ TEST_P(FileDeviceTest, ReadsWhatTheFileHolds) {
 TEST_P(FileDeviceTest, QueueWritesAndReadsBackAtDepth) {
   auto device = Open(MakeFile(1 << 20), true, /*direct=*/true);
   ASSERT_TRUE(device.ok()) << device.status();
-  EXPECT_EQ((*device)->caps().async, GetParam() == Engine::kIoUring);
+  EXPECT_EQ((*device)->caps().async, GetParam() != Engine::kPsync);
   EXPECT_EQ((*device)->caps().alignment, 4096u);
   constexpr uint32_t kDepth = 8;
   auto queue = (*device)->OpenQueue(kDepth);
@@ -103,6 +104,63 @@ TEST_P(FileDeviceTest, QueueWritesAndReadsBackAtDepth) {
   EXPECT_EQ(back.data()[4095], 'd');
   ASSERT_TRUE((*device)->ReadAt(3 * 8192 + 4096, 4096, back.data()).ok());
   EXPECT_EQ(back.data()[0], static_cast<char>((3 * 8192 + 4096) % 251));  // Untouched.
+}
+
+// A flush handed over with the writes before it completes after them, and every completion
+// carries its own tag, whatever the engine does to order them (io_uring drains; libaio waits
+// and runs the flush itself).
+TEST_P(FileDeviceTest, AFlushInABatchCompletesAfterTheWritesBeforeIt) {
+  auto device = Open(MakeFile(1 << 20), true, /*direct=*/true);
+  ASSERT_TRUE(device.ok()) << device.status();
+  auto queue = (*device)->OpenQueue(6);
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  std::vector<IoBuffer> buffers;
+  std::vector<IoRequest> batch;
+  for (uint32_t i = 0; i < 4; ++i) {
+    buffers.push_back(IoBuffer::Allocate(4096).value());
+    std::memset(buffers.back().data(), 'p' + i, 4096);
+    batch.push_back({IoOp::kWrite, uint64_t{i} * 4096, 4096, buffers.back().data(), i});
+  }
+  batch.push_back({IoOp::kFsync, 0, 0, nullptr, 50});
+  batch.push_back({IoOp::kWrite, 10 * 4096, 4096, buffers[0].data(), 60});
+  ASSERT_TRUE((*queue)->Submit(batch).ok());
+  EXPECT_EQ((*queue)->in_flight(), 6u);
+  std::vector<uint64_t> order;
+  std::vector<IoCompletion> done(6);
+  while (order.size() < 6) {
+    auto n = (*queue)->Reap(1, {done.data(), done.size()});
+    ASSERT_TRUE(n.ok()) << n.status();
+    for (size_t i = 0; i < *n; ++i) {
+      EXPECT_EQ(done[i].result, done[i].tag == 50 ? 0 : 4096) << "tag " << done[i].tag;
+      order.push_back(done[i].tag);
+    }
+  }
+  const auto flush = std::find(order.begin(), order.end(), 50u) - order.begin();
+  for (uint64_t tag = 0; tag < 4; ++tag) {
+    EXPECT_LT(std::find(order.begin(), order.end(), tag) - order.begin(), flush) << tag;
+  }
+  EXPECT_EQ((*queue)->in_flight(), 0u);
+  // Nothing in flight: a reap that owes no wait returns at once.
+  auto none = (*queue)->Reap(0, {done.data(), done.size()});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, 0u);
+}
+
+// A queue closed with requests still in flight waits for them: their buffers stay valid.
+TEST_P(FileDeviceTest, AQueueClosedWithRequestsInFlightWaitsForThem) {
+  auto device = Open(MakeFile(1 << 20), false, /*direct=*/true);
+  ASSERT_TRUE(device.ok()) << device.status();
+  auto queue = (*device)->OpenQueue(16);
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  std::vector<IoBuffer> buffers;
+  std::vector<IoRequest> reads;
+  for (uint32_t i = 0; i < 16; ++i) {
+    buffers.push_back(IoBuffer::Allocate(65536).value());
+    reads.push_back({IoOp::kRead, uint64_t{i} * 65536, 65536, buffers.back().data(), i});
+  }
+  ASSERT_TRUE((*queue)->Submit(reads).ok());
+  queue->reset();  // Must not return while the kernel still writes the buffers.
+  EXPECT_EQ(buffers[15].data()[1], static_cast<char>((15 * 65536 + 1) % 251));
 }
 
 TEST_P(FileDeviceTest, MisalignedDirectRequestFailsWithEinval) {
@@ -203,7 +261,7 @@ TEST_P(FileDeviceTest, IsFileBackedAndGivesItsDescriptorThroughDevice) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, FileDeviceTest,
-                         ::testing::Values(Engine::kPsync, Engine::kIoUring),
+                         ::testing::Values(Engine::kPsync, Engine::kIoUring, Engine::kLibaio),
                          [](const auto& info) { return std::string(EngineName(info.param)); });
 
 TEST(FileDevice, RefusesWhatIsNeitherFileNorBlockDevice) {
@@ -220,10 +278,12 @@ TEST(FileDevice, SizeBeyondTheFileIsOutOfRange) {
   EXPECT_EQ(device.status().code(), absl::StatusCode::kOutOfRange);
 }
 
-TEST(Engine, ParsesTheTwoNames) {
+TEST(Engine, ParsesTheThreeNames) {
   EXPECT_EQ(*ParseEngine("psync"), Engine::kPsync);
   EXPECT_EQ(*ParseEngine("io_uring"), Engine::kIoUring);
-  EXPECT_THAT(ParseEngine("libaio").status().message(), HasSubstr("use psync or io_uring"));
+  EXPECT_EQ(*ParseEngine("libaio"), Engine::kLibaio);
+  EXPECT_THAT(ParseEngine("posixaio").status().message(),
+              HasSubstr("use psync, io_uring or libaio"));
 }
 
 }  // namespace

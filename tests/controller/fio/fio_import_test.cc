@@ -4,6 +4,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/workloads/randio/randio_spec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -125,18 +126,32 @@ TEST(ImportJobs, RefusedAndUnknownOptionsNameTheLineAndWhy) {
   EXPECT_EQ(ErrorOf("[global]\nsize=1m\n[j]\nzonemode=zbd\n"),
             "job.fio:4: zonemode=zbd: not supported: zoned block devices are not supported");
   EXPECT_EQ(ErrorOf("[j]\nfrobnicate=1\n"), "job.fio:2: frobnicate=1: not an option of fio 3.33");
-  EXPECT_THAT(ErrorOf("[j]\nioengine=libaio\n"),
-              HasSubstr("job.fio:2: ioengine=libaio: libaio is not supported yet"));
-  EXPECT_THAT(ErrorOf("[j]\nioengine=mmap\n"), HasSubstr("stormark runs psync"));
-  EXPECT_THAT(ErrorOf("[j]\nverify=md5\n"), HasSubstr("job.fio:2: verify=md5: only crc32c"));
+  EXPECT_THAT(ErrorOf("[j]\nioengine=mmap\n"),
+              HasSubstr("stormark runs psync (sync, pvsync), io_uring and libaio"));
+  EXPECT_THAT(ErrorOf("[j]\nverify=adler\n"),
+              HasSubstr("job.fio:2: verify=adler: not a verify method fio knows"));
+  EXPECT_THAT(ErrorOf("[j]\nstartdelay=1-5\n"), HasSubstr("a random start delay"));
+  EXPECT_THAT(ErrorOf("[j]\nbssplit=4k/50:64k/50,,8k/100\n"), HasSubstr("a split for trims"));
   EXPECT_THAT(ErrorOf("[j]\nrw=randtrim\n"), HasSubstr("trim in fio jobs is not supported yet"));
   EXPECT_THAT(ErrorOf("[j]\nrw=read:4k\n"), HasSubstr("after ':' is not supported yet"));
   EXPECT_THAT(ErrorOf("[j]\nexec_prerun=mkfs.xfs /dev/sdb\n"), HasSubstr("setup: hooks"));
 }
 
-TEST(ImportJobs, ValuesForReadsAndWritesApartAreRefusedUnlessTheyAgree) {
-  EXPECT_THAT(ErrorOf("[j]\nbs=4k,8k\n"),
-              HasSubstr("job.fio:2: bs=4k,8k: different values for reads, writes and trims"));
+TEST(ImportJobs, ValuesForReadsAndWritesApart) {
+  EXPECT_THAT(ErrorOf("[j]\nrate_iops=100,200\n"),
+              HasSubstr("job.fio:2: rate_iops=100,200: different values for reads, writes and "
+                        "trims"));
+  // bs=READS,WRITES is a split of one size each way.
+  auto apart = Import("[j]\nrw=randrw\nbs=4k,64k\n");
+  ASSERT_TRUE(apart.ok()) << apart.status();
+  const RandioSpec& r = apart->phases[0].spec.randio();
+  ASSERT_EQ(r.bssplit_size(), 1);
+  EXPECT_EQ(r.bssplit(0).bs(), 4096u);
+  ASSERT_EQ(r.write_bssplit_size(), 1);
+  EXPECT_EQ(r.write_bssplit(0).bs(), 65536u);
+  EXPECT_EQ(r.bs_min(), 4096u);
+  EXPECT_EQ(r.bs_max(), 65536u);
+  EXPECT_THAT(ErrorOf("[j]\nbs=4k,8k,16k\n"), HasSubstr("a size for trims is not supported"));
   auto same = Import("[j]\nbs=8k,8k\n");
   ASSERT_TRUE(same.ok()) << same.status();
   EXPECT_EQ(same->phases[0].spec.randio().bs_min(), 8192u);
@@ -159,7 +174,79 @@ TEST(ImportJobs, FiosUnitsAreRead) {
   EXPECT_EQ(r.ramp_time_nanos(), int64_t{500} * 1'000'000);
   EXPECT_EQ(r.rate_bytes(), 1000u);
   EXPECT_THAT(ErrorOf("[j]\niodepth=8k\n"), HasSubstr("job.fio:2: iodepth=8k: "));  // 8192
-  EXPECT_THAT(ErrorOf("[j]\nsize=50%\n"), HasSubstr("a share of the target's size"));
+  // A share of the device goes to the agent, which knows its size.
+  auto half = Import("[j]\nsize=50%\noffset=25%\n");
+  ASSERT_TRUE(half.ok()) << half.status();
+  EXPECT_EQ(half->phases[0].spec.randio().size_percent(), 50u);
+  EXPECT_EQ(half->phases[0].spec.randio().offset_percent(), 25u);
+  EXPECT_THAT(ErrorOf("[j]\nbs=50%\n"), HasSubstr("job.fio:2: bs=50%: "));
+}
+
+// The options of kubestr's, kbench's and dbench's job files, and fio's examples/.
+TEST(ImportJobs, LibaioAndFiosPacingOptionsAreMapped) {
+  auto imported = Import(R"([global]
+ioengine=libaio
+direct=1
+iodepth=64
+iodepth_batch_submit=16
+iodepth_batch_complete_min=8
+iodepth_batch_complete_max=32
+iodepth_low=48
+norandommap
+random_generator=tausworthe64
+bssplit=4k/20:64k/80
+ba=4k
+startdelay=2
+end_fsync=1
+thinktime=2000
+thinktime_spin=500
+thinktime_blocks=4
+rate_iops=500
+rate_process=poisson
+verify=md5
+size=40%
+
+[j]
+rw=randrw
+)");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const RandioSpec& r = imported->phases[0].spec.randio();
+  EXPECT_EQ(r.engine(), RandioSpec::LIBAIO);
+  EXPECT_EQ(r.iodepth_batch_submit(), 16u);
+  EXPECT_EQ(r.iodepth_batch_complete_min(), 8u);
+  EXPECT_EQ(r.iodepth_batch_complete_max(), 32u);
+  EXPECT_EQ(r.iodepth_low(), 48u);
+  EXPECT_TRUE(r.norandommap());
+  ASSERT_EQ(r.bssplit_size(), 2);
+  EXPECT_EQ(r.bssplit(1).bs(), 65536u);
+  EXPECT_EQ(r.bssplit(1).percent(), 80u);
+  EXPECT_EQ(r.blockalign(), 4096u);
+  EXPECT_EQ(r.startdelay_nanos(), 2'000'000'000);  // fio's seconds
+  EXPECT_TRUE(r.end_fsync());
+  EXPECT_EQ(r.thinktime_nanos(), 2'000'000);  // fio's microseconds
+  EXPECT_EQ(r.thinktime_spin_nanos(), 500'000);
+  EXPECT_EQ(r.thinktime_blocks(), 4u);
+  EXPECT_TRUE(r.rate_poisson());
+  EXPECT_TRUE(r.verify());
+  EXPECT_EQ(r.size_percent(), 40u);
+  EXPECT_TRUE(common::CheckRandioSpec(r).ok()) << common::CheckRandioSpec(r);
+  EXPECT_THAT(imported->notes,
+              testing::Contains(HasSubstr("random_generator: ignored: stormark draws offsets")));
+  EXPECT_THAT(imported->notes,
+              testing::Contains(HasSubstr("verify=md5: checked by stormark's own verify")));
+}
+
+TEST(ImportJobs, LibaioWithoutDirectIsWarnedAbout) {
+  auto imported = Import("[j]\nioengine=libaio\niodepth=32\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  EXPECT_THAT(imported->warnings,
+              testing::Contains(HasSubstr(
+                  "job.fio:1: job 'j': ioengine=libaio without direct=1: the kernel runs "
+                  "buffered AIO inside io_submit, one request at a time, so iodepth=32 acts as "
+                  "1, as in fio: add direct=1")));
+  auto direct = Import("[j]\nioengine=libaio\niodepth=32\ndirect=1\n");
+  ASSERT_TRUE(direct.ok());
+  EXPECT_TRUE(direct->warnings.empty());
 }
 
 TEST(ImportJobs, RandrepeatAndRandseed) {

@@ -136,13 +136,14 @@ TEST(OptionTable, UnknownKeysAreNotFoundOnThePathAndNamedByTheTable) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("unknown randio parameter 'blocksize' (known: rw (readwrite), rwmixread, "
-                        "rwmixwrite, bs (bsrange), iodepth"));
+                        "rwmixwrite, bs (bsrange), bssplit, blockalign (ba), norandommap, iodepth"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("engine (ioengine)"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("seed (randseed))"));
 }
 
 TEST(OptionTable, ValueErrorsNameTheKeyAsWrittenTheValueAndWhatIsAccepted) {
-  EXPECT_EQ(Error("randio", "ioengine", "libaio"), "bad ioengine 'libaio': use psync or io_uring");
+  EXPECT_EQ(Error("randio", "ioengine", "posixaio"),
+            "bad ioengine 'posixaio': use psync, io_uring or libaio");
   EXPECT_EQ(Error("randio", "rwmixwrite", "101"),
             "bad rwmixwrite '101': expected a percentage, 0 to 100");
   EXPECT_EQ(Error("randio", "iodepth", "5000"),
@@ -179,7 +180,7 @@ TEST(OptionTable, RequiredOptionsAreDeclared) {
 TEST(OptionTable, HelpListsEveryOptionWithAliasesTypeAndDefault) {
   const std::string help = FindWorkloadKind("randio")->options().HelpText();
   EXPECT_THAT(help,
-              HasSubstr("\n  engine, ioengine\n      enum, default: none; psync or io_uring\n"));
+              HasSubstr("\n  engine, ioengine\n      enum, default: none; psync, io_uring or libaio\n"));
   EXPECT_THAT(help, HasSubstr("\n  runtime\n      duration, default 60s;"));
   EXPECT_THAT(help, HasSubstr("\n  fsync\n      count (writes), default 0;"));
   for (const Option& option : FindWorkloadKind("randio")->options().options()) {

@@ -177,5 +177,85 @@ TEST(OffsetSource, ZipfScattersHotBlocks) {
   EXPECT_NE(hottest->first, 0u);      // ...and it is not simply the first block.
 }
 
+// norandommap: with replacement, a pass of as many I/Os as blocks misses some blocks and hits
+// others twice (about 1/e of them missed, as for any draw with replacement).
+TEST(OffsetSource, NorandommapDrawsWithReplacement) {
+  OffsetPlan plan;
+  plan.rw = RandioSpec::RANDREAD;
+  plan.size = 4096 * 4096;
+  plan.norandommap = true;
+  const auto ios = Drain(plan);
+  ASSERT_EQ(ios.size(), 4096u);
+  std::set<uint64_t> distinct;
+  for (const RandioIo& io : ios) {
+    ASSERT_EQ(io.offset % 4096, 0u);
+    ASSERT_LT(io.offset + io.length, plan.size + 1);
+    distinct.insert(io.offset);
+  }
+  const double missed = 1 - static_cast<double>(distinct.size()) / 4096;
+  EXPECT_NEAR(missed, std::exp(-1.0), 0.03);
+  // Without it, the random map visits each block once.
+  plan.norandommap = false;
+  std::set<uint64_t> mapped;
+  for (const RandioIo& io : Drain(plan)) mapped.insert(io.offset);
+  EXPECT_EQ(mapped.size(), 4096u);
+}
+
+// bssplit: sizes follow their shares, per direction, and every I/O fits in the region at an
+// offset that is a multiple of the smallest size.
+TEST(OffsetSource, BssplitDrawsSizesByTheirShares) {
+  OffsetPlan plan;
+  plan.rw = RandioSpec::RANDRW;
+  plan.rwmixread = 50;
+  plan.size = 64 << 20;
+  plan.bs_min = 4096;
+  plan.bs_max = 65536;
+  plan.read_split = {{4096, 10}, {16384, 60}, {65536, 30}};
+  plan.write_split = {{8192, 100}};
+  plan.time_based = true;
+  std::map<uint32_t, int> reads, writes;
+  for (const RandioIo& io : Drain(plan, 100000)) {
+    (io.write ? writes : reads)[io.length]++;
+    ASSERT_EQ(io.offset % 4096, 0u);
+    ASSERT_LE(io.offset + io.length, plan.size);
+  }
+  const double read_total = reads[4096] + reads[16384] + reads[65536];
+  EXPECT_EQ(reads.size(), 3u);
+  EXPECT_NEAR(reads[4096] / read_total, 0.10, 0.01);
+  EXPECT_NEAR(reads[16384] / read_total, 0.60, 0.01);
+  EXPECT_NEAR(reads[65536] / read_total, 0.30, 0.01);
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes.begin()->first, 8192u);
+  // Sequential with a split: each I/O starts where the last one of its direction ended.
+  plan.rw = RandioSpec::READ;
+  plan.time_based = false;
+  plan.size = 1 << 20;
+  uint64_t next = 0;
+  for (const RandioIo& io : Drain(plan)) {
+    ASSERT_EQ(io.offset, next);
+    next += io.length;
+  }
+  EXPECT_EQ(next, plan.size);
+}
+
+// blockalign: random offsets are multiples of it, larger or smaller than bs.
+TEST(OffsetSource, BlockalignAlignsRandomOffsets) {
+  for (uint32_t align : {512u, 65536u}) {
+    OffsetPlan plan;
+    plan.rw = RandioSpec::RANDREAD;
+    plan.size = 8 << 20;
+    plan.bs_min = plan.bs_max = 4096;
+    plan.align = align;
+    std::set<uint64_t> residues;
+    for (const RandioIo& io : Drain(plan)) {
+      ASSERT_EQ(io.offset % align, 0u) << align;
+      ASSERT_LE(io.offset + io.length, plan.size);
+      residues.insert(io.offset % 4096);
+    }
+    // 512-byte alignment really uses the offsets between 4 KiB boundaries.
+    if (align == 512) EXPECT_GT(residues.size(), 4u);
+  }
+}
+
 }  // namespace
 }  // namespace stormark::agent

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -12,10 +13,12 @@
 
 #include "agent/devices/device_wrapper.h"
 #include "agent/devices/fault_device.h"
+#include "agent/devices/file_device.h"
 #include "agent/devices/memory_device.h"
 #include "common/clock.h"
 #include "common/histogram.h"
 #include "common/recorder.h"
+#include "common/strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/test_dir.h"
@@ -171,6 +174,214 @@ TEST(RandioWorkload, TimeBasedRunsForItsRuntimeAndRampIsNotMeasured) {
   EXPECT_NEAR(static_cast<double>(out.result.ops()), 300, 50);
   EXPECT_NEAR(out.result.elapsed_nanos() / 1e6, 300, 60);
 }
+
+// Records when each request reached the device, and its size (requests run one at a time
+// through the wrapper's Execute).
+class TimingDevice final : public DeviceWrapper {
+ public:
+  using DeviceWrapper::DeviceWrapper;
+  int64_t Execute(const IoRequest& request) override {
+    if (request.op == IoOp::kRead || request.op == IoOp::kWrite) {
+      times.push_back(common::SystemClock().MonotonicNanos());
+      sizes.push_back(request.length);
+      offsets.push_back(request.offset);
+    }
+    return DeviceWrapper::Execute(request);
+  }
+  std::vector<int64_t> times;
+  std::vector<uint32_t> sizes;
+  std::vector<uint64_t> offsets;
+};
+
+// The coefficient of variation of the gaps between requests: about 1 for a Poisson process,
+// near 0 for even spacing.
+double GapVariation(const std::vector<int64_t>& times) {
+  std::vector<double> gaps;
+  for (size_t i = 1; i < times.size(); ++i) gaps.push_back(static_cast<double>(times[i] - times[i - 1]));
+  double mean = 0, square = 0;
+  for (double g : gaps) mean += g;
+  mean /= static_cast<double>(gaps.size());
+  for (double g : gaps) square += (g - mean) * (g - mean);
+  return std::sqrt(square / static_cast<double>(gaps.size())) / mean;
+}
+
+TEST(RandioWorkload, PoissonRateKeepsTheMeanWithExponentialGaps) {
+  MemoryDevice memory(4 << 20);
+  for (const bool poisson : {false, true}) {
+    TimingDevice timing(memory);
+    RandioSpec spec = Spec(RandioSpec::RANDREAD, 400 * 4096);
+    spec.set_rate_iops(1000);
+    spec.set_rate_poisson(poisson);
+    const int64_t start = common::SystemClock().MonotonicNanos();
+    const Outcome out = RunOn(spec, timing);
+    const double seconds = (common::SystemClock().MonotonicNanos() - start) / 1e9;
+    ASSERT_TRUE(out.run.ok()) << out.run;
+    ASSERT_EQ(timing.times.size(), 400u);
+    // 400 operations at a mean of 1000 per second: 0.4 s, give or take the draws (the
+    // standard deviation of a sum of 400 exponential gaps is 5%).
+    EXPECT_NEAR(seconds, 0.4, 0.1) << (poisson ? "poisson" : "linear");
+    const double variation = GapVariation(timing.times);
+    if (poisson) {
+      EXPECT_GT(variation, 0.7);
+      EXPECT_LT(variation, 1.3);
+    } else {
+      EXPECT_LT(variation, 0.5);
+    }
+  }
+}
+
+TEST(RandioWorkload, EndFsyncFlushesOnceAfterTheLastWriteInsideTheRegion) {
+  MemoryDevice memory(1 << 20);
+  RandioSpec spec = Spec(RandioSpec::WRITE, 1 << 20);
+  spec.set_end_fsync(true);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(memory.flushes(), 1u);
+  const auto* flush = Find(out.result, "flush");
+  ASSERT_NE(flush, nullptr);
+  EXPECT_EQ(flush->ops(), 1u);
+  // A job that only reads has nothing to flush.
+  MemoryDevice other(1 << 20);
+  RandioSpec reads = Spec(RandioSpec::READ, 1 << 20);
+  reads.set_end_fsync(true);
+  ASSERT_TRUE(RunOn(reads, other).run.ok());
+  EXPECT_EQ(other.flushes(), 0u);
+}
+
+TEST(RandioWorkload, StartdelayWaitsUnmeasured) {
+  MemoryDevice memory(1 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 64 * 4096);
+  spec.set_startdelay_nanos(300'000'000);
+  const int64_t start = common::SystemClock().MonotonicNanos();
+  const Outcome out = RunOn(spec, memory);
+  const double seconds = (common::SystemClock().MonotonicNanos() - start) / 1e9;
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_GE(seconds, 0.3);
+  EXPECT_EQ(out.result.ops(), 64u);
+  EXPECT_LT(out.result.elapsed_nanos(), 200'000'000);  // The delay is not in the region.
+}
+
+TEST(RandioWorkload, ThinktimeIdlesAfterEveryBlocksAndIsNoLatency) {
+  MemoryDevice memory(1 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 100 * 4096);
+  spec.set_thinktime_nanos(10'000'000);
+  spec.set_thinktime_spin_nanos(2'000'000);
+  spec.set_thinktime_blocks(10);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(out.result.ops(), 100u);
+  // Ten thinks of 10 ms (the last one after the last block).
+  EXPECT_GE(out.result.elapsed_nanos(), 90'000'000);
+  const auto* read = Find(out.result, "read");
+  ASSERT_NE(read, nullptr);
+  const auto latency = common::LatencyHistogram::FromProto(read->latency()).value();
+  EXPECT_LT(latency.Percentile(99), 5'000'000u);  // Reads from memory, not thinks.
+}
+
+TEST(RandioWorkload, BssplitSizesReachTheDevice) {
+  MemoryDevice memory(16 << 20);
+  TimingDevice timing(memory);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 16 << 20);
+  spec.set_bs_min(4096);
+  spec.set_bs_max(65536);
+  auto* small = spec.add_bssplit();
+  small->set_bs(4096);
+  small->set_percent(75);
+  auto* large = spec.add_bssplit();
+  large->set_bs(65536);
+  large->set_percent(25);
+  spec.set_time_based(true);
+  spec.set_runtime_nanos(200'000'000);
+  const Outcome out = RunOn(spec, timing);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  size_t small_count = 0;
+  for (uint32_t size : timing.sizes) {
+    ASSERT_TRUE(size == 4096 || size == 65536) << size;
+    small_count += size == 4096;
+  }
+  ASSERT_GT(timing.sizes.size(), 1000u);
+  EXPECT_NEAR(static_cast<double>(small_count) / timing.sizes.size(), 0.75, 0.05);
+  EXPECT_EQ(out.result.resolved().at("bssplit"), "4k/75:64k/25");
+}
+
+TEST(RandioWorkload, SizeAndOffsetAsPercentagesOfTheDevice) {
+  MemoryDevice memory(4 << 20);
+  TimingDevice timing(memory);
+  RandioSpec spec = Spec(RandioSpec::READ, 0);
+  spec.set_size_percent(50);
+  spec.set_offset_percent(25);
+  const Outcome out = RunOn(spec, timing);
+  ASSERT_TRUE(out.prepare.ok()) << out.prepare;
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(out.result.bytes(), 2u << 20);
+  EXPECT_EQ(timing.offsets.front(), 1u << 20);
+  EXPECT_EQ(out.result.resolved().at("size"), "2M");
+  EXPECT_EQ(out.result.resolved().at("offset"), "1M");
+  // Past the end: 50% from 75% on.
+  RandioSpec beyond = spec;
+  beyond.set_offset_percent(75);
+  const Outcome refused = RunOn(beyond, memory);
+  EXPECT_THAT(refused.prepare.message(), HasSubstr("reaches beyond the end"));
+}
+
+// Every engine, with fio's batching options, moves what it should on a real file with
+// O_DIRECT, and libaio without direct says it runs synchronously.
+class RandioEngineTest : public TempDirTest, public ::testing::WithParamInterface<Engine> {};
+
+TEST_P(RandioEngineTest, BatchedQueueMovesEveryByte) {
+  const std::string path = dir() + "/engine.img";
+  std::ofstream(path, std::ios::binary) << std::string(8 << 20, 'x');
+  FileDeviceOptions options;
+  options.writable = true;
+  options.direct = true;
+  options.engine = GetParam();
+  auto device = FileDevice::Open(path, options);
+  ASSERT_TRUE(device.ok()) << device.status();
+  RandioSpec spec = Spec(RandioSpec::RANDRW, 8 << 20);
+  spec.set_rwmixread(70);
+  spec.set_direct(true);
+  spec.set_iodepth(16);
+  spec.set_iodepth_batch_submit(4);
+  spec.set_iodepth_batch_complete_min(4);
+  spec.set_iodepth_batch_complete_max(8);
+  spec.set_iodepth_low(8);
+  spec.set_fdatasync(64);
+  spec.set_end_fsync(true);
+  spec.set_engine(GetParam() == Engine::kLibaio   ? RandioSpec::LIBAIO
+                  : GetParam() == Engine::kIoUring ? RandioSpec::IO_URING
+                                                   : RandioSpec::PSYNC);
+  const Outcome out = RunOn(spec, **device);
+  ASSERT_TRUE(out.prepare.ok()) << out.prepare;
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(out.result.bytes(), 8u << 20);
+  EXPECT_EQ(out.result.ops(), 2048u);
+  EXPECT_EQ(out.result.resolved().at("iodepth"), GetParam() == Engine::kPsync ? "1" : "16");
+  EXPECT_EQ(out.result.resolved().at("device"),
+            common::StrCat(path, " (", EngineName(GetParam()), ", direct)"));
+}
+
+class RandioLibaioTest : public TempDirTest {};
+
+TEST_F(RandioLibaioTest, WithoutDirectItIsWarnedAbout) {
+  const std::string path = dir() + "/buffered.img";
+  std::ofstream(path, std::ios::binary) << std::string(1 << 20, 'x');
+  FileDeviceOptions options;
+  options.engine = Engine::kLibaio;
+  auto device = FileDevice::Open(path, options);
+  ASSERT_TRUE(device.ok()) << device.status();
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 1 << 20);
+  spec.set_engine(RandioSpec::LIBAIO);
+  spec.set_iodepth(8);
+  const Outcome out = RunOn(spec, **device);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_THAT(::testing::PrintToString(out.warnings),
+              HasSubstr("engine libaio without direct: the kernel runs buffered AIO inside "
+                        "io_submit, one request at a time, so iodepth 8 acts as 1"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, RandioEngineTest,
+                         ::testing::Values(Engine::kPsync, Engine::kIoUring, Engine::kLibaio),
+                         [](const auto& info) { return std::string(EngineName(info.param)); });
 
 TEST(RandioWorkload, DirectNeedsAlignedBlocks) {
   MemoryDevice memory(1 << 20, /*alignment=*/4096);

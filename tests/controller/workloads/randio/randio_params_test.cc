@@ -107,7 +107,14 @@ TEST(RandioParams, TitleNamesTheEngineOnlyWhenThePlanChoseIt) {
 TEST(RandioParams, ErrorsNameTheParameterAndTheChoices) {
   EXPECT_THAT(Error("rw", "random"), HasSubstr("bad rw 'random': use read, write, randread"));
   EXPECT_THAT(Error("bs", "4q"), HasSubstr("bad bs '4q'"));
-  EXPECT_THAT(Error("engine", "libaio"), HasSubstr("bad engine 'libaio': use psync or io_uring"));
+  EXPECT_THAT(Error("engine", "posixaio"),
+              HasSubstr("bad engine 'posixaio': use psync, io_uring or libaio"));
+  EXPECT_THAT(Error("size", "120%"), HasSubstr("a percentage must be from 1% to 100%"));
+  EXPECT_THAT(Error("bssplit", "4k/50:64k/60"), HasSubstr("the shares add up to 110%, not 100%"));
+  EXPECT_THAT(Error("bssplit", "4k/50:64k/40"), HasSubstr("not 100%"));
+  EXPECT_THAT(Error("bssplit", "4q/100"), HasSubstr("'4q/100' is not a block size"));
+  EXPECT_THAT(Error("bssplit", "4k/100,8k/100,16k/100"), HasSubstr("give one or two splits"));
+  EXPECT_THAT(Error("rate_process", "bursty"), HasSubstr("linear or poisson"));
   EXPECT_THAT(Error("iodepth", "deep"), HasSubstr("bad iodepth 'deep': expected a whole number"));
   EXPECT_THAT(Error("rwmixread", "120"), HasSubstr("0 to 100"));
   EXPECT_THAT(Error("bs", "64k-4k"), HasSubstr("the high end is below the low end"));
@@ -142,6 +149,76 @@ TEST(CheckRandioSpec, RefusesWhatCannotRun) {
                    {"size", "1G"},
                    {"offset_increment", "1G"}}),
             "");
+}
+
+TEST(RandioParams, ReadsFiosPacingAndSizingOptions) {
+  const RandioSpec spec = Parse({{"rw", "randrw"},
+                                 {"bssplit", "4k/10:16k/:64k/,8k/100"},
+                                 {"blockalign", "8k"},
+                                 {"norandommap", "1"},
+                                 {"ioengine", "libaio"},
+                                 {"direct", "1"},
+                                 {"iodepth", "32"},
+                                 {"iodepth_batch", "8"},
+                                 {"iodepth_batch_complete", "4"},
+                                 {"iodepth_batch_complete_max", "16"},
+                                 {"iodepth_low", "24"},
+                                 {"startdelay", "2s"},
+                                 {"fsync_on_close", "1"},
+                                 {"thinktime", "500us"},
+                                 {"thinktime_spin", "100us"},
+                                 {"thinktime_blocks", "8"},
+                                 {"rate_iops", "1000"},
+                                 {"rate_process", "poisson"},
+                                 {"size", "50%"},
+                                 {"offset", "10%"}});
+  EXPECT_EQ(spec.engine(), RandioSpec::LIBAIO);
+  // Empty shares split what the others leave (90%) equally.
+  ASSERT_EQ(spec.bssplit_size(), 3);
+  EXPECT_EQ(spec.bssplit(1).bs(), 16384u);
+  EXPECT_EQ(spec.bssplit(1).percent(), 45u);
+  EXPECT_EQ(spec.bssplit(2).percent(), 45u);
+  ASSERT_EQ(spec.write_bssplit_size(), 1);
+  EXPECT_EQ(spec.write_bssplit(0).bs(), 8192u);
+  EXPECT_EQ(spec.bs_min(), 4096u);
+  EXPECT_EQ(spec.bs_max(), 65536u);
+  EXPECT_EQ(spec.blockalign(), 8192u);
+  EXPECT_TRUE(spec.norandommap());
+  EXPECT_EQ(spec.iodepth_batch_submit(), 8u);
+  EXPECT_EQ(spec.iodepth_batch_complete_min(), 4u);
+  EXPECT_EQ(spec.iodepth_batch_complete_max(), 16u);
+  EXPECT_EQ(spec.iodepth_low(), 24u);
+  EXPECT_EQ(spec.startdelay_nanos(), 2'000'000'000);
+  EXPECT_TRUE(spec.end_fsync());
+  EXPECT_EQ(spec.thinktime_nanos(), 500'000);
+  EXPECT_EQ(spec.thinktime_spin_nanos(), 100'000);
+  EXPECT_EQ(spec.thinktime_blocks(), 8u);
+  EXPECT_TRUE(spec.rate_poisson());
+  EXPECT_EQ(spec.size_percent(), 50u);
+  EXPECT_EQ(spec.size_bytes(), 0u);
+  EXPECT_EQ(spec.offset_percent(), 10u);
+  EXPECT_TRUE(common::CheckRandioSpec(spec).ok()) << common::CheckRandioSpec(spec);
+  EXPECT_EQ(DescribeRandio(spec),
+            "randio randrw bssplit 4k/10:16k/45:64k/45,8k/100, iodepth 32, libaio, direct, 50% "
+            "of the device at 10%, 60.0 s max, max 1000 IOPS per job (poisson), norandommap, "
+            "aligned to 8 KiB, starting after 2.00 s, thinking 500 us every 8, end_fsync");
+}
+
+TEST(CheckRandioSpec, RefusesFiosOptionsThatCannotRun) {
+  EXPECT_THAT(Check({{"rate_process", "poisson"}}), HasSubstr("poisson needs a rate"));
+  EXPECT_THAT(Check({{"thinktime", "1ms"}, {"thinktime_spin", "2ms"}}),
+              HasSubstr("thinktime_spin is longer than thinktime"));
+  EXPECT_THAT(Check({{"thinktime_blocks", "4"}}), HasSubstr("applies with a thinktime"));
+  EXPECT_THAT(Check({{"bssplit", "4k/50:6k/50"}}),
+              HasSubstr("the largest size must be a multiple of the smallest"));
+  EXPECT_THAT(Check({{"bssplit", "4k/50:6k/25:12k/25"}}),
+              HasSubstr("bssplit size 6k is not a multiple of the smallest, 4k"));
+  EXPECT_THAT(Check({{"bssplit", "4k/50:64k/50"}, {"bs", "8k"}}),
+              HasSubstr("with bssplit, bs must be its smallest size"));
+  EXPECT_THAT(Check({{"direct", "1"}, {"blockalign", "100"}}),
+              HasSubstr("blockalign must be a multiple of 512"));
+  EXPECT_THAT(Check({{"iodepth_batch_complete_min", "8"}, {"iodepth_batch_complete_max", "4"}}),
+              HasSubstr("is over iodepth_batch_complete_max"));
 }
 
 TEST(RandioWrites, TellsReadOnlySpecs) {
