@@ -118,7 +118,7 @@ class FioJobsTest(h.StormarkTestCase):
         phase = self.load_json(json_path)["phases"][0]
         spec = phase["workload"]
         # From the include, the ${VAR}, the arithmetic and rwmixwrite.
-        self.assertEqual((spec["engine"], spec["iodepth"], spec["direct"]), ("IO_URING", 4, True))
+        self.assertEqual((spec["engine"], spec["iodepth"], spec["direct"]), ("LIBAIO", 4, True))
         self.assertEqual((spec["bs_min"], spec["size_bytes"]), (4096, 8 << 20))
         self.assertEqual(spec["rwmixread"], 75)
         self.assertEqual(phase["results"][0]["target"], "scratch")

@@ -46,7 +46,8 @@ size=8m
 
 # In the style of the Kubernetes wrappers' files (kubestr, kbench): libaio with its batching
 # options in an included file, fio's per-direction block sizes and a block-size split, and an
-# end_fsync. Size-bound, so that both tools move the same bytes.
+# end_fsync. Size-bound, so that both tools move the same bytes (the mixed job with norandommap:
+# fio's random map ends a job of unlike sizes early, which `stormark fio --check` warns about).
 KUBE_INCLUDE = """ioengine=libaio
 direct=1
 iodepth=16
@@ -72,6 +73,7 @@ stonewall
 rw=randrw
 rwmixread=70
 bs=4k,16k
+norandommap
 
 [write_bw]
 stonewall
@@ -182,9 +184,12 @@ class FioSideBySideTest(h.StormarkTestCase):
             lambda: self.run_stormark(("read_iops", "mixed", "write_bw")))
         self.assert_close(fio_device, fio_reported, "fio")
         self.assert_close(ours_device, ours_reported, "stormark")
-        # 16 MiB per job: 48 MiB in all, by both tools.
-        self.assertEqual(sum(fio_reported), 48 * MIB)
-        self.assertEqual(sum(ours_reported), 48 * MIB)
+        # 16 MiB per job: 48 MiB in all, by both tools. A random job of unlike sizes ends once
+        # it has moved its size, its last I/O whole (fio's rule, which stormark follows), so
+        # the mixed job may move up to one 16 KiB write more.
+        for tool, reported in (("fio", fio_reported), ("stormark", ours_reported)):
+            self.assertGreaterEqual(sum(reported), 48 * MIB, tool)
+            self.assertLess(sum(reported), 48 * MIB + 16384, tool)
         # The mixed job reads 4 KiB and writes 16 KiB at 70/30 by count: reads are 7/13 of
         # its bytes, with a standard deviation of about 150 KiB for each tool's draw.
         self.assertLessEqual(abs(ours_reported[0] - fio_reported[0]), MIB,

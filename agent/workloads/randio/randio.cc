@@ -392,8 +392,8 @@ Status RandioWorkload::Run(RunContext& ctx) {
   const int64_t start = ctx.clock.MonotonicNanos();
   const int64_t deadline = spec_.runtime_nanos() == 0 ? 0 : start + lead + spec_.runtime_nanos();
   const int64_t job_start = spec_.startdelay_nanos() == 0 ? 0 : start + spec_.startdelay_nanos();
-  const JobShared shared{ctx.clock,    ctx.cancelled, measuring, ctx.recorders,
-                         book_.get(), deadline,       job_start};
+  const JobShared shared{ctx.clock, ctx.cancelled, measuring, ctx.recorders, book_.get(),
+                         deadline,  job_start,     /*start_measured=*/spec_.ramp_time_nanos() == 0};
 
   std::vector<Status> statuses(jobs_.size());
   std::atomic<size_t> running{jobs_.size()};

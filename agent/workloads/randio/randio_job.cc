@@ -149,13 +149,17 @@ common::Status RandioJob::Complete(const IoCompletion& completion, int64_t now,
 common::Status RandioJob::Run(const JobShared& shared) {
   const common::Clock& clock = shared.clock;
   // fio's startdelay: nothing is issued before the job's start.
-  while (shared.start_mono != 0 && clock.MonotonicNanos() < shared.start_mono) {
+  while (shared.start_mono != 0 &&
+         (clock.MonotonicNanos() < shared.start_mono ||
+          (shared.start_measured && !shared.measuring.load(std::memory_order_acquire)))) {
     if (shared.cancelled.load(std::memory_order_relaxed)) {
       queue_.reset();
       return absl::CancelledError("randio: aborted");
     }
-    std::this_thread::sleep_for(std::chrono::nanoseconds(
-        std::min<int64_t>(shared.start_mono - clock.MonotonicNanos(), 20'000'000)));
+    // Until the start, in slices; then briefly, while the region restarts.
+    const int64_t left = shared.start_mono - clock.MonotonicNanos();
+    std::this_thread::sleep_for(
+        std::chrono::nanoseconds(left > 0 ? std::min<int64_t>(left, 20'000'000) : 50'000));
   }
   OffsetSource source(plan_.offsets);
   const uint32_t depth = plan_.iodepth;

@@ -66,8 +66,10 @@ struct JobShared {
   VerifyBook* book;
   // Issue no new I/O after this monotonic instant; 0 means no deadline.
   int64_t deadline_mono;
-  // Issue nothing before this monotonic instant (fio's startdelay); 0 means at once.
+  // Issue nothing before this monotonic instant (fio's startdelay); 0 means at once. With
+  // `start_measured`, wait for `measuring` too: without a ramp, the first I/O is measured.
   int64_t start_mono;
+  bool start_measured;
 };
 
 class RandioJob {

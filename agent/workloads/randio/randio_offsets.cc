@@ -74,13 +74,29 @@ uint64_t ZipfGenerator::Next(common::Xoshiro256& random) const {
   return std::min<uint64_t>(static_cast<uint64_t>(rank), n_ - 1);
 }
 
+namespace {
+
+uint32_t Smallest(const std::vector<BlockSizeShare>& split, uint32_t otherwise) {
+  if (split.empty()) return otherwise;
+  uint32_t smallest = split.front().bs;
+  for (const BlockSizeShare& share : split) smallest = std::min(smallest, share.bs);
+  return smallest;
+}
+
+}  // namespace
+
 OffsetSource::OffsetSource(const OffsetPlan& plan)
     : plan_(plan),
       random_(plan.seed),
-      align_(plan.align != 0 ? plan.align : plan.bs_min),
-      units_(std::max<uint64_t>(1, plan.size / align_)),
+      align_{plan.align != 0 ? plan.align : Smallest(plan.read_split, plan.bs_min),
+             plan.align != 0 ? plan.align
+                             : Smallest(plan.write_split.empty() ? plan.read_split
+                                                                 : plan.write_split,
+                                        plan.bs_min)},
+      units_(std::max<uint64_t>(1, plan.size / align_[0])),
       random_map_(!plan.zipf && !plan.norandommap && plan.bs_min == plan.bs_max &&
-                  plan.read_split.empty() && plan.write_split.empty() && align_ == plan.bs_min),
+                  plan.read_split.empty() && plan.write_split.empty() &&
+                  align_[0] == plan.bs_min),
       permutation_(random_map_ || plan.zipf ? units_ : 1, plan.seed ^ 0x5eed),
       zipf_(units_, plan.zipf ? plan.zipf_theta : 0) {}
 
@@ -138,22 +154,21 @@ bool OffsetSource::Next(RandioIo* io) {
     position += length;
   } else {
     // The aligned starts at which the I/O fits in the region.
-    const uint64_t starts = (plan_.size - std::min<uint64_t>(length, plan_.size)) / align_ + 1;
-    uint64_t unit = 0;
+    const uint64_t align = align_[io->write ? 1 : 0];
+    const uint64_t starts = (plan_.size - std::min<uint64_t>(length, plan_.size)) / align + 1;
     if (plan_.zipf) {
-      unit = std::min(permutation_(zipf_.Next(random_)), starts - 1);
+      // Ranks are blocks of the reads' alignment; a write's start is rounded down to its own.
+      const uint64_t at = permutation_(zipf_.Next(random_)) * align_[0] / align * align;
+      offset = std::min(at, (starts - 1) * align);
     } else if (random_map_) {
       if (pass_index_ >= units_) NewPass();
-      unit = permutation_(pass_index_++);
+      offset = permutation_(pass_index_++) * align;
     } else {
-      unit = random_.Below(starts);
+      offset = random_.Below(starts) * align;
     }
-    offset = unit * align_;
   }
-  // The last I/O of a size-bound job moves only what is left of the size.
-  if (!plan_.time_based) {
-    length = static_cast<uint32_t>(std::min<uint64_t>(length, plan_.size - issued_bytes_));
-  }
+  // A size-bound random job ends once it has moved its size, its last I/O whole, as fio's
+  // does (so it may move up to one block more); a sequential pass ends at the region's end.
   io->offset = plan_.base + offset;
   io->length = length;
   issued_bytes_ += length;

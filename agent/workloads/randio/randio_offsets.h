@@ -14,7 +14,8 @@
 // Sizes come from a bs range (a random multiple of bs_min) or from a split by shares (fio's
 // bssplit), per direction.
 //
-// Without time_based, a job ends after `size` bytes; with it, passes repeat until the runtime
+// Without time_based, a job ends after `size` bytes (a random one once it has moved at least
+// that much, its last I/O whole, as fio's); with it, passes repeat until the runtime
 // is over (each random pass with a new permutation). Not thread-safe: one per job.
 #ifndef STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_OFFSETS_H_
 #define STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_OFFSETS_H_
@@ -77,7 +78,8 @@ struct OffsetPlan {
   // Sizes by share for reads and for writes (each adding up to 100); empty: the range above.
   std::vector<BlockSizeShare> read_split;
   std::vector<BlockSizeShare> write_split;
-  // Random offsets are multiples of this; 0 means bs_min.
+  // Random offsets are multiples of this; 0 means, per direction, its smallest size (fio's
+  // default blockalign: a direction's min_bs).
   uint32_t align = 0;
   bool norandommap = false;
   bool zipf = false;
@@ -101,8 +103,8 @@ class OffsetSource {
 
   const OffsetPlan plan_;
   common::Xoshiro256 random_;
-  const uint32_t align_;  // of random offsets
-  const uint64_t units_;  // align_ units in the region
+  const uint32_t align_[2];  // of random offsets: reads [0], writes [1]
+  const uint64_t units_;     // align_[0] units in the region
   // Each I/O of a random pattern takes the next block of a permutation (fio's random map).
   const bool random_map_;
   RandomPermutation permutation_;

@@ -238,6 +238,29 @@ TEST(OffsetSource, BssplitDrawsSizesByTheirShares) {
   EXPECT_EQ(next, plan.size);
 }
 
+// Without blockalign, each direction's offsets are multiples of its own smallest size, as fio's
+// min_bs per direction: bs=4k,16k writes 16 KiB at 16 KiB boundaries.
+TEST(OffsetSource, EachDirectionAlignsToItsOwnSmallestSize) {
+  OffsetPlan plan;
+  plan.rw = RandioSpec::RANDRW;
+  plan.size = 4 << 20;
+  plan.bs_min = 4096;
+  plan.bs_max = 16384;
+  plan.read_split = {{4096, 100}};
+  plan.write_split = {{16384, 100}};
+  plan.time_based = true;
+  bool odd_read = false;
+  for (const RandioIo& io : Drain(plan, 20000)) {
+    if (io.write) {
+      ASSERT_EQ(io.offset % 16384, 0u);
+      ASSERT_EQ(io.length, 16384u);
+    } else {
+      odd_read |= io.offset % 16384 != 0;
+    }
+  }
+  EXPECT_TRUE(odd_read);  // Reads use every 4 KiB boundary.
+}
+
 // blockalign: random offsets are multiples of it, larger or smaller than bs.
 TEST(OffsetSource, BlockalignAlignsRandomOffsets) {
   for (uint32_t align : {512u, 65536u}) {
@@ -253,7 +276,9 @@ TEST(OffsetSource, BlockalignAlignsRandomOffsets) {
       residues.insert(io.offset % 4096);
     }
     // 512-byte alignment really uses the offsets between 4 KiB boundaries.
-    if (align == 512) EXPECT_GT(residues.size(), 4u);
+    if (align == 512) {
+      EXPECT_GT(residues.size(), 4u);
+    }
   }
 }
 
