@@ -107,6 +107,12 @@ class IoQueue {
   // completions into `out` and returns how many. Never blocks when min_complete is 0.
   virtual common::StatusOr<size_t> Reap(size_t min_complete, std::span<IoCompletion> out,
                                         int64_t timeout_nanos = -1) = 0;
+
+  // The buffers every later request's data lies in, each [data, data + size), which stay
+  // valid as long as the queue: an engine that can register them with the kernel does (fio's
+  // fixedbufs), so that a request need not pin its pages each time. Nothing is required of a
+  // request's buffer: one outside them goes the ordinary way. The default does nothing.
+  virtual void UseBuffers(std::span<const std::span<char>> buffers) {}
 };
 
 class Device {

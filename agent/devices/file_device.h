@@ -1,8 +1,8 @@
 // A device on a file descriptor: a regular file, or a raw block device (/dev/sdb, /dev/loop0).
 // Requests go through one of three engines, chosen when the device is opened:
 //   psync     pread(2)/pwrite(2) on the calling thread (SyncQueue), as fio's psync engine
-//   io_uring  one io_uring instance per queue (liburing), as fio's io_uring engine with its
-//             defaults: no registered files or buffers, no polling, no SQ thread
+//   io_uring  one io_uring instance per queue (liburing), as fio's io_uring engine with
+//             registerfiles and fixedbufs (see uring_queue.h): no polling, no SQ thread
 //   libaio    one AIO context per queue (AioQueue), as fio's libaio engine
 // With `direct`, the descriptor is opened with O_DIRECT and requests must be aligned to
 // caps().alignment (the logical block size of a block device; 4096 for a file).

@@ -18,7 +18,33 @@ common::StatusOr<std::unique_ptr<UringQueue>> UringQueue::Create(int fd, uint32_
     if (r == -ENOMEM) hint = " (the locked-memory limit is too small: ulimit -l)";
     return common::ErrnoError(common::StrCat("io_uring with depth ", depth, hint), -r);
   }
+  queue->file_registered_ = io_uring_register_files(&queue->ring_, &queue->fd_, 1) == 0;
   return queue;
+}
+
+void UringQueue::UseBuffers(std::span<const std::span<char>> buffers) {
+  if (!registered_.empty() || buffers.empty() || in_flight_ > 0) return;
+  std::vector<iovec> vectors;
+  vectors.reserve(buffers.size());
+  for (const std::span<char>& buffer : buffers) vectors.push_back({buffer.data(), buffer.size()});
+  if (io_uring_register_buffers(&ring_, vectors.data(), static_cast<unsigned>(vectors.size())) !=
+      0) {
+    return;  // Refused (the locked-memory limit): the ordinary way.
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    registered_.push_back({buffers[i].data(), buffers[i].size(), static_cast<int>(i)});
+  }
+  std::sort(registered_.begin(), registered_.end(),
+            [](const Registered& a, const Registered& b) { return a.start < b.start; });
+}
+
+int UringQueue::RegisteredIndex(const char* data, uint32_t length) const {
+  // The last buffer starting at or before `data`.
+  auto it = std::upper_bound(registered_.begin(), registered_.end(), data,
+                             [](const char* p, const Registered& r) { return p < r.start; });
+  if (it == registered_.begin()) return -1;
+  --it;
+  return data + length <= it->start + it->size ? it->index : -1;
 }
 
 UringQueue::UringQueue(int fd, uint32_t depth) : fd_(fd), depth_(depth) {}
@@ -43,19 +69,35 @@ common::Status UringQueue::Submit(std::span<const IoRequest> requests) {
   for (const IoRequest& request : requests) {
     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
     if (sqe == nullptr) return absl::InternalError("io_uring: no free submission entry");
+    // A registered file is named by its index in the ring's table, 0.
+    const int fd = file_registered_ ? 0 : fd_;
+    const int fixed =
+        request.op == IoOp::kRead || request.op == IoOp::kWrite
+            ? (registered_.empty() ? -1 : RegisteredIndex(request.buffer, request.length))
+            : -1;
     switch (request.op) {
       case IoOp::kRead:
-        io_uring_prep_read(sqe, fd_, request.buffer, request.length, request.offset);
+        if (fixed >= 0) {
+          io_uring_prep_read_fixed(sqe, fd, request.buffer, request.length, request.offset, fixed);
+        } else {
+          io_uring_prep_read(sqe, fd, request.buffer, request.length, request.offset);
+        }
         break;
       case IoOp::kWrite:
-        io_uring_prep_write(sqe, fd_, request.buffer, request.length, request.offset);
+        if (fixed >= 0) {
+          io_uring_prep_write_fixed(sqe, fd, request.buffer, request.length, request.offset,
+                                    fixed);
+        } else {
+          io_uring_prep_write(sqe, fd, request.buffer, request.length, request.offset);
+        }
         break;
       case IoOp::kFsync:
       case IoOp::kFdatasync:
-        io_uring_prep_fsync(sqe, fd_, request.op == IoOp::kFdatasync ? IORING_FSYNC_DATASYNC : 0);
+        io_uring_prep_fsync(sqe, fd, request.op == IoOp::kFdatasync ? IORING_FSYNC_DATASYNC : 0);
         sqe->flags |= IOSQE_IO_DRAIN;
         break;
     }
+    if (file_registered_) sqe->flags |= IOSQE_FIXED_FILE;
     io_uring_sqe_set_data64(sqe, request.tag);
   }
   // io_uring_submit may take only part of the batch when the kernel is short of memory; what

@@ -37,6 +37,9 @@ common::StatusOr<std::unique_ptr<RandioJob>> RandioJob::Create(const JobPlan& pl
     job->free_slots_.push_back(plan.iodepth - 1 - i);
   }
   ASSIGN_OR_RETURN(job->queue_, device.OpenQueue(plan.iodepth));
+  std::vector<std::span<char>> buffers;
+  for (IoBuffer& buffer : job->buffers_) buffers.emplace_back(buffer.data(), plan.offsets.bs_max);
+  job->queue_->UseBuffers(buffers);
   return job;
 }
 

@@ -13,6 +13,7 @@
 #include "agent/devices/fault_device.h"
 #include "agent/devices/io_buffer.h"
 #include "agent/devices/memory_device.h"
+#include "agent/devices/uring_queue.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/test_dir.h"
@@ -144,6 +145,51 @@ TEST_P(FileDeviceTest, AFlushInABatchCompletesAfterTheWritesBeforeIt) {
   auto none = (*queue)->Reap(0, {done.data(), done.size()});
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, 0u);
+}
+
+// Buffers named to UseBuffers (io_uring registers them, fio's fixedbufs) and buffers outside
+// them both carry data, and only what lies wholly inside a registered buffer uses it.
+TEST_P(FileDeviceTest, RequestsInAndOutsideTheQueuesBuffersBothMoveData) {
+  auto device = Open(MakeFile(1 << 20), true, /*direct=*/true);
+  ASSERT_TRUE(device.ok()) << device.status();
+  auto queue = (*device)->OpenQueue(4);
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  IoBuffer registered = IoBuffer::Allocate(8192).value();
+  IoBuffer other = IoBuffer::Allocate(4096).value();
+  const std::span<char> buffers[] = {{registered.data(), 8192}};
+  (*queue)->UseBuffers(buffers);
+  if (GetParam() == Engine::kIoUring) {
+    const auto* uring = dynamic_cast<const UringQueue*>(queue->get());
+    ASSERT_NE(uring, nullptr);
+    EXPECT_TRUE(uring->file_registered());
+    EXPECT_EQ(uring->buffers_registered(), 1u);
+  }
+  std::memset(registered.data(), 'r', 8192);
+  std::memset(other.data(), 'o', 4096);
+  const IoRequest writes[] = {
+      {IoOp::kWrite, 0, 4096, registered.data() + 4096, 1},  // inside
+      {IoOp::kWrite, 8192, 4096, other.data(), 2},            // outside
+  };
+  ASSERT_TRUE((*queue)->Submit(writes).ok());
+  std::vector<IoCompletion> done(2);
+  size_t got = 0;
+  while (got < 2) {
+    auto n = (*queue)->Reap(1, std::span(done).subspan(got));
+    ASSERT_TRUE(n.ok()) << n.status();
+    got += *n;
+  }
+  for (const IoCompletion& c : done) EXPECT_EQ(c.result, 4096) << c.tag;
+  IoBuffer back = IoBuffer::Allocate(4096).value();
+  ASSERT_TRUE((*device)->ReadAt(0, 4096, back.data()).ok());
+  EXPECT_EQ(std::string(back.data(), 4096), std::string(4096, 'r'));
+  ASSERT_TRUE((*device)->ReadAt(8192, 4096, back.data()).ok());
+  EXPECT_EQ(std::string(back.data(), 4096), std::string(4096, 'o'));
+  // A read into the registered buffer lands there.
+  const IoRequest read{IoOp::kRead, 8192, 4096, registered.data(), 3};
+  ASSERT_TRUE((*queue)->Submit({&read, 1}).ok());
+  ASSERT_TRUE((*queue)->Reap(1, std::span(done).first(1)).ok());
+  EXPECT_EQ(done[0].result, 4096);
+  EXPECT_EQ(registered.data()[0], 'o');
 }
 
 // A queue closed with requests still in flight waits for them: their buffers stay valid.
