@@ -34,6 +34,12 @@ int FioCheckCommand(const FioCheckOptions& options, FILE* out, FILE* err) {
   }
   std::fprintf(out, "%s: %zu phase%s, each run on every host at once\n", options.path.c_str(),
                imported->phases.size(), imported->phases.size() == 1 ? "" : "s");
+  if (imported->per_host) {
+    std::fprintf(out,
+                 "The phases differ by host (${STORMARK_HOST}, ${STORMARK_LABEL_...}): shown as "
+                 "host '%s' would run them; each host reads the file for itself\n",
+                 FioHost{}.name.c_str());
+  }
   for (size_t i = 0; i < imported->phases.size(); ++i) {
     const PhasePlan& phase = imported->phases[i];
     std::fprintf(out, "\nPhase %zu/%zu  %s: %s\n", i + 1, imported->phases.size(),

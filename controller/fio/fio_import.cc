@@ -382,13 +382,57 @@ StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs) {
   return out;
 }
 
+void KeepOrigins(const std::string& path, const std::vector<std::string>& sections,
+                 FioImport* imported) {
+  if (!imported->per_host) return;
+  for (size_t i = 0; i < imported->phases.size(); ++i) {
+    PhasePlan& phase = imported->phases[i];
+    auto origin = std::make_shared<PhasePlan::FioOrigin>();
+    origin->path = path;
+    origin->sections = sections;
+    origin->index = i;
+    origin->name = phase.name;
+    origin->spec = phase.spec;
+    origin->target = phase.target;
+    phase.fio_origin = std::move(origin);
+  }
+}
+
+std::map<std::string, std::string> HostVariables(const FioHost& host) {
+  std::map<std::string, std::string> vars{{"STORMARK_HOST", host.name}};
+  for (const auto& [key, value] : host.labels) {
+    std::string name = "STORMARK_LABEL_";
+    for (char c : key) {
+      const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      name += alnum ? static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c) : '_';
+    }
+    vars[name] = value;
+  }
+  return vars;
+}
+
 StatusOr<FioImport> ImportJobFile(const std::string& path,
-                                  const std::vector<std::string>& sections) {
+                                  const std::vector<std::string>& sections, const FioHost& host) {
   ReadOptions options;
   options.sections = sections;
-  const JobFileFacts here = MachineJobFileFacts();
+  JobFileFacts here = MachineJobFileFacts();
+  for (auto& [name, value] : HostVariables(host)) here.env[name] = value;
   ASSIGN_OR_RETURN(const std::vector<FioJob> jobs, ReadJobFile(path, here, options));
   ASSIGN_OR_RETURN(FioImport imported, ImportJobs(jobs));
+  // Read again as another host: phases that change use the host's variables.
+  {
+    JobFileFacts there = here;
+    for (auto& [name, value] : HostVariables(host)) there.env[name] = value + "-x";
+    auto other = ReadJobFile(path, there, options);
+    StatusOr<FioImport> moved =
+        other.ok() ? ImportJobs(*other) : StatusOr<FioImport>(other.status());
+    bool same = moved.ok() && moved->phases.size() == imported.phases.size();
+    for (size_t i = 0; same && i < imported.phases.size(); ++i) {
+      same = SameJob(imported.phases[i], moved->phases[i]) &&
+             imported.phases[i].name == moved->phases[i].name;
+    }
+    imported.per_host = !same;
+  }
   // Read again as on a machine unlike this one: phases that change depend on $ncpus,
   // $mb_memory or $pagesize, which fio takes from the machine running the job.
   JobFileFacts other = here;

@@ -17,11 +17,17 @@
 //   wait_for= makes a phase boundary too (the job runs after the one it names, and after the
 //   jobs between, which is stricter than fio).
 //
+// - One file can differ by host (axboe/fio#1688): ${STORMARK_HOST} is the host's name as the
+//   run names it, and ${STORMARK_LABEL_<KEY>} each of its labels. Such a file is read once per
+//   host (fio_hosts.h); every host must get the same phases, each with its own values.
+//
 // Pure: reads nothing but its arguments.
 #ifndef STORMARK_CONTROLLER_FIO_FIO_IMPORT_H_
 #define STORMARK_CONTROLLER_FIO_FIO_IMPORT_H_
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -30,8 +36,21 @@
 
 namespace stormark::controller::fio {
 
+// A host a job file is read for: its name and labels, as the plan gives them.
+struct FioHost {
+  std::string name = "local";
+  std::vector<std::pair<std::string, std::string>> labels;
+};
+
+// The variables a job file sees for `host`: STORMARK_HOST, and STORMARK_LABEL_<KEY> per label,
+// KEY upper-cased with anything but letters and digits as '_' (rack-row: STORMARK_LABEL_RACK_ROW).
+std::map<std::string, std::string> HostVariables(const FioHost& host);
+
 struct FioImport {
   std::vector<PhasePlan> phases;
+  // The phases depend on the host's variables (${STORMARK_HOST}, its labels): each host must
+  // read the file for itself (fio_hosts.h).
+  bool per_host = false;
   // "job.fio:4: group_reporting: ignored: ...", once per option and reason.
   std::vector<std::string> notes;
   // The pitfalls fio users hit, which the job may not mean: a unit that fio reads otherwise
@@ -44,9 +63,17 @@ struct FioImport {
 common::StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs);
 
 // Reads the job file at `path` as fio on this machine would ($ncpus, $mb_memory, ${VAR} from
-// this process), keeping only `sections` when any are given, and imports it.
+// this process), with `host`'s variables, keeping only `sections` when any are given, and
+// imports it.
 common::StatusOr<FioImport> ImportJobFile(const std::string& path,
-                                          const std::vector<std::string>& sections);
+                                          const std::vector<std::string>& sections,
+                                          const FioHost& host = {});
+
+// When `imported` depends on the host (per_host), gives each phase its fio_origin: `path`,
+// `sections`, its place and name in the file and what this reading made of it, so that
+// ResolveHostSpecs (fio_hosts.h) can read the file again for each host.
+void KeepOrigins(const std::string& path, const std::vector<std::string>& sections,
+                 FioImport* imported);
 
 // The seed randio gets for randrepeat=1 without randseed=: any fixed value gives what fio's
 // default promises, the same offsets every run (they are not fio's offsets).

@@ -233,14 +233,20 @@ bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
     return false;
   }
   host->clock = client.clock();
-  auto target = client.ResolveTarget(plan.target);
+  // A fio job file that differs by host gives this host its own spec and target.
+  const auto own_target = plan.host_targets.find(i);
+  const std::string& wanted =
+      own_target != plan.host_targets.end() ? own_target->second : plan.target;
+  auto target = client.ResolveTarget(wanted);
   if (!target.ok()) {
     host->error = std::string(target.status().message());
-    host->target = plan.target;
+    host->target = wanted;
     return false;
   }
   host->target = *target;
-  stormark::v1::PhaseSpec spec = plan.spec;
+  const auto own_spec = plan.host_specs.find(i);
+  stormark::v1::PhaseSpec spec = own_spec != plan.host_specs.end() ? own_spec->second : plan.spec;
+  spec.set_hand_over_to(plan.spec.hand_over_to());
   spec.set_phase_id(phase_id);
   spec.set_target(*target);
   spec.set_heartbeat_timeout_ms(

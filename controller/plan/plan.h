@@ -45,6 +45,8 @@
 #ifndef STORMARK_CONTROLLER_PLAN_PLAN_H_
 #define STORMARK_CONTROLLER_PLAN_PLAN_H_
 
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +79,22 @@ struct PhasePlan {
   // A teardown hook after an interrupt or --fail-fast (controller/run/run_hooks.h): it runs
   // although the fleet is halted. Never set from a plan file.
   bool runs_after_halt = false;
+
+  // A phase of a fio job file that differs by host (controller/fio/fio_hosts.h): where it was
+  // read from, and what that reading gave before the plan's own settings went on.
+  struct FioOrigin {
+    std::string path;
+    std::vector<std::string> sections;
+    size_t index = 0;  // Among the file's phases,
+    std::string name;  // and its name there.
+    stormark::v1::PhaseSpec spec;
+    std::string target;
+  };
+  std::shared_ptr<const FioOrigin> fio_origin;
+  // Host i's own spec and target (by its index in the plan's hosts), when it differs; every
+  // other host runs `spec` on `target`.
+  std::map<size_t, stormark::v1::PhaseSpec> host_specs;
+  std::map<size_t, std::string> host_targets;
 
   // "stream write 1 GiB, bs 1 MiB, fdatasync".
   std::string Describe() const;

@@ -216,7 +216,8 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   }
   for (size_t i = 0; i < phases.size(); ++i) {
     ASSIGN_OR_RETURN(std::vector<PhasePlan> made,
-                     ParsePhase(phases[i], i, target, cache, source, &plan.notes));
+                     ParsePhase(phases[i], i, target, cache, source, &plan.notes,
+                                plan.hosts.empty() ? nullptr : &plan.hosts.front()));
     for (PhasePlan& phase : made) {
       for (const auto& earlier : plan.phases) {
         if (earlier.name == phase.name) {

@@ -24,7 +24,8 @@ namespace {
 // those jobs.
 StatusOr<std::vector<PhasePlan>> FioPhases(const YAML::Node& node, const std::string& target,
                                            stormark::v1::CacheMode cache, std::string_view source,
-                                           std::vector<std::string>* notes) {
+                                           std::vector<std::string>* notes,
+                                           const HostPlan* first_host) {
   const YAML::Node file = node["fio"];
   if (node["workload"]) {
     return ErrorAt(source, node["workload"].Mark(),
@@ -42,10 +43,14 @@ StatusOr<std::vector<PhasePlan>> FioPhases(const YAML::Node& node, const std::st
       return ErrorAt(source, section.Mark(), "'section' must be a job's name or a list of them");
     }
   }
-  auto imported = fio::ImportJobFile(RelativeToPlan(source, ScalarText(file)), sections);
+  const std::string path = RelativeToPlan(source, ScalarText(file));
+  const fio::FioHost host =
+      first_host == nullptr ? fio::FioHost{} : fio::FioHost{first_host->name, first_host->labels};
+  auto imported = fio::ImportJobFile(path, sections, host);
   if (!imported.ok()) {
     return ErrorAt(source, file.Mark(), std::string(imported.status().message()));
   }
+  fio::KeepOrigins(path, sections, &*imported);
   notes->insert(notes->end(), imported->notes.begin(), imported->notes.end());
   for (const std::string& w : imported->warnings) notes->push_back(StrCat("warning: ", w));
   const std::string prefix = node["name"] ? ScalarText(node["name"]) : "";
@@ -64,7 +69,8 @@ StatusOr<std::vector<PhasePlan>> FioPhases(const YAML::Node& node, const std::st
 StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index,
                                             const std::string& target,
                                             stormark::v1::CacheMode cache, std::string_view source,
-                                            std::vector<std::string>* notes) {
+                                            std::vector<std::string>* notes,
+                                            const HostPlan* first_host) {
   if (!node.IsMap()) {
     return ErrorAt(source, node.Mark(), StrCat("phase ", index + 1, " must be a map"));
   }
@@ -74,7 +80,7 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
   const YAML::Node workload = node["workload"];
   std::vector<PhasePlan> phases;
   if (node["fio"]) {
-    ASSIGN_OR_RETURN(phases, FioPhases(node, target, cache, source, notes));
+    ASSIGN_OR_RETURN(phases, FioPhases(node, target, cache, source, notes, first_host));
   } else if (!workload) {
     return ErrorAt(
         source, node.Mark(),

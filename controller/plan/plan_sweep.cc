@@ -43,6 +43,11 @@ StatusOr<std::vector<PhasePlan>> PhasesAt(const Plan& plan, const SweepPoint& po
       Status s = SetPhaseParameter(key, value, &phase.spec);
       if (absl::IsNotFound(s)) continue;  // A value for other phases, or for the hooks.
       if (!s.ok()) return common::Annotate(s, StrCat("phase '", phase.name, "'"));
+      // A host's own spec (a fio job file that differs by host) takes the point's value too.
+      for (auto& [host, spec] : phase.host_specs) {
+        RETURN_IF_ERROR(common::Annotate(SetPhaseParameter(key, value, &spec),
+                                         StrCat("phase '", phase.name, "'")));
+      }
     }
     RETURN_IF_ERROR(common::Annotate(ValidatePhase(phase), StrCat("phase '", phase.name, "'")));
   }

@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "common/version.h"
+#include "controller/fio/fio_hosts.h"
 #include "controller/fleet/agent_client.h"
 #include "controller/fleet/discovery.h"
 #include "controller/workloads/workload_kinds.h"
@@ -89,6 +90,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   auto gathered = GatherHosts(std::move(plan.hosts), plan.agents_dns, plan.inventory);
   if (!gathered.ok()) return fail_input(gathered.status());
   plan.hosts = std::move(*gathered);
+  // A fio job file that differs by host: each host's own values, now that all are known.
+  if (Status s = fio::ResolveHostSpecs(&plan); !s.ok()) return fail_input(s);
   const bool embedded = plan.hosts.empty();
   auto tls = LoadControllerTls(options.tls, plan.tls);
   if (!tls.ok()) return fail_input(tls.status());
@@ -208,7 +211,12 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   for (size_t i = 0; i < fleet.size(); ++i) {
     if (!connected[i].ok()) continue;
     for (const PhasePlan& phase : plan.phases) {
-      Status usable_here = fleet.client(i).ResolveTarget(phase.target).status();
+      const auto own_target = phase.host_targets.find(i);
+      Status usable_here =
+          fleet.client(i)
+              .ResolveTarget(own_target != phase.host_targets.end() ? own_target->second
+                                                                    : phase.target)
+              .status();
       if (usable_here.ok()) {
         usable_here = fleet.client(i).CheckWorkload(std::string(common::WorkloadName(phase.spec)));
       }

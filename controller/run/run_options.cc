@@ -117,8 +117,17 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
             StrCat("--fio cannot be combined with ", flag, ": the job file says what runs"));
       }
     }
+    // Read as the first host would; each host reads it for itself before the run
+    // (fio_hosts.h) when it depends on the host.
+    fio::FioHost first;
+    if (!options.agents.empty()) {
+      first.name = options.agents.front();
+    } else if (!plan->hosts.empty()) {
+      first = {plan->hosts.front().name, plan->hosts.front().labels};
+    }
     ASSIGN_OR_RETURN(fio::FioImport imported,
-                     fio::ImportJobFile(options.fio_path, options.fio_sections));
+                     fio::ImportJobFile(options.fio_path, options.fio_sections, first));
+    fio::KeepOrigins(options.fio_path, options.fio_sections, &imported);
     plan->phases = std::move(imported.phases);
     plan->notes.insert(plan->notes.end(), imported.notes.begin(), imported.notes.end());
     for (const std::string& w : imported.warnings) plan->notes.push_back(StrCat("warning: ", w));

@@ -150,6 +150,54 @@ class FioJobsTest(h.StormarkTestCase):
         self.assertIn(": 1 phase,", only.stdout)
         self.assertIn("write_iops", only.stdout)
 
+    def test_one_file_gives_each_host_its_own_values(self):
+        """axboe/fio#1688: a plan's hosts, each with labels; the job file reads them, and each
+        host runs with its own depth and block size, which its result reports."""
+        agents = [self.start_agent(n) for n in ("left", "right")]
+        job = self.write_file(os.path.join(self.work, "per_host.fio"),
+                              "[global]\nioengine=io_uring\nsize=1m\n"
+                              "[j]\nrw=randread\niodepth=${STORMARK_LABEL_DEPTH}\n"
+                              "bs=${STORMARK_LABEL_BS}\ndescription=on ${STORMARK_HOST}\n")
+        plan = self.write_file(os.path.join(self.work, "plan.yaml"), (
+            "hosts:\n"
+            f"  - {{name: left, address: \"{agents[0].address}\", "
+            "labels: {depth: 4, bs: 4k}}\n"
+            f"  - {{name: right, address: \"{agents[1].address}\", "
+            "labels: {depth: 16, bs: 16k}}\n"
+            "phases:\n"
+            f"  - {{fio: {job}}}\n"))
+        json_path = os.path.join(self.work, "per_host.json")
+        result = self.run_stormark(["run", "--plan", plan, "--no-progress", "--no-db", "--json",
+                                    json_path, "--set", "runtime=2s"], timeout=120)
+        self.assert_no_crash(result)
+        if "io_uring with depth" in result.stdout + result.stderr:
+            self.skipTest("io_uring is not available on this machine")
+        self.assertEqual(result.returncode, 0, result.describe())
+        rows = {r["host"]: r for r in self.load_json(json_path)["phases"][0]["results"]}
+        self.assertEqual((rows["left"]["resolved"]["iodepth"], rows["left"]["resolved"]["bs"]),
+                         ("4", "4k"))
+        self.assertEqual((rows["right"]["resolved"]["iodepth"], rows["right"]["resolved"]["bs"]),
+                         ("16", "16k"))
+        # --check shows the file as one host reads it, and says that it differs by host.
+        check = self.run_stormark(["fio", "--check", job], env={"STORMARK_X": "1"})
+        self.assertEqual(check.returncode, 2, check.describe())
+        self.assertIn("${STORMARK_LABEL_DEPTH} is not set: the host has no such label",
+                      check.stderr)
+        # A host without the label: one line naming the host, before anything runs.
+        bare = self.write_file(os.path.join(self.work, "bare.yaml"), (
+            "hosts:\n"
+            f"  - {{name: left, address: \"{agents[0].address}\", "
+            "labels: {depth: 4, bs: 4k}}\n"
+            f"  - {{name: right, address: \"{agents[1].address}\"}}\n"
+            "phases:\n"
+            f"  - {{fio: {job}}}\n"))
+        missing = self.run_stormark(["run", "--plan", bare, "--no-progress", "--no-db"])
+        self.assert_no_crash(missing)
+        self.assertEqual(missing.returncode, 2, missing.describe())
+        self.assertIn("on host 'right'", missing.stderr)
+        self.assertIn("${STORMARK_LABEL_DEPTH} is not set", missing.stderr)
+        self.assertNotIn("Phase ", missing.stdout)
+
     def test_refusals_are_one_line_naming_file_line_and_option(self):
         cases = [
             ("[j]\nfilename=/dev/sdb\n", ":2: filename=/dev/sdb: stormark reaches storage "

@@ -1,0 +1,91 @@
+#include "controller/fio/fio_hosts.h"
+
+#include <memory>
+#include <vector>
+
+#include "common/strings.h"
+#include "controller/fio/fio_import.h"
+#include "google/protobuf/util/message_differencer.h"
+
+namespace stormark::controller::fio {
+namespace {
+
+using common::Status;
+using common::StrCat;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+
+// `field` of `from`, alone in a message of its type.
+std::unique_ptr<Message> FieldAlone(const Message& from, const FieldDescriptor* field) {
+  std::unique_ptr<Message> alone(from.New());
+  std::unique_ptr<Message> copy(from.New());
+  copy->CopyFrom(from);
+  from.GetReflection()->SwapFields(copy.get(), alone.get(), {field});
+  return alone;
+}
+
+}  // namespace
+
+stormark::v1::PhaseSpec WithHostFields(const stormark::v1::PhaseSpec& base,
+                                       const stormark::v1::PhaseSpec& read,
+                                       const stormark::v1::PhaseSpec& host_read) {
+  stormark::v1::PhaseSpec out = base;
+  const google::protobuf::OneofDescriptor* workload =
+      stormark::v1::PhaseSpec::descriptor()->FindOneofByName("workload");
+  const auto* reflection = read.GetReflection();
+  const FieldDescriptor* set = reflection->GetOneofFieldDescriptor(host_read, workload);
+  if (set == nullptr || reflection->GetOneofFieldDescriptor(read, workload) != set) {
+    return out;  // Another workload: ResolveHostSpecs refuses it.
+  }
+  const Message& a = reflection->GetMessage(read, set);
+  const Message& b = reflection->GetMessage(host_read, set);
+  Message* target = out.GetReflection()->MutableMessage(&out, set);
+  const google::protobuf::Descriptor* type = a.GetDescriptor();
+  for (int i = 0; i < type->field_count(); ++i) {
+    const FieldDescriptor* field = type->field(i);
+    const std::unique_ptr<Message> ours = FieldAlone(a, field);
+    std::unique_ptr<Message> theirs = FieldAlone(b, field);
+    if (google::protobuf::util::MessageDifferencer::Equals(*ours, *theirs)) continue;
+    // The host's value replaces the plan's: swap it in.
+    target->GetReflection()->SwapFields(theirs.get(), target, {field});
+  }
+  return out;
+}
+
+Status ResolveHostSpecs(Plan* plan) {
+  std::vector<FioHost> hosts;
+  for (const HostPlan& host : plan->hosts) hosts.push_back({host.name, host.labels});
+  if (hosts.empty()) hosts.push_back({});  // The embedded agent, "local".
+  for (PhasePlan& phase : plan->phases) {
+    if (phase.fio_origin == nullptr) continue;
+    const PhasePlan::FioOrigin& origin = *phase.fio_origin;
+    phase.host_specs.clear();
+    phase.host_targets.clear();
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      const std::string where = StrCat(origin.path, " on host '", hosts[i].name, "'");
+      auto read = ImportJobFile(origin.path, origin.sections, hosts[i]);
+      if (!read.ok()) return common::Annotate(read.status(), where);
+      if (read->phases.size() <= origin.index ||
+          read->phases[origin.index].name != origin.name) {
+        return absl::InvalidArgumentError(StrCat(
+            where, ": the job file gives this host other phases than the first host (",
+            read->phases.size(), " phases); every host must run the same phases, each with its "
+            "own values"));
+      }
+      const PhasePlan& own = read->phases[origin.index];
+      if (own.spec.workload_case() != origin.spec.workload_case()) {
+        return absl::InvalidArgumentError(
+            StrCat(where, ": phase '", own.name, "' is another workload on this host"));
+      }
+      if (!google::protobuf::util::MessageDifferencer::Equals(own.spec, origin.spec)) {
+        phase.host_specs[i] = WithHostFields(phase.spec, origin.spec, own.spec);
+      }
+      if (own.target != origin.target) {
+        phase.host_targets[i] = own.target.empty() ? phase.target : own.target;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace stormark::controller::fio
