@@ -10,12 +10,9 @@ namespace stormark::agent {
 common::StatusOr<std::unique_ptr<UringQueue>> UringQueue::Create(int fd, uint32_t depth) {
   depth = std::max<uint32_t>(1, depth);
   std::unique_ptr<UringQueue> queue(new UringQueue(fd, depth));
-  // Completions run as task work when the job's thread next enters the kernel, rather than by
-  // interrupting it (COOP_TASKRUN; TASKRUN_FLAG tells liburing's peek when to enter): fewer
-  // interrupts, which a VM pays dearly for. Kernels before 5.19 refuse the flags: none then.
-  int r = io_uring_queue_init(depth, &queue->ring_,
-                              IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
-  if (r == -EINVAL) r = io_uring_queue_init(depth, &queue->ring_, 0);
+  // Default set-up flags, as fio's: COOP_TASKRUN measured no better here (0.87 and 0.94 of fio
+  // with it, 1.02 and 1.10 without, on the same virtio file; bench/randio_vs_fio.py).
+  const int r = io_uring_queue_init(depth, &queue->ring_, 0);
   if (r < 0) {
     queue->ring_.ring_fd = -1;
     std::string hint;
