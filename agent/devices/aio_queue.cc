@@ -43,8 +43,8 @@ AioQueue::~AioQueue() {
 void AioQueue::SubmitPending() {
   size_t done = 0;
   while (done < pending_.size()) {
-    const int r = io_submit(context_, static_cast<long>(pending_.size() - done),
-                            pending_.data() + done);
+    const int r =
+        io_submit(context_, static_cast<long>(pending_.size() - done), pending_.data() + done);
     if (r > 0) {
       done += static_cast<size_t>(r);
       in_kernel_ += static_cast<uint32_t>(r);
@@ -108,7 +108,8 @@ common::Status AioQueue::Submit(std::span<const IoRequest> requests) {
     if (request.op == IoOp::kFsync || request.op == IoOp::kFdatasync) {
       // Everything before the flush completes first; the flush then runs here.
       SubmitPending();
-      while (in_kernel_ > 0) RETURN_IF_ERROR(GetEvents(in_kernel_, in_kernel_, -1, nullptr).status());
+      while (in_kernel_ > 0)
+        RETURN_IF_ERROR(GetEvents(in_kernel_, in_kernel_, -1, nullptr).status());
       const int r = request.op == IoOp::kFdatasync ? fdatasync(fd_) : fsync(fd_);
       ready_.push_back(IoCompletion{request.tag, r == 0 ? 0 : -errno});
       continue;
@@ -117,7 +118,8 @@ common::Status AioQueue::Submit(std::span<const IoRequest> requests) {
     free_.pop_back();
     iocb* block = &blocks_[index];
     if (request.op == IoOp::kRead) {
-      io_prep_pread(block, fd_, request.buffer, request.length, static_cast<long long>(request.offset));
+      io_prep_pread(block, fd_, request.buffer, request.length,
+                    static_cast<long long>(request.offset));
     } else {
       io_prep_pwrite(block, fd_, request.buffer, request.length,
                      static_cast<long long>(request.offset));

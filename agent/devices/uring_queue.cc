@@ -87,8 +87,7 @@ common::Status UringQueue::Submit(std::span<const IoRequest> requests) {
         break;
       case IoOp::kWrite:
         if (fixed >= 0) {
-          io_uring_prep_write_fixed(sqe, fd, request.buffer, request.length, request.offset,
-                                    fixed);
+          io_uring_prep_write_fixed(sqe, fd, request.buffer, request.length, request.offset, fixed);
         } else {
           io_uring_prep_write(sqe, fd, request.buffer, request.length, request.offset);
         }

@@ -65,12 +65,12 @@ Status ResolveHostSpecs(Plan* plan) {
       const std::string where = StrCat(origin.path, " on host '", hosts[i].name, "'");
       auto read = ImportJobFile(origin.path, origin.sections, hosts[i]);
       if (!read.ok()) return common::Annotate(read.status(), where);
-      if (read->phases.size() <= origin.index ||
-          read->phases[origin.index].name != origin.name) {
-        return absl::InvalidArgumentError(StrCat(
-            where, ": the job file gives this host other phases than the first host (",
-            read->phases.size(), " phases); every host must run the same phases, each with its "
-            "own values"));
+      if (read->phases.size() <= origin.index || read->phases[origin.index].name != origin.name) {
+        return absl::InvalidArgumentError(
+            StrCat(where, ": the job file gives this host other phases than the first host (",
+                   read->phases.size(),
+                   " phases); every host must run the same phases, each with its "
+                   "own values"));
       }
       const PhasePlan& own = read->phases[origin.index];
       if (own.spec.workload_case() != origin.spec.workload_case()) {

@@ -109,8 +109,8 @@ StatusOr<std::string> RandioValue(const Option& option, const JobOption& o,
     case OptionType::kPercent: {
       // fio reads counts with size units too (iodepth=1k is 1024).
       ASSIGN_OR_RETURN(const std::string one, OneForAll(o));
-      if (one.ends_with('%') && (option.name == "size" || option.name == "offset" ||
-                                 option.name == "offset_increment")) {
+      if (one.ends_with('%') &&
+          (option.name == "size" || option.name == "offset" || option.name == "offset_increment")) {
         // A share of the target's device, which the agent knows.
         auto share = ParseFioSize(one, reading.kb_base);
         if (!share.ok()) return Refuse(o, std::string(share.status().message()));
@@ -199,8 +199,8 @@ struct JobPhase {
 };
 
 // The options the importer reads itself (FioOptionStatus::kJob).
-Status ReadJobOption(const JobOption& o, const Reading& reading, PhasePlan* plan,
-                     bool* repeatable, std::vector<std::string>* notes) {
+Status ReadJobOption(const JobOption& o, const Reading& reading, PhasePlan* plan, bool* repeatable,
+                     std::vector<std::string>* notes) {
   stormark::v1::PhaseSpec* spec = &plan->spec;
   if (o.name == "filename") {
     if (o.value.find('/') != std::string::npos) {
@@ -290,19 +290,17 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
   }
   const stormark::v1::RandioSpec& r = plan.spec.randio();
   if (r.engine() == stormark::v1::RandioSpec::LIBAIO && !r.direct()) {
-    out.warnings.push_back(StrCat(job.file, ":", job.line, ": job '", job.name,
-                                  "': ioengine=libaio without direct=1: the kernel runs buffered "
-                                  "AIO inside io_submit, one request at a time",
-                                  r.iodepth() > 1 ? StrCat(", so iodepth=", r.iodepth(),
-                                                           " acts as 1")
-                                                  : "",
-                                  ", as in fio: add direct=1"));
+    out.warnings.push_back(
+        StrCat(job.file, ":", job.line, ": job '", job.name,
+               "': ioengine=libaio without direct=1: the kernel runs buffered "
+               "AIO inside io_submit, one request at a time",
+               r.iodepth() > 1 ? StrCat(", so iodepth=", r.iodepth(), " acts as 1") : "",
+               ", as in fio: add direct=1"));
   }
   const bool random = r.rw() == stormark::v1::RandioSpec::RANDREAD ||
                       r.rw() == stormark::v1::RandioSpec::RANDWRITE ||
                       r.rw() == stormark::v1::RandioSpec::RANDRW;
-  if (random && (r.bssplit_size() > 0 || r.bs_max() != 0) && !r.norandommap() &&
-      !r.time_based()) {
+  if (random && (r.bssplit_size() > 0 || r.bs_max() != 0) && !r.norandommap() && !r.time_based()) {
     out.warnings.push_back(StrCat(
         job.file, ":", job.line, ": job '", job.name,
         "': several block sizes with fio's random map: fio ends such a size-bound job early, "
@@ -411,8 +409,8 @@ std::map<std::string, std::string> HostVariables(const FioHost& host) {
   return vars;
 }
 
-StatusOr<FioImport> ImportJobFile(const std::string& path,
-                                  const std::vector<std::string>& sections, const FioHost& host) {
+StatusOr<FioImport> ImportJobFile(const std::string& path, const std::vector<std::string>& sections,
+                                  const FioHost& host) {
   ReadOptions options;
   options.sections = sections;
   JobFileFacts here = MachineJobFileFacts();

@@ -33,9 +33,10 @@ StatusOr<std::string> SubstituteVariables(std::string_view line, const JobFileFa
     } else if (!unset_is_empty) {
       if (name.starts_with("STORMARK_LABEL_")) {
         return absl::InvalidArgumentError(
-            StrCat("${", name, "} is not set: the host has no such label (give every host it "
-                   "in the plan's hosts:, as labels: {", common::ToLower(name.substr(15)),
-                   ": VALUE})"));
+            StrCat("${", name,
+                   "} is not set: the host has no such label (give every host it "
+                   "in the plan's hosts:, as labels: {",
+                   common::ToLower(name.substr(15)), ": VALUE})"));
       }
       return absl::InvalidArgumentError(
           name.empty() ? std::string("${} names no variable (fio would substitute nothing)")

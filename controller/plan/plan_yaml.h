@@ -38,12 +38,9 @@ common::Status ParseFleetAccess(const YAML::Node& root, std::string_view source,
 // The `index`-th (0-based) entry of `phases:`, with the plan's default target and cache;
 // several phases when its `config` asks for several runs. Each is validated (ValidatePhase).
 // A fio job file is read as `first_host` (the plan's first, or null for "local") would see it.
-common::StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index,
-                                                    const std::string& target,
-                                                    stormark::v1::CacheMode cache,
-                                                    std::string_view source,
-                                                    std::vector<std::string>* notes,
-                                                    const HostPlan* first_host = nullptr);
+common::StatusOr<std::vector<PhasePlan>> ParsePhase(
+    const YAML::Node& node, size_t index, const std::string& target, stormark::v1::CacheMode cache,
+    std::string_view source, std::vector<std::string>* notes, const HostPlan* first_host = nullptr);
 
 }  // namespace stormark::controller::plan_yaml
 

@@ -107,8 +107,8 @@ class WorkloadOptionsTest(h.StormarkTestCase):
 
     def test_bad_values_and_keys_are_one_line_naming_them(self):
         cases = [
-            (["--workload", "randio", "--set", "ioengine=libaio"],
-             ["ioengine", "'libaio'", "psync or io_uring"]),
+            (["--workload", "randio", "--set", "ioengine=posixaio"],
+             ["ioengine", "'posixaio'", "psync, io_uring or libaio"]),
             (["--workload", "randio", "--set", "rwmixwrite=101"],
              ["rwmixwrite", "'101'", "0 to 100"]),
             (["--workload", "randio", "--set", "blocksize=4k"],

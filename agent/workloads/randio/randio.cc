@@ -172,8 +172,9 @@ Status RandioWorkload::ResolveRegions() {
         " reaches beyond the end", on, " (", common::FormatBytes(device_->size()), ")"));
   }
   const uint32_t alignment = device_->caps().alignment;
-  if (alignment > 1 && (bs_min_ % alignment != 0 || offset_ % alignment != 0 ||
-                        offset_increment_ % alignment != 0 || spec_.blockalign() % alignment != 0)) {
+  if (alignment > 1 &&
+      (bs_min_ % alignment != 0 || offset_ % alignment != 0 || offset_increment_ % alignment != 0 ||
+       spec_.blockalign() % alignment != 0)) {
     return absl::InvalidArgumentError(common::StrCat(
         "randio: with direct, bs, offset, offset_increment and blockalign must be multiples of ",
         alignment, " bytes", on));
@@ -190,9 +191,8 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
   seed_ = spec_.seed() != 0 ? spec_.seed() : (std::random_device{}() | uint64_t{1} << 32);
   offset_ = spec_.offset_bytes();
   offset_increment_ = spec_.offset_increment_bytes();
-  if (dir_ != nullptr &&
-      (spec_.size_percent() != 0 || spec_.offset_percent() != 0 ||
-       spec_.offset_increment_percent() != 0)) {
+  if (dir_ != nullptr && (spec_.size_percent() != 0 || spec_.offset_percent() != 0 ||
+                          spec_.offset_increment_percent() != 0)) {
     return absl::InvalidArgumentError(
         "randio: size, offset and offset_increment as a percentage need a block target (the "
         "phase creates its own file in a dir target: give its size in bytes)");
@@ -202,17 +202,14 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
   // A synchronous engine runs one request at a time whatever the depth (as fio's psync).
   iodepth_ = device_->caps().async ? std::max<uint32_t>(1, spec_.iodepth()) : 1;
 
-  const uint64_t span_end = offset_ +
-                            uint64_t{jobs_count_ - 1} * offset_increment_ +
-                            region_size_;
+  const uint64_t span_end = offset_ + uint64_t{jobs_count_ - 1} * offset_increment_ + region_size_;
   if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && Reads(spec_)) {
     // Verify lays out all it reads; other reads may land in a sparse file's holes.
     WarnUnallocated(*block_, offset_, span_end, SystemPaths().sys_dev_block, warnings);
   }
   if (spec_.verify()) {
     const uint32_t unit = bs_min_ % 4096 == 0 && spec_.blockalign() % 4096 == 0 &&
-                                  offset_ % 4096 == 0 &&
-                                  offset_increment_ % 4096 == 0 &&
+                                  offset_ % 4096 == 0 && offset_increment_ % 4096 == 0 &&
                                   region_size_ % 4096 == 0
                               ? 4096
                               : 512;
@@ -289,8 +286,7 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
   }
   // A device without a page cache in front of it (AoE, NBD, iSCSI) needs no cache warnings.
   if (!spec_.direct() && !device_->caps().direct && CapsOf(target_).page_cache) {
-    const uint64_t span = offset_ +
-                          uint64_t{jobs_count_ - 1} * offset_increment_ + region_size_;
+    const uint64_t span = offset_ + uint64_t{jobs_count_ - 1} * offset_increment_ + region_size_;
     if (Reads(spec_) && host_.ram_bytes != 0 && span < 2 * host_.ram_bytes &&
         (spec_.time_based() || common::RandioWrites(spec_))) {
       warnings->push_back(common::StrCat(
@@ -392,8 +388,9 @@ Status RandioWorkload::Run(RunContext& ctx) {
   const int64_t start = ctx.clock.MonotonicNanos();
   const int64_t deadline = spec_.runtime_nanos() == 0 ? 0 : start + lead + spec_.runtime_nanos();
   const int64_t job_start = spec_.startdelay_nanos() == 0 ? 0 : start + spec_.startdelay_nanos();
-  const JobShared shared{ctx.clock, ctx.cancelled, measuring, ctx.recorders, book_.get(),
-                         deadline,  job_start,     /*start_measured=*/spec_.ramp_time_nanos() == 0};
+  const JobShared shared{
+      ctx.clock,   ctx.cancelled, measuring, ctx.recorders,
+      book_.get(), deadline,      job_start, /*start_measured=*/spec_.ramp_time_nanos() == 0};
 
   std::vector<Status> statuses(jobs_.size());
   std::atomic<size_t> running{jobs_.size()};

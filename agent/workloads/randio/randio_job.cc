@@ -46,8 +46,7 @@ common::StatusOr<std::unique_ptr<RandioJob>> RandioJob::Create(const JobPlan& pl
 RandioJob::RandioJob(const JobPlan& plan, Device& device)
     : plan_(plan), device_(device), poisson_random_(plan.data_seed ^ 0x9015507) {}
 
-int64_t RandioJob::RateAllowed(int64_t rate_start, uint64_t ops, uint64_t bytes,
-                               uint32_t length) {
+int64_t RandioJob::RateAllowed(int64_t rate_start, uint64_t ops, uint64_t bytes, uint32_t length) {
   if (!plan_.rate_poisson) {
     // Even spacing: operation n may go at n / rate.
     int64_t allowed = rate_start;
@@ -184,7 +183,7 @@ common::Status RandioJob::Run(const JobShared& shared) {
   bool issuing = true;
   bool flush_due = false;
   bool end_flush_done = !plan_.end_fsync;
-  bool flush_full = false;  // The due flush is end_fsync's: an fsync whatever the plan's kind.
+  bool flush_full = false;   // The due flush is end_fsync's: an fsync whatever the plan's kind.
   bool refill_held = false;  // The queue filled up: wait for it to drain to iodepth_low.
   uint32_t writes_since_flush = 0;
   uint32_t since_think = 0;
@@ -316,8 +315,8 @@ common::Status RandioJob::Run(const JobShared& shared) {
     const int64_t timeout = wait_until > 0 ? std::max<int64_t>(0, wait_until - now) : -1;
     // Waiting for more than is in flight would wait for ever: with thinktime or a held refill,
     // the queue drains below complete_min.
-    auto reaped = queue_->Reap(std::min<size_t>(complete_min, queue_->in_flight()), completions,
-                               timeout);
+    auto reaped =
+        queue_->Reap(std::min<size_t>(complete_min, queue_->in_flight()), completions, timeout);
     if (!reaped.ok()) {
       error = reaped.status();
       break;

@@ -89,14 +89,13 @@ OffsetSource::OffsetSource(const OffsetPlan& plan)
     : plan_(plan),
       random_(plan.seed),
       align_{plan.align != 0 ? plan.align : Smallest(plan.read_split, plan.bs_min),
-             plan.align != 0 ? plan.align
-                             : Smallest(plan.write_split.empty() ? plan.read_split
-                                                                 : plan.write_split,
-                                        plan.bs_min)},
+             plan.align != 0
+                 ? plan.align
+                 : Smallest(plan.write_split.empty() ? plan.read_split : plan.write_split,
+                            plan.bs_min)},
       units_(std::max<uint64_t>(1, plan.size / align_[0])),
       random_map_(!plan.zipf && !plan.norandommap && plan.bs_min == plan.bs_max &&
-                  plan.read_split.empty() && plan.write_split.empty() &&
-                  align_[0] == plan.bs_min),
+                  plan.read_split.empty() && plan.write_split.empty() && align_[0] == plan.bs_min),
       permutation_(random_map_ || plan.zipf ? units_ : 1, plan.seed ^ 0x5eed),
       zipf_(units_, plan.zipf ? plan.zipf_theta : 0) {}
 

@@ -73,8 +73,8 @@ Status ParseSizeOrPercent(std::string_view key, std::string_view text, OptionVal
 // holds size and share pairs, the reads' first; `number` counts the reads' pairs.
 Status ParseBssplit(std::string_view key, std::string_view text, OptionValue* out) {
   auto bad = [&](std::string_view why) {
-    return absl::InvalidArgumentError(StrCat("bad ", key, " '", text, "': ", why,
-                                             " (as 4k/10:64k/90, writes after a comma)"));
+    return absl::InvalidArgumentError(
+        StrCat("bad ", key, " '", text, "': ", why, " (as 4k/10:64k/90, writes after a comma)"));
   };
   const std::vector<std::string_view> directions = common::Split(text, ',');
   if (directions.empty() || directions.size() > 2) return bad("give one or two splits");
@@ -217,9 +217,10 @@ const std::vector<Option>& Options() {
        .max = common::kMaxRandioIodepth,
        .help = "io_uring and libaio: the most requests handed to the kernel in one call (not "
                "given: every free slot at once)",
-       .store = [](const OptionValue& v, PhaseSpec* s) {
-         R(s).set_iodepth_batch_submit(static_cast<uint32_t>(v.number));
-       }},
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             R(s).set_iodepth_batch_submit(static_cast<uint32_t>(v.number));
+           }},
       {.name = "iodepth_batch_complete_min",
        .aliases = {"iodepth_batch_complete"},
        .type = OptionType::kCount,
@@ -227,18 +228,20 @@ const std::vector<Option>& Options() {
        .max = common::kMaxRandioIodepth,
        .help = "io_uring and libaio: wait for at least this many completions at a time (not "
                "given: 1)",
-       .store = [](const OptionValue& v, PhaseSpec* s) {
-         R(s).set_iodepth_batch_complete_min(static_cast<uint32_t>(v.number));
-       }},
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             R(s).set_iodepth_batch_complete_min(static_cast<uint32_t>(v.number));
+           }},
       {.name = "iodepth_batch_complete_max",
        .type = OptionType::kCount,
        .unit = "requests",
        .max = common::kMaxRandioIodepth,
        .help = "io_uring and libaio: take at most this many completions at a time (not given: "
                "iodepth)",
-       .store = [](const OptionValue& v, PhaseSpec* s) {
-         R(s).set_iodepth_batch_complete_max(static_cast<uint32_t>(v.number));
-       }},
+       .store =
+           [](const OptionValue& v, PhaseSpec* s) {
+             R(s).set_iodepth_batch_complete_max(static_cast<uint32_t>(v.number));
+           }},
       {.name = "iodepth_low",
        .type = OptionType::kCount,
        .unit = "requests",
@@ -364,9 +367,8 @@ const std::vector<Option>& Options() {
        .unit = "operations",
        .max = UINT32_MAX,
        .help = "operations between think times (not given: 1)",
-       .store = [](const OptionValue& v, PhaseSpec* s) {
-         R(s).set_thinktime_blocks(static_cast<uint32_t>(v.number));
-       }},
+       .store = [](const OptionValue& v,
+                   PhaseSpec* s) { R(s).set_thinktime_blocks(static_cast<uint32_t>(v.number)); }},
       {.name = "rate_process",
        .type = OptionType::kEnum,
        .default_value = "linear",
@@ -483,9 +485,9 @@ std::string DescribeRandio(const RandioSpec& s) {
                    common::FormatDurationNanos(static_cast<double>(s.startdelay_nanos())));
   }
   if (s.thinktime_nanos() != 0) {
-    text += StrCat(", thinking ",
-                   common::FormatDurationNanos(static_cast<double>(s.thinktime_nanos())),
-                   " every ", std::max<uint32_t>(1, s.thinktime_blocks()));
+    text +=
+        StrCat(", thinking ", common::FormatDurationNanos(static_cast<double>(s.thinktime_nanos())),
+               " every ", std::max<uint32_t>(1, s.thinktime_blocks()));
   }
   if (s.end_fsync()) text += ", end_fsync";
   if (s.verify()) text += ", verify";

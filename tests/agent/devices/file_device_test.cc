@@ -168,7 +168,7 @@ TEST_P(FileDeviceTest, RequestsInAndOutsideTheQueuesBuffersBothMoveData) {
   std::memset(other.data(), 'o', 4096);
   const IoRequest writes[] = {
       {IoOp::kWrite, 0, 4096, registered.data() + 4096, 1},  // inside
-      {IoOp::kWrite, 8192, 4096, other.data(), 2},            // outside
+      {IoOp::kWrite, 8192, 4096, other.data(), 2},           // outside
   };
   ASSERT_TRUE((*queue)->Submit(writes).ok());
   std::vector<IoCompletion> done(2);

@@ -55,8 +55,9 @@ TEST(HostVariables, NameTheHostAndEveryLabel) {
 
 // axboe/fio#1688: one file, each host its own target and depth, by its labels.
 TEST_F(FioHostsTest, EachHostRunsWhatTheFileSaysForIt) {
-  Write("[global]\nfilename=${STORMARK_LABEL_DISK}\nioengine=io_uring\n"
-        "[j]\nrw=randread\niodepth=${STORMARK_LABEL_DEPTH}\n");
+  Write(
+      "[global]\nfilename=${STORMARK_LABEL_DISK}\nioengine=io_uring\n"
+      "[j]\nrw=randread\niodepth=${STORMARK_LABEL_DEPTH}\n");
   const std::vector<HostPlan> hosts = {
       {"a", "a:7420", {{"disk", "nvme"}, {"depth", "32"}}, "", ""},
       {"b", "b:7420", {{"disk", "sata"}, {"depth", "4"}}, "", ""},

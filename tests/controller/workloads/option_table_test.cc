@@ -134,9 +134,10 @@ TEST(OptionTable, UnknownKeysAreNotFoundOnThePathAndNamedByTheTable) {
   // ... and the table itself lists what it knows, aliases included.
   const common::Status status = FindWorkloadKind("randio")->options().Set("blocksize", "4k", &spec);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(status.message()),
-              HasSubstr("unknown randio parameter 'blocksize' (known: rw (readwrite), rwmixread, "
-                        "rwmixwrite, bs (bsrange), bssplit, blockalign (ba), norandommap, iodepth"));
+  EXPECT_THAT(
+      std::string(status.message()),
+      HasSubstr("unknown randio parameter 'blocksize' (known: rw (readwrite), rwmixread, "
+                "rwmixwrite, bs (bsrange), bssplit, blockalign (ba), norandommap, iodepth"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("engine (ioengine)"));
   EXPECT_THAT(std::string(status.message()), HasSubstr("seed (randseed))"));
 }
@@ -179,8 +180,9 @@ TEST(OptionTable, RequiredOptionsAreDeclared) {
 
 TEST(OptionTable, HelpListsEveryOptionWithAliasesTypeAndDefault) {
   const std::string help = FindWorkloadKind("randio")->options().HelpText();
-  EXPECT_THAT(help,
-              HasSubstr("\n  engine, ioengine\n      enum, default: none; psync, io_uring or libaio\n"));
+  EXPECT_THAT(
+      help,
+      HasSubstr("\n  engine, ioengine\n      enum, default: none; psync, io_uring or libaio\n"));
   EXPECT_THAT(help, HasSubstr("\n  runtime\n      duration, default 60s;"));
   EXPECT_THAT(help, HasSubstr("\n  fsync\n      count (writes), default 0;"));
   for (const Option& option : FindWorkloadKind("randio")->options().options()) {

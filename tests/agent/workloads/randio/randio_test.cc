@@ -350,7 +350,7 @@ TEST_P(RandioEngineTest, BatchedQueueMovesEveryByte) {
   spec.set_iodepth_low(8);
   spec.set_fdatasync(64);
   spec.set_end_fsync(true);
-  spec.set_engine(GetParam() == Engine::kLibaio   ? RandioSpec::LIBAIO
+  spec.set_engine(GetParam() == Engine::kLibaio    ? RandioSpec::LIBAIO
                   : GetParam() == Engine::kIoUring ? RandioSpec::IO_URING
                                                    : RandioSpec::PSYNC);
   const Outcome out = RunOn(spec, **device);
