@@ -29,7 +29,10 @@ const WorkloadKind& Kind() {
       .prepare_bytes = [](const PhaseSpec& spec) -> uint64_t { return spec.randio().size_bytes(); },
       .runtime_nanos = [](const PhaseSpec& spec) -> int64_t {
         const auto& r = spec.randio();
-        return r.runtime_nanos() > 0 ? r.runtime_nanos() + r.ramp_time_nanos() : 0;
+        // startdelay and the ramp come first, unmeasured.
+        return r.runtime_nanos() > 0
+                   ? r.runtime_nanos() + r.ramp_time_nanos() + r.startdelay_nanos()
+                   : 0;
       },
       .table = RandioTable,
       .table_shows_via = true,

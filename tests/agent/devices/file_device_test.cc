@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/devices/aio_queue.h"
 #include "agent/devices/fault_device.h"
 #include "agent/devices/io_buffer.h"
 #include "agent/devices/memory_device.h"
@@ -322,6 +323,17 @@ TEST(FileDevice, SizeBeyondTheFileIsOutOfRange) {
   auto device = FileDevice::Open("/proc/self/exe", options);
   ASSERT_FALSE(device.ok());
   EXPECT_EQ(device.status().code(), absl::StatusCode::kOutOfRange);
+}
+
+// More AIO contexts than the host allows (fs.aio-max-nr) is one message that names the limit.
+TEST(AioQueue, ADepthBeyondTheHostsLimitNamesIt) {
+  std::ifstream limit_file("/proc/sys/fs/aio-max-nr");
+  uint64_t limit = 0;
+  if (!(limit_file >> limit) || limit >= (uint64_t{1} << 30)) GTEST_SKIP() << "no AIO limit";
+  auto queue = AioQueue::Create(0, static_cast<uint32_t>(limit + 1));
+  ASSERT_FALSE(queue.ok());
+  EXPECT_THAT(queue.status().message(),
+              HasSubstr("the host's AIO contexts are used up: sysctl fs.aio-max-nr"));
 }
 
 TEST(Engine, ParsesTheThreeNames) {

@@ -58,6 +58,16 @@ TEST(PhaseDeadline, ARuntimeBoundPhaseMayRunTwiceItsRuntimePlusAMinute) {
   EXPECT_THAT(deadline.Overdue(91 * kSecond), HasSubstr("expected end at 15.0 s"));
 }
 
+// fio's startdelay comes before the ramp and the runtime: the expected end counts it.
+TEST(PhaseDeadline, AStartDelayIsPartOfTheExpectedEnd) {
+  stormark::v1::PhaseSpec spec;
+  spec.mutable_randio()->set_runtime_nanos(10 * kSecond);
+  spec.mutable_randio()->set_startdelay_nanos(100 * kSecond);
+  PhaseDeadline deadline(spec, 0, 0);
+  EXPECT_EQ(deadline.Overdue(200 * kSecond), "");
+  EXPECT_THAT(deadline.Overdue(281 * kSecond), HasSubstr("expected end at 110.0 s"));
+}
+
 TEST(PhaseDeadline, ASizeBoundPhaseHasNoDeadlineBeforeItMovesBytes) {
   PhaseDeadline deadline(Stream(), 0, 1000);
   deadline.Progress(5 * kSecond, 0);
