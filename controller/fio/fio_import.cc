@@ -90,8 +90,8 @@ StatusOr<std::string> Pattern(const JobOption& o) {
   if (o.value.find(':') != std::string::npos) {
     return Refuse(o, "a stride or repeat count after ':' is not supported yet");
   }
-  for (std::string_view trim : {"trim", "randtrim", "trimwrite", "randtrimwrite"}) {
-    if (o.value == trim) return Refuse(o, "trim in fio jobs is not supported yet");
+  for (std::string_view trim : {"trimwrite", "randtrimwrite"}) {
+    if (o.value == trim) return Refuse(o, "trim followed by writes is not supported yet");
   }
   for (std::string_view known :
        {"read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"}) {
@@ -191,6 +191,42 @@ Status SetPerDirectionBs(const JobOption& o, const Reading& reading,
   return Set("bssplit", StrCat(reads, "/100,", w, "/100"), o, spec);
 }
 
+// rw=trim or randtrim (`o`): the trim workload over the region the job's options gave, each
+// block once, in address order or at random. What a trim job cannot honour is refused.
+StatusOr<stormark::v1::PhaseSpec> TrimPhase(const JobOption& o, const FioJob& job,
+                                            const stormark::v1::RandioSpec& r,
+                                            std::vector<std::string>* notes) {
+  auto refuse = [&](std::string_view option, std::string_view why) {
+    return Refuse(o, StrCat("with ", option, ": ", why));
+  };
+  if (r.bssplit_size() > 0 || r.bs_max() != 0) {
+    return refuse("several block sizes", "a trim job discards blocks of one bs");
+  }
+  if (r.time_based()) return refuse("time_based", "a trim job discards its region once");
+  if (r.numjobs() > 1) return refuse("numjobs", "a trim job runs in one thread");
+  if (r.verify()) return refuse("verify", "discarded blocks hold nothing to verify");
+  if (r.size_percent() != 0 || r.offset_percent() != 0) {
+    return refuse("a size or offset in percent", "give a trim job's region in bytes");
+  }
+  if (r.rate_iops() != 0 || r.rate_bytes() != 0 || r.thinktime_nanos() != 0) {
+    return refuse("a rate or thinktime", "a trim job discards as fast as the device takes it");
+  }
+  if (r.iodepth() > 1) {
+    notes->push_back(StrCat(Where(o), "job '", job.name, "': iodepth=", r.iodepth(),
+                            ": discards go one at a time, as fio's libaio and io_uring engines "
+                            "issue them"));
+  }
+  stormark::v1::PhaseSpec spec;
+  FindWorkloadKind("trim")->init(&spec);
+  stormark::v1::TrimSpec& t = *spec.mutable_trim();
+  t.set_size_bytes(r.size_bytes());
+  t.set_bs(r.bs_min());
+  t.set_offset_bytes(r.offset_bytes());
+  t.set_random(o.value == "randtrim");
+  t.set_seed(r.seed());
+  return spec;
+}
+
 // What one job makes: its spec and target, and its notes.
 struct JobPhase {
   PhasePlan plan;
@@ -259,6 +295,7 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
   ASSIGN_OR_RETURN(const int kb_base, KbBase(job));
   const Reading reading{kb_base, &out.warnings};
   bool repeatable = true;
+  const JobOption* trim = nullptr;
   for (const JobOption& o : job.options) {
     const FioOption* entry = FindFioOption(o.name);
     if (entry == nullptr) return Refuse(o, "not an option of fio 3.33");
@@ -272,6 +309,11 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
         RETURN_IF_ERROR(ReadJobOption(o, reading, &plan, &repeatable, &out.notes));
         break;
       case FioOptionStatus::kMapped: {
+        if (entry->randio == "rw" && (o.value == "trim" || o.value == "randtrim")) {
+          // A trim job: the trim workload, once the job's other options are read.
+          trim = &o;
+          break;
+        }
         if (entry->randio == "bs" && o.value.find(',') != std::string::npos) {
           // bs=READS,WRITES: one size each way, as a split of one size per direction.
           RETURN_IF_ERROR(SetPerDirectionBs(o, reading, &plan.spec));
@@ -287,6 +329,10 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
   }
   if (repeatable && FindOption(job, "randseed") == nullptr) {
     RETURN_IF_ERROR(SetPhaseParameter("seed", std::to_string(kRepeatableSeed), &plan.spec));
+  }
+  if (trim != nullptr) {
+    ASSIGN_OR_RETURN(plan.spec, TrimPhase(*trim, job, plan.spec.randio(), &out.notes));
+    return out;
   }
   const stormark::v1::RandioSpec& r = plan.spec.randio();
   if (r.engine() == stormark::v1::RandioSpec::LIBAIO && !r.direct()) {
@@ -357,6 +403,12 @@ StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs) {
             jobs[j].name, "' to run it after '", jobs[first].name,
             "', or run one job alone with --section ", jobs[j].section));
       }
+    }
+    if (end - first > 1 && phase.plan.spec.has_trim()) {
+      return absl::InvalidArgumentError(
+          StrCat(jobs[first].file, ":", jobs[first].line, ": job '", jobs[first].name, "': ",
+                 end - first, " trim jobs at once (numjobs, or identical jobs without stonewall): "
+                 "a trim job runs in one thread"));
     }
     if (end - first > 1) {
       RETURN_IF_ERROR(common::Annotate(

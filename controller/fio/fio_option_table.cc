@@ -34,7 +34,9 @@ constexpr std::string_view kData =
 constexpr std::string_view kZones = "zoned block devices are not supported";
 constexpr std::string_view kReplay = "replaying I/O logs is not supported";
 constexpr std::string_view kCpu = "CPU and NUMA placement are not supported";
-constexpr std::string_view kTrim = "trim in fio jobs is not supported yet";
+constexpr std::string_view kTrim =
+    "trims within a verifying write job are not supported (rw=trim and randtrim run as "
+    "stormark's trim workload)";
 constexpr std::string_view kPriority = "I/O and process priorities are not supported";
 constexpr std::string_view kLatencyTarget = "latency-target runs are not supported";
 

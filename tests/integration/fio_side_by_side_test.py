@@ -82,6 +82,24 @@ bssplit=64k/50:128k/50
 end_fsync=1
 """
 
+# fio's trim and randtrim, which stormark runs as its trim workload.
+TRIM_JOB = """[global]
+filename=${TARGET}
+ioengine=libaio
+
+[trim]
+rw=trim
+bs=1m
+size=16m
+
+[randtrim]
+stonewall
+rw=randtrim
+bs=64k
+size=8m
+offset=32m
+"""
+
 
 @unittest.skipUnless(os.geteuid() == 0, "needs root (losetup)")
 @unittest.skipUnless(net.have("losetup") and net.have("fio"), "needs losetup and fio")
@@ -172,6 +190,41 @@ class FioSideBySideTest(h.StormarkTestCase):
                              f"writes completed: stormark {ours_device[3]}, fio {fio_device[3]}")
         self.assertLessEqual(abs(ours_reported[0] - fio_reported[0]), MIB,
                              f"reads: stormark {ours_reported[0]}, fio {fio_reported[0]}")
+
+    def discards(self):
+        """(discard requests, bytes discarded) the loop device has completed so far."""
+        with open(f"/sys/block/{os.path.basename(self.device)}/stat") as f:
+            fields = f.read().split()
+        return int(fields[11]), int(fields[13]) * 512
+
+    def test_trim_jobs_discard_what_fios_discard(self):
+        self.job = self.write_file(os.path.join(self.work, "trim.fio"), TRIM_JOB)
+        before = self.discards()
+        out = os.path.join(self.work, "fio-trim.json")
+        subprocess.run(["fio", self.job, "--output-format=json", f"--output={out}"], check=True,
+                       env=dict(os.environ, TARGET=self.device), capture_output=True, timeout=300)
+        middle = self.discards()
+        with open(out) as f:
+            fio_trimmed = sum(j["trim"]["io_bytes"] for j in json.load(f)["jobs"])
+        json_out = os.path.join(self.work, "stormark-trim.json")
+        result = super().run_stormark(["run", "--fio", self.job, "--agent", self.agent.address,
+                                       "--json", json_out, "--no-db", "--no-progress"],
+                                      env={"TARGET": "loop"}, timeout=300)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 0, result.describe())
+        after = self.discards()
+        phases = self.load_json(json_out)["phases"]
+        self.assertEqual([p["name"] for p in phases], ["trim", "randtrim"])
+        ours_trimmed = sum(p["results"][0]["bytes"] for p in phases)
+        fio_device = (middle[0] - before[0], middle[1] - before[1])
+        ours_device = (after[0] - middle[0], after[1] - middle[1])
+        print(f"discards (requests, bytes): fio {fio_device}, stormark {ours_device}",
+              file=sys.stderr)
+        # 24 MiB each, and the device discarded exactly that, in the same requests.
+        self.assertEqual(fio_trimmed, 24 * MIB)
+        self.assertEqual(ours_trimmed, 24 * MIB)
+        self.assertEqual(fio_device[1], 24 * MIB)
+        self.assertEqual(ours_device, fio_device)
 
     def test_a_kubernetes_style_libaio_file_with_include(self):
         self.write_file(os.path.join(self.work, "kube.inc"), KUBE_INCLUDE)

@@ -132,7 +132,10 @@ TEST(ImportJobs, RefusedAndUnknownOptionsNameTheLineAndWhy) {
               HasSubstr("job.fio:2: verify=adler: not a verify method fio knows"));
   EXPECT_THAT(ErrorOf("[j]\nstartdelay=1-5\n"), HasSubstr("a random start delay"));
   EXPECT_THAT(ErrorOf("[j]\nbssplit=4k/50:64k/50,,8k/100\n"), HasSubstr("a split for trims"));
-  EXPECT_THAT(ErrorOf("[j]\nrw=randtrim\n"), HasSubstr("trim in fio jobs is not supported yet"));
+  EXPECT_THAT(ErrorOf("[j]\nrw=trimwrite\n"), HasSubstr("trim followed by writes"));
+  EXPECT_THAT(ErrorOf("[j]\nrw=trim\ntime_based\nruntime=10\n"),
+              HasSubstr("job.fio:2: rw=trim: with time_based: a trim job discards its region once"));
+  EXPECT_THAT(ErrorOf("[j]\nrw=randtrim\nnumjobs=2\n"), HasSubstr("runs in one thread"));
   EXPECT_THAT(ErrorOf("[j]\nrw=read:4k\n"), HasSubstr("after ':' is not supported yet"));
   EXPECT_THAT(ErrorOf("[j]\nexec_prerun=mkfs.xfs /dev/sdb\n"), HasSubstr("setup: hooks"));
 }
@@ -234,6 +237,36 @@ rw=randrw
               testing::Contains(HasSubstr("random_generator: ignored: stormark draws offsets")));
   EXPECT_THAT(imported->notes,
               testing::Contains(HasSubstr("verify=md5: checked by stormark's own verify")));
+}
+
+// fio's trim and randtrim run as stormark's trim workload: each block of the region once.
+TEST(ImportJobs, TrimJobsRunAsTheTrimWorkload) {
+  auto imported = Import(R"([global]
+ioengine=libaio
+iodepth=8
+size=16m
+offset=1m
+[seq]
+rw=trim
+bs=1m
+[random]
+stonewall
+rw=randtrim
+bs=64k
+)");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->phases.size(), 2u);
+  const stormark::v1::TrimSpec& seq = imported->phases[0].spec.trim();
+  EXPECT_TRUE(imported->phases[0].spec.has_trim());
+  EXPECT_EQ(seq.size_bytes(), 16u << 20);
+  EXPECT_EQ(seq.bs(), 1u << 20);
+  EXPECT_EQ(seq.offset_bytes(), 1u << 20);
+  EXPECT_FALSE(seq.random());
+  const stormark::v1::TrimSpec& random = imported->phases[1].spec.trim();
+  EXPECT_TRUE(random.random());
+  EXPECT_EQ(random.bs(), 65536u);
+  EXPECT_EQ(random.seed(), kRepeatableSeed);  // randrepeat=1, fio's default
+  EXPECT_THAT(imported->notes, testing::Contains(HasSubstr("discards go one at a time")));
 }
 
 TEST(ImportJobs, LibaioWithoutDirectIsWarnedAbout) {
