@@ -405,10 +405,10 @@ StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs) {
       }
     }
     if (end - first > 1 && phase.plan.spec.has_trim()) {
-      return absl::InvalidArgumentError(
-          StrCat(jobs[first].file, ":", jobs[first].line, ": job '", jobs[first].name, "': ",
-                 end - first, " trim jobs at once (numjobs, or identical jobs without stonewall): "
-                 "a trim job runs in one thread"));
+      return absl::InvalidArgumentError(StrCat(
+          jobs[first].file, ":", jobs[first].line, ": job '", jobs[first].name, "': ", end - first,
+          " trim jobs at once (numjobs, or identical jobs without stonewall): "
+          "a trim job runs in one thread"));
     }
     if (end - first > 1) {
       RETURN_IF_ERROR(common::Annotate(

@@ -133,8 +133,9 @@ TEST(ImportJobs, RefusedAndUnknownOptionsNameTheLineAndWhy) {
   EXPECT_THAT(ErrorOf("[j]\nstartdelay=1-5\n"), HasSubstr("a random start delay"));
   EXPECT_THAT(ErrorOf("[j]\nbssplit=4k/50:64k/50,,8k/100\n"), HasSubstr("a split for trims"));
   EXPECT_THAT(ErrorOf("[j]\nrw=trimwrite\n"), HasSubstr("trim followed by writes"));
-  EXPECT_THAT(ErrorOf("[j]\nrw=trim\ntime_based\nruntime=10\n"),
-              HasSubstr("job.fio:2: rw=trim: with time_based: a trim job discards its region once"));
+  EXPECT_THAT(
+      ErrorOf("[j]\nrw=trim\ntime_based\nruntime=10\n"),
+      HasSubstr("job.fio:2: rw=trim: with time_based: a trim job discards its region once"));
   EXPECT_THAT(ErrorOf("[j]\nrw=randtrim\nnumjobs=2\n"), HasSubstr("runs in one thread"));
   EXPECT_THAT(ErrorOf("[j]\nrw=read:4k\n"), HasSubstr("after ':' is not supported yet"));
   EXPECT_THAT(ErrorOf("[j]\nexec_prerun=mkfs.xfs /dev/sdb\n"), HasSubstr("setup: hooks"));
