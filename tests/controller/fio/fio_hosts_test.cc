@@ -106,5 +106,24 @@ TEST_F(FioHostsTest, AHostWithoutTheLabelIsNamed) {
   EXPECT_THAT(s.message(), HasSubstr("${STORMARK_LABEL_DEPTH} is not set"));
 }
 
+// A label is a value, never job-file text: a hostile one cannot add an option (a path, say),
+// and the host's reading fails on it, naming the host.
+TEST_F(FioHostsTest, ALabelCannotInjectAnOption) {
+  Write("[j]\nrw=randread\niodepth=${STORMARK_LABEL_DEPTH}\n");
+  Plan plan = PlanFor({{"a", "a:7420", {{"depth", "8"}}, "", ""},
+                       {"b", "b:7420", {{"depth", "4\nfilename=/dev/sda"}}, "", ""}});
+  const common::Status s = ResolveHostSpecs(&plan);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("on host 'b'"));
+  EXPECT_THAT(s.message(), HasSubstr("iodepth"));
+  EXPECT_TRUE(plan.phases[0].host_targets.empty());
+  // A name given as a target is checked as one: a path is refused.
+  Write("[j]\nrw=randread\nfilename=${STORMARK_LABEL_DISK}\n");
+  Plan paths = PlanFor({{"a", "a:7420", {{"disk", "nvme"}}, "", ""},
+                        {"b", "b:7420", {{"disk", "/dev/sda"}}, "", ""}});
+  EXPECT_THAT(ResolveHostSpecs(&paths).message(),
+              HasSubstr("stormark reaches storage only through the agent's targets"));
+}
+
 }  // namespace
 }  // namespace stormark::controller::fio
