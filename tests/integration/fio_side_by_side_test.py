@@ -207,8 +207,10 @@ class FioSideBySideTest(h.StormarkTestCase):
         with open(out) as f:
             fio_trimmed = sum(j["trim"]["io_bytes"] for j in json.load(f)["jobs"])
         json_out = os.path.join(self.work, "stormark-trim.json")
+        fio_json_out = os.path.join(self.work, "stormark-trim-fio.json")
         result = super().run_stormark(["run", "--fio", self.job, "--agent", self.agent.address,
-                                       "--json", json_out, "--no-db", "--no-progress"],
+                                       "--json", json_out, "--fio-json", fio_json_out,
+                                       "--no-db", "--no-progress"],
                                       env={"TARGET": "loop"}, timeout=300)
         self.assert_no_crash(result)
         self.assertEqual(result.returncode, 0, result.describe())
@@ -225,6 +227,11 @@ class FioSideBySideTest(h.StormarkTestCase):
         self.assertEqual(ours_trimmed, 24 * MIB)
         self.assertEqual(fio_device[1], 24 * MIB)
         self.assertEqual(ours_device, fio_device)
+        # stormark's fio-format JSON has them in fio's trim block, as fio's own does.
+        with open(fio_json_out) as f:
+            ours_fio = json.load(f)["jobs"]
+        self.assertEqual([(j["jobname"], j["trim"]["io_bytes"]) for j in ours_fio],
+                         [("trim", 16 * MIB), ("randtrim", 8 * MIB)])
 
     def test_a_kubernetes_style_libaio_file_with_include(self):
         self.write_file(os.path.join(self.work, "kube.inc"), KUBE_INCLUDE)

@@ -45,6 +45,20 @@ RunRecord ARun() {
                   Phase(command, {SucceededHost("db1", 1), SucceededHost("db2", 1)})});
 }
 
+// A trim phase (a job file's rw=trim) fills fio's trim block.
+TEST(FioJson, ATrimPhaseFillsTheTrimBlock) {
+  PhasePlan trim;
+  trim.name = "trim";
+  trim.spec.mutable_trim()->set_bs(1 << 20);
+  const json out =
+      FioJson(MakeRun("r1", {"db1"}, {Phase(trim, {SucceededHost("db1", 24)})}), false);
+  ASSERT_EQ(out["jobs"].size(), 1u);
+  EXPECT_EQ(out["jobs"][0]["trim"]["io_bytes"], 24u << 20);
+  EXPECT_EQ(out["jobs"][0]["trim"]["total_ios"], 24u);
+  EXPECT_EQ(out["jobs"][0]["read"]["io_bytes"], 0u);
+  EXPECT_EQ(out["stormark"]["omitted"], json::array());
+}
+
 TEST(FioJson, AJobPerPhaseAndHostWithItsHostname) {
   const json out = FioJson(ARun(), false);
   const json& jobs = out["jobs"];
