@@ -200,9 +200,10 @@ StatusOr<stormark::v1::PhaseSpec> TrimPhase(const JobOption& o, const FioJob& jo
     return Refuse(o, StrCat("with ", option, ": ", why));
   };
   if (r.bssplit_size() > 0 || r.bs_max() != 0) {
-    return refuse("several block sizes (bssplit, bsrange or bs=READS,WRITES, in the job or a "
-                  "[global] above it)",
-                  "a trim job discards blocks of one bs");
+    return refuse(
+        "several block sizes (bssplit, bsrange or bs=READS,WRITES, in the job or a "
+        "[global] above it)",
+        "a trim job discards blocks of one bs");
   }
   if (r.time_based()) return refuse("time_based", "a trim job discards its region once");
   if (r.numjobs() > 1) return refuse("numjobs", "a trim job runs in one thread");

@@ -50,9 +50,9 @@ std::optional<Directions> DirectionsOf(const PhaseOutcome& phase,
   // One direction for the whole phase: a stream's, or a trim's (fio's trim block).
   const stormark::v1::PhaseSpec& spec = phase.plan.spec;
   if (!spec.has_stream() && !spec.has_trim()) return std::nullopt;
-  Direction& d = out[spec.has_trim() ? "trim"
+  Direction& d = out[spec.has_trim()                                               ? "trim"
                      : spec.stream().direction() == stormark::v1::StreamSpec::READ ? "read"
-                                                                                     : "write"];
+                                                                                   : "write"];
   d.bytes = r.bytes();
   d.ops = r.ops();
   auto h = common::LatencyHistogram::FromProto(r.latency());
