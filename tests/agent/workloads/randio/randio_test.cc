@@ -208,6 +208,19 @@ double GapSpread(const std::vector<int64_t>& times) {
   return (at(0.75) - at(0.25)) / at(0.5);
 }
 
+// The median gap between requests over their mean gap: ln 2 = 0.69 for exponential gaps, about
+// 1 for even ones.
+double MedianGapOverMean(const std::vector<int64_t>& times) {
+  std::vector<double> gaps;
+  for (size_t i = 1; i < times.size(); ++i) {
+    gaps.push_back(static_cast<double>(times[i] - times[i - 1]));
+  }
+  const double mean = static_cast<double>(times.back() - times.front()) /
+                      static_cast<double>(gaps.size());
+  std::sort(gaps.begin(), gaps.end());
+  return gaps[gaps.size() / 2] / mean;
+}
+
 TEST(RandioWorkload, PoissonRateKeepsTheMeanWithExponentialGaps) {
   MemoryDevice memory(4 << 20);
   for (const bool poisson : {false, true}) {
@@ -225,8 +238,11 @@ TEST(RandioWorkload, PoissonRateKeepsTheMeanWithExponentialGaps) {
     EXPECT_NEAR(seconds, 0.6, 0.15) << (poisson ? "poisson" : "linear");
     const double spread = GapSpread(timing.times);
     if (poisson) {
+      // Exponential gaps: spread about 1.58, and the median gap ln 2 = 0.69 of the mean.
+      // Late wake-ups on a loaded machine only add spread (2.67 was seen under ctest -j2), so
+      // the spread has a floor, not a ceiling; the median's place checks the shape.
       EXPECT_GT(spread, 1.1);
-      EXPECT_LT(spread, 2.2);
+      EXPECT_LT(MedianGapOverMean(timing.times), 0.85);
     } else {
       EXPECT_LT(spread, 0.8);
     }
