@@ -215,8 +215,8 @@ double MedianGapOverMean(const std::vector<int64_t>& times) {
   for (size_t i = 1; i < times.size(); ++i) {
     gaps.push_back(static_cast<double>(times[i] - times[i - 1]));
   }
-  const double mean = static_cast<double>(times.back() - times.front()) /
-                      static_cast<double>(gaps.size());
+  const double mean =
+      static_cast<double>(times.back() - times.front()) / static_cast<double>(gaps.size());
   std::sort(gaps.begin(), gaps.end());
   return gaps[gaps.size() / 2] / mean;
 }
