@@ -294,7 +294,9 @@ TEST(RandioWorkload, ThinktimeIdlesAfterEveryBlocksAndIsNoLatency) {
   const auto* read = Find(out.result, "read");
   ASSERT_NE(read, nullptr);
   const auto latency = common::LatencyHistogram::FromProto(read->latency()).value();
-  EXPECT_LT(latency.Percentile(99), 5'000'000u);  // Reads from memory, not thinks.
+  // Reads from memory, not thinks: counted in, ten thinks of 10 ms would make the mean at
+  // least 1 ms; a preempted read or two on a loaded machine moves it by far less.
+  EXPECT_LT(latency.Mean(), 500'000.0);
 }
 
 TEST(RandioWorkload, BssplitSizesReachTheDevice) {
