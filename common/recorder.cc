@@ -12,10 +12,12 @@ void Recorder::Record(int64_t end_mono_nanos, uint64_t latency_nanos, uint64_t b
   bytes_.store(bytes_.load(std::memory_order_relaxed) + bytes, std::memory_order_relaxed);
   ops_.store(ops_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   const int64_t since_start = std::max<int64_t>(0, end_mono_nanos - start_mono_nanos_);
-  const size_t index = static_cast<size_t>(since_start / interval_nanos_);
+  const size_t index =
+      std::min(kMaxIntervals - 1, static_cast<size_t>(since_start / interval_nanos_));
   if (index >= series_.size()) series_.resize(index + 1);
   series_[index].bytes += bytes;
   series_[index].ops += 1;
+  series_[index].latency_sum += latency_nanos;
 }
 
 void Recorder::Merge(const Recorder& other) {
@@ -26,6 +28,7 @@ void Recorder::Merge(const Recorder& other) {
   for (size_t i = 0; i < other.series_.size(); ++i) {
     series_[i].bytes += other.series_[i].bytes;
     series_[i].ops += other.series_[i].ops;
+    series_[i].latency_sum += other.series_[i].latency_sum;
   }
 }
 
@@ -35,18 +38,22 @@ void Recorder::SeriesToProto(
   out->Clear();
   const int64_t total = std::max<int64_t>(0, end_mono_nanos - start_mono_nanos_);
   // Ops that completed exactly at the end belong to the last interval, not a new empty one.
-  const size_t intervals =
-      std::max<size_t>(1, static_cast<size_t>((total + interval_nanos_ - 1) / interval_nanos_));
+  // The last interval holds the rest of a run longer than kMaxIntervals.
+  const size_t intervals = std::clamp<size_t>(
+      static_cast<size_t>((total + interval_nanos_ - 1) / interval_nanos_), 1, kMaxIntervals);
   for (size_t i = 0; i < intervals; ++i) {
     const int64_t offset = static_cast<int64_t>(i) * interval_nanos_;
     auto* sample = out->Add();
     sample->set_offset_nanos(offset);
-    sample->set_length_nanos(std::clamp<int64_t>(total - offset, 0, interval_nanos_));
+    sample->set_length_nanos(i + 1 == intervals
+                                 ? std::max<int64_t>(0, total - offset)
+                                 : std::min<int64_t>(total - offset, interval_nanos_));
   }
   for (size_t i = 0; i < series_.size(); ++i) {
     auto* sample = out->Mutable(static_cast<int>(std::min(i, intervals - 1)));
     sample->set_bytes(sample->bytes() + series_[i].bytes);
     sample->set_ops(sample->ops() + series_[i].ops);
+    sample->set_latency_sum_nanos(sample->latency_sum_nanos() + series_[i].latency_sum);
   }
 }
 

@@ -29,6 +29,9 @@ class Recorder {
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
+  // A run longer than this many intervals puts the rest in the last one.
+  static constexpr size_t kMaxIntervals = 100'000;
+
   // One operation that completed at monotonic time `end_mono_nanos`, took `latency_nanos`
   // and moved `bytes` bytes (0 for a flush).
   void Record(int64_t end_mono_nanos, uint64_t latency_nanos, uint64_t bytes);
@@ -48,6 +51,7 @@ class Recorder {
   struct Interval {
     uint64_t bytes = 0;
     uint64_t ops = 0;
+    uint64_t latency_sum = 0;
   };
 
   const int64_t start_mono_nanos_;
@@ -72,6 +76,7 @@ class RecorderSet {
   // false, and changes nothing, once a recorder exists.
   bool Rebase(int64_t start_mono_nanos);
   int64_t start_mono_nanos() const;
+  int64_t interval_nanos() const { return interval_nanos_; }
   uint64_t TotalBytes() const;
   uint64_t TotalOps() const;
   // All recorders merged into one. Call after every worker has stopped.

@@ -32,6 +32,9 @@ Status CheckName(std::string_view what, std::string_view name);
 // postmark block sizes).
 inline constexpr uint32_t kMaxBlockSize = 64u << 20;
 
+// The shortest interval of a result's series (PhaseSpec.series_interval_ms).
+inline constexpr uint32_t kMinSeriesIntervalMs = 100;
+
 // True for the block-queue settings a phase may tune (PhaseSpec.tuning): scheduler,
 // read_ahead_kb, nr_requests, queue_depth.
 bool IsTuningKnob(std::string_view name);

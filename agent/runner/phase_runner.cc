@@ -31,9 +31,10 @@ double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 // The timed part of a run, shared with its worker thread, which outlives Run() when it is
 // stuck in the kernel.
 struct PhaseRunner::RunShared {
-  RunShared(const common::Clock& clock, std::shared_ptr<Lasting> lasting)
+  RunShared(const common::Clock& clock, std::shared_ptr<Lasting> lasting,
+            int64_t series_interval_nanos)
       : lasting(std::move(lasting)),
-        recorders(clock.MonotonicNanos()),
+        recorders(clock.MonotonicNanos(), series_interval_nanos),
         region(clock, recorders),
         ctx{clock, this->lasting->cancelled, recorders, region} {}
   const std::shared_ptr<Lasting> lasting;  // Holds the cancel flag ctx refers to.
@@ -108,6 +109,11 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
                                                           const GoneFn& gone) {
   // The id is held, reported to other callers (BusyWith) and named in messages: checked first.
   RETURN_IF_ERROR(common::CheckName("phase id", spec.phase_id()));
+  if (spec.series_interval_ms() != 0 && spec.series_interval_ms() < common::kMinSeriesIntervalMs) {
+    return absl::InvalidArgumentError(common::StrCat("series_interval_ms ",
+                                                     spec.series_interval_ms(), " is under ",
+                                                     common::kMinSeriesIntervalMs, " ms"));
+  }
   ASSIGN_OR_RETURN(std::string token, NewPhaseToken());
   std::vector<std::string> warnings;
   std::unique_ptr<Workload> abandoned;
@@ -228,6 +234,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
                                        const GoneFn& gone) {
   Workload* workload = nullptr;
   int64_t interval_nanos = 0;
+  int64_t series_nanos = 0;
   std::string target;
   std::string target_identity;
   std::string what;  // "randio run", for an error that escapes the workload
@@ -258,6 +265,8 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     what = common::StrCat(common::WorkloadName(spec_), " run");
     const uint32_t ms = spec_.progress_interval_ms() == 0 ? 1000 : spec_.progress_interval_ms();
     interval_nanos = static_cast<int64_t>(ms) * 1'000'000;
+    const uint32_t series_ms = spec_.series_interval_ms() == 0 ? 1000 : spec_.series_interval_ms();
+    series_nanos = static_cast<int64_t>(series_ms) * 1'000'000;
   }
 
   PhaseResult result;
@@ -277,7 +286,7 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   std::string stuck_in;
   std::shared_ptr<DetachedWorker> stuck_worker;
   if (!caller_gone && !cancelled_) {
-    auto shared = std::make_shared<RunShared>(clock_, lasting_);
+    auto shared = std::make_shared<RunShared>(clock_, lasting_, series_nanos);
     // How late the start was is measured as Run begins, before any warm-up.
     const int64_t start_late = shared->region.span().start_unix - request.start_at_unix_nanos();
     // The worker holds `shared` and, when it is left stuck, frees the slot on its return.

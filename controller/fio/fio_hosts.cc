@@ -24,6 +24,34 @@ std::unique_ptr<Message> FieldAlone(const Message& from, const FieldDescriptor* 
   return alone;
 }
 
+// Gives `target` the fields in which `host_read` differs from `read` (all three of one type).
+// A repeated message of the same length in all three (a run group's jobs) is merged element
+// by element, so that the plan's settings stay on each job.
+void TakeChangedFields(const Message& read, const Message& host_read, Message* target) {
+  const google::protobuf::Descriptor* type = read.GetDescriptor();
+  const auto* reflection = read.GetReflection();
+  for (int i = 0; i < type->field_count(); ++i) {
+    const FieldDescriptor* field = type->field(i);
+    const std::unique_ptr<Message> ours = FieldAlone(read, field);
+    std::unique_ptr<Message> theirs = FieldAlone(host_read, field);
+    if (google::protobuf::util::MessageDifferencer::Equals(*ours, *theirs)) continue;
+    if (field->is_repeated() && field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      const int n = reflection->FieldSize(read, field);
+      if (n == reflection->FieldSize(host_read, field) &&
+          n == target->GetReflection()->FieldSize(*target, field)) {
+        for (int e = 0; e < n; ++e) {
+          TakeChangedFields(reflection->GetRepeatedMessage(read, field, e),
+                            reflection->GetRepeatedMessage(host_read, field, e),
+                            target->GetReflection()->MutableRepeatedMessage(target, field, e));
+        }
+        continue;
+      }
+    }
+    // The host's value replaces the plan's: swap it in.
+    target->GetReflection()->SwapFields(theirs.get(), target, {field});
+  }
+}
+
 }  // namespace
 
 stormark::v1::PhaseSpec WithHostFields(const stormark::v1::PhaseSpec& base,
@@ -37,18 +65,8 @@ stormark::v1::PhaseSpec WithHostFields(const stormark::v1::PhaseSpec& base,
   if (set == nullptr || reflection->GetOneofFieldDescriptor(read, workload) != set) {
     return out;  // Another workload: ResolveHostSpecs refuses it.
   }
-  const Message& a = reflection->GetMessage(read, set);
-  const Message& b = reflection->GetMessage(host_read, set);
-  Message* target = out.GetReflection()->MutableMessage(&out, set);
-  const google::protobuf::Descriptor* type = a.GetDescriptor();
-  for (int i = 0; i < type->field_count(); ++i) {
-    const FieldDescriptor* field = type->field(i);
-    const std::unique_ptr<Message> ours = FieldAlone(a, field);
-    std::unique_ptr<Message> theirs = FieldAlone(b, field);
-    if (google::protobuf::util::MessageDifferencer::Equals(*ours, *theirs)) continue;
-    // The host's value replaces the plan's: swap it in.
-    target->GetReflection()->SwapFields(theirs.get(), target, {field});
-  }
+  TakeChangedFields(reflection->GetMessage(read, set), reflection->GetMessage(host_read, set),
+                    out.GetReflection()->MutableMessage(&out, set));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "common/spec_check.h"
+#include "common/workloads/randio/randio_spec.h"
 #include "common/strings.h"
 #include "controller/fio/fio_option_table.h"
 #include "controller/fio/fio_units.h"
@@ -89,9 +90,6 @@ StatusOr<std::string> SizeRange(const JobOption& o, const Reading& reading) {
 StatusOr<std::string> Pattern(const JobOption& o) {
   if (o.value.find(':') != std::string::npos) {
     return Refuse(o, "a stride or repeat count after ':' is not supported yet");
-  }
-  for (std::string_view trim : {"trimwrite", "randtrimwrite"}) {
-    if (o.value == trim) return Refuse(o, "trim followed by writes is not supported yet");
   }
   for (std::string_view known :
        {"read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"}) {
@@ -191,8 +189,9 @@ Status SetPerDirectionBs(const JobOption& o, const Reading& reading,
   return Set("bssplit", StrCat(reads, "/100,", w, "/100"), o, spec);
 }
 
-// rw=trim or randtrim (`o`): the trim workload over the region the job's options gave, each
-// block once, in address order or at random. What a trim job cannot honour is refused.
+// rw=trim, randtrim, trimwrite or randtrimwrite (`o`): the trim workload over the region the
+// job's options gave, each block once, in address order or at random, each discard followed
+// by a write of its block for the *trimwrite patterns. What a trim job cannot honour is refused.
 StatusOr<stormark::v1::PhaseSpec> TrimPhase(const JobOption& o, const FioJob& job,
                                             const stormark::v1::RandioSpec& r,
                                             std::vector<std::string>* notes) {
@@ -219,13 +218,20 @@ StatusOr<stormark::v1::PhaseSpec> TrimPhase(const JobOption& o, const FioJob& jo
                             ": discards go one at a time, as fio's libaio and io_uring engines "
                             "issue them"));
   }
+  const bool then_write = o.value == "trimwrite" || o.value == "randtrimwrite";
+  if (then_write && r.direct()) {
+    notes->push_back(StrCat(Where(o), "job '", job.name,
+                            "': direct=1: the writes after the discards go through the page "
+                            "cache, and are flushed (fdatasync) before the clock stops"));
+  }
   stormark::v1::PhaseSpec spec;
   FindWorkloadKind("trim")->init(&spec);
   stormark::v1::TrimSpec& t = *spec.mutable_trim();
   t.set_size_bytes(r.size_bytes());
   t.set_bs(r.bs_min());
   t.set_offset_bytes(r.offset_bytes());
-  t.set_random(o.value == "randtrim");
+  t.set_random(o.value == "randtrim" || o.value == "randtrimwrite");
+  t.set_then_write(then_write);
   t.set_seed(r.seed());
   return spec;
 }
@@ -283,6 +289,37 @@ Status ReadJobOption(const JobOption& o, const Reading& reading, PhasePlan* plan
     return Refuse(o, "not a verify method fio knows");
   } else if (o.name == "bssplit") {
     return SetBssplit(o, reading, spec);
+  } else if (o.name == "write_bw_log" || o.name == "write_lat_log" || o.name == "write_iops_log") {
+    // Without a value, fio names the log after the job; ReadJobFile's caller fills that in.
+    PhasePlan::FioLog& log = plan->fio_logs.front();
+    std::string& prefix = o.name == "write_bw_log"    ? log.bw
+                          : o.name == "write_lat_log" ? log.lat
+                                                      : log.iops;
+    prefix = o.has_value && !o.value.empty() ? o.value : std::string(1, '\0');
+  } else if (o.name == "log_avg_msec") {
+    // A FIO_OPT_INT of milliseconds, which fio reads as it reads a size.
+    auto n = ParseFioSize(o.value, reading.kb_base);
+    if (!n.ok() || n->percent) return Refuse(o, "expected a number of milliseconds");
+    const uint64_t ms = n->value;
+    if (ms == 0) {
+      notes->push_back(StrCat(Where(o), Spelled(o),
+                              ": fio then logs every I/O; stormark logs each second's mean"));
+      return absl::OkStatus();
+    }
+    if (ms < common::kMinSeriesIntervalMs || ms > 3'600'000) {
+      return Refuse(o, StrCat("stormark's log interval is from ", common::kMinSeriesIntervalMs,
+                              " ms to an hour"));
+    }
+    spec->set_series_interval_ms(static_cast<uint32_t>(ms));
+  } else if (o.name == "log_unix_epoch" || o.name == "log_alternate_epoch") {
+    ASSIGN_OR_RETURN(const bool epoch, FioBool(o));
+    plan->fio_logs.front().unix_epoch = plan->fio_logs.front().unix_epoch || epoch;
+  } else if (o.name == "per_job_logs") {
+    ASSIGN_OR_RETURN(const bool per_job, FioBool(o));
+    if (!per_job) {
+      notes->push_back(StrCat(Where(o), Spelled(o),
+                              ": each job's log keeps its file name with the job's number"));
+    }
   }
   // name, description, numjobs, stonewall, wait_for and kb_base: the job file's shape.
   return absl::OkStatus();
@@ -295,10 +332,16 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
   // fio's defaults where randio's differ.
   RETURN_IF_ERROR(SetPhaseParameter("rw", "read", &plan.spec));
   RETURN_IF_ERROR(SetPhaseParameter("engine", "psync", &plan.spec));
+  // fio hands the kernel one request per call unless iodepth_batch says otherwise; stormark's
+  // default (every free slot at once) lets the block layer merge sequential requests that
+  // fio's do not.
+  RETURN_IF_ERROR(SetPhaseParameter("iodepth_batch_submit", "1", &plan.spec));
   ASSIGN_OR_RETURN(const int kb_base, KbBase(job));
   const Reading reading{kb_base, &out.warnings};
   bool repeatable = true;
   const JobOption* trim = nullptr;
+  plan.fio_logs.resize(1);
+  plan.fio_logs[0].job = job.name;
   for (const JobOption& o : job.options) {
     const FioOption* entry = FindFioOption(o.name);
     if (entry == nullptr) return Refuse(o, "not an option of fio 3.33");
@@ -312,7 +355,8 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
         RETURN_IF_ERROR(ReadJobOption(o, reading, &plan, &repeatable, &out.notes));
         break;
       case FioOptionStatus::kMapped: {
-        if (entry->randio == "rw" && (o.value == "trim" || o.value == "randtrim")) {
+        if (entry->randio == "rw" && (o.value == "trim" || o.value == "randtrim" ||
+                                      o.value == "trimwrite" || o.value == "randtrimwrite")) {
           // A trim job: the trim workload, once the job's other options are read.
           trim = &o;
           break;
@@ -333,8 +377,15 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
   if (repeatable && FindOption(job, "randseed") == nullptr) {
     RETURN_IF_ERROR(SetPhaseParameter("seed", std::to_string(kRepeatableSeed), &plan.spec));
   }
+  PhasePlan::FioLog& log = plan.fio_logs[0];
+  for (std::string* prefix : {&log.bw, &log.lat, &log.iops}) {
+    if (*prefix == std::string(1, '\0')) *prefix = job.name;  // fio's default: the job's name
+  }
+  if (log.bw.empty() && log.lat.empty() && log.iops.empty()) plan.fio_logs.clear();
   if (trim != nullptr) {
+    const uint32_t interval = plan.spec.series_interval_ms();
     ASSIGN_OR_RETURN(plan.spec, TrimPhase(*trim, job, plan.spec.randio(), &out.notes));
+    plan.spec.set_series_interval_ms(interval);
     return out;
   }
   const stormark::v1::RandioSpec& r = plan.spec.randio();
@@ -381,6 +432,69 @@ bool SameJob(const PhasePlan& a, const PhasePlan& b) {
   return a.target == b.target && google::protobuf::util::MessageDifferencer::Equals(a.spec, b.spec);
 }
 
+// The jobs of one run group that are alike in a row (fio's numjobs clones, or identical
+// sections): one job of the phase, with `count` threads.
+struct GroupMember {
+  size_t first = 0;  // Its first job in the file's jobs.
+  size_t count = 1;
+  JobPhase phase;
+};
+
+std::string RunLater(const FioJob& job, const FioJob& other) {
+  return StrCat("; add stonewall to '", job.name, "' to run it after '", other.name,
+                "', or run one job alone with --section ", job.section);
+}
+
+// The phase of a run group of unlike jobs: the first member's spec, with the others in its
+// group. What the jobs of a group must share is refused otherwise, naming the job.
+Status MakeGroup(const std::vector<FioJob>& jobs, std::vector<GroupMember>& members,
+                 JobPhase* phase) {
+  const FioJob& head = jobs[members[0].first];
+  PhasePlan& plan = phase->plan;
+  plan.fio_logs.clear();
+  uint32_t interval = 0;
+  for (GroupMember& m : members) {
+    const FioJob& job = jobs[m.first];
+    const std::string at = StrCat(job.file, ":", job.line, ": job '", job.name, "'");
+    const PhasePlan& own = m.phase.plan;
+    if (own.spec.has_trim()) {
+      const FioJob& other = jobs[members[&m == &members[0] ? 1 : 0].first];
+      return absl::InvalidArgumentError(StrCat(at, " runs at the same time as job '", other.name,
+                                               "' (no stonewall between them): a trim job runs "
+                                               "alone",
+                                               RunLater(job, other)));
+    }
+    if (own.target != plan.target) {
+      return absl::InvalidArgumentError(
+          StrCat(at, " runs on target '", own.target.empty() ? "(the host's)" : own.target,
+                 "' at the same time as job '", head.name, "' on '",
+                 plan.target.empty() ? "(the host's)" : plan.target,
+                 "': the jobs of a run group share one target", RunLater(job, head)));
+    }
+    for (PhasePlan::FioLog log : own.fio_logs) {
+      log.thread_number = static_cast<int>(m.first) + 1;
+      plan.fio_logs.push_back(std::move(log));
+    }
+    const uint32_t mine = own.spec.series_interval_ms();
+    if (mine != 0 && (interval == 0 || mine < interval)) interval = mine;
+    if (&m == &members[0]) {
+      plan.spec.mutable_randio()->set_name(job.name.substr(0, 64));
+      continue;
+    }
+    stormark::v1::RandioSpec* member = plan.spec.mutable_randio()->add_group();
+    *member = own.spec.randio();
+    member->set_name(job.name.substr(0, 64));
+  }
+  if (interval != 0) plan.spec.set_series_interval_ms(interval);
+  if (Status s = common::CheckRandioSpec(plan.spec.randio()); !s.ok()) {
+    return absl::InvalidArgumentError(
+        StrCat(head.file, ":", head.line, ": the jobs from '", head.name,
+               "' on run at the same time (no stonewall between them): ", s.message(),
+               "; add stonewall between them to run them one after another"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs) {
@@ -394,39 +508,48 @@ StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs) {
            jobs[end].wait_for.empty()) {
       ++end;
     }
-    ASSIGN_OR_RETURN(JobPhase phase, PhaseOfJob(jobs[first]));
-    for (size_t j = first + 1; j < end; ++j) {
-      ASSIGN_OR_RETURN(JobPhase other, PhaseOfJob(jobs[j]));
-      if (!SameJob(phase.plan, other.plan)) {
-        return absl::InvalidArgumentError(StrCat(
-            jobs[j].file, ":", jobs[j].line, ": job '", jobs[j].name,
-            "' runs at the same time as job '", jobs[first].name,
-            "' (no stonewall between them) with other options: a stormark phase runs one kind "
-            "of job on every host; add stonewall to '",
-            jobs[j].name, "' to run it after '", jobs[first].name,
-            "', or run one job alone with --section ", jobs[j].section));
+    std::vector<GroupMember> members;
+    for (size_t j = first; j < end; ++j) {
+      ASSIGN_OR_RETURN(JobPhase phase, PhaseOfJob(jobs[j]));
+      if (!members.empty() && SameJob(members.back().phase.plan, phase.plan)) {
+        ++members.back().count;
+        continue;
+      }
+      members.push_back({j, 1, std::move(phase)});
+    }
+    for (GroupMember& m : members) {
+      const FioJob& job = jobs[m.first];
+      if (m.count > 1 && m.phase.plan.spec.has_trim()) {
+        return absl::InvalidArgumentError(
+            StrCat(job.file, ":", job.line, ": job '", job.name, "': ", m.count,
+                   " trim jobs at once (numjobs, or identical jobs without stonewall): "
+                   "a trim job runs in one thread"));
+      }
+      if (m.count > 1) {
+        RETURN_IF_ERROR(common::Annotate(
+            SetPhaseParameter("numjobs", std::to_string(m.count), &m.phase.plan.spec),
+            StrCat(job.file, ":", job.line, ": job '", job.name, "'")));
+      }
+      for (PhasePlan::FioLog& log : m.phase.plan.fio_logs) {
+        log.thread_number = static_cast<int>(m.first) + 1;
       }
     }
-    if (end - first > 1 && phase.plan.spec.has_trim()) {
-      return absl::InvalidArgumentError(StrCat(
-          jobs[first].file, ":", jobs[first].line, ": job '", jobs[first].name, "': ", end - first,
-          " trim jobs at once (numjobs, or identical jobs without stonewall): "
-          "a trim job runs in one thread"));
-    }
-    if (end - first > 1) {
-      RETURN_IF_ERROR(common::Annotate(
-          SetPhaseParameter("numjobs", std::to_string(end - first), &phase.plan.spec),
-          StrCat(jobs[first].file, ":", jobs[first].line, ": job '", jobs[first].name, "'")));
-    }
-    std::string name = PhaseName(jobs[first].name);
-    for (int n = 2; names.count(name) > 0; ++n) name = StrCat(PhaseName(jobs[first].name), "-", n);
+    JobPhase phase = members[0].phase;
+    if (members.size() > 1) RETURN_IF_ERROR(MakeGroup(jobs, members, &phase));
+    const std::string base = members.size() > 1 ? StrCat(PhaseName(jobs[first].name), "..",
+                                                         PhaseName(jobs[members.back().first].name))
+                                                : PhaseName(jobs[first].name);
+    std::string name = PhaseName(base);
+    for (int n = 2; names.count(name) > 0; ++n) name = StrCat(PhaseName(base), "-", n);
     names.insert(name);
     phase.plan.name = name;
-    for (const std::string& note : phase.notes) {
-      if (noted.insert(note).second) out.notes.push_back(note);
-    }
-    for (const std::string& warning : phase.warnings) {
-      if (noted.insert(warning).second) out.warnings.push_back(warning);
+    for (const GroupMember& m : members) {
+      for (const std::string& note : m.phase.notes) {
+        if (noted.insert(note).second) out.notes.push_back(note);
+      }
+      for (const std::string& warning : m.phase.warnings) {
+        if (noted.insert(warning).second) out.warnings.push_back(warning);
+      }
     }
     out.phases.push_back(std::move(phase.plan));
     first = end;

@@ -34,11 +34,11 @@ struct Direction {
 
 using Directions = std::map<std::string, Direction>;
 
-// The per-direction figures of one host's result, or nullopt when the workload gives none.
-std::optional<Directions> DirectionsOf(const PhaseOutcome& phase,
-                                       const stormark::v1::PhaseResult& r) {
+// The per-direction figures of `measurements`.
+Directions DirectionsIn(
+    const google::protobuf::RepeatedPtrField<stormark::v1::Measurement>& measurements) {
   Directions out;
-  for (const auto& m : r.measurements()) {
+  for (const auto& m : measurements) {
     if (m.name() != "read" && m.name() != "write" && m.name() != "trim") continue;
     Direction& d = out[m.name()];
     d.bytes += m.bytes();
@@ -46,6 +46,13 @@ std::optional<Directions> DirectionsOf(const PhaseOutcome& phase,
     auto h = common::LatencyHistogram::FromProto(m.latency());
     if (h.ok()) d.latency.Merge(*h);
   }
+  return out;
+}
+
+// The per-direction figures of one host's result, or nullopt when the workload gives none.
+std::optional<Directions> DirectionsOf(const PhaseOutcome& phase,
+                                       const stormark::v1::PhaseResult& r) {
+  Directions out = DirectionsIn(r.measurements());
   if (!out.empty()) return out;
   // One direction for the whole phase: a stream's, or a trim's (fio's trim block).
   const stormark::v1::PhaseSpec& spec = phase.plan.spec;
@@ -152,11 +159,22 @@ json FioJson(const RunRecord& run, bool plus) {
       }
       any = true;
       const double seconds = static_cast<double>(r.elapsed_nanos()) / 1e9;
-      json job = Job(phase.plan.name, p, host.host, !host.succeeded(), *directions, seconds,
-                     Percent(r.cpu_user_nanos(), r.elapsed_nanos()),
-                     Percent(r.cpu_system_nanos(), r.elapsed_nanos()), plus);
-      jobs.push_back(job);
-      clients.push_back(std::move(job));
+      const double usr = Percent(r.cpu_user_nanos(), r.elapsed_nanos());
+      const double sys = Percent(r.cpu_system_nanos(), r.elapsed_nanos());
+      if (r.jobs_size() == 0) {
+        json job = Job(phase.plan.name, p, host.host, !host.succeeded(), *directions, seconds, usr,
+                       sys, plus);
+        jobs.push_back(job);
+        clients.push_back(std::move(job));
+      }
+      // A run group of unlike jobs: one entry per job, as fio gives them (the CPU is the
+      // phase's, which stormark does not split by job).
+      for (const auto& one : r.jobs()) {
+        json job = Job(one.name(), p, host.host, !host.succeeded(),
+                       DirectionsIn(one.measurements()), seconds, usr, sys, plus);
+        jobs.push_back(job);
+        clients.push_back(std::move(job));
+      }
       for (const auto& [name, d] : *directions) {
         Direction& sum = all[name];
         sum.bytes += d.bytes;

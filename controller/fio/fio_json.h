@@ -1,6 +1,8 @@
 // A run in the layout of fio's `--output-format=json` (and `json+`), so that the tools fio
 // users already have read stormark's results: fio_jsonplus_clat2csv, and scripts that read
-// `jobs[].read.iops` or `client_stats`. One fio job per phase and host, named after the phase:
+// `jobs[].read.iops` or `client_stats`. One fio job per phase and host, named after the phase
+// (a run group of unlike jobs gives one per job and host, named as in the job file, all with
+// the phase's groupid and CPU):
 //
 //   - `jobs[]` and `client_stats[]` hold the same entries, each with its `hostname`, as fio's
 //     client mode gives them (fio's own JSON lacks the host: axboe/fio#515). `client_stats`

@@ -40,7 +40,18 @@ Status SetPhaseParameter(std::string_view key, std::string_view value,
   if (kind->options().Find(key) == nullptr) {
     return absl::NotFoundError(StrCat("no ", kind->name, " parameter or tuning knob '", key, "'"));
   }
-  return kind->options().Set(key, value, spec);
+  RETURN_IF_ERROR(kind->options().Set(key, value, spec));
+  // A run group of fio jobs: the setting holds for every job of it.
+  if (spec->has_randio()) {
+    for (stormark::v1::RandioSpec& job : *spec->mutable_randio()->mutable_group()) {
+      stormark::v1::PhaseSpec one;
+      *one.mutable_randio() = std::move(job);
+      const Status set = kind->options().Set(key, value, &one);
+      job = std::move(*one.mutable_randio());
+      RETURN_IF_ERROR(common::Annotate(set, StrCat("job '", job.name(), "'")));
+    }
+  }
+  return absl::OkStatus();
 }
 
 StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase, const std::string& path,

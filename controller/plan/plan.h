@@ -96,6 +96,17 @@ struct PhasePlan {
   std::map<size_t, stormark::v1::PhaseSpec> host_specs;
   std::map<size_t, std::string> host_targets;
 
+  // The interval logs fio's write_bw_log, write_lat_log and write_iops_log ask for, of a phase
+  // read from a job file: one entry per job of the phase (its spec's own, then its group's),
+  // none when no job asks. controller/fio/fio_logs.h writes them after the run.
+  struct FioLog {
+    std::string job;            // fio's job name
+    std::string bw, lat, iops;  // the logs' prefixes; empty when not asked
+    int thread_number = 1;      // fio's job number, the x of NAME_bw.x.log
+    bool unix_epoch = false;    // log_unix_epoch / log_alternate_epoch: Unix time in ms
+  };
+  std::vector<FioLog> fio_logs;
+
   // "stream write 1 GiB, bs 1 MiB, fdatasync".
   std::string Describe() const;
 };

@@ -97,9 +97,11 @@ json RowJson(const RowSummary& row) {
           {"hosts", row.hosts}};
 }
 
-json MeasurementsJson(const stormark::v1::PhaseResult& r, const std::string& host) {
+json MeasurementsJson(
+    const google::protobuf::RepeatedPtrField<stormark::v1::Measurement>& measurements,
+    const std::string& host) {
   json out = json::array();
-  for (const auto& m : r.measurements()) {
+  for (const auto& m : measurements) {
     const double seconds = static_cast<double>(m.elapsed_nanos()) / 1e9;
     const double cpu = static_cast<double>(m.cpu_user_nanos() + m.cpu_system_nanos()) / 1e9;
     auto histogram = common::LatencyHistogram::FromProto(m.latency());
@@ -224,7 +226,18 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
         for (const auto& [key, value] : r.device_stats()) stats[key] = value;
         row["device_stats"] = std::move(stats);
       }
-      if (r.measurements_size() > 0) row["measurements"] = MeasurementsJson(r, host.host);
+      if (r.measurements_size() > 0) {
+        row["measurements"] = MeasurementsJson(r.measurements(), host.host);
+      }
+      // A run group of unlike jobs: each job's own figures (the measurements add them up).
+      if (r.jobs_size() > 0) {
+        json jobs = json::array();
+        for (const auto& job : r.jobs()) {
+          jobs.push_back({{"name", job.name()},
+                          {"measurements", MeasurementsJson(job.measurements(), host.host)}});
+        }
+        row["jobs"] = std::move(jobs);
+      }
       if (r.last_done_nanos() > 0) {
         row["stonewall"] = {{"first_done_nanos", r.first_done_nanos()},
                             {"first_done_bytes", r.first_done_bytes()},

@@ -1,10 +1,12 @@
 #include "controller/run/run_outputs.h"
 
 #include <string>
+#include <vector>
 
 #include "common/atomic_file.h"
 #include "common/status.h"
 #include "controller/fio/fio_json.h"
+#include "controller/fio/fio_logs.h"
 #include "controller/report/report_baseline.h"
 #include "controller/report/report_export.h"
 #include "controller/report/report_json.h"
@@ -46,6 +48,19 @@ int WriteRunOutputs(const RunOptions& options, const RunRecord& run, const RunJo
       if (code == kExitOk) code = kExitSomeFailed;
     } else {
       std::fprintf(out, "fio JSON%s: %s\n", plus ? "+" : "", path->c_str());
+    }
+  }
+  {
+    // The interval logs a job file asks for (write_bw_log, write_lat_log, write_iops_log).
+    std::vector<std::string> logs;
+    Status written = fio::WriteFioLogs(run, &logs);
+    if (!written.ok()) {
+      std::fprintf(err, "stormark: %s\n", std::string(written.message()).c_str());
+      if (code == kExitOk) code = kExitSomeFailed;
+    }
+    if (!logs.empty()) {
+      std::fprintf(out, "fio logs: %zu file%s (%s%s)\n", logs.size(), logs.size() == 1 ? "" : "s",
+                   logs.front().c_str(), logs.size() > 1 ? ", ..." : "");
     }
   }
   if (!options.csv_path.empty()) {

@@ -79,7 +79,21 @@ TEST(MemoryEstimate, RandioSeriesGrowWithTheRuntime) {
   const uint64_t without = Part(EstimateMemory(spec, 0), "recorders")->bytes;
   spec.set_runtime_nanos(int64_t{3600} * 1'000'000'000);
   const uint64_t with = Part(EstimateMemory(spec, 0), "recorders")->bytes;
-  EXPECT_EQ(with - without, 2 * 3 * 3601 * kRandioSeriesBytesPerSecond);
+  EXPECT_EQ(with - without, 2 * 3 * 3601 * kRandioSeriesBytesPerInterval);
+  // Ten intervals a second (fio's log_avg_msec=100): ten times the series.
+  const uint64_t fine = Part(EstimateMemory(spec, 0, 100), "recorders")->bytes;
+  EXPECT_EQ(fine - without, 2 * 3 * 36001 * kRandioSeriesBytesPerInterval);
+}
+
+TEST(MemoryEstimate, ARunGroupCountsEachOfItsJobs) {
+  stormark::v1::RandioSpec spec = Randio(4, 4096, 1);
+  spec.set_name("a");
+  stormark::v1::RandioSpec* b = spec.add_group();
+  *b = Randio(2, 65536, 3);
+  b->set_name("b");
+  const MemoryEstimate e = EstimateMemory(spec, 0);
+  EXPECT_EQ(Part(e, "job 'a': buffers")->bytes, 4 * 4 * kKiB);
+  EXPECT_EQ(Part(e, "job 'b': buffers")->bytes, 2 * 3 * 64 * kKiB);
 }
 
 TEST(MemoryEstimate, RandioVerifyBookFollowsTheRegion) {

@@ -134,6 +134,37 @@ TEST(Recorder, MergeAddsCountsHistogramAndSeries) {
   EXPECT_EQ(series[2].bytes(), 30u);
 }
 
+TEST(Recorder, SeriesSumsLatenciesPerIntervalAndMergeKeepsThem) {
+  Recorder a(kStart, kSecond), b(kStart, kSecond);
+  a.Record(kStart + 10, 100, 1);
+  a.Record(kStart + kSecond + 10, 700, 1);
+  b.Record(kStart + 20, 300, 1);
+  a.Merge(b);
+  Series series;
+  a.SeriesToProto(kStart + 2 * kSecond, &series);
+  ASSERT_EQ(series.size(), 2);
+  EXPECT_EQ(series[0].latency_sum_nanos(), 400u);
+  EXPECT_EQ(series[0].ops(), 2u);
+  EXPECT_EQ(series[1].latency_sum_nanos(), 700u);
+}
+
+// A run longer than kMaxIntervals puts the rest in the last interval, which then lasts the
+// rest of the run: nothing is lost and the memory stays bounded.
+TEST(Recorder, SeriesOfAVeryLongRunEndsInOneLongInterval) {
+  constexpr int64_t kMs = 1'000'000;
+  Recorder r(kStart, kMs);
+  const int64_t far = static_cast<int64_t>(Recorder::kMaxIntervals) * 3 * kMs;
+  r.Record(kStart + 5, 1, 10);
+  r.Record(kStart + far, 1, 20);
+  Series series;
+  r.SeriesToProto(kStart + far + kMs, &series);
+  ASSERT_EQ(series.size(), static_cast<int>(Recorder::kMaxIntervals));
+  EXPECT_EQ(series[0].bytes(), 10u);
+  const auto& last = series[series.size() - 1];
+  EXPECT_EQ(last.bytes(), 20u);
+  EXPECT_EQ(last.offset_nanos() + last.length_nanos(), far + kMs);
+}
+
 TEST(RecorderSet, TotalsAddUpEveryRecorder) {
   RecorderSet set(kStart);
   Recorder* a = set.Add();

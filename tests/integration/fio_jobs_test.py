@@ -6,6 +6,7 @@ The corpus is examples/fio/: job files in the styles of the Kubernetes wrappers
 (one [global], stonewalls, numjobs), of fio's examples (several [global] sections) and with an
 include, a ${VAR} and arithmetic."""
 
+import gzip
 import json
 import os
 import re
@@ -30,7 +31,11 @@ EXPECTED = {
     "examples_style.fio": [("seq-write", "WRITE", 1), ("seq-read", "READ", 1),
                            ("mixed", "RANDRW", 1)],
     "with_include.fio": [("randrw", "RANDRW", 1)],
+    "kubestr_default.fio": [("read_iops..write_bw", "RANDREAD", 1)],
 }
+
+# Debian's fio ships fiologparser.py as documentation only.
+FIOLOGPARSER = "/usr/share/doc/fio/fiologparser.py.gz"
 
 
 class FioJobsTest(h.StormarkTestCase):
@@ -110,6 +115,54 @@ class FioJobsTest(h.StormarkTestCase):
                                   capture_output=True, text=True, timeout=120)
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         self.assertEqual(len([f for f in os.listdir(self.work) if f.startswith("clat_job")]), 6)
+
+    @unittest.skipUnless(os.path.exists(FIOLOGPARSER), "needs Debian's fio package")
+    def test_interval_logs_are_read_by_fiologparser(self):
+        """A run group's jobs, each logging its bandwidth and latency every 500 ms on two
+        agents; fiologparser.py's figures from the logs agree with the run's own."""
+        agents = [self.start_agent(n) for n in ("left", "right")]
+        logs = self.make_dir()
+        job = os.path.join(self.work, "logged.fio")
+        with open(os.path.join(CORPUS, "kubestr_default.fio")) as f:
+            text = f.read()
+        text = text.replace("[global]\n", "[global]\nlog_avg_msec=500\nwrite_bw_log=" + logs +
+                            "/kube\nwrite_lat_log=" + logs + "/kube\n", 1)
+        self.write_file(job, text)
+        json_path = os.path.join(self.work, "logged.json")
+        result = self.run_stormark(["run", "--fio", job, "--no-progress", "--no-db", "--json",
+                                    json_path] + [x for a in agents for x in ("--agent", a.address)],
+                                   env=self.env, timeout=240)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 0, result.describe())
+        self.assertIn("fio logs: 24 files", result.stdout)  # 4 jobs x 3 logs x 2 hosts
+        parser = os.path.join(self.work, "fiologparser.py")
+        with gzip.open(FIOLOGPARSER, "rt") as f:
+            self.write_file(parser, f.read())
+        row = self.load_json(json_path)["phases"][0]["results"][0]
+        host = re.sub(r"[^A-Za-z0-9._-]", "_", row["host"])
+        elapsed = row["elapsed_seconds"]
+        for number, job_figures in enumerate(row["jobs"], start=1):
+            name = job_figures["name"]
+            m = job_figures["measurements"][0]
+            bw_log = os.path.join(logs, f"kube_bw.{number}.log.{host}")
+            lat_log = os.path.join(logs, f"kube_lat.{number}.log.{host}")
+            with open(bw_log) as f:
+                lines = f.read().splitlines()
+            # Every 500 ms, for the 2 s measured: 4 lines (the last may be a short one).
+            self.assertIn(len(lines), (4, 5), lines)
+            self.assertRegex(lines[0], r"^\d+, \d+, [01], 0$")
+            # fiologparser.py's default: the mean bandwidth over the run, in KiB/s.
+            done = subprocess.run([sys.executable, parser, bw_log], capture_output=True,
+                                  text=True, timeout=60)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            from_logs = float(done.stdout.strip())
+            ours = m["bytes"] / elapsed / 1024
+            self.assertLess(abs(from_logs - ours), 0.1 * ours,
+                            f"{name}: fiologparser.py {from_logs:.0f} KiB/s, the run {ours:.0f}")
+            done = subprocess.run([sys.executable, parser, "-a", lat_log], capture_output=True,
+                                  text=True, timeout=60)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            self.assertGreater(len(done.stdout.splitlines()), 2, done.stdout)
 
     def test_the_job_files_values_reach_the_agent(self):
         json_path = os.path.join(self.work, "out.json")
@@ -207,7 +260,10 @@ class FioJobsTest(h.StormarkTestCase):
             ("[j]\nioengine=posixaio\n", ":2: ioengine=posixaio: not supported: stormark "
                                           "runs psync (sync, pvsync), io_uring and libaio"),
             ("[j]\nbssplit=4k/60:64k/60\n", ":2: bssplit=4k/60:64k/60: bad bssplit"),
-            ("[a]\nrw=read\n[b]\nrw=write\n", ":3: job 'b' runs at the same time as job 'a'"),
+            ("[a]\nrw=read\n[b]\nrw=write\ndirect=1\n",
+             ":1: the jobs from 'a' on run at the same time (no stonewall between them): "
+             "randio: job 'b': the jobs of a run group share one open device"),
+            ("[a]\nrw=read\n[b]\nrw=trim\n", ":3: job 'b' runs at the same time as job 'a'"),
             ("rw=read\n[j]\n", ":1: "),
         ]
         for text, why in cases:

@@ -105,9 +105,14 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
     device_ = owned_device_.get();
     return absl::OkStatus();
   }
-  // A dir target: this phase's own file, filled so that reads never read holes.
-  const uint64_t size = spec_.size_bytes() == 0 ? kDefaultDirFileSize : spec_.size_bytes();
-  const uint64_t file_size = offset_ + uint64_t{jobs_count_ - 1} * offset_increment_ + size;
+  // A dir target: this phase's own file, filled so that reads never read holes; the jobs of
+  // a run group share it, as large as the largest span.
+  uint64_t file_size = 0;
+  for (const Member& m : members_) {
+    const uint64_t size = m.spec.size_bytes() == 0 ? kDefaultDirFileSize : m.spec.size_bytes();
+    file_size =
+        std::max(file_size, m.offset + uint64_t{m.jobs_count - 1} * m.offset_increment + size);
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<File> file, dir_->CreateFile(kFileName, O_RDWR));
   if (const int err = file->Truncate(file_size); err != 0) {
     return common::ErrnoError(common::StrCat("randio: cannot size ", dir_->Describe(kFileName)),
@@ -132,52 +137,55 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
   return absl::OkStatus();
 }
 
-Status RandioWorkload::ResolveRegions() {
+Status RandioWorkload::ResolveRegions(Member& m) const {
+  const RandioSpec& spec = m.spec;
   // Percentages of the device, in whole blocks (fio rounds them down as well).
   const uint64_t device_size = device_->size();
   auto percent_of_device = [&](uint32_t percent) {
     return device_size / 100 * percent + device_size % 100 * percent / 100;
   };
-  if (spec_.offset_percent() != 0) {
-    offset_ = percent_of_device(spec_.offset_percent()) / bs_min_ * bs_min_;
+  if (spec.offset_percent() != 0) {
+    m.offset = percent_of_device(spec.offset_percent()) / m.bs_min * m.bs_min;
   }
-  if (spec_.offset_increment_percent() != 0) {
-    offset_increment_ = percent_of_device(spec_.offset_increment_percent()) / bs_min_ * bs_min_;
+  if (spec.offset_increment_percent() != 0) {
+    m.offset_increment = percent_of_device(spec.offset_increment_percent()) / m.bs_min * m.bs_min;
   }
-  const uint64_t span_extra = uint64_t{jobs_count_ - 1} * offset_increment_;
-  const uint64_t fixed = offset_ + span_extra;
-  if (spec_.size_percent() != 0) {
-    region_size_ = percent_of_device(spec_.size_percent()) / bs_min_ * bs_min_;
-  } else if (spec_.size_bytes() != 0) {
-    region_size_ = spec_.size_bytes();
+  const uint64_t span_extra = uint64_t{m.jobs_count - 1} * m.offset_increment;
+  const uint64_t fixed = m.offset + span_extra;
+  if (spec.size_percent() != 0) {
+    m.region_size = percent_of_device(spec.size_percent()) / m.bs_min * m.bs_min;
+  } else if (spec.size_bytes() != 0) {
+    m.region_size = spec.size_bytes();
   } else if (dir_ != nullptr) {
-    region_size_ = kDefaultDirFileSize;
+    m.region_size = kDefaultDirFileSize;
   } else {
     // The rest of the device after the offsets, in whole blocks (as fio does).
-    region_size_ = device_size > fixed ? (device_size - fixed) / bs_min_ * bs_min_ : 0;
+    m.region_size = device_size > fixed ? (device_size - fixed) / m.bs_min * m.bs_min : 0;
   }
+  const std::string job = members_.size() > 1 ? common::StrCat("job '", spec.name(), "': ") : "";
   const std::string on = common::StrCat(" on ", device_->Describe());
-  if (region_size_ < bs_max_) {
+  if (m.region_size < m.bs_max) {
     return absl::InvalidArgumentError(common::StrCat(
-        "randio: the region is smaller than one block (", common::FormatSizeShort(bs_max_), ")", on,
-        ", of ", common::FormatBytes(device_->size())));
+        "randio: ", job, "the region is smaller than one block (",
+        common::FormatSizeShort(m.bs_max), ")", on, ", of ", common::FormatBytes(device_->size())));
   }
-  if (fixed + region_size_ > device_->size()) {
+  if (fixed + m.region_size > device_->size()) {
     return absl::OutOfRangeError(common::StrCat(
-        "randio: offset ", common::FormatSizeShort(offset_), " + size ",
-        common::FormatSizeShort(region_size_),
-        jobs_count_ > 1 ? common::StrCat(" + ", jobs_count_ - 1, " x offset_increment ",
-                                         common::FormatSizeShort(offset_increment_))
-                        : "",
+        "randio: ", job, "offset ", common::FormatSizeShort(m.offset), " + size ",
+        common::FormatSizeShort(m.region_size),
+        m.jobs_count > 1 ? common::StrCat(" + ", m.jobs_count - 1, " x offset_increment ",
+                                          common::FormatSizeShort(m.offset_increment))
+                         : "",
         " reaches beyond the end", on, " (", common::FormatBytes(device_->size()), ")"));
   }
   const uint32_t alignment = device_->caps().alignment;
   if (alignment > 1 &&
-      (bs_min_ % alignment != 0 || offset_ % alignment != 0 || offset_increment_ % alignment != 0 ||
-       spec_.blockalign() % alignment != 0)) {
+      (m.bs_min % alignment != 0 || m.offset % alignment != 0 ||
+       m.offset_increment % alignment != 0 || spec.blockalign() % alignment != 0)) {
     return absl::InvalidArgumentError(common::StrCat(
-        "randio: with direct, bs, offset, offset_increment and blockalign must be multiples of ",
-        alignment, " bytes", on));
+        "randio: ", job,
+        "with direct, bs, offset, offset_increment and blockalign must be multiples of ", alignment,
+        " bytes", on));
   }
   return absl::OkStatus();
 }
@@ -185,35 +193,48 @@ Status RandioWorkload::ResolveRegions() {
 Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
                                std::vector<std::string>* warnings) {
   RETURN_IF_ERROR(common::CheckRandioSpec(spec_));
-  jobs_count_ = std::max<uint32_t>(1, spec_.numjobs());
-  bs_min_ = spec_.bs_min();
-  bs_max_ = spec_.bs_max() == 0 ? bs_min_ : spec_.bs_max();
   seed_ = spec_.seed() != 0 ? spec_.seed() : (std::random_device{}() | uint64_t{1} << 32);
-  offset_ = spec_.offset_bytes();
-  offset_increment_ = spec_.offset_increment_bytes();
-  if (dir_ != nullptr && (spec_.size_percent() != 0 || spec_.offset_percent() != 0 ||
-                          spec_.offset_increment_percent() != 0)) {
-    return absl::InvalidArgumentError(
-        "randio: size, offset and offset_increment as a percentage need a block target (the "
-        "phase creates its own file in a dir target: give its size in bytes)");
+  members_.clear();
+  for (int i = -1; i < spec_.group_size(); ++i) {
+    Member m;
+    m.spec = i < 0 ? spec_ : spec_.group(i);
+    m.spec.clear_group();
+    m.jobs_count = std::max<uint32_t>(1, m.spec.numjobs());
+    m.bs_min = m.spec.bs_min();
+    m.bs_max = m.spec.bs_max() == 0 ? m.bs_min : m.spec.bs_max();
+    m.offset = m.spec.offset_bytes();
+    m.offset_increment = m.spec.offset_increment_bytes();
+    if (dir_ != nullptr && (m.spec.size_percent() != 0 || m.spec.offset_percent() != 0 ||
+                            m.spec.offset_increment_percent() != 0)) {
+      return absl::InvalidArgumentError(
+          "randio: size, offset and offset_increment as a percentage need a block target (the "
+          "phase creates its own file in a dir target: give its size in bytes)");
+    }
+    members_.push_back(std::move(m));
   }
   RETURN_IF_ERROR(OpenDevice(cancelled, warnings));
-  RETURN_IF_ERROR(ResolveRegions());
-  // A synchronous engine runs one request at a time whatever the depth (as fio's psync).
-  iodepth_ = device_->caps().async ? std::max<uint32_t>(1, spec_.iodepth()) : 1;
-
-  const uint64_t span_end = offset_ + uint64_t{jobs_count_ - 1} * offset_increment_ + region_size_;
-  if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && Reads(spec_)) {
-    // Verify lays out all it reads; other reads may land in a sparse file's holes.
-    WarnUnallocated(*block_, offset_, span_end, SystemPaths().sys_dev_block, warnings);
+  uint64_t read_begin = UINT64_MAX, read_end = 0;
+  for (Member& m : members_) {
+    RETURN_IF_ERROR(ResolveRegions(m));
+    // A synchronous engine runs one request at a time whatever the depth (as fio's psync).
+    m.iodepth = device_->caps().async ? std::max<uint32_t>(1, m.spec.iodepth()) : 1;
+    if (Reads(m.spec)) {
+      read_begin = std::min(read_begin, m.offset);
+      read_end = std::max(read_end, m.SpanEnd());
+    }
   }
-  if (spec_.verify()) {
-    const uint32_t unit = bs_min_ % 4096 == 0 && spec_.blockalign() % 4096 == 0 &&
-                                  offset_ % 4096 == 0 && offset_increment_ % 4096 == 0 &&
-                                  region_size_ % 4096 == 0
+  if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && read_end > 0) {
+    // Verify lays out all it reads; other reads may land in a sparse file's holes.
+    WarnUnallocated(*block_, read_begin, read_end, SystemPaths().sys_dev_block, warnings);
+  }
+  if (spec_.verify()) {  // Never in a run group (CheckRandioSpec).
+    const Member& m = members_[0];
+    const uint32_t unit = m.bs_min % 4096 == 0 && spec_.blockalign() % 4096 == 0 &&
+                                  m.offset % 4096 == 0 && m.offset_increment % 4096 == 0 &&
+                                  m.region_size % 4096 == 0
                               ? 4096
                               : 512;
-    const uint64_t span = span_end - offset_;
+    const uint64_t span = m.SpanEnd() - m.offset;
     if (span / unit > VerifyBook::kMaxUnits) {
       return absl::InvalidArgumentError(
           common::StrCat("randio: verify tracks at most ", VerifyBook::kMaxUnits, " units of ",
@@ -221,19 +242,19 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
                          "); the region is ", common::FormatBytes(span)));
     }
     uint64_t salt_state = seed_;
-    book_ = std::make_unique<VerifyBook>(offset_, span, unit,
+    book_ = std::make_unique<VerifyBook>(m.offset, span, unit,
                                          static_cast<uint32_t>(common::SplitMix64(&salt_state)));
     RETURN_IF_ERROR(LayOutVerifiable(cancelled));
-    if (dir_ == nullptr && offset_ == 0 &&
-        (jobs_count_ == 1 || offset_increment_ <= region_size_)) {
-      laid_out_.bytes = span_end;
+    if (dir_ == nullptr && m.offset == 0 &&
+        (m.jobs_count == 1 || m.offset_increment <= m.region_size)) {
+      laid_out_.bytes = m.SpanEnd();
       laid_out_.device_size = device_->size();
       laid_out_.how = "randio's verify layout";
     }
   }
   // Buffered reads must start from the disk, not from the data just laid out.
   const Device* file = device_->caps().file_backed ? device_ : nullptr;
-  if (file != nullptr && !spec_.direct() && Reads(spec_)) {
+  if (file != nullptr && !spec_.direct() && read_end > 0) {
     // The device's own descriptor: the file or device is not reached by its path again.
     if (file->fd() >= 0) {
       const double resident = EvictFromPageCache(file->fd(), device_->size());
@@ -245,10 +266,15 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
       }
     }
   }
-  for (uint32_t j = 0; j < jobs_count_; ++j) {
-    if (cancelled.load()) return absl::CancelledError("randio: aborted while preparing");
-    ASSIGN_OR_RETURN(auto job, RandioJob::Create(PlanFor(j), *device_));
-    jobs_.push_back(std::move(job));
+  for (uint32_t i = 0; i < members_.size(); ++i) {
+    Member& m = members_[i];
+    m.first_job = static_cast<uint32_t>(jobs_.size());
+    for (uint32_t j = 0; j < m.jobs_count; ++j) {
+      if (cancelled.load()) return absl::CancelledError("randio: aborted while preparing");
+      ASSIGN_OR_RETURN(auto job, RandioJob::Create(PlanFor(m, j), *device_));
+      jobs_.push_back(std::move(job));
+      member_of_.push_back(i);
+    }
   }
   AddWarnings(warnings);
   return absl::OkStatus();
@@ -263,79 +289,90 @@ void RandioWorkload::AddWarnings(std::vector<std::string>* warnings) const {
     warnings->push_back(
         "null target: no data moves; this measures stormark's own cost per I/O, not storage");
   }
+  uint32_t deepest = 0;
+  for (const Member& m : members_) deepest = std::max(deepest, m.spec.iodepth());
   if (EngineOf(spec_) == Engine::kLibaio && device_->caps().file_backed &&
       !device_->caps().direct) {
     warnings->push_back(common::StrCat(
         "engine libaio without direct: the kernel runs buffered AIO inside io_submit, one "
         "request at a time",
-        spec_.iodepth() > 1 ? common::StrCat(", so iodepth ", spec_.iodepth(), " acts as 1") : "",
+        deepest > 1 ? common::StrCat(", so iodepth ", deepest, " acts as 1") : "",
         " (as with fio; use direct: true)"));
   }
-  if (!device_->caps().async && spec_.iodepth() > 1) {
+  if (!device_->caps().async && deepest > 1) {
     warnings->push_back(common::StrCat("engine ", EngineName(EngineOf(spec_)),
-                                       " runs one request at a time: iodepth ", spec_.iodepth(),
+                                       " runs one request at a time: iodepth ", deepest,
                                        " acts as 1 (use engine io_uring for a real queue)"));
   }
-  if (!device_->caps().coherent_queues && jobs_count_ > 1) {
+  if (!device_->caps().coherent_queues && jobs_.size() > 1) {
     warnings->push_back(common::StrCat(
         "target '", target_.name, "': the server does not offer multi-conn, so each of the ",
-        jobs_count_,
+        jobs_.size(),
         " jobs' connections may keep its own cache and a flush covers only its own "
         "writes; flushed-write figures may be too good (use numjobs: 1, or a server with "
         "multi-conn)"));
   }
+  for (const Member& m : members_) AddMemberWarnings(m, warnings);
+}
+
+void RandioWorkload::AddMemberWarnings(const Member& m, std::vector<std::string>* warnings) const {
   // A device without a page cache in front of it (AoE, NBD, iSCSI) needs no cache warnings.
-  if (!spec_.direct() && !device_->caps().direct && CapsOf(target_).page_cache) {
-    const uint64_t span = offset_ + uint64_t{jobs_count_ - 1} * offset_increment_ + region_size_;
-    if (Reads(spec_) && host_.ram_bytes != 0 && span < 2 * host_.ram_bytes &&
-        (spec_.time_based() || common::RandioWrites(spec_))) {
-      warnings->push_back(common::StrCat(
-          "possibly cache-dominated: buffered reads over ", common::FormatBytes(span),
-          ", under 2 x RAM (", common::FormatBytes(2 * host_.ram_bytes),
-          "): data read or written once may be read again from the page cache (use direct: "
-          "true)"));
-    }
-    if (common::RandioWrites(spec_) && spec_.fsync() == 0 && spec_.fdatasync() == 0) {
-      warnings->push_back(
-          "possibly cache-dominated: buffered writes without fsync or fdatasync may still be "
-          "in the page cache when the clock stops (use direct: true, or fdatasync: N)");
-    }
+  if (spec_.direct() || device_->caps().direct || !CapsOf(target_).page_cache) return;
+  const std::string job = members_.size() > 1 ? common::StrCat("job '", m.spec.name(), "': ") : "";
+  const bool writes = common::RandioJobWrites(m.spec);
+  const uint64_t span = m.SpanEnd();
+  if (Reads(m.spec) && host_.ram_bytes != 0 && span < 2 * host_.ram_bytes &&
+      (m.spec.time_based() || writes)) {
+    warnings->push_back(common::StrCat(
+        "possibly cache-dominated: ", job, "buffered reads over ", common::FormatBytes(span),
+        ", under 2 x RAM (", common::FormatBytes(2 * host_.ram_bytes),
+        "): data read or written once may be read again from the page cache (use direct: "
+        "true)"));
+  }
+  if (writes && m.spec.fsync() == 0 && m.spec.fdatasync() == 0) {
+    warnings->push_back(common::StrCat(
+        "possibly cache-dominated: ", job,
+        "buffered writes without fsync or fdatasync may still be in the page cache when the "
+        "clock stops (use direct: true, or fdatasync: N)"));
   }
 }
 
-JobPlan RandioWorkload::PlanFor(uint32_t job) const {
+JobPlan RandioWorkload::PlanFor(const Member& m, uint32_t job) const {
+  const RandioSpec& spec = m.spec;
   JobPlan plan;
-  plan.job = job;
-  plan.iodepth = iodepth_;
-  plan.offsets.rw = spec_.rw();
-  plan.offsets.rwmixread = spec_.has_rwmixread() ? spec_.rwmixread() : 50;
-  plan.offsets.base = offset_ + uint64_t{job} * offset_increment_;
-  plan.offsets.size = region_size_;
-  plan.offsets.bs_min = bs_min_;
-  plan.offsets.bs_max = bs_max_;
-  plan.offsets.zipf = spec_.random_distribution() == RandioSpec::ZIPF;
-  plan.offsets.zipf_theta = spec_.zipf_theta();
-  plan.offsets.time_based = spec_.time_based();
-  uint64_t seed = seed_ + job;
+  // The thread's number in the phase: a single job's threads keep the seeds they always had.
+  const uint32_t thread = m.first_job + job;
+  plan.job = thread;
+  plan.iodepth = m.iodepth;
+  plan.offsets.rw = spec.rw();
+  plan.offsets.rwmixread = spec.has_rwmixread() ? spec.rwmixread() : 50;
+  plan.offsets.base = m.offset + uint64_t{job} * m.offset_increment;
+  plan.offsets.size = m.region_size;
+  plan.offsets.bs_min = m.bs_min;
+  plan.offsets.bs_max = m.bs_max;
+  plan.offsets.zipf = spec.random_distribution() == RandioSpec::ZIPF;
+  plan.offsets.zipf_theta = spec.zipf_theta();
+  plan.offsets.time_based = spec.time_based();
+  uint64_t seed = seed_ + thread;
   plan.offsets.seed = common::SplitMix64(&seed);
   plan.data_seed = common::SplitMix64(&seed);
-  plan.flush_every = spec_.fsync() != 0 ? spec_.fsync() : spec_.fdatasync();
-  plan.flush_data_only = spec_.fsync() == 0;
-  plan.rate_iops = spec_.rate_iops();
-  plan.rate_bytes = spec_.rate_bytes();
-  plan.rate_poisson = spec_.rate_poisson();
-  plan.offsets.read_split = SplitOf(spec_.bssplit());
-  plan.offsets.write_split = SplitOf(spec_.write_bssplit());
-  plan.offsets.align = spec_.blockalign();
-  plan.offsets.norandommap = spec_.norandommap();
-  plan.batch_submit = spec_.iodepth_batch_submit();
-  plan.batch_complete_min = spec_.iodepth_batch_complete_min();
-  plan.batch_complete_max = spec_.iodepth_batch_complete_max();
-  plan.iodepth_low = spec_.iodepth_low();
-  plan.think_nanos = spec_.thinktime_nanos();
-  plan.think_spin_nanos = spec_.thinktime_spin_nanos();
-  plan.think_blocks = spec_.thinktime_blocks();
-  plan.end_fsync = spec_.end_fsync() && common::RandioWrites(spec_);
+  plan.flush_every = spec.fsync() != 0 ? spec.fsync() : spec.fdatasync();
+  plan.flush_data_only = spec.fsync() == 0;
+  plan.rate_iops = spec.rate_iops();
+  plan.rate_bytes = spec.rate_bytes();
+  plan.rate_poisson = spec.rate_poisson();
+  plan.offsets.read_split = SplitOf(spec.bssplit());
+  plan.offsets.write_split = SplitOf(spec.write_bssplit());
+  plan.offsets.align = spec.blockalign();
+  plan.offsets.norandommap = spec.norandommap();
+  plan.batch_submit = spec.iodepth_batch_submit();
+  plan.batch_complete_min = spec.iodepth_batch_complete_min();
+  plan.batch_complete_max = spec.iodepth_batch_complete_max();
+  plan.iodepth_low = spec.iodepth_low();
+  plan.think_nanos = spec.thinktime_nanos();
+  plan.think_spin_nanos = spec.thinktime_spin_nanos();
+  plan.think_blocks = spec.thinktime_blocks();
+  plan.end_fsync = spec.end_fsync() && common::RandioJobWrites(spec);
   return plan;
 }
 
@@ -345,14 +382,15 @@ Status RandioWorkload::LayOutVerifiable(const std::atomic<bool>& cancelled) {
   common::Xoshiro256 random(seed_ ^ 0x1a7047);
   const uint32_t generation = book_->NextGeneration();
   const uint64_t end = book_->base() + book_->size();
-  for (uint32_t j = 0; j < jobs_count_; ++j) {
-    const uint64_t begin = offset_ + uint64_t{j} * offset_increment_;
-    for (uint64_t at = begin; at < std::min(end, begin + region_size_);) {
+  const Member& m = members_[0];  // verify runs on one job
+  for (uint32_t j = 0; j < m.jobs_count; ++j) {
+    const uint64_t begin = m.offset + uint64_t{j} * m.offset_increment;
+    for (uint64_t at = begin; at < std::min(end, begin + m.region_size);) {
       if (cancelled.load(std::memory_order_relaxed)) {
         return absl::CancelledError("randio: aborted while laying out verifiable data");
       }
       const uint32_t n =
-          static_cast<uint32_t>(std::min<uint64_t>(kChunk, begin + region_size_ - at));
+          static_cast<uint32_t>(std::min<uint64_t>(kChunk, begin + m.region_size - at));
       random.Fill(buf.data(), n);
       book_->Stamp(buf.data(), at, n, generation, UINT32_MAX);
       RETURN_IF_ERROR(device_->WriteAt(at, n, buf.data()));
@@ -382,15 +420,22 @@ Status RandioWorkload::ReadBack(const std::atomic<bool>& cancelled) {
 }
 
 Status RandioWorkload::Run(RunContext& ctx) {
-  // startdelay, then ramp_time, are unmeasured: the timed region restarts after both.
+  // startdelay, then ramp_time, are unmeasured: the timed region restarts after both. The jobs
+  // of a run group share them (CheckRandioSpec); each has its own runtime.
   const int64_t lead = spec_.startdelay_nanos() + spec_.ramp_time_nanos();
   std::atomic<bool> measuring{lead == 0};
+  series_interval_nanos_ = ctx.recorders.interval_nanos();
   const int64_t start = ctx.clock.MonotonicNanos();
-  const int64_t deadline = spec_.runtime_nanos() == 0 ? 0 : start + lead + spec_.runtime_nanos();
   const int64_t job_start = spec_.startdelay_nanos() == 0 ? 0 : start + spec_.startdelay_nanos();
-  const JobShared shared{
-      ctx.clock,   ctx.cancelled, measuring, ctx.recorders,
-      book_.get(), deadline,      job_start, /*start_measured=*/spec_.ramp_time_nanos() == 0};
+  std::vector<JobShared> shared;
+  shared.reserve(members_.size());
+  for (const Member& m : members_) {
+    const int64_t deadline =
+        m.spec.runtime_nanos() == 0 ? 0 : start + lead + m.spec.runtime_nanos();
+    shared.push_back(JobShared{ctx.clock, ctx.cancelled, measuring, ctx.recorders, book_.get(),
+                               deadline, job_start,
+                               /*start_measured=*/spec_.ramp_time_nanos() == 0});
+  }
 
   std::vector<Status> statuses(jobs_.size());
   std::atomic<size_t> running{jobs_.size()};
@@ -407,7 +452,8 @@ Status RandioWorkload::Run(RunContext& ctx) {
       threads.emplace_back([&, j] {
         created.wait();
         if (!start_failed.load()) {
-          statuses[j] = CatchAtThreadTop("randio job", [&] { return jobs_[j]->Run(shared); });
+          statuses[j] =
+              CatchAtThreadTop("randio job", [&] { return jobs_[j]->Run(shared[member_of_[j]]); });
         }
         if (!first_done.exchange(true) && measuring.load()) {
           first_done_bytes_ = ctx.recorders.TotalBytes();
@@ -479,28 +525,76 @@ Status RandioWorkload::Run(RunContext& ctx) {
 
 CleanupReport RandioWorkload::Cleanup() {
   jobs_.clear();
+  member_of_.clear();
   owned_device_.reset();
   return dir_ ? dir_->Cleanup() : CleanupReport();
 }
 
-void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
+void RandioWorkload::AddMeasurements(
+    size_t begin, size_t end, int64_t elapsed_nanos,
+    google::protobuf::RepeatedPtrField<stormark::v1::Measurement>* out) const {
   auto add = [&](const char* name, auto recorder_of) {
-    common::Recorder merged(0);
-    for (const auto& job : jobs_) {
-      if (const common::Recorder* r = recorder_of(*job)) merged.Merge(*r);
+    // Each recorder's series counts from the start of the timed region: merged from 0, the
+    // series ends at the region's length.
+    common::Recorder merged(0, series_interval_nanos_);
+    for (size_t j = begin; j < end; ++j) {
+      if (const common::Recorder* r = recorder_of(*jobs_[j])) merged.Merge(*r);
     }
     if (merged.ops() == 0) return;
-    stormark::v1::Measurement* m = result->add_measurements();
+    stormark::v1::Measurement* m = out->Add();
     m->set_name(name);
     m->set_bytes(merged.bytes());
     m->set_ops(merged.ops());
-    m->set_elapsed_nanos(result->elapsed_nanos());
+    m->set_elapsed_nanos(elapsed_nanos);
     merged.latency().ToProto(m->mutable_latency());
+    merged.SeriesToProto(elapsed_nanos, m->mutable_series());
   };
   add("read", [](const RandioJob& j) { return j.read_recorder(); });
   add("write", [](const RandioJob& j) { return j.write_recorder(); });
   add("flush", [](const RandioJob& j) { return j.flush_recorder(); });
+}
 
+void RandioWorkload::AddResolved(const Member& m, const std::string& prefix,
+                                 stormark::v1::PhaseResult* result) const {
+  auto& resolved = *result->mutable_resolved();
+  const RandioSpec& spec = m.spec;
+  if (!prefix.empty()) resolved[prefix + "name"] = spec.name();
+  resolved[prefix + "rw"] = PatternName(spec.rw());
+  resolved[prefix + "bs"] = m.bs_min == m.bs_max
+                                ? common::FormatSizeShort(m.bs_min)
+                                : common::StrCat(common::FormatSizeShort(m.bs_min), "-",
+                                                 common::FormatSizeShort(m.bs_max));
+  auto split_text = [](const auto& split) {
+    std::string text;
+    for (const auto& share : split) {
+      if (!text.empty()) text += ":";
+      text += common::StrCat(common::FormatSizeShort(share.bs()), "/", share.percent());
+    }
+    return text;
+  };
+  if (spec.bssplit_size() > 0) resolved[prefix + "bssplit"] = split_text(spec.bssplit());
+  if (spec.write_bssplit_size() > 0) {
+    resolved[prefix + "write_bssplit"] = split_text(spec.write_bssplit());
+  }
+  resolved[prefix + "iodepth"] = common::StrCat(m.iodepth);
+  resolved[prefix + "numjobs"] = common::StrCat(m.jobs_count);
+  resolved[prefix + "size"] = common::FormatSizeShort(m.region_size);
+  resolved[prefix + "offset"] = common::FormatSizeShort(m.offset);
+  if (m.offset_increment != 0) {
+    resolved[prefix + "offset_increment"] = common::FormatSizeShort(m.offset_increment);
+  }
+}
+
+void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
+  AddMeasurements(0, jobs_.size(), result->elapsed_nanos(), result->mutable_measurements());
+  if (members_.size() > 1) {
+    for (const Member& m : members_) {
+      auto* job = result->add_jobs();
+      job->set_name(m.spec.name());
+      AddMeasurements(m.first_job, m.first_job + m.jobs_count, result->elapsed_nanos(),
+                      job->mutable_measurements());
+    }
+  }
   if (jobs_.size() > 1) {
     result->set_first_done_nanos(first_done_nanos_);
     result->set_last_done_nanos(last_done_nanos_);
@@ -511,26 +605,14 @@ void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
   for (const auto& w : run_warnings_) result->add_warnings(w);
 
   auto& resolved = *result->mutable_resolved();
-  resolved["rw"] = PatternName(spec_.rw());
-  resolved["bs"] = bs_min_ == bs_max_ ? common::FormatSizeShort(bs_min_)
-                                      : common::StrCat(common::FormatSizeShort(bs_min_), "-",
-                                                       common::FormatSizeShort(bs_max_));
-  auto split_text = [](const auto& split) {
-    std::string text;
-    for (const auto& share : split) {
-      if (!text.empty()) text += ":";
-      text += common::StrCat(common::FormatSizeShort(share.bs()), "/", share.percent());
+  if (members_.size() == 1) {
+    AddResolved(members_[0], "", result);
+  } else if (members_.size() > 1) {
+    // A run group: each job's settings under "job1.", "job2.", ... in the group's order.
+    resolved["jobs"] = common::StrCat(members_.size());
+    for (size_t i = 0; i < members_.size(); ++i) {
+      AddResolved(members_[i], common::StrCat("job", i + 1, "."), result);
     }
-    return text;
-  };
-  if (spec_.bssplit_size() > 0) resolved["bssplit"] = split_text(spec_.bssplit());
-  if (spec_.write_bssplit_size() > 0) resolved["write_bssplit"] = split_text(spec_.write_bssplit());
-  resolved["iodepth"] = common::StrCat(iodepth_);
-  resolved["numjobs"] = common::StrCat(jobs_count_);
-  resolved["size"] = common::FormatSizeShort(region_size_);
-  resolved["offset"] = common::FormatSizeShort(offset_);
-  if (offset_increment_ != 0) {
-    resolved["offset_increment"] = common::FormatSizeShort(offset_increment_);
   }
   resolved["engine"] =
       !CapsOf(target_).engines ? target_.kind : std::string(EngineName(EngineOf(spec_)));

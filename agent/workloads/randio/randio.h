@@ -6,6 +6,11 @@
 // interlocks of agent/devices/write_guard.h), the null target, or a dir target, in which the
 // phase creates randio.dat and fills it with random data first (so reads never read holes).
 //
+// A run group of unlike jobs (RandioSpec.group, fio's jobs between stonewalls) runs every
+// job's threads at once on the one device, in one timed region: each job has its own
+// pattern, sizes, depth, region and deadline, and its own figures in the result (Measurement
+// `job`) next to the phase's totals.
+//
 // Prepare opens the device and every job's queue (an engine that cannot start fails there),
 // lays out verifiable data when verifying, and evicts the page cache before buffered reads.
 // Run is the timed region; with ramp_time it restarts the region when the ramp ends, and with
@@ -60,15 +65,38 @@ class RandioWorkload final : public Workload {
  private:
   // Opens device_ (creating and filling the dir target's file first).
   common::Status OpenDevice(const std::atomic<bool>& cancelled, std::vector<std::string>* warnings);
-  // Settles region_size_, offset_ and offset_increment_ (percentages of the device), and
-  // checks the regions and alignment against the device.
-  common::Status ResolveRegions();
   // Writes verifiable data over every job's region (generation 1).
   common::Status LayOutVerifiable(const std::atomic<bool>& cancelled);
   // Reads every tracked unit back and checks it; after the timed region.
   common::Status ReadBack(const std::atomic<bool>& cancelled);
+  // One job of the phase (the spec's own, or one of its group), as Prepare settled it.
+  struct Member {
+    stormark::v1::RandioSpec spec;  // Its group cleared.
+    uint32_t jobs_count = 1;
+    uint32_t iodepth = 1;
+    uint32_t bs_min = 0, bs_max = 0;
+    uint64_t region_size = 0;
+    // offset and offset_increment in bytes, percentages of the device resolved.
+    uint64_t offset = 0, offset_increment = 0;
+    // Its threads are jobs_[first_job, first_job + jobs_count).
+    uint32_t first_job = 0;
+    // Where its last job's region ends.
+    uint64_t SpanEnd() const {
+      return offset + uint64_t{jobs_count - 1} * offset_increment + region_size;
+    }
+  };
+
+  // Settles the member's region_size, offset and offset_increment (percentages of the
+  // device), and checks its regions and alignment against the device.
+  common::Status ResolveRegions(Member& m) const;
   void AddWarnings(std::vector<std::string>* warnings) const;
-  JobPlan PlanFor(uint32_t job) const;
+  void AddMemberWarnings(const Member& m, std::vector<std::string>* warnings) const;
+  JobPlan PlanFor(const Member& m, uint32_t job) const;
+  // The measurements "read", "write" and "flush" of jobs_[begin, end), with their series.
+  void AddMeasurements(size_t begin, size_t end, int64_t elapsed_nanos,
+                       google::protobuf::RepeatedPtrField<stormark::v1::Measurement>* out) const;
+  void AddResolved(const Member& m, const std::string& prefix,
+                   stormark::v1::PhaseResult* result) const;
 
   const stormark::v1::RandioSpec spec_;
   const TargetConfig target_;
@@ -78,24 +106,22 @@ class RandioWorkload final : public Workload {
   // The target as the phase resolved it; null on a dir target and on a given device.
   std::shared_ptr<BlockTarget> block_;
 
-  // Settled in Prepare.
-  uint32_t jobs_count_ = 1;
-  uint32_t iodepth_ = 1;
-  uint32_t bs_min_ = 0, bs_max_ = 0;
-  uint64_t region_size_ = 0;
-  // offset and offset_increment in bytes, percentages of the device resolved.
-  uint64_t offset_ = 0, offset_increment_ = 0;
+  // Settled in Prepare: the spec's own job first, then its group's.
+  std::vector<Member> members_;
   uint64_t seed_ = 0;
   std::unique_ptr<Device> owned_device_;
   Device* device_ = nullptr;
   std::unique_ptr<VerifyBook> book_;
   WrittenPrefix laid_out_;  // The verify layout, when it is a prefix of the target's device.
 
-  // Built in Prepare, after device_, so that they go first.
+  // Built in Prepare, after device_, so that they go first: every member's threads, in
+  // member order.
   std::vector<std::unique_ptr<RandioJob>> jobs_;
+  std::vector<uint32_t> member_of_;  // jobs_[j] belongs to members_[member_of_[j]].
   // Figures of the run, for AddToResult.
   int64_t first_done_nanos_ = 0, last_done_nanos_ = 0;
   uint64_t first_done_bytes_ = 0, first_done_ops_ = 0;
+  int64_t series_interval_nanos_ = 1'000'000'000;  // The run's (PhaseSpec.series_interval_ms).
   std::vector<std::string> run_warnings_;
 };
 

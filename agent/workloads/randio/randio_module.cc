@@ -23,24 +23,38 @@ common::StatusOr<std::unique_ptr<Workload>> Make(const WorkloadInputs& in) {
 
 // The file it lays out: its jobs' regions, each at its offset.
 common::StatusOr<uint64_t> DataBytes(const PhaseSpec& spec, const HostFacts&) {
-  const stormark::v1::RandioSpec& r = spec.randio();
-  const uint64_t size = r.size_bytes() == 0 ? RandioWorkload::kDefaultDirFileSize : r.size_bytes();
-  const uint64_t jobs = r.numjobs() == 0 ? 1 : r.numjobs();
-  return common::SaturatingAdd(common::SaturatingAdd(r.offset_bytes(), size),
-                               common::SaturatingMul(jobs - 1, r.offset_increment_bytes()));
+  // A run group shares one file, as large as its largest job's span.
+  uint64_t bytes = 0;
+  for (int i = -1; i < spec.randio().group_size(); ++i) {
+    const stormark::v1::RandioSpec& r = i < 0 ? spec.randio() : spec.randio().group(i);
+    const uint64_t size =
+        r.size_bytes() == 0 ? RandioWorkload::kDefaultDirFileSize : r.size_bytes();
+    const uint64_t jobs = r.numjobs() == 0 ? 1 : r.numjobs();
+    bytes = std::max(
+        bytes, common::SaturatingAdd(common::SaturatingAdd(r.offset_bytes(), size),
+                                     common::SaturatingMul(jobs - 1, r.offset_increment_bytes())));
+  }
+  return bytes;
 }
 
 common::MemoryEstimate Memory(const PhaseSpec& spec, const TargetConfig& target,
                               const TargetCaps& caps) {
   const uint64_t region = caps.files ? common::kRandioDefaultDirFileBytes : target.size;
-  return common::EstimateMemory(spec.randio(), region);
+  return common::EstimateMemory(spec.randio(), region, spec.series_interval_ms());
 }
 
+// The longest job's; 0 (not known) when any job of a run group is bound by its size.
 int64_t RuntimeNanos(const PhaseSpec& spec) {
-  const stormark::v1::RandioSpec& r = spec.randio();
-  if (r.runtime_nanos() <= 0) return 0;
-  const int64_t ramp = std::max<int64_t>(0, r.ramp_time_nanos());
-  return r.runtime_nanos() > INT64_MAX - ramp ? INT64_MAX : r.runtime_nanos() + ramp;
+  int64_t longest = 0;
+  for (int i = -1; i < spec.randio().group_size(); ++i) {
+    const stormark::v1::RandioSpec& r = i < 0 ? spec.randio() : spec.randio().group(i);
+    if (r.runtime_nanos() <= 0) return 0;
+    const int64_t lead =
+        std::max<int64_t>(0, r.ramp_time_nanos()) + std::max<int64_t>(0, r.startdelay_nanos());
+    longest = std::max(longest,
+                       r.runtime_nanos() > INT64_MAX - lead ? INT64_MAX : r.runtime_nanos() + lead);
+  }
+  return longest;
 }
 
 }  // namespace

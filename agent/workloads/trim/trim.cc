@@ -1,8 +1,10 @@
 #include "agent/workloads/trim/trim.h"
 
 #include <cstring>
+#include <optional>
 #include <utility>
 
+#include "agent/devices/io_buffer.h"
 #include "common/random.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -83,6 +85,18 @@ Status TrimWorkload::Prepare(const std::atomic<bool>& cancelled,
 
 Status TrimWorkload::Run(RunContext& ctx) {
   common::Recorder* recorder = ctx.recorders.Add();
+  trims_ = recorder;
+  series_interval_nanos_ = ctx.recorders.interval_nanos();
+  common::Recorder* writes = nullptr;
+  std::optional<IoBuffer> buffer;
+  common::Xoshiro256 random(spec_.seed() == 0 ? kDefaultSeed : spec_.seed());
+  if (spec_.then_write()) {
+    writes = ctx.recorders.Add();
+    writes_ = writes;
+    ASSIGN_OR_RETURN(IoBuffer allocated, IoBuffer::Allocate(bs_));
+    buffer.emplace(std::move(allocated));
+    random.Fill(buffer->data(), bs_);
+  }
   const uint64_t end = spec_.offset_bytes() + region_bytes_;
   const uint64_t requests = (region_bytes_ + bs_ - 1) / bs_;
   for (uint64_t i = 0; i < requests; ++i) {
@@ -100,14 +114,42 @@ Status TrimWorkload::Run(RunContext& ctx) {
     }
     recorder->Record(done, static_cast<uint64_t>(done - start), length);
     discarded_.fetch_add(length, std::memory_order_relaxed);
+    if (writes == nullptr) continue;
+    // Each written 4 KiB carries its offset and a counter, so that no two blocks are alike.
+    for (uint64_t at = 0; at + 16 <= length; at += 4096) {
+      const uint64_t stamp[2] = {offset + at, i};
+      std::memcpy(buffer->data() + at, stamp, sizeof(stamp));
+    }
+    const int64_t write_start = ctx.clock.MonotonicNanos();
+    RETURN_IF_ERROR(device_->WriteAt(offset, length, buffer->data()));
+    const int64_t written = ctx.clock.MonotonicNanos();
+    writes->Record(written, static_cast<uint64_t>(written - write_start), length);
   }
+  // The writes reach the device inside the timed region, as fio's direct writes would.
+  if (writes != nullptr) RETURN_IF_ERROR(device_->Flush(/*data_only=*/true));
   return absl::OkStatus();
 }
 
 void TrimWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
+  if (writes_ != nullptr) {
+    for (auto [name, recorder] : {std::pair{"trim", trims_}, std::pair{"write", writes_}}) {
+      if (recorder == nullptr || recorder->ops() == 0) continue;
+      stormark::v1::Measurement* m = result->add_measurements();
+      m->set_name(name);
+      m->set_bytes(recorder->bytes());
+      m->set_ops(recorder->ops());
+      m->set_elapsed_nanos(result->elapsed_nanos());
+      recorder->latency().ToProto(m->mutable_latency());
+      // Merged from 0: the series counts from the start of the timed region.
+      common::Recorder copy(0, series_interval_nanos_);
+      copy.Merge(*recorder);
+      copy.SeriesToProto(result->elapsed_nanos(), m->mutable_series());
+    }
+  }
   (*result->mutable_resolved())["bs"] = common::FormatSizeShort(bs_);
   (*result->mutable_resolved())["size"] = common::FormatSizeShort(region_bytes_);
   (*result->mutable_resolved())["order"] = spec_.random() ? "random" : "sequential";
+  if (spec_.then_write()) (*result->mutable_resolved())["then_write"] = "true";
 }
 
 WrittenPrefix TrimWorkload::WrittenFromStart() const {

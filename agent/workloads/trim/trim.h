@@ -1,6 +1,9 @@
 // trim: discards over a region of a block target, as fio's rw=trim and rw=randtrim. Each
 // request discards bs bytes (BLKDISCARD on a block device, a punched hole in a file; see
-// Device::Discard) and is timed on its own. The region's data is gone afterwards, so the target
+// Device::Discard) and is timed on its own. With then_write (fio's trimwrite and
+// randtrimwrite), each discard is followed by a write of the same block, timed apart, and the
+// writes are flushed (fdatasync) before the timed region ends; the result then has a "trim"
+// and a "write" measurement. The region's data is gone afterwards, so the target
 // must be disposable and the write interlocks run (agent/devices/write_guard.h); the agent then
 // forgets what earlier phases wrote there (WrittenPrefix::discarded), so a later read lays its
 // data out again.
@@ -18,6 +21,7 @@
 #include "agent/targets/block/block_target.h"
 #include "agent/targets/target_kind.h"
 #include "agent/workloads/workload.h"
+#include "common/recorder.h"
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -57,6 +61,10 @@ class TrimWorkload : public Workload {
   std::vector<uint64_t> offsets_;       // The random order; empty in address order.
   std::atomic<uint64_t> discarded_{0};  // Bytes discarded by Run so far.
   std::atomic<bool> touched_{false};    // Run asked for a discard.
+  // With then_write: the two directions' recorders (owned by the run's RecorderSet).
+  const common::Recorder* trims_ = nullptr;
+  const common::Recorder* writes_ = nullptr;
+  int64_t series_interval_nanos_ = 1'000'000'000;
 };
 
 }  // namespace stormark::agent

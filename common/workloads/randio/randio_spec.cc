@@ -10,11 +10,17 @@
 
 namespace stormark::common {
 
-bool RandioWrites(const stormark::v1::RandioSpec& spec) {
+bool RandioJobWrites(const stormark::v1::RandioSpec& spec) {
   using stormark::v1::RandioSpec;
   return spec.verify() || spec.rw() == RandioSpec::WRITE || spec.rw() == RandioSpec::RANDWRITE ||
          ((spec.rw() == RandioSpec::RANDRW || spec.rw() == RandioSpec::READWRITE) &&
           spec.rwmixread() < 100);
+}
+
+bool RandioWrites(const stormark::v1::RandioSpec& spec) {
+  return RandioJobWrites(spec) ||
+         std::any_of(spec.group().begin(), spec.group().end(),
+                     [](const stormark::v1::RandioSpec& job) { return RandioJobWrites(job); });
 }
 
 namespace {
@@ -60,9 +66,8 @@ Status CheckBlockSizeSplits(const stormark::v1::RandioSpec& spec, uint32_t bs_mi
   return absl::OkStatus();
 }
 
-}  // namespace
-
-Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
+// One job's spec, its group aside.
+Status CheckRandioJob(const stormark::v1::RandioSpec& spec) {
   using stormark::v1::RandioSpec;
   auto bad = [](auto... parts) { return absl::InvalidArgumentError(StrCat("randio: ", parts...)); };
   if (spec.rw() == RandioSpec::PATTERN_UNSPECIFIED || !RandioSpec::Pattern_IsValid(spec.rw())) {
@@ -164,7 +169,7 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
     return bad("give offset and offset_increment in bytes or as a percentage, not both");
   }
   if (spec.fsync() != 0 && spec.fdatasync() != 0) return bad("give fsync or fdatasync, not both");
-  if ((spec.fsync() != 0 || spec.fdatasync() != 0) && !RandioWrites(spec)) {
+  if ((spec.fsync() != 0 || spec.fdatasync() != 0) && !RandioJobWrites(spec)) {
     return bad("fsync and fdatasync apply to patterns that write");
   }
   if (spec.random_distribution() == RandioSpec::ZIPF) {
@@ -185,7 +190,7 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
       return bad("verify needs bs, offset, offset_increment and blockalign in multiples of 512");
     }
     const uint32_t jobs = spec.numjobs() == 0 ? 1 : spec.numjobs();
-    if (jobs > 1 && RandioWrites(spec) && spec.rw() != RandioSpec::RANDREAD &&
+    if (jobs > 1 && RandioJobWrites(spec) && spec.rw() != RandioSpec::RANDREAD &&
         spec.rw() != RandioSpec::READ &&
         (spec.size_bytes() == 0 || spec.offset_increment_bytes() < spec.size_bytes())) {
       return bad("verify with writes and numjobs ", jobs,
@@ -195,7 +200,70 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
   return absl::OkStatus();
 }
 
-MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t region_bytes) {
+// The lead of a job: what runs before its timed region.
+int64_t LeadOf(const stormark::v1::RandioSpec& spec) {
+  return spec.startdelay_nanos() + spec.ramp_time_nanos();
+}
+
+}  // namespace
+
+Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
+  if (spec.group_size() == 0) return CheckRandioJob(spec);
+  auto bad = [](auto... parts) { return absl::InvalidArgumentError(StrCat("randio: ", parts...)); };
+  if (spec.group_size() >= static_cast<int>(kMaxRandioJobs)) {
+    return bad("a run group of ", spec.group_size() + 1, " jobs; at most ", kMaxRandioJobs);
+  }
+  uint64_t threads = 0;
+  for (int i = -1; i < spec.group_size(); ++i) {
+    const stormark::v1::RandioSpec& job = i < 0 ? spec : spec.group(i);
+    const bool printable = std::all_of(job.name().begin(), job.name().end(),
+                                       [](char c) { return c >= 0x20 && c < 0x7f; });
+    if (job.name().empty() || job.name().size() > 64 || !printable) {
+      return bad("job ", i + 2, " of the run group needs a name of 1 to 64 printable characters");
+    }
+    const std::string name = StrCat("job '", job.name(), "': ");
+    if (Status s = CheckRandioJob(job); !s.ok()) {
+      std::string message(s.message());
+      if (message.starts_with("randio: ")) message.erase(0, 8);
+      return Status(s.code(), StrCat("randio: ", name, message));
+    }
+    if (i >= 0 && job.group_size() > 0) return bad(name, "a job of a run group has no group");
+    if (job.verify()) return bad(name, "verify is not supported in a run group of unlike jobs");
+    if (job.engine() != spec.engine() || job.direct() != spec.direct()) {
+      return bad(name,
+                 "the jobs of a run group share one open device: engine and direct must be "
+                 "the same as job '",
+                 spec.name(), "''s");
+    }
+    if (job.seed() != spec.seed()) return bad(name, "the jobs of a run group share one seed");
+    if (LeadOf(job) != LeadOf(spec)) {
+      return bad(name, "startdelay + ramp_time differs from job '", spec.name(),
+                 "''s: a run group is measured from one instant");
+    }
+    threads += std::max<uint32_t>(1, job.numjobs());
+  }
+  if (threads > kMaxRandioJobs) {
+    return bad("the run group's jobs come to ", threads, " threads (numjobs); at most ",
+               kMaxRandioJobs);
+  }
+  return absl::OkStatus();
+}
+
+MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t region_bytes,
+                              uint32_t series_interval_ms) {
+  if (spec.group_size() > 0) {
+    MemoryEstimate e{"randio", {}};
+    for (int i = -1; i < spec.group_size(); ++i) {
+      stormark::v1::RandioSpec job = i < 0 ? spec : spec.group(i);
+      job.clear_group();
+      MemoryEstimate part = EstimateMemory(job, region_bytes, series_interval_ms);
+      for (auto& p : part.parts) {
+        p.name = StrCat("job '", job.name(), "': ", p.name);
+        e.parts.push_back(std::move(p));
+      }
+    }
+    return e;
+  }
   MemoryEstimate e{"randio", {}};
   const uint64_t jobs = std::max<uint32_t>(1, spec.numjobs());
   const uint64_t depth = std::max<uint32_t>(1, spec.iodepth());
@@ -216,16 +284,17 @@ MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t reg
   std::string recorder_text = StrCat(Counted(jobs, "job", "jobs"), " x ", kRandioHistogramsPerJob,
                                      " latency histograms of ", FormatBytes(HistogramBytes()));
   if (spec.runtime_nanos() > 0) {
-    // A per-second series per recorder, for as long as the phase runs.
-    const uint64_t seconds =
+    // A series per recorder, for as long as the phase runs.
+    const uint64_t interval_ms = series_interval_ms == 0 ? 1000 : series_interval_ms;
+    const uint64_t millis =
         SaturatingAdd(static_cast<uint64_t>(spec.runtime_nanos()),
                       static_cast<uint64_t>(std::max<int64_t>(0, spec.ramp_time_nanos()))) /
-            1'000'000'000 +
-        1;
-    recorders = SaturatingAdd(recorders,
-                              SaturatingMul(SaturatingMul(jobs, kRandioHistogramsPerJob),
-                                            SaturatingMul(seconds, kRandioSeriesBytesPerSecond)));
-    recorder_text += StrCat(" and ", seconds, " s of per-second series");
+        1'000'000;
+    const uint64_t intervals = std::min<uint64_t>(millis / interval_ms + 1, kMaxSeriesIntervals);
+    recorders = SaturatingAdd(
+        recorders, SaturatingMul(SaturatingMul(jobs, kRandioHistogramsPerJob),
+                                 SaturatingMul(intervals, kRandioSeriesBytesPerInterval)));
+    recorder_text += StrCat(" and ", intervals, " intervals of series");
   }
   e.parts.push_back({"recorders", recorders, recorder_text, "numjobs (or runtime)"});
   e.parts.push_back({"the lay-out and read-back chunk", IoBufferBytes(kLayoutChunkBytes),

@@ -15,8 +15,11 @@ namespace stormark::common {
 inline constexpr uint32_t kMaxRandioIodepth = 4096;
 inline constexpr uint32_t kMaxRandioJobs = 256;
 
-// True when a randio spec writes to its target (its pattern writes, or verify lays out data).
+// True when a randio spec writes to its target (its pattern writes, or verify lays out data),
+// or any job of its run group does.
 bool RandioWrites(const stormark::v1::RandioSpec& spec);
+// The same for one job, its group aside.
+bool RandioJobWrites(const stormark::v1::RandioSpec& spec);
 
 // The first problem with a randio spec, as one line naming the parameter (with fio's name),
 // or OK. Checks what can be known without the target; the agent checks the rest (alignment,
@@ -26,7 +29,8 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec);
 // What the estimates assume of the workloads' code, exposed for their tests.
 inline constexpr uint64_t kRandioBytesPerRequest = 256;  // A queue slot, its ring entries.
 inline constexpr uint64_t kRandioHistogramsPerJob = 3;   // read, write, flush
-inline constexpr uint64_t kRandioSeriesBytesPerSecond = 16;
+inline constexpr uint64_t kRandioSeriesBytesPerInterval = 24;
+inline constexpr uint64_t kMaxSeriesIntervals = 100'000;  // Recorder::kMaxIntervals
 
 inline constexpr uint64_t kVerifyBytesPerUnit = 4;
 inline constexpr uint64_t kVerifyMaxUnits = uint64_t{64} << 20;
@@ -40,7 +44,9 @@ inline constexpr uint64_t kRandioDefaultDirFileBytes = uint64_t{1} << 30;
 // spec gives none (size 0): the dir target's default file or the device's size;
 // 0 when not known yet, and then the verify book is counted at its largest
 // (VerifyBook::kMaxUnits units).
-MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t region_bytes);
+// A run group counts each of its jobs. `series_interval_ms` is PhaseSpec.series_interval_ms.
+MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t region_bytes,
+                              uint32_t series_interval_ms = 1000);
 
 }  // namespace stormark::common
 

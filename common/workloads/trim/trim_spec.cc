@@ -34,7 +34,12 @@ MemoryEstimate EstimateMemory(const stormark::v1::TrimSpec& spec, uint64_t regio
                        StrCat(requests, " requests of bs ", FormatBytes(bs), " x 8 bytes"),
                        "size or bs"});
   }
-  e.parts.push_back({"its recorder", HistogramBytes(), "one latency histogram", "nothing"});
+  if (spec.then_write()) {
+    e.parts.push_back({"the write buffer", IoBufferBytes(bs), FormatBytes(bs), "bs"});
+  }
+  e.parts.push_back({"its recorders", SaturatingMul(spec.then_write() ? 2 : 1, HistogramBytes()),
+                     spec.then_write() ? "two latency histograms" : "one latency histogram",
+                     "nothing"});
   return e;
 }
 

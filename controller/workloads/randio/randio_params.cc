@@ -491,6 +491,17 @@ std::string DescribeRandio(const RandioSpec& s) {
   }
   if (s.end_fsync()) text += ", end_fsync";
   if (s.verify()) text += ", verify";
+  // A run group of unlike jobs: each job, named, with the others running at the same time.
+  if (s.group_size() > 0) {
+    // Each job's description, its leading "randio " left out.
+    auto job_text = [](RandioSpec job) {
+      job.clear_group();
+      return DescribeRandio(job).substr(7);
+    };
+    text = StrCat("randio run group of ", s.group_size() + 1, " jobs at once: ", s.name(), ": ",
+                  job_text(s));
+    for (const RandioSpec& job : s.group()) text += StrCat("; ", job.name(), ": ", job_text(job));
+  }
   return text;
 }
 

@@ -54,7 +54,7 @@ void AddRow(TextTable& table, std::vector<std::string> place, const char* op, co
   cells.push_back(op);
   const double rate = seconds > 0 ? 1.0 / seconds : 0;
   cells.push_back(FormatIops(static_cast<double>(f.ops) * rate));
-  cells.push_back(std::string(op) == "flush"
+  cells.push_back(std::string_view(op).ends_with("flush")
                       ? "-"
                       : fmt::format("{:.1f}", static_cast<double>(f.bytes) * rate / (1 << 20)));
   for (double p : kPercentiles) cells.push_back(Latency(f.latency, p));
@@ -64,10 +64,12 @@ void AddRow(TextTable& table, std::vector<std::string> place, const char* op, co
   table.AddRow(std::move(cells));
 }
 
-// The per-operation figures of a host's result; empty when a histogram is corrupt.
-std::map<std::string, OpFigures> Figures(const PhaseResult& result) {
+// The per-operation figures of a host's result (or of one job of a run group); empty when a
+// histogram is corrupt.
+std::map<std::string, OpFigures> Figures(
+    const google::protobuf::RepeatedPtrField<stormark::v1::Measurement>& measurements) {
   std::map<std::string, OpFigures> out;
-  for (const auto& m : result.measurements()) {
+  for (const auto& m : measurements) {
     auto latency = common::LatencyHistogram::FromProto(m.latency());
     if (!latency.ok()) return {};
     OpFigures& f = out[m.name()];
@@ -145,7 +147,7 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
                          {"-", "-", "-", "-", "-", "-", "-", "-", "-", "-", status}));
     } else {
       const PhaseResult& r = *host.result;
-      const std::map<std::string, OpFigures> figures = Figures(r);
+      const std::map<std::string, OpFigures> figures = Figures(r.measurements());
       const std::string mark = row.warnings.empty() ? "" : " *";
       bool first_row = true;
       for (const char* op : kOps) {
@@ -166,6 +168,17 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
         table.AddRow(Cells(Place(via, row.host, row.transport, row.target),
                            {"-", "0", "0.0", "-", "-", "-", "-", "-", "-",
                             fmt::format("{:.1f}", row.cpu_percent), "ok" + mark}));
+      }
+      // A run group of unlike jobs: each job's own figures under the host's totals.
+      for (const auto& job : r.jobs()) {
+        const std::map<std::string, OpFigures> own = Figures(job.measurements());
+        for (const char* op : kOps) {
+          auto it = own.find(op);
+          if (it == own.end()) continue;
+          const std::string label = common::StrCat("  ", job.name(), ": ", op);
+          AddRow(table, Place(via, "", "", ""), label.c_str(), it->second, row.elapsed_seconds, "",
+                 "");
+        }
       }
       // Stonewall: a single job finishes when the phase does.
       const bool jobs = r.last_done_nanos() > 0;

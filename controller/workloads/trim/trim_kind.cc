@@ -18,7 +18,9 @@ const WorkloadKind& Kind() {
           },
       .validate = [](const PhaseSpec& spec) { return common::CheckTrimSpec(spec.trim()); },
       .describe = [](const PhaseSpec& spec) { return DescribeTrim(spec.trim()); },
-      .expected_bytes = [](const PhaseSpec& spec) -> uint64_t { return spec.trim().size_bytes(); },
+      .expected_bytes = [](const PhaseSpec& spec) -> uint64_t {
+        return spec.trim().size_bytes() * (spec.trim().then_write() ? 2 : 1);
+      },
       // The generic throughput and latency table: bytes discarded per second, and the latency
       // of each discard.
       .table = nullptr,

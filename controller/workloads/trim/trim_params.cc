@@ -40,6 +40,13 @@ const std::vector<Option>& Options() {
        .help = "fio's randtrim: each block of the region once, in a random order, rather than "
                "in address order (fio's trim)",
        .store = [](const OptionValue& v, PhaseSpec* s) { T(s).set_random(v.flag); }},
+      {.name = "then_write",
+       .type = OptionType::kBool,
+       .default_value = "false",
+       .help = "fio's trimwrite (randtrimwrite with random): write each block right after "
+               "discarding it, timed as its own write; the writes are flushed before the clock "
+               "stops",
+       .store = [](const OptionValue& v, PhaseSpec* s) { T(s).set_then_write(v.flag); }},
       {.name = "seed",
        .aliases = {"randseed"},
        .type = OptionType::kCount,
@@ -62,7 +69,8 @@ std::string DescribeTrim(const TrimSpec& s) {
   return StrCat(
       "trim ", s.size_bytes() == 0 ? "the target" : common::FormatBytes(s.size_bytes()),
       s.offset_bytes() == 0 ? "" : StrCat(" from ", common::FormatBytes(s.offset_bytes())), ", bs ",
-      common::FormatBytes(bs), s.random() ? ", random" : "");
+      common::FormatBytes(bs), s.random() ? ", random" : "",
+      s.then_write() ? ", each block written after its discard" : "");
 }
 
 }  // namespace stormark::controller

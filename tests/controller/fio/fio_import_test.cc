@@ -96,12 +96,133 @@ TEST(ImportJobs, IdenticalJobsThatRunTogetherAreThreadsOfOnePhase) {
   EXPECT_EQ(imported->phases[0].spec.randio().numjobs(), 3u);
 }
 
-TEST(ImportJobs, DifferentJobsThatWouldRunTogetherAreRefusedNamingBoth) {
-  EXPECT_EQ(ErrorOf("[reader]\nrw=randread\n[writer]\nrw=randwrite\n"),
-            "job.fio:3: job 'writer' runs at the same time as job 'reader' (no stonewall between "
-            "them) with other options: a stormark phase runs one kind of job on every host; add "
-            "stonewall to 'writer' to run it after 'reader', or run one job alone with --section "
-            "writer");
+// kubestr's default file: four unlike jobs and no stonewall, so fio runs them all at once.
+TEST(ImportJobs, UnlikeJobsThatRunTogetherAreOneRunGroupPhase) {
+  auto imported = Import(R"([global]
+randrepeat=0
+verify=0
+ioengine=libaio
+direct=1
+gtod_reduce=1
+[job1]
+name=read_iops
+bs=4K
+iodepth=64
+size=2G
+readwrite=randread
+time_based
+ramp_time=2s
+runtime=15s
+[job2]
+name=write_iops
+bs=4K
+iodepth=64
+size=2G
+readwrite=randwrite
+time_based
+ramp_time=2s
+runtime=15s
+[job3]
+name=read_bw
+bs=128K
+iodepth=64
+size=2G
+readwrite=randread
+time_based
+ramp_time=2s
+runtime=15s
+numjobs=2
+)");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->phases.size(), 1u);
+  const PhasePlan& phase = imported->phases[0];
+  EXPECT_EQ(phase.name, "read_iops..read_bw");
+  const RandioSpec& head = phase.spec.randio();
+  EXPECT_EQ(head.name(), "read_iops");
+  EXPECT_EQ(head.rw(), RandioSpec::RANDREAD);
+  EXPECT_EQ(head.iodepth(), 64u);
+  ASSERT_EQ(head.group_size(), 2);
+  EXPECT_EQ(head.group(0).name(), "write_iops");
+  EXPECT_EQ(head.group(0).rw(), RandioSpec::RANDWRITE);
+  EXPECT_EQ(head.group(1).name(), "read_bw");
+  EXPECT_EQ(head.group(1).bs_min(), 128u << 10);
+  EXPECT_EQ(head.group(1).numjobs(), 2u);  // numjobs=2: two clones, one job of two threads
+  EXPECT_EQ(head.group(1).group_size(), 0);
+  EXPECT_TRUE(common::CheckRandioSpec(head).ok()) << common::CheckRandioSpec(head);
+  EXPECT_THAT(phase.Describe(),
+              HasSubstr("randio run group of 3 jobs at once: read_iops: randread bs 4 KiB"));
+  EXPECT_THAT(phase.Describe(), HasSubstr("; read_bw: randread bs 128 KiB, iodepth 64, 2 jobs"));
+}
+
+TEST(ImportJobs, WhatTheJobsOfARunGroupCannotShareIsRefusedNamingTheJob) {
+  EXPECT_EQ(ErrorOf("[reader]\nrw=randread\nfilename=a\n[writer]\nrw=randwrite\nfilename=b\n"),
+            "job.fio:4: job 'writer' runs on target 'b' at the same time as job 'reader' on 'a': "
+            "the jobs of a run group share one target; add stonewall to 'writer' to run it "
+            "after 'reader', or run one job alone with --section writer");
+  EXPECT_THAT(ErrorOf("[reader]\nrw=randread\n[writer]\nrw=randwrite\ndirect=1\n"),
+              HasSubstr("job.fio:1: the jobs from 'reader' on run at the same time (no "
+                        "stonewall between them): randio: job 'writer': the jobs of a run group "
+                        "share one open device"));
+  EXPECT_THAT(ErrorOf("[reader]\nrw=randread\n[trimmer]\nrw=trim\n"),
+              HasSubstr("job.fio:3: job 'trimmer' runs at the same time as job 'reader' (no "
+                        "stonewall between them): a trim job runs alone"));
+  EXPECT_THAT(ErrorOf("[a]\nrw=randread\n[b]\nrw=randwrite\nverify=crc32c\n"),
+              HasSubstr("verify is not supported in a run group"));
+  EXPECT_THAT(ErrorOf("[a]\nrw=randread\nruntime=5\n[b]\nrw=randwrite\nramp_time=1\n"),
+              HasSubstr("startdelay + ramp_time differs"));
+}
+
+// --set and sweeps reach every job of a run group.
+TEST(ImportJobs, PlanSettingsReachEveryJobOfARunGroup) {
+  auto imported = Import("[a]\nrw=randread\n[b]\nrw=randwrite\nbs=64k\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  stormark::v1::PhaseSpec spec = imported->phases[0].spec;
+  ASSERT_TRUE(SetPhaseParameter("iodepth", "8", &spec).ok());
+  EXPECT_EQ(spec.randio().iodepth(), 8u);
+  EXPECT_EQ(spec.randio().group(0).iodepth(), 8u);
+  EXPECT_EQ(spec.randio().group(0).bs_min(), 65536u);
+}
+
+TEST(ImportJobs, IntervalLogsAreAskedForPerJob) {
+  auto imported = Import(R"([global]
+log_avg_msec=500
+log_unix_epoch=1
+[reader]
+rw=randread
+write_bw_log
+write_lat_log=lat
+[writer]
+rw=randwrite
+numjobs=2
+write_iops_log=w
+)");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const PhasePlan& phase = imported->phases[0];
+  EXPECT_EQ(phase.spec.series_interval_ms(), 500u);
+  ASSERT_EQ(phase.fio_logs.size(), 2u);
+  EXPECT_EQ(phase.fio_logs[0].job, "reader");
+  EXPECT_EQ(phase.fio_logs[0].bw, "reader");  // fio's default: the job's name
+  EXPECT_EQ(phase.fio_logs[0].lat, "lat");
+  EXPECT_EQ(phase.fio_logs[0].iops, "");
+  EXPECT_EQ(phase.fio_logs[0].thread_number, 1);
+  EXPECT_TRUE(phase.fio_logs[0].unix_epoch);
+  EXPECT_EQ(phase.fio_logs[1].iops, "w");
+  EXPECT_EQ(phase.fio_logs[1].thread_number, 2);
+  EXPECT_THAT(ErrorOf("[a]\nwrite_bw_log=x\nlog_avg_msec=10\n"),
+              HasSubstr("log_avg_msec=10: stormark's log interval is from 100 ms"));
+  auto every_io = Import("[a]\nwrite_bw_log=x\n");
+  ASSERT_TRUE(every_io.ok());
+  EXPECT_EQ(every_io->phases[0].spec.series_interval_ms(), 0u);
+}
+
+TEST(ImportJobs, TrimwriteWritesEachBlockAfterItsDiscard) {
+  auto imported = Import("[a]\nrw=trimwrite\nbs=64k\nsize=1m\n[b]\nstonewall\nrw=randtrimwrite\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->phases.size(), 2u);
+  EXPECT_TRUE(imported->phases[0].spec.trim().then_write());
+  EXPECT_FALSE(imported->phases[0].spec.trim().random());
+  EXPECT_TRUE(imported->phases[1].spec.trim().then_write());
+  EXPECT_TRUE(imported->phases[1].spec.trim().random());
 }
 
 TEST(ImportJobs, WaitForIsAPhaseBoundary) {
@@ -132,7 +253,6 @@ TEST(ImportJobs, RefusedAndUnknownOptionsNameTheLineAndWhy) {
               HasSubstr("job.fio:2: verify=adler: not a verify method fio knows"));
   EXPECT_THAT(ErrorOf("[j]\nstartdelay=1-5\n"), HasSubstr("a random start delay"));
   EXPECT_THAT(ErrorOf("[j]\nbssplit=4k/50:64k/50,,8k/100\n"), HasSubstr("a split for trims"));
-  EXPECT_THAT(ErrorOf("[j]\nrw=trimwrite\n"), HasSubstr("trim followed by writes"));
   EXPECT_THAT(
       ErrorOf("[j]\nrw=trim\ntime_based\nruntime=10\n"),
       HasSubstr("job.fio:2: rw=trim: with time_based: a trim job discards its region once"));

@@ -59,6 +59,39 @@ TEST(FioJson, ATrimPhaseFillsTheTrimBlock) {
   EXPECT_EQ(out["stormark"]["omitted"], json::array());
 }
 
+// A run group of unlike jobs: one fio job per job and host, named as in the job file; the
+// All clients entry adds up the phase's totals.
+TEST(FioJson, EachJobOfARunGroupIsAFioJob) {
+  HostOutcome h = MixedHost("db1", 300, 100);
+  auto add_job = [&](const char* name, const char* direction, uint64_t ops) {
+    auto* job = h.result->add_jobs();
+    job->set_name(name);
+    auto* m = job->add_measurements();
+    m->set_name(direction);
+    m->set_ops(ops);
+    m->set_bytes(ops * 4096);
+    common::LatencyHistogram latency;
+    for (uint64_t i = 0; i < ops; ++i) latency.Record(50'000);
+    latency.ToProto(m->mutable_latency());
+  };
+  add_job("read_iops", "read", 300);
+  add_job("write_iops", "write", 100);
+  PhasePlan group = WritePlan("read_iops..write_iops");
+  group.spec.mutable_randio()->set_rw(stormark::v1::RandioSpec::RANDREAD);
+  const json out = FioJson(MakeRun("r1", {"db1"}, {Phase(group, {h})}), false);
+  ASSERT_EQ(out["jobs"].size(), 2u);
+  EXPECT_EQ(out["jobs"][0]["jobname"], "read_iops");
+  EXPECT_EQ(out["jobs"][0]["read"]["total_ios"], 300u);
+  EXPECT_EQ(out["jobs"][0]["write"]["total_ios"], 0u);
+  EXPECT_EQ(out["jobs"][1]["jobname"], "write_iops");
+  EXPECT_EQ(out["jobs"][1]["write"]["total_ios"], 100u);
+  EXPECT_EQ(out["jobs"][1]["hostname"], "db1");
+  ASSERT_EQ(out["client_stats"].size(), 3u);
+  EXPECT_EQ(out["client_stats"][2]["hostname"], "All clients");
+  EXPECT_EQ(out["client_stats"][2]["read"]["total_ios"], 300u);
+  EXPECT_EQ(out["client_stats"][2]["write"]["total_ios"], 100u);
+}
+
 TEST(FioJson, AJobPerPhaseAndHostWithItsHostname) {
   const json out = FioJson(ARun(), false);
   const json& jobs = out["jobs"];

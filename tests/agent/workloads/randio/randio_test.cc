@@ -135,6 +135,105 @@ TEST(RandioWorkload, MixedRunSplitsReadsAndWritesInMeasurements) {
   EXPECT_LE(out.result.first_done_nanos(), out.result.last_done_nanos());
 }
 
+// A run group of unlike jobs (fio's jobs between two stonewalls): every job runs at once, in
+// one timed region, each with its own pattern and size, and its own figures next to the
+// phase's totals.
+TEST(RandioWorkload, RunGroupRunsUnlikeJobsTogetherWithFiguresPerJob) {
+  MemoryDevice memory(16 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 4 << 20);
+  spec.set_name("reads");
+  RandioSpec* writes = spec.add_group();
+  *writes = Spec(RandioSpec::WRITE, 2 << 20, 65536);
+  writes->set_name("writes");
+  writes->set_offset_bytes(8 << 20);
+  writes->set_numjobs(2);
+  writes->set_offset_increment_bytes(2 << 20);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.prepare.ok()) << out.prepare;
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  // 1024 reads of 4k; 2 x 32 writes of 64k.
+  EXPECT_EQ(memory.reads(), 1024u);
+  EXPECT_EQ(memory.writes(), 64u);
+  EXPECT_EQ(out.result.ops(), 1088u);
+  EXPECT_EQ(out.result.bytes(), uint64_t{8} << 20);
+  ASSERT_EQ(out.result.jobs_size(), 2);
+  EXPECT_EQ(out.result.jobs(0).name(), "reads");
+  EXPECT_EQ(out.result.jobs(1).name(), "writes");
+  auto find_in = [](const auto& measurements, const std::string& name) {
+    const stormark::v1::Measurement* found = nullptr;
+    for (const auto& m : measurements) {
+      if (m.name() == name) found = &m;
+    }
+    return found;
+  };
+  const auto* job_reads = find_in(out.result.jobs(0).measurements(), "read");
+  const auto* job_writes = find_in(out.result.jobs(1).measurements(), "write");
+  ASSERT_NE(job_reads, nullptr);
+  ASSERT_NE(job_writes, nullptr);
+  EXPECT_EQ(job_reads->ops(), 1024u);
+  EXPECT_EQ(job_writes->ops(), 64u);
+  EXPECT_EQ(job_writes->bytes(), uint64_t{4} << 20);
+  EXPECT_EQ(find_in(out.result.jobs(0).measurements(), "write"), nullptr);
+  EXPECT_EQ(find_in(out.result.jobs(1).measurements(), "read"), nullptr);
+  // The totals add the jobs up, once.
+  EXPECT_EQ(Find(out.result, "read")->ops(), 1024u);
+  EXPECT_EQ(Find(out.result, "write")->ops(), 64u);
+  // The writes landed where their job's regions are, and nowhere else.
+  EXPECT_EQ(memory.Contents(0, 4096), std::string(4096, '\0'));
+  EXPECT_NE(memory.Contents(8 << 20, 4096), std::string(4096, '\0'));
+  EXPECT_NE(memory.Contents(10 << 20, 4096), std::string(4096, '\0'));
+  EXPECT_EQ(memory.Contents(12 << 20, 4096), std::string(4096, '\0'));
+  EXPECT_EQ(out.result.resolved().at("jobs"), "2");
+  EXPECT_EQ(out.result.resolved().at("job1.name"), "reads");
+  EXPECT_EQ(out.result.resolved().at("job2.rw"), "write");
+  EXPECT_EQ(out.result.resolved().at("job2.bs"), "64k");
+  EXPECT_EQ(out.result.resolved().at("job2.numjobs"), "2");
+  EXPECT_EQ(out.result.resolved().count("rw"), 0u);
+}
+
+TEST(RandioWorkload, RunGroupJobsKeepTheirOwnRuntime) {
+  MemoryDevice memory(8 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 4 << 20);
+  spec.set_name("long");
+  spec.set_time_based(true);
+  spec.set_runtime_nanos(600'000'000);
+  RandioSpec* short_job = spec.add_group();
+  *short_job = Spec(RandioSpec::RANDREAD, 4 << 20);
+  short_job->set_name("short");
+  short_job->set_time_based(true);
+  short_job->set_runtime_nanos(150'000'000);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_GE(out.result.elapsed_nanos(), 550'000'000);
+  // The short job stopped long before the long one: its last interval is empty of its reads.
+  ASSERT_EQ(out.result.jobs_size(), 2);
+  EXPECT_GT(out.result.first_done_nanos(), 100'000'000);
+  EXPECT_LT(out.result.first_done_nanos(), 450'000'000);
+  EXPECT_GE(out.result.last_done_nanos(), 550'000'000);
+}
+
+TEST(RandioWorkload, SeriesSplitByDirectionWithLatencySums) {
+  MemoryDevice memory(4 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDRW, 4 << 20);
+  spec.set_rwmixread(50);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  for (const char* name : {"read", "write"}) {
+    const auto* m = Find(out.result, name);
+    ASSERT_NE(m, nullptr) << name;
+    ASSERT_GT(m->series_size(), 0) << name;
+    uint64_t ops = 0, bytes = 0, latency = 0;
+    for (const auto& sample : m->series()) {
+      ops += sample.ops();
+      bytes += sample.bytes();
+      latency += sample.latency_sum_nanos();
+    }
+    EXPECT_EQ(ops, m->ops()) << name;
+    EXPECT_EQ(bytes, m->bytes()) << name;
+    EXPECT_EQ(latency, m->latency().sum()) << name;
+  }
+}
+
 TEST(RandioWorkload, FdatasyncEveryNWritesIsMeasuredApart) {
   MemoryDevice memory(1 << 20);
   RandioSpec spec = Spec(RandioSpec::WRITE, 1 << 20);

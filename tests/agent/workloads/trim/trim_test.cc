@@ -61,6 +61,47 @@ TEST(TrimWorkload, DiscardsTheRegionAndNothingElse) {
   EXPECT_TRUE(trim.WrittenFromStart().discarded);
 }
 
+// fio's trimwrite: each block discarded, then written, in that order; both are measured apart
+// and the writes are flushed inside the run.
+TEST(TrimWorkload, ThenWriteWritesEachBlockAfterItsDiscard) {
+  MemoryDevice device(8 * kMiB);
+  const std::string ones(8 * kMiB, '\1');
+  ASSERT_TRUE(device.WriteAt(0, ones.size(), ones.data()).ok());
+  TrimSpec spec = Spec(2 * kMiB, 256 * 1024, 4 * kMiB, /*random=*/true);
+  spec.set_then_write(true);
+  TrimWorkload trim(spec, device);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(trim.Prepare(kNotCancelled, &warnings).ok());
+  common::RecorderSet recorders(common::SystemClock().MonotonicNanos());
+  ASSERT_TRUE(RunTrim(trim, recorders).ok());
+  EXPECT_EQ(device.discards(), 8u);
+  EXPECT_EQ(device.writes(), 1u + 8u);  // The set-up's write, then one per block.
+  EXPECT_EQ(device.flushes(), 1u);
+  EXPECT_EQ(recorders.TotalBytes(), 4 * kMiB);  // Discarded and written.
+  // Outside the region, untouched; inside, written again with data that is neither the old
+  // nor zeros, and no two 4 KiB blocks alike.
+  EXPECT_EQ(device.Contents(0, 4 * kMiB), std::string(4 * kMiB, '\1'));
+  EXPECT_EQ(device.Contents(6 * kMiB, 2 * kMiB), std::string(2 * kMiB, '\1'));
+  std::set<std::string> blocks;
+  for (uint64_t at = 4 * kMiB; at < 6 * kMiB; at += 4096) {
+    const std::string block = device.Contents(at, 4096);
+    EXPECT_NE(block, std::string(4096, '\0'));
+    EXPECT_NE(block, std::string(4096, '\1'));
+    blocks.insert(block);
+  }
+  EXPECT_EQ(blocks.size(), 512u);
+  stormark::v1::PhaseResult result;
+  result.set_elapsed_nanos(1'000'000'000);
+  trim.AddToResult(&result);
+  ASSERT_EQ(result.measurements_size(), 2);
+  EXPECT_EQ(result.measurements(0).name(), "trim");
+  EXPECT_EQ(result.measurements(0).ops(), 8u);
+  EXPECT_EQ(result.measurements(1).name(), "write");
+  EXPECT_EQ(result.measurements(1).bytes(), 2 * kMiB);
+  EXPECT_GT(result.measurements(1).series_size(), 0);
+  EXPECT_EQ(result.resolved().at("then_write"), "true");
+}
+
 TEST(TrimWorkload, SizeZeroIsTheRestOfTheDeviceAndTheLastRequestIsShort) {
   MemoryDevice device(3 * kMiB + 64 * 1024);
   TrimWorkload trim(Spec(0, kMiB, kMiB), device);

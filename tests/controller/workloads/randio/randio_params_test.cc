@@ -151,6 +151,52 @@ TEST(CheckRandioSpec, RefusesWhatCannotRun) {
             "");
 }
 
+// A run group: each job is checked, and what the jobs share (one device, one seed, one lead)
+// must agree; the message names the job.
+TEST(CheckRandioSpec, RunGroupJobsAreCheckedAndMustShareDeviceSeedAndLead) {
+  auto group = [](std::initializer_list<std::pair<std::string, std::string>> other) {
+    RandioSpec spec = Parse({{"rw", "randread"}});
+    spec.set_name("a");
+    RandioSpec b = Parse(other);
+    b.set_name("b");
+    *spec.add_group() = b;
+    const common::Status s = common::CheckRandioSpec(spec);
+    return s.ok() ? std::string() : std::string(s.message());
+  };
+  EXPECT_EQ(group({{"rw", "write"}, {"bs", "64k"}, {"iodepth", "8"}}), "");
+  EXPECT_THAT(group({{"rw", "write"}, {"direct", "true"}}),
+              HasSubstr("randio: job 'b': the jobs of a run group share one open device"));
+  EXPECT_THAT(group({{"engine", "io_uring"}}), HasSubstr("engine and direct must be the same"));
+  EXPECT_THAT(group({{"seed", "7"}}), HasSubstr("share one seed"));
+  EXPECT_THAT(group({{"ramp_time", "1s"}, {"runtime", "2s"}}),
+              HasSubstr("startdelay + ramp_time differs from job 'a''s"));
+  EXPECT_THAT(group({{"verify", "true"}}), HasSubstr("verify is not supported in a run group"));
+  EXPECT_THAT(group({{"bs", "4k-6k"}}), HasSubstr("randio: job 'b': bs range"));
+  EXPECT_THAT(group({{"numjobs", "256"}}), HasSubstr("come to 257 threads"));
+
+  RandioSpec nested = Parse({{"rw", "read"}});
+  nested.set_name("a");
+  RandioSpec* b = nested.add_group();
+  *b = nested;
+  b->set_name("b");
+  b->add_group()->set_name("c");
+  EXPECT_THAT(std::string(common::CheckRandioSpec(nested).message()), HasSubstr("has no group"));
+  RandioSpec unnamed = Parse({{"rw", "read"}});
+  unnamed.set_name("a");
+  *unnamed.add_group() = Parse({{"rw", "read"}});
+  EXPECT_THAT(std::string(common::CheckRandioSpec(unnamed).message()),
+              HasSubstr("job 2 of the run group needs a name"));
+  // A group writes when any of its jobs does: the write interlocks must run.
+  RandioSpec reads = Parse({{"rw", "randread"}});
+  reads.set_name("a");
+  EXPECT_FALSE(common::RandioWrites(reads));
+  RandioSpec w = Parse({{"rw", "randwrite"}});
+  w.set_name("w");
+  *reads.add_group() = w;
+  EXPECT_TRUE(common::RandioWrites(reads));
+  EXPECT_FALSE(common::RandioJobWrites(reads));
+}
+
 TEST(RandioParams, ReadsFiosPacingAndSizingOptions) {
   const RandioSpec spec = Parse({{"rw", "randrw"},
                                  {"bssplit", "4k/10:16k/:64k/,8k/100"},

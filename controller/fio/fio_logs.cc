@@ -1,0 +1,141 @@
+#include "controller/fio/fio_logs.h"
+
+#include <map>
+
+#include "common/atomic_file.h"
+#include "common/strings.h"
+#include "fmt/format.h"
+
+namespace stormark::controller::fio {
+namespace {
+
+using common::StrCat;
+using Series = google::protobuf::RepeatedPtrField<stormark::v1::IntervalSample>;
+
+// One direction's series, by fio's ddir number.
+using Directions = std::map<int, const Series*>;
+
+int DdirOf(const std::string& name) {
+  if (name == "read") return 0;
+  if (name == "write") return 1;
+  if (name == "trim") return 2;
+  return -1;
+}
+
+// The series of job `k` of a host's result.
+Directions DirectionsOf(const PhaseOutcome& phase, const stormark::v1::PhaseResult& r, size_t k) {
+  Directions out;
+  const google::protobuf::RepeatedPtrField<stormark::v1::Measurement>* measurements = nullptr;
+  if (r.jobs_size() > 0) {
+    if (k < static_cast<size_t>(r.jobs_size()))
+      measurements = &r.jobs(static_cast<int>(k)).measurements();
+  } else if (k == 0) {
+    measurements = &r.measurements();
+  }
+  if (measurements != nullptr) {
+    for (const auto& m : *measurements) {
+      if (const int ddir = DdirOf(m.name()); ddir >= 0 && m.series_size() > 0) {
+        out[ddir] = &m.series();
+      }
+    }
+  }
+  if (!out.empty() || k != 0) return out;
+  // A workload of one direction: the phase's own series.
+  const stormark::v1::PhaseSpec& spec = phase.plan.spec;
+  if (spec.has_trim()) out[2] = &r.series();
+  if (spec.has_stream()) {
+    out[spec.stream().direction() == stormark::v1::StreamSpec::READ ? 0 : 1] = &r.series();
+  }
+  return out;
+}
+
+enum class Kind { kBw, kIops, kLat };
+
+std::string LogText(const Directions& directions, Kind kind, int64_t base_ms) {
+  std::string text;
+  size_t intervals = 0;
+  for (const auto& [ddir, series] : directions)
+    intervals = std::max<size_t>(intervals, series->size());
+  for (size_t i = 0; i < intervals; ++i) {
+    for (const auto& [ddir, series] : directions) {
+      if (i >= static_cast<size_t>(series->size())) continue;
+      const stormark::v1::IntervalSample& s = (*series)[static_cast<int>(i)];
+      if (s.ops() == 0 || s.length_nanos() <= 0) continue;
+      const double seconds = static_cast<double>(s.length_nanos()) / 1e9;
+      uint64_t value = 0;
+      switch (kind) {
+        case Kind::kBw:
+          value = static_cast<uint64_t>(static_cast<double>(s.bytes()) / seconds / 1024 + 0.5);
+          break;
+        case Kind::kIops:
+          value = static_cast<uint64_t>(static_cast<double>(s.ops()) / seconds + 0.5);
+          break;
+        case Kind::kLat:
+          value = (s.latency_sum_nanos() + s.ops() / 2) / s.ops();
+          break;
+      }
+      const int64_t end_ms = (s.offset_nanos() + s.length_nanos() + 500'000) / 1'000'000;
+      text += fmt::format("{}, {}, {}, 0\n", base_ms + end_ms, value, ddir);
+    }
+  }
+  return text;
+}
+
+// The host's name as a file name suffix.
+std::string FileSafe(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    out += ok ? c : '_';
+  }
+  return out.empty() || out == "." || out == ".." ? "host" : out;
+}
+
+}  // namespace
+
+std::vector<FioLogFile> FioLogs(const RunRecord& run) {
+  std::vector<FioLogFile> files;
+  std::map<std::string, int> runs_of;  // phase name -> runs seen so far
+  for (const PhaseOutcome& phase : run.phases) {
+    if (phase.plan.fio_logs.empty()) continue;
+    const int nth = ++runs_of[phase.plan.name];
+    const std::string again = nth > 1 ? StrCat("-", nth) : "";
+    for (const HostOutcome& host : phase.hosts) {
+      if (!host.result) continue;
+      const stormark::v1::PhaseResult& r = *host.result;
+      for (size_t k = 0; k < phase.plan.fio_logs.size(); ++k) {
+        const PhasePlan::FioLog& log = phase.plan.fio_logs[k];
+        const Directions directions = DirectionsOf(phase, r, k);
+        const int64_t base_ms =
+            log.unix_epoch ? (r.start_unix_nanos() - host.clock.offset_nanos) / 1'000'000 : 0;
+        auto add = [&](const std::string& prefix, const char* type, Kind kind) {
+          if (prefix.empty()) return;
+          files.push_back({StrCat(prefix, again, "_", type, ".", log.thread_number, ".log.",
+                                  FileSafe(host.host)),
+                           LogText(directions, kind, base_ms)});
+        };
+        add(log.bw, "bw", Kind::kBw);
+        add(log.iops, "iops", Kind::kIops);
+        add(log.lat, "lat", Kind::kLat);
+        add(log.lat, "clat", Kind::kLat);
+      }
+    }
+  }
+  return files;
+}
+
+common::Status WriteFioLogs(const RunRecord& run, std::vector<std::string>* written) {
+  common::Status first;
+  for (const FioLogFile& file : FioLogs(run)) {
+    common::Status s = common::WriteFileAtomically(file.path, file.text);
+    if (s.ok()) {
+      written->push_back(file.path);
+    } else if (first.ok()) {
+      first = common::Annotate(s, "fio log");
+    }
+  }
+  return first;
+}
+
+}  // namespace stormark::controller::fio
