@@ -15,7 +15,7 @@ namespace {
 using Align = TextTable::Align;
 
 // The spec's fields that are set, as "name: value" pairs on one line.
-std::string Parameters(const stormark::v1::RandioSpec& spec) {
+std::string Parameters(const google::protobuf::Message& spec) {
   google::protobuf::TextFormat::Printer printer;
   printer.SetSingleLineMode(true);
   std::string text;
@@ -47,7 +47,32 @@ int FioCheckCommand(const FioCheckOptions& options, FILE* out, FILE* err) {
     std::fprintf(out, "  target: %s\n",
                  phase.target.empty() ? "the host's (the job names none with filename=)"
                                       : phase.target.c_str());
-    std::fprintf(out, "  parameters: %s\n", Parameters(phase.spec.randio()).c_str());
+    if (phase.spec.has_trim()) {
+      std::fprintf(out, "  parameters: %s\n", Parameters(phase.spec.trim()).c_str());
+    } else if (phase.spec.randio().group_size() == 0) {
+      std::fprintf(out, "  parameters: %s\n", Parameters(phase.spec.randio()).c_str());
+    } else {
+      // A run group: each job's own parameters.
+      for (int j = -1; j < phase.spec.randio().group_size(); ++j) {
+        stormark::v1::RandioSpec job = j < 0 ? phase.spec.randio() : phase.spec.randio().group(j);
+        job.clear_group();
+        const std::string name = job.name();
+        job.clear_name();
+        std::fprintf(out, "  job %s: %s\n", name.c_str(), Parameters(job).c_str());
+      }
+    }
+    for (const PhasePlan::FioLog& log : phase.fio_logs) {
+      std::string files;
+      for (const auto& [prefix, type] : {std::pair{&log.bw, "bw"}, std::pair{&log.iops, "iops"},
+                                         std::pair{&log.lat, "lat"}, std::pair{&log.lat, "clat"}}) {
+        if (prefix->empty()) continue;
+        files += common::StrCat(files.empty() ? "" : ", ", *prefix, "_", type, ".",
+                                log.thread_number, ".log.HOST");
+      }
+      std::fprintf(out, "  logs of %s: %s, every %u ms%s\n", log.job.c_str(), files.c_str(),
+                   phase.spec.series_interval_ms() == 0 ? 1000u : phase.spec.series_interval_ms(),
+                   log.unix_epoch ? ", Unix times" : "");
+    }
   }
   if (!imported->notes.empty()) {
     std::fputs("\nNotes\n", out);

@@ -94,6 +94,7 @@ StatusOr<std::unique_ptr<AgentClient>> AgentClient::ForAddress(const std::string
   auto client = std::make_unique<AgentClient>(name.empty() ? address : name,
                                               MakeChannel(target, security), clock);
   client->tls_ = security.tls != nullptr;
+  client->unix_socket_ = target.starts_with("unix:");
   if (!common::AddressHasPort(address)) {
     client->where_ = StrCat(" (tried ", target, ": no port was given, and ",
                             common::kDefaultAgentPort, " is the default)");
@@ -138,7 +139,8 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
         message = "unreachable: connection refused (is stormark-agent running there?)";
       } else if (message.find("DNS resolution failed") != std::string::npos) {
         message = "unreachable: the host name does not resolve";
-      } else if (message.find("No such file") != std::string::npos) {
+      } else if (unix_socket_ && message.find("No such file") != std::string::npos) {
+        // Only a unix socket's path can be missing; on TCP gRPC's words are kept whole.
         message = "unreachable: no such socket";
       } else if (message.find("Permission denied") != std::string::npos) {
         message =

@@ -135,6 +135,7 @@ class AgentClient {
   std::string where_;
   // Whether the channel uses TLS, for error messages.
   bool tls_ = false;
+  bool unix_socket_ = false;  // The address is unix:PATH.
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<stormark::v1::Agent::Stub> stub_;
   const common::Clock& clock_;

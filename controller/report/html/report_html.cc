@@ -259,6 +259,20 @@ std::string ResultsSection(const RunRecord& run) {
       }
     } else {
       out += PhaseTable(rows, kind);
+      // A run group of unlike jobs (a fio job file's jobs without stonewall): each job's own
+      // figures, in the live output's table, under the totals above.
+      for (const PhaseOutcome& p : run.phases) {
+        if (p.plan.name != phase || kind == nullptr || kind->table == nullptr) continue;
+        const bool jobs = std::any_of(p.hosts.begin(), p.hosts.end(), [](const HostOutcome& h) {
+          return h.result && h.result->jobs_size() > 0;
+        });
+        if (!jobs) continue;
+        const std::string sweep = DescribeSweepPoint(p.plan.sweep_point);
+        out += fmt::format(
+            "<p class=\"hint\">{}run {}, each job of the run group</p>\n<pre>{}</pre>\n",
+            sweep.empty() ? "" : E(sweep) + ", ", p.plan.repetition + 1,
+            E(kind->table(p, Summarize(p))));
+      }
     }
     out += PhaseNotes(run, phase);
   }
