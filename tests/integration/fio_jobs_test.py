@@ -162,7 +162,14 @@ class FioJobsTest(h.StormarkTestCase):
             done = subprocess.run([sys.executable, parser, "-a", lat_log], capture_output=True,
                                   text=True, timeout=60)
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-            self.assertGreater(len(done.stdout.splitlines()), 2, done.stdout)
+            # Its per-second means of the interval means: one line per second of the run (a
+            # third for a last interval past 2 s), each between the job's fastest and slowest
+            # I/O.
+            means = [float(line.split(", ")[1]) for line in done.stdout.splitlines()]
+            self.assertIn(len(means), (2, 3), done.stdout)
+            for mean in means:
+                self.assertGreaterEqual(mean, m["latency"]["min"], (name, done.stdout))
+                self.assertLessEqual(mean, m["latency"]["max"], (name, done.stdout))
 
     def test_the_job_files_values_reach_the_agent(self):
         json_path = os.path.join(self.work, "out.json")
