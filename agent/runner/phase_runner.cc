@@ -1,5 +1,6 @@
 #include "agent/runner/phase_runner.h"
 
+#include "agent/host/disk_counters.h"
 #include "agent/runner/phase_setup.h"
 #include "agent/runner/run_result.h"
 #include "agent/runner/thread_top.h"
@@ -236,6 +237,8 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   int64_t interval_nanos = 0;
   int64_t series_nanos = 0;
   std::string target;
+  std::string disk;  // The disk under the target ("vda"), for its own counters; "" when none.
+  stormark::v1::PhaseSpec spec;
   std::string target_identity;
   std::string what;  // "randio run", for an error that escapes the workload
   {
@@ -267,6 +270,10 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     interval_nanos = static_cast<int64_t>(ms) * 1'000'000;
     const uint32_t series_ms = spec_.series_interval_ms() == 0 ? 1000 : spec_.series_interval_ms();
     series_nanos = static_cast<int64_t>(series_ms) * 1'000'000;
+    if (auto it = target_environment_.find("device"); it != target_environment_.end()) {
+      disk = it->second;
+    }
+    spec = spec_;
   }
 
   PhaseResult result;
@@ -287,6 +294,8 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   std::shared_ptr<DetachedWorker> stuck_worker;
   if (!caller_gone && !cancelled_) {
     auto shared = std::make_shared<RunShared>(clock_, lasting_, series_nanos);
+    const std::optional<DiskCounters> disk_before =
+        disk.empty() ? std::nullopt : ReadDiskCounters(paths_.sys_class_block, disk);
     // How late the start was is measured as Run begins, before any warm-up.
     const int64_t start_late = shared->region.span().start_unix - request.start_at_unix_nanos();
     // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
@@ -311,6 +320,11 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       result.set_cpu_system_nanos(span.cpu_end.system_nanos - span.cpu_start.system_nanos);
       FillResult(worker->status(), shared->recorders, span.start_mono, span.end_mono, &result);
       workload->AddToResult(&result);
+      if (disk_before) {
+        if (auto after = ReadDiskCounters(paths_.sys_class_block, disk)) {
+          AddDiskFigures(disk, *disk_before, *after, spec, &result);
+        }
+      }
       // A failed run may have lost writes it was told were done (a device error, a lost
       // connection): only a run that ended or was stopped adds what it wrote.
       if (result.state() != PhaseResult::FAILED) {
