@@ -36,8 +36,10 @@ int FioCheckCommand(const FioCheckOptions& options, FILE* out, FILE* err) {
                imported->phases.size(), imported->phases.size() == 1 ? "" : "s");
   if (imported->per_host) {
     std::fprintf(out,
-                 "The phases differ by host (${STORMARK_HOST}, ${STORMARK_LABEL_...}): shown as "
-                 "host '%s' would run them; each host reads the file for itself\n",
+                 "The phases differ by host (${STORMARK_HOST}, ${STORMARK_LABEL_...}, "
+                 "${STORMARK_TARGET_...}): shown as host '%s' would run them, a target's facts "
+                 "not known (SIZE 1 GiB, BLOCK_SIZE 4096, the rest 'unknown'); each host reads "
+                 "the file for itself, with its target's facts\n",
                  FioHost{}.name.c_str());
   }
   for (size_t i = 0; i < imported->phases.size(); ++i) {

@@ -70,9 +70,9 @@ stormark::v1::PhaseSpec WithHostFields(const stormark::v1::PhaseSpec& base,
   return out;
 }
 
-Status ResolveHostSpecs(Plan* plan) {
+Status ResolveHostSpecs(Plan* plan, const TargetLookup& lookup) {
   std::vector<FioHost> hosts;
-  for (const HostPlan& host : plan->hosts) hosts.push_back({host.name, host.labels});
+  for (const HostPlan& host : plan->hosts) hosts.push_back({host.name, host.labels, {}});
   if (hosts.empty()) hosts.push_back({});  // The embedded agent, "local".
   for (PhasePlan& phase : plan->phases) {
     if (phase.fio_origin == nullptr) continue;
@@ -80,6 +80,12 @@ Status ResolveHostSpecs(Plan* plan) {
     phase.host_specs.clear();
     phase.host_targets.clear();
     for (size_t i = 0; i < hosts.size(); ++i) {
+      // The facts of the target the phase runs on there (its filename=, or the host's).
+      if (lookup) {
+        const stormark::v1::TargetInfo* target = lookup(i, origin.target);
+        if (target == nullptr) continue;  // Not reached: it runs nothing.
+        hosts[i].target = TargetFacts(*target);
+      }
       const std::string where = StrCat(origin.path, " on host '", hosts[i].name, "'");
       auto read = ImportJobFile(origin.path, origin.sections, hosts[i]);
       if (!read.ok()) return common::Annotate(read.status(), where);

@@ -584,7 +584,33 @@ std::map<std::string, std::string> HostVariables(const FioHost& host) {
     }
     vars[name] = value;
   }
+  for (const char* fact : kTargetFacts) {
+    auto it = host.target.find(fact);
+    const std::string_view name = fact;
+    vars[StrCat("STORMARK_TARGET_", fact)] = it != host.target.end() ? it->second
+                                             : name == "SIZE"        ? "1073741824"
+                                             : name == "SIZE_MIB"    ? "1024"
+                                             : name == "BLOCK_SIZE"  ? "4096"
+                                                                     : "unknown";
+  }
   return vars;
+}
+
+std::map<std::string, std::string> TargetFacts(const stormark::v1::TargetInfo& info) {
+  const uint64_t bytes = info.size_bytes() != 0 ? info.size_bytes() : info.free_bytes();
+  std::map<std::string, std::string> facts{
+      {"NAME", info.name()},
+      {"KIND", info.kind()},
+      {"SIZE", std::to_string(bytes)},
+      {"SIZE_MIB", std::to_string(bytes >> 20)},
+      {"BLOCK_SIZE", std::to_string(info.logical_block_size())},
+      {"TRANSPORT", info.transport()}};
+  if (auto it = info.environment().find("model"); it != info.environment().end()) {
+    facts["MODEL"] = it->second;
+  }
+  // A fact the target lacks reads as not known (HostVariables).
+  std::erase_if(facts, [](const auto& fact) { return fact.second.empty(); });
+  return facts;
 }
 
 StatusOr<FioImport> ImportJobFile(const std::string& path, const std::vector<std::string>& sections,

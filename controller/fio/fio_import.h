@@ -36,15 +36,30 @@
 
 namespace stormark::controller::fio {
 
-// A host a job file is read for: its name and labels, as the plan gives them.
+// A host a job file is read for: its name and labels, as the plan gives them, and the facts of
+// its target once its agent has been reached (TargetFacts).
 struct FioHost {
   std::string name = "local";
   std::vector<std::pair<std::string, std::string>> labels;
+  std::map<std::string, std::string> target;
 };
 
-// The variables a job file sees for `host`: STORMARK_HOST, and STORMARK_LABEL_<KEY> per label,
-// KEY upper-cased with anything but letters and digits as '_' (rack-row: STORMARK_LABEL_RACK_ROW).
+// The variables a job file sees for `host`: STORMARK_HOST, STORMARK_LABEL_<KEY> per label (KEY
+// upper-cased with anything but letters and digits as '_': rack-row is
+// STORMARK_LABEL_RACK_ROW), and STORMARK_TARGET_<FACT> for each of kTargetFacts, from
+// host.target. A fact not known (before the agents are reached, or one the target lacks)
+// reads as a value every check accepts: SIZE 1073741824 (1 GiB), SIZE_MIB 1024, BLOCK_SIZE
+// 4096, "unknown".
 std::map<std::string, std::string> HostVariables(const FioHost& host);
+
+// The target facts a job file can read: STORMARK_TARGET_NAME, _KIND ("block", "dir", ...),
+// _SIZE (bytes a workload may address: a block target's size, a dir target's free bytes) and
+// _SIZE_MIB (the same in whole MiB, for fio's arithmetic, whose numbers must fit 32 bits:
+// size=(${STORMARK_TARGET_SIZE_MIB}/4)m), _BLOCK_SIZE (logical), _MODEL and _TRANSPORT
+// ("local", "AoE", ...).
+inline constexpr const char* kTargetFacts[] = {"NAME",       "KIND",  "SIZE",     "SIZE_MIB",
+                                               "BLOCK_SIZE", "MODEL", "TRANSPORT"};
+std::map<std::string, std::string> TargetFacts(const stormark::v1::TargetInfo& info);
 
 struct FioImport {
   std::vector<PhasePlan> phases;

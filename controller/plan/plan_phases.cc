@@ -44,8 +44,9 @@ StatusOr<std::vector<PhasePlan>> FioPhases(const YAML::Node& node, const std::st
     }
   }
   const std::string path = RelativeToPlan(source, ScalarText(file));
-  const fio::FioHost host =
-      first_host == nullptr ? fio::FioHost{} : fio::FioHost{first_host->name, first_host->labels};
+  const fio::FioHost host = first_host == nullptr
+                                ? fio::FioHost{}
+                                : fio::FioHost{first_host->name, first_host->labels, {}};
   auto imported = fio::ImportJobFile(path, sections, host);
   if (!imported.ok()) {
     return ErrorAt(source, file.Mark(), std::string(imported.status().message()));

@@ -90,8 +90,6 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   auto gathered = GatherHosts(std::move(plan.hosts), plan.agents_dns, plan.inventory);
   if (!gathered.ok()) return fail_input(gathered.status());
   plan.hosts = std::move(*gathered);
-  // A fio job file that differs by host: each host's own values, now that all are known.
-  if (Status s = fio::ResolveHostSpecs(&plan); !s.ok()) return fail_input(s);
   const bool embedded = plan.hosts.empty();
   auto tls = LoadControllerTls(options.tls, plan.tls);
   if (!tls.ok()) return fail_input(tls.status());
@@ -194,6 +192,20 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   std::fputs(FormatAgentsTable(run.agents).c_str(), out);
   if (const std::string notes = FormatEnvironmentNotes(run.agents); !notes.empty()) {
     std::fprintf(out, "\n%s", notes.c_str());
+  }
+  // A fio job file that differs by host: each host's own values, now that every host and its
+  // target are known.
+  {
+    auto lookup = [&](size_t i, const std::string& wanted) -> const stormark::v1::TargetInfo* {
+      if (i >= fleet.size() || !connected[i].ok()) return nullptr;
+      auto name = fleet.client(i).ResolveTarget(wanted);
+      for (const auto& t : fleet.client(i).info().targets()) {
+        if (name.ok() && t.name() == *name) return &t;
+      }
+      // No such target: its facts read as unknown, and the target check below says why.
+      return &stormark::v1::TargetInfo::default_instance();
+    };
+    if (Status s = fio::ResolveHostSpecs(&plan, lookup); !s.ok()) return fail_input(s);
   }
   journal.Begin(run,
                 {RunLabel(options, plan), plan.mode,

@@ -123,7 +123,7 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
     if (!options.agents.empty()) {
       first.name = options.agents.front();
     } else if (!plan->hosts.empty()) {
-      first = {plan->hosts.front().name, plan->hosts.front().labels};
+      first = {plan->hosts.front().name, plan->hosts.front().labels, {}};
     }
     ASSIGN_OR_RETURN(fio::FioImport imported,
                      fio::ImportJobFile(options.fio_path, options.fio_sections, first));

@@ -258,6 +258,27 @@ class FioJobsTest(h.StormarkTestCase):
         self.assertIn("${STORMARK_LABEL_DEPTH} is not set", missing.stderr)
         self.assertNotIn("Phase ", missing.stdout)
 
+    def test_each_host_reads_its_targets_facts(self):
+        """${STORMARK_TARGET_SIZE} and friends: one file sizes the job to each host's own
+        device, as its agent describes it."""
+        agents = [self.start_agent(n, extra_targets=(
+            f"  img: {{block: $BASE/disk.img, size: {size}, disposable: true}}\n"))
+            for n, size in (("small", "16M"), ("large", "32M"))]
+        job = self.write_file(os.path.join(self.work, "facts.fio"),
+                              "[j]\nfilename=img\nrw=randread\nbs=4k\n"
+                              "size=(${STORMARK_TARGET_SIZE_MIB}/4)m\n"
+                              "description=${STORMARK_TARGET_KIND} ${STORMARK_TARGET_NAME}\n")
+        json_path = os.path.join(self.work, "facts.json")
+        result = self.run_stormark(["run", "--fio", job, "--no-progress", "--no-db", "--json",
+                                    json_path] + [x for a in agents for x in ("--agent", a.address)],
+                                   timeout=120)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 0, result.describe())
+        rows = {r["host"]: r for r in self.load_json(json_path)["phases"][0]["results"]}
+        self.assertEqual(rows[agents[0].address]["resolved"]["size"], "4M")
+        self.assertEqual(rows[agents[1].address]["resolved"]["size"], "8M")
+        self.assertEqual(rows[agents[1].address]["bytes"], 8 << 20)
+
     def test_refusals_are_one_line_naming_file_line_and_option(self):
         cases = [
             ("[j]\nfilename=/dev/sdb\n", ":2: filename=/dev/sdb: stormark reaches storage "

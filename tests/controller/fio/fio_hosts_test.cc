@@ -36,7 +36,7 @@ class FioHostsTest : public ::testing::Test {
   Plan PlanFor(const std::vector<HostPlan>& hosts) {
     Plan plan;
     plan.hosts = hosts;
-    auto imported = ImportJobFile(path_, {}, {hosts.front().name, hosts.front().labels});
+    auto imported = ImportJobFile(path_, {}, {hosts.front().name, hosts.front().labels, {}});
     EXPECT_TRUE(imported.ok()) << imported.status();
     KeepOrigins(path_, {}, &*imported);
     plan.phases = imported->phases;
@@ -47,10 +47,44 @@ class FioHostsTest : public ::testing::Test {
 };
 
 TEST(HostVariables, NameTheHostAndEveryLabel) {
-  const auto vars = HostVariables({"db1", {{"rack-row", "b2"}, {"disk", "nvme"}}});
+  const auto vars = HostVariables({"db1", {{"rack-row", "b2"}, {"disk", "nvme"}}, {}});
   EXPECT_EQ(vars.at("STORMARK_HOST"), "db1");
   EXPECT_EQ(vars.at("STORMARK_LABEL_RACK_ROW"), "b2");
   EXPECT_EQ(vars.at("STORMARK_LABEL_DISK"), "nvme");
+  // Before the agents are reached, the target's facts are unknown: values every check takes.
+  EXPECT_EQ(vars.at("STORMARK_TARGET_SIZE"), "1073741824");
+  EXPECT_EQ(vars.at("STORMARK_TARGET_BLOCK_SIZE"), "4096");
+  EXPECT_EQ(vars.at("STORMARK_TARGET_MODEL"), "unknown");
+}
+
+// The target's facts, as its agent describes it, are the file's STORMARK_TARGET_* variables:
+// each host sizes the job to its own device.
+TEST_F(FioHostsTest, EachHostReadsItsTargetsFacts) {
+  Write(
+      "[j]\nrw=randread\nsize=(${STORMARK_TARGET_SIZE_MIB}/2)m\n"
+      "description=${STORMARK_TARGET_MODEL} ${STORMARK_TARGET_KIND}\n");
+  Plan plan = PlanFor(
+      {{"a", "a:7420", {}, "", ""}, {"b", "b:7420", {}, "", ""}, {"gone", "c:7420", {}, "", ""}});
+  stormark::v1::TargetInfo small, large;
+  small.set_name("disk");
+  small.set_kind("block");
+  small.set_size_bytes(uint64_t{64} << 20);
+  (*small.mutable_environment())["model"] = "QEMU HARDDISK";
+  large = small;
+  large.set_size_bytes(uint64_t{2} << 30);
+  const std::vector<const stormark::v1::TargetInfo*> targets{&small, &large, nullptr};
+  const common::Status resolved =
+      ResolveHostSpecs(&plan, [&](size_t i, const std::string&) { return targets[i]; });
+  ASSERT_TRUE(resolved.ok()) << resolved;
+  const PhasePlan& phase = plan.phases[0];
+  ASSERT_EQ(phase.host_specs.size(), 2u);  // the unreached host is left out
+  EXPECT_EQ(phase.host_specs.at(0).randio().size_bytes(), uint64_t{32} << 20);
+  EXPECT_EQ(phase.host_specs.at(1).randio().size_bytes(), uint64_t{1} << 30);
+  const auto facts = TargetFacts(small);
+  EXPECT_EQ(facts.at("NAME"), "disk");
+  EXPECT_EQ(facts.at("MODEL"), "QEMU HARDDISK");
+  EXPECT_EQ(facts.at("SIZE"), std::to_string(uint64_t{64} << 20));
+  EXPECT_EQ(facts.at("SIZE_MIB"), "64");
 }
 
 // axboe/fio#1688: one file, each host its own target and depth, by its labels.
