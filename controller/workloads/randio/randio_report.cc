@@ -169,13 +169,19 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
                            {"-", "0", "0.0", "-", "-", "-", "-", "-", "-",
                             fmt::format("{:.1f}", row.cpu_percent), "ok" + mark}));
       }
-      // A run group of unlike jobs: each job's own figures under the host's totals.
-      for (const auto& job : r.jobs()) {
+      // A run group of unlike jobs: each job's own figures under the host's totals, named as
+      // the plan names them (an agent's text does not reach the terminal).
+      const stormark::v1::RandioSpec& planned = outcome.plan.spec.randio();
+      for (int j = 0; j < r.jobs_size(); ++j) {
+        const auto& job = r.jobs(j);
+        const std::string name = j == 0                      ? planned.name()
+                                 : j <= planned.group_size() ? planned.group(j - 1).name()
+                                                             : common::StrCat("job ", j + 1);
         const std::map<std::string, OpFigures> own = Figures(job.measurements());
         for (const char* op : kOps) {
           auto it = own.find(op);
           if (it == own.end()) continue;
-          const std::string label = common::StrCat("  ", job.name(), ": ", op);
+          const std::string label = common::StrCat("  ", name, ": ", op);
           AddRow(table, Place(via, "", "", ""), label.c_str(), it->second, row.elapsed_seconds, "",
                  "");
         }
