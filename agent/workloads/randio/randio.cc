@@ -42,28 +42,12 @@ using stormark::v1::RandioSpec;
 constexpr char kFileName[] = "randio.dat";
 constexpr int64_t kPollNanos = 10'000'000;
 
-Engine EngineOf(const RandioSpec& spec) {
-  switch (spec.engine()) {
-    case RandioSpec::IO_URING:
-      return Engine::kIoUring;
-    case RandioSpec::LIBAIO:
-      return Engine::kLibaio;
-    default:
-      return Engine::kPsync;
-  }
-}
-
 // fio's bssplit shares as the offset source takes them.
 std::vector<BlockSizeShare> SplitOf(
     const google::protobuf::RepeatedPtrField<RandioSpec::BlockSizeShare>& split) {
   std::vector<BlockSizeShare> out;
   for (const auto& share : split) out.push_back({share.bs(), share.percent()});
   return out;
-}
-
-std::string PatternName(RandioSpec::Pattern rw) {
-  std::string name = RandioSpec::Pattern_Name(rw);
-  return common::ToLower(name);
 }
 
 bool Reads(const RandioSpec& spec) {
@@ -73,6 +57,17 @@ bool Reads(const RandioSpec& spec) {
 }
 
 }  // namespace
+
+Engine RandioWorkload::EngineOf(const RandioSpec& spec) {
+  switch (spec.engine()) {
+    case RandioSpec::IO_URING:
+      return Engine::kIoUring;
+    case RandioSpec::LIBAIO:
+      return Engine::kLibaio;
+    default:
+      return Engine::kPsync;
+  }
+}
 
 RandioWorkload::RandioWorkload(const RandioSpec& spec, TargetConfig target,
                                std::unique_ptr<Dir> dir, HostFacts host, std::string filesystem,
@@ -376,48 +371,7 @@ JobPlan RandioWorkload::PlanFor(const Member& m, uint32_t job) const {
   return plan;
 }
 
-Status RandioWorkload::LayOutVerifiable(const std::atomic<bool>& cancelled) {
-  constexpr uint32_t kChunk = common::kLayoutChunkBytes;
-  ASSIGN_OR_RETURN(IoBuffer buf, IoBuffer::Allocate(kChunk));
-  common::Xoshiro256 random(seed_ ^ 0x1a7047);
-  const uint32_t generation = book_->NextGeneration();
-  const uint64_t end = book_->base() + book_->size();
-  const Member& m = members_[0];  // verify runs on one job
-  for (uint32_t j = 0; j < m.jobs_count; ++j) {
-    const uint64_t begin = m.offset + uint64_t{j} * m.offset_increment;
-    for (uint64_t at = begin; at < std::min(end, begin + m.region_size);) {
-      if (cancelled.load(std::memory_order_relaxed)) {
-        return absl::CancelledError("randio: aborted while laying out verifiable data");
-      }
-      const uint32_t n =
-          static_cast<uint32_t>(std::min<uint64_t>(kChunk, begin + m.region_size - at));
-      random.Fill(buf.data(), n);
-      book_->Stamp(buf.data(), at, n, generation, UINT32_MAX);
-      RETURN_IF_ERROR(device_->WriteAt(at, n, buf.data()));
-      book_->Written(at, n, generation);
-      at += n;
-    }
-  }
-  return device_->Flush(/*data_only=*/true);
-}
-
 WrittenPrefix RandioWorkload::WrittenFromStart() const { return laid_out_; }
-
-Status RandioWorkload::ReadBack(const std::atomic<bool>& cancelled) {
-  constexpr uint32_t kChunk = common::kLayoutChunkBytes;
-  ASSIGN_OR_RETURN(IoBuffer buf, IoBuffer::Allocate(kChunk));
-  const uint64_t end = book_->base() + book_->size();
-  for (uint64_t at = book_->base(); at < end;) {
-    if (cancelled.load(std::memory_order_relaxed)) {
-      return absl::CancelledError("randio: aborted while reading back for verification");
-    }
-    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(kChunk, end - at));
-    RETURN_IF_ERROR(device_->ReadAt(at, n, buf.data()));
-    book_->Check(buf.data(), at, n, "read-back");
-    at += n;
-  }
-  return absl::OkStatus();
-}
 
 Status RandioWorkload::Run(RunContext& ctx) {
   // startdelay, then ramp_time, are unmeasured: the timed region restarts after both. The jobs
@@ -528,101 +482,6 @@ CleanupReport RandioWorkload::Cleanup() {
   member_of_.clear();
   owned_device_.reset();
   return dir_ ? dir_->Cleanup() : CleanupReport();
-}
-
-void RandioWorkload::AddMeasurements(
-    size_t begin, size_t end, int64_t elapsed_nanos,
-    google::protobuf::RepeatedPtrField<stormark::v1::Measurement>* out) const {
-  auto add = [&](const char* name, auto recorder_of) {
-    // Each recorder's series counts from the start of the timed region: merged from 0, the
-    // series ends at the region's length.
-    common::Recorder merged(0, series_interval_nanos_);
-    for (size_t j = begin; j < end; ++j) {
-      if (const common::Recorder* r = recorder_of(*jobs_[j])) merged.Merge(*r);
-    }
-    if (merged.ops() == 0) return;
-    stormark::v1::Measurement* m = out->Add();
-    m->set_name(name);
-    m->set_bytes(merged.bytes());
-    m->set_ops(merged.ops());
-    m->set_elapsed_nanos(elapsed_nanos);
-    merged.latency().ToProto(m->mutable_latency());
-    merged.SeriesToProto(elapsed_nanos, m->mutable_series());
-  };
-  add("read", [](const RandioJob& j) { return j.read_recorder(); });
-  add("write", [](const RandioJob& j) { return j.write_recorder(); });
-  add("flush", [](const RandioJob& j) { return j.flush_recorder(); });
-}
-
-void RandioWorkload::AddResolved(const Member& m, const std::string& prefix,
-                                 stormark::v1::PhaseResult* result) const {
-  auto& resolved = *result->mutable_resolved();
-  const RandioSpec& spec = m.spec;
-  if (!prefix.empty()) resolved[prefix + "name"] = spec.name();
-  resolved[prefix + "rw"] = PatternName(spec.rw());
-  resolved[prefix + "bs"] = m.bs_min == m.bs_max
-                                ? common::FormatSizeShort(m.bs_min)
-                                : common::StrCat(common::FormatSizeShort(m.bs_min), "-",
-                                                 common::FormatSizeShort(m.bs_max));
-  auto split_text = [](const auto& split) {
-    std::string text;
-    for (const auto& share : split) {
-      if (!text.empty()) text += ":";
-      text += common::StrCat(common::FormatSizeShort(share.bs()), "/", share.percent());
-    }
-    return text;
-  };
-  if (spec.bssplit_size() > 0) resolved[prefix + "bssplit"] = split_text(spec.bssplit());
-  if (spec.write_bssplit_size() > 0) {
-    resolved[prefix + "write_bssplit"] = split_text(spec.write_bssplit());
-  }
-  resolved[prefix + "iodepth"] = common::StrCat(m.iodepth);
-  resolved[prefix + "numjobs"] = common::StrCat(m.jobs_count);
-  resolved[prefix + "size"] = common::FormatSizeShort(m.region_size);
-  resolved[prefix + "offset"] = common::FormatSizeShort(m.offset);
-  if (m.offset_increment != 0) {
-    resolved[prefix + "offset_increment"] = common::FormatSizeShort(m.offset_increment);
-  }
-}
-
-void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
-  AddMeasurements(0, jobs_.size(), result->elapsed_nanos(), result->mutable_measurements());
-  if (members_.size() > 1) {
-    for (const Member& m : members_) {
-      auto* job = result->add_jobs();
-      job->set_name(m.spec.name());
-      AddMeasurements(m.first_job, m.first_job + m.jobs_count, result->elapsed_nanos(),
-                      job->mutable_measurements());
-    }
-  }
-  if (jobs_.size() > 1) {
-    result->set_first_done_nanos(first_done_nanos_);
-    result->set_last_done_nanos(last_done_nanos_);
-    result->set_first_done_bytes(first_done_bytes_);
-    result->set_first_done_ops(first_done_ops_);
-  }
-  if (book_ != nullptr) *result->mutable_verify() = book_->Report();
-  for (const auto& w : run_warnings_) result->add_warnings(w);
-
-  auto& resolved = *result->mutable_resolved();
-  if (members_.size() == 1) {
-    AddResolved(members_[0], "", result);
-  } else if (members_.size() > 1) {
-    // A run group: each job's settings under "job1.", "job2.", ... in the group's order.
-    resolved["jobs"] = common::StrCat(members_.size());
-    for (size_t i = 0; i < members_.size(); ++i) {
-      AddResolved(members_[i], common::StrCat("job", i + 1, "."), result);
-    }
-  }
-  resolved["engine"] =
-      !CapsOf(target_).engines ? target_.kind : std::string(EngineName(EngineOf(spec_)));
-  resolved["direct"] = spec_.direct() ? "true" : "false";
-  resolved["seed"] = common::StrCat(seed_);
-  if (device_ != nullptr) {
-    resolved["device"] = device_->Describe();
-    for (const auto& [key, value] : device_->Stats())
-      (*result->mutable_device_stats())[key] = value;
-  }
 }
 
 }  // namespace stormark::agent

@@ -86,6 +86,8 @@ class RandioWorkload final : public Workload {
     }
   };
 
+  // The engine a spec asks for (psync when it names none).
+  static Engine EngineOf(const stormark::v1::RandioSpec& spec);
   // Settles the member's region_size, offset and offset_increment (percentages of the
   // device), and checks its regions and alignment against the device.
   common::Status ResolveRegions(Member& m) const;
