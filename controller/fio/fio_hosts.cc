@@ -1,6 +1,9 @@
 #include "controller/fio/fio_hosts.h"
 
+#include <map>
 #include <memory>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/strings.h"
@@ -74,6 +77,11 @@ Status ResolveHostSpecs(Plan* plan, const TargetLookup& lookup) {
   std::vector<FioHost> hosts;
   for (const HostPlan& host : plan->hosts) hosts.push_back({host.name, host.labels, {}});
   if (hosts.empty()) hosts.push_back({});  // The embedded agent, "local".
+  // Each host reads a file once per target it runs on, whatever the number of phases (a
+  // repeated or swept plan copies a file's phases many times).
+  std::map<std::tuple<size_t, std::string, std::string, std::vector<std::string>>,
+           common::StatusOr<FioImport>>
+      readings;
   for (PhasePlan& phase : plan->phases) {
     if (phase.fio_origin == nullptr) continue;
     const PhasePlan::FioOrigin& origin = *phase.fio_origin;
@@ -87,7 +95,12 @@ Status ResolveHostSpecs(Plan* plan, const TargetLookup& lookup) {
         hosts[i].target = TargetFacts(*target);
       }
       const std::string where = StrCat(origin.path, " on host '", hosts[i].name, "'");
-      auto read = ImportJobFile(origin.path, origin.sections, hosts[i]);
+      auto key = std::make_tuple(i, origin.target, origin.path, origin.sections);
+      auto it = readings.find(key);
+      if (it == readings.end()) {
+        it = readings.emplace(key, ImportJobFile(origin.path, origin.sections, hosts[i])).first;
+      }
+      const common::StatusOr<FioImport>& read = it->second;
       if (!read.ok()) return common::Annotate(read.status(), where);
       if (read->phases.size() <= origin.index || read->phases[origin.index].name != origin.name) {
         return absl::InvalidArgumentError(
