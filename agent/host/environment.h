@@ -6,7 +6,9 @@
 //   cpu_governor       cpufreq's scaling_governor ("performance"; "none" without cpufreq;
 //                      distinct values joined by "," when the CPUs differ),
 //   vm.dirty_ratio, vm.dirty_background_ratio, vm.dirty_bytes, vm.dirty_background_bytes,
-//   vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs   (/proc/sys/vm).
+//   vm.dirty_expire_centisecs, vm.dirty_writeback_centisecs   (/proc/sys/vm),
+//   memory_limit_bytes, memory_cgroup   (a phase's memory cgroup, PhaseResult only: the limit
+//                      as the kernel holds it, and "v1 /sys/fs/cgroup/memory/...").
 // Target keys (TargetInfo.environment, PhaseResult.target_environment), where they apply:
 //   filesystem, mount_options, device (the disk's name: "sda"),
 //   scheduler, read_ahead_kb, nr_requests, rotational, write_cache, max_sectors_kb,

@@ -204,12 +204,14 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
     BeginCleanupLocked();
     lock.Release();
     FinishCleanup(std::move(setup->workload));
-    setup->tuning.reset();  // Restores the device's settings.
+    setup->tuning.reset();         // Restores the device's settings.
+    setup->memory_cgroup.reset();  // Leaves the phase's memory cgroup.
     return status;
   }
   warnings.insert(warnings.end(), setup->warnings.begin(), setup->warnings.end());
   workload_ = std::move(setup->workload);
   tuning_ = std::move(setup->tuning);
+  memory_cgroup_ = std::move(setup->memory_cgroup);
   warnings_ = warnings;
   cache_report_ = setup->cache_report;
   host_environment_ = std::move(setup->host_environment);
@@ -469,6 +471,7 @@ void PhaseRunner::ReleaseStuck() {
       // A set-up that got stuck: what it made is only in its own hands.
       released = std::move(stuck_setup_->workload);
       tuning_ = std::move(stuck_setup_->tuning);
+      memory_cgroup_ = std::move(stuck_setup_->memory_cgroup);
     }
   }
   FinishCleanup(std::move(released));

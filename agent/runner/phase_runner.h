@@ -255,11 +255,13 @@ class PhaseRunner {
   // The pointer; the workload itself is used unlocked while running.
   std::unique_ptr<Workload> workload_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> warnings_ ABSL_GUARDED_BY(mu_);
-  stormark::v1::CacheReport cache_report_ ABSL_GUARDED_BY(mu_);        // From Prepare.
-  Environment host_environment_ ABSL_GUARDED_BY(mu_);                  // From Prepare.
-  Environment target_environment_ ABSL_GUARDED_BY(mu_);                // From Prepare.
-  std::string target_identity_ ABSL_GUARDED_BY(mu_);                   // From Prepare.
-  std::unique_ptr<DeviceTuning> tuning_ ABSL_GUARDED_BY(mu_);          // Restored by cleanup.
+  stormark::v1::CacheReport cache_report_ ABSL_GUARDED_BY(mu_);  // From Prepare.
+  Environment host_environment_ ABSL_GUARDED_BY(mu_);            // From Prepare.
+  Environment target_environment_ ABSL_GUARDED_BY(mu_);          // From Prepare.
+  std::string target_identity_ ABSL_GUARDED_BY(mu_);             // From Prepare.
+  std::unique_ptr<DeviceTuning> tuning_ ABSL_GUARDED_BY(mu_);    // Restored by cleanup.
+  // The held phase's memory cgroup, which the agent leaves at cleanup.
+  std::unique_ptr<PhaseMemoryCgroup> memory_cgroup_ ABSL_GUARDED_BY(mu_);
   int64_t last_touched_mono_ ABSL_GUARDED_BY(mu_) = 0;                 // End of the last call.
   int64_t last_heartbeat_mono_ ABSL_GUARDED_BY(mu_) = 0;               // The lease's last renewal.
   std::string stuck_in_ ABSL_GUARDED_BY(mu_);                          // Set in kStuck.

@@ -29,11 +29,14 @@ CleanupReport PhaseRunner::FinishCleanup(std::unique_ptr<Workload> workload) {
   const CleanupReport removed = workload ? workload->Cleanup() : CleanupReport();
   workload.reset();
   std::unique_ptr<DeviceTuning> tuning;
+  std::unique_ptr<PhaseMemoryCgroup> memory_cgroup;
   {
     absl::MutexLock lock(&mu_);
     tuning = std::move(tuning_);
+    memory_cgroup = std::move(memory_cgroup_);
   }
-  tuning.reset();  // Restores the device's settings, outside the lock (sysfs writes).
+  tuning.reset();         // Restores the device's settings, outside the lock (sysfs writes).
+  memory_cgroup.reset();  // The agent leaves the phase's memory cgroup.
   absl::MutexLock lock(&mu_);
   warnings_.clear();
   stuck_in_.clear();

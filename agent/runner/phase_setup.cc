@@ -8,6 +8,7 @@
 #include "common/cache_report.h"
 #include "common/log_text.h"
 #include "common/strings.h"
+#include "common/units.h"
 
 namespace stormark::agent {
 
@@ -66,12 +67,63 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
   return applied;
 }
 
+namespace {
+
+// Puts the agent into the phase's memory cgroup, if the spec sets a limit, and returns the
+// host's facts as the phase sees them (MemoryLimitedFacts).
+StatusOr<HostFacts> EnterMemoryCgroup(const stormark::v1::PhaseSpec& spec,
+                                      const AgentConfig& config, const HostFacts& host,
+                                      const SystemPaths& paths, PhaseSetup* setup) {
+  const uint64_t limit = spec.memory_limit_bytes();
+  if (limit == 0) return host;
+  const std::string what = common::StrCat("memory_limit ", common::FormatBytes(limit));
+  StatusOr<std::unique_ptr<PhaseMemoryCgroup>> cgroup;
+  // A tmpfs file is memory that no limit can reclaim (without swap): writing more than the
+  // limit would have the kernel kill the agent.
+  const TargetConfig* target = config.FindTarget(spec.target());
+  const std::string fs = target == nullptr || ProgramOf(spec) != nullptr
+                             ? ""
+                             : ReadTargetFacts(*target, paths).filesystem();
+  if (fs == "tmpfs" || fs == "ramfs") {
+    cgroup = absl::FailedPreconditionError(common::StrCat(
+        "target '", target->name, "' is on ", fs,
+        ", whose files are memory the limit cannot reclaim (the kernel would kill the agent)"));
+  } else {
+    cgroup = PhaseMemoryCgroup::Enter(paths, spec.phase_id(), limit);
+  }
+  if (cgroup.ok()) {
+    setup->memory_cgroup = std::move(*cgroup);
+    return MemoryLimitedFacts(host, setup->memory_cgroup->limit_bytes());
+  }
+  if (spec.memory_limit_optional() && absl::IsFailedPrecondition(cgroup.status())) {
+    setup->warnings.push_back(common::StrCat(
+        what,
+        " not applied (the plan allows running without it): the phase had all of this host's "
+        "memory, so its page cache was not bounded: ",
+        cgroup.status().message()));
+    return host;
+  }
+  return common::Annotate(cgroup.status(), what);
+}
+
+}  // namespace
+
+HostFacts MemoryLimitedFacts(const HostFacts& host, uint64_t limit_bytes) {
+  HostFacts facts = host;
+  if (facts.ram_bytes == 0 || limit_bytes < facts.ram_bytes) facts.ram_bytes = limit_bytes;
+  if (facts.memory_limit_bytes == 0 || limit_bytes < facts.memory_limit_bytes) {
+    facts.memory_limit_bytes = limit_bytes;
+  }
+  return facts;
+}
+
 Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
                   const AgentConfig& config, const HostFacts& host, const SystemPaths& paths,
                   const PageCache& page_cache, WrittenPrefixes& written,
                   const std::atomic<bool>& cancelled, PhaseSetup* setup) {
   RETURN_IF_ERROR(CheckAccess(config.identities, caller, spec, config.FindTarget(spec.target())));
-  RETURN_IF_ERROR(CheckPolicy(spec, config, host));
+  ASSIGN_OR_RETURN(const HostFacts facts, EnterMemoryCgroup(spec, config, host, paths, setup));
+  RETURN_IF_ERROR(CheckPolicy(spec, config, facts));
   const TargetConfig* target = config.FindTarget(spec.target());
   WrittenPrefix earlier;
   // A command or hook gets the target's path as configured; it is its own to resolve.
@@ -80,7 +132,7 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
     earlier = written.Find(*target, TargetIdentity(*setup->block, paths));
   }
   ASSIGN_OR_RETURN(setup->workload,
-                   MakeWorkload(spec, config, host, earlier, setup->block, &setup->handed));
+                   MakeWorkload(spec, config, facts, earlier, setup->block, &setup->handed));
   if (!spec.tuning().empty()) {
     ASSIGN_OR_RETURN(setup->tuning, ApplyTuning(spec, config, paths, setup->block.get()));
   }
@@ -94,6 +146,11 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
   }
   // The environment the phase runs in: after the hooks, the tuning and the cache.
   setup->host_environment = ReadHostEnvironment(host, paths);
+  if (const PhaseMemoryCgroup* cgroup = setup->memory_cgroup.get()) {
+    setup->host_environment["memory_limit_bytes"] = common::StrCat(cgroup->limit_bytes());
+    setup->host_environment["memory_cgroup"] =
+        common::StrCat("v", cgroup->version(), " ", cgroup->path());
+  }
   if (target != nullptr) {
     setup->target_environment = TargetEnvironment(
         ReadTargetFacts(*target, paths, setup->block != nullptr ? setup->block->fd() : -1));

@@ -12,6 +12,7 @@
 #include "agent/access/authz.h"
 #include "agent/config/config.h"
 #include "agent/host/environment.h"
+#include "agent/host/memory_cgroup.h"
 #include "agent/host/page_cache_controls.h"
 #include "agent/host/sysinfo.h"
 #include "agent/host/system_paths.h"
@@ -33,6 +34,9 @@ struct PhaseSetup {
   std::string target_identity;
   std::unique_ptr<Workload> workload;
   std::unique_ptr<DeviceTuning> tuning;  // Restores the device's settings when destroyed.
+  // The phase's memory cgroup (spec.memory_limit_bytes), which the agent is in until this is
+  // destroyed; null without a limit, or when the spec let the phase run without one.
+  std::unique_ptr<PhaseMemoryCgroup> memory_cgroup;
   std::vector<std::string> warnings;
   stormark::v1::CacheReport cache_report;
   Environment host_environment;
@@ -50,10 +54,15 @@ common::StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::
                                                             const SystemPaths& paths,
                                                             const BlockTarget* block = nullptr);
 
+// `host` as a phase held to `limit_bytes` of memory sees it: RAM and the cgroup's limit no
+// larger than the limit, so that 2 x RAM sizing and the cache notes follow it.
+HostFacts MemoryLimitedFacts(const HostFacts& host, uint64_t limit_bytes);
+
 // Builds `setup` for `spec`: what the config's identities let `caller` do and the policy
-// first (a refused phase creates nothing), then the resolution of a block target's path (once
-// for the phase: everything after it uses what it led to), the workload (told what the
-// agent's earlier phases wrote on that device, from `written`), the tuning, the workload's
+// first (a refused phase creates nothing), then the memory cgroup (the policy and the workload
+// then see the host's RAM as the limit: MemoryLimitedFacts), then the resolution of a block
+// target's path (once for the phase: everything after it uses what it led to), the workload (told
+// what the agent's earlier phases wrote on that device, from `written`), the tuning, the workload's
 // Prepare (which watches `cancelled`), the cache and the environment.
 // On an error, or when `cancelled` is set, what was made so far stays in `setup` for the
 // caller to remove. Blocks for as long as the set-up takes, which may be for ever when an

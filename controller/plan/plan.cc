@@ -2,6 +2,7 @@
 
 #include "common/spec_check.h"
 #include "common/strings.h"
+#include "common/units.h"
 #include "controller/workloads/workload_kinds.h"
 
 namespace stormark::controller {
@@ -30,6 +31,30 @@ StatusOr<stormark::v1::CacheMode> ParseCacheMode(std::string_view text) {
 
 Status SetPhaseParameter(std::string_view key, std::string_view value,
                          stormark::v1::PhaseSpec* spec) {
+  if (key == kMemoryLimitKey) {
+    if (value == "none") {
+      spec->clear_memory_limit_bytes();
+      return absl::OkStatus();
+    }
+    ASSIGN_OR_RETURN(uint64_t bytes, common::ParseSizeOf(key, value));
+    if (bytes < kMinMemoryLimitBytes) {
+      return absl::InvalidArgumentError(StrCat("bad memory_limit '", value, "': at least ",
+                                               common::FormatBytes(kMinMemoryLimitBytes),
+                                               " (the agent itself runs under it), or none"));
+    }
+    spec->set_memory_limit_bytes(bytes);
+    return absl::OkStatus();
+  }
+  if (key == kMemoryLimitFallbackKey) {
+    if (value != "fail" && value != "run_unlimited") {
+      return absl::InvalidArgumentError(
+          StrCat("bad ", key, " '", value,
+                 "': use fail (the phase fails when the agent cannot apply the limit) or "
+                 "run_unlimited (it runs without the limit, with a note)"));
+    }
+    spec->set_memory_limit_optional(value == "run_unlimited");
+    return absl::OkStatus();
+  }
   if (common::IsTuningKnob(key)) {
     if (value.empty()) return absl::InvalidArgumentError(StrCat("bad ", key, " '': give a value"));
     (*spec->mutable_tuning())[std::string(key)] = std::string(value);
@@ -76,7 +101,13 @@ StatusOr<std::vector<PhasePlan>> PhasesFromConfig(const PhasePlan& phase, const 
 
 std::string PhasePlan::Describe() const {
   const WorkloadKind* kind = KindOf(spec);
-  return kind == nullptr ? "unknown workload" : kind->describe(spec);
+  if (kind == nullptr) return "unknown workload";
+  std::string text = kind->describe(spec);
+  if (spec.memory_limit_bytes() != 0) {
+    text += StrCat(", memory limit ", common::FormatBytes(spec.memory_limit_bytes()),
+                   spec.memory_limit_optional() ? " (or none where it cannot be applied)" : "");
+  }
+  return text;
 }
 
 Plan DefaultPlan() {

@@ -45,6 +45,7 @@
 #ifndef STORMARK_CONTROLLER_PLAN_PLAN_H_
 #define STORMARK_CONTROLLER_PLAN_PLAN_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -168,9 +169,16 @@ struct Plan {
   std::vector<std::string> notes;
 };
 
-// Sets `key` on `spec`: a tuning knob, or an option (name or alias) of the phase's workload's
-// option table. Plan keys, `--set` and sweep axes all come here. NOT_FOUND when neither takes
-// the key (the caller decides whether that is an error).
+// The phase keys every workload has: the memory cgroup's limit ("512M", or "none") and what
+// to do where an agent cannot apply it ("fail", the default, or "run_unlimited").
+inline constexpr std::string_view kMemoryLimitKey = "memory_limit";
+inline constexpr std::string_view kMemoryLimitFallbackKey = "memory_limit_if_unavailable";
+// The agent's own floor (agent/host/memory_cgroup.h): it runs under the limit too.
+inline constexpr uint64_t kMinMemoryLimitBytes = uint64_t{32} << 20;
+
+// Sets `key` on `spec`: memory_limit, memory_limit_if_unavailable, a tuning knob, or an option
+// (name or alias) of the phase's workload's option table. Plan keys, `--set` and sweep axes all
+// come here. NOT_FOUND when neither takes the key (the caller decides whether that is an error).
 common::Status SetPhaseParameter(std::string_view key, std::string_view value,
                                  stormark::v1::PhaseSpec* spec);
 

@@ -24,6 +24,7 @@ using plan_yaml::ParseFleetAccess;
 using plan_yaml::ParseHost;
 using plan_yaml::ParsePhase;
 using plan_yaml::ParsePositiveDuration;
+using plan_yaml::PhaseDefaults;
 using plan_yaml::ScalarText;
 
 // `heartbeat: {interval: 2s, timeout: 10s}`.
@@ -98,7 +99,8 @@ StatusOr<std::vector<SweepAxis>> ParseSweep(const YAML::Node& node, std::string_
 Status CheckSweep(const Plan& plan, const YAML::Node& root, std::string_view source) {
   for (const SweepAxis& axis : plan.sweep) {
     const YAML::Mark mark = root["sweep"][axis.name].Mark();
-    bool used = common::IsTuningKnob(axis.name);
+    bool used = common::IsTuningKnob(axis.name) || axis.name == kMemoryLimitKey ||
+                axis.name == kMemoryLimitFallbackKey;
     for (const PhasePlan& phase : plan.phases) {
       const WorkloadKind* kind = KindOf(phase.spec);
       if (kind != nullptr && kind->options().Find(axis.name) != nullptr) used = true;
@@ -113,7 +115,7 @@ Status CheckSweep(const Plan& plan, const YAML::Node& root, std::string_view sou
       return ErrorAt(source, mark,
                      StrCat("sweep '", axis.name,
                             "' changes nothing: it is no parameter of the "
-                            "plan's workloads, no tuning knob (",
+                            "plan's workloads nor memory_limit, no tuning knob (",
                             common::kTuningKnobNames, "), and no hook uses {", axis.name, "}"));
     }
   }
@@ -140,19 +142,34 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   if (!root.IsMap()) return ErrorAt(source, root.Mark(), "a plan must be a map with 'phases:'");
   Plan plan;
   std::string target;
-  stormark::v1::CacheMode cache = stormark::v1::CACHE_KEEP;
-  static constexpr std::string_view kKnown[] = {
-      "agents",     "hosts",    "target", "mode",      "cache",    "repeat",           "sweep",
-      "setup",      "teardown", "phases", "heartbeat", "deadline", "prepare_deadline", "tls",
-      "agents_dns", "inventory"};
+  PhaseDefaults defaults;
+  defaults.set_cache(stormark::v1::CACHE_KEEP);
+  static constexpr std::string_view kKnown[] = {"agents",
+                                                "hosts",
+                                                "target",
+                                                "mode",
+                                                "cache",
+                                                "repeat",
+                                                "sweep",
+                                                "setup",
+                                                "teardown",
+                                                "phases",
+                                                "heartbeat",
+                                                "deadline",
+                                                "prepare_deadline",
+                                                "tls",
+                                                "agents_dns",
+                                                "inventory",
+                                                kMemoryLimitKey,
+                                                kMemoryLimitFallbackKey};
   for (const auto& field : root) {
     const std::string key = ScalarText(field.first);
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
       return ErrorAt(source, field.first.Mark(),
                      StrCat("unknown field '", key,
                             "' (known: agents, hosts, agents_dns, inventory, tls, target, mode, "
-                            "cache, repeat, sweep, setup, teardown, phases, heartbeat, deadline, "
-                            "prepare_deadline)"));
+                            "cache, memory_limit, memory_limit_if_unavailable, repeat, sweep, "
+                            "setup, teardown, phases, heartbeat, deadline, prepare_deadline)"));
     }
   }
   if (const YAML::Node mode = root["mode"]) {
@@ -163,7 +180,13 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   if (const YAML::Node node = root["cache"]) {
     auto mode = ParseCacheMode(node.IsScalar() ? ScalarText(node) : "?");
     if (!mode.ok()) return ErrorAt(source, node.Mark(), std::string(mode.status().message()));
-    cache = *mode;
+    defaults.set_cache(*mode);
+  }
+  for (std::string_view key : {kMemoryLimitKey, kMemoryLimitFallbackKey}) {
+    const YAML::Node node = root[std::string(key)];
+    if (!node) continue;
+    const Status set = SetPhaseParameter(key, node.IsScalar() ? ScalarText(node) : "?", &defaults);
+    if (!set.ok()) return ErrorAt(source, node.Mark(), std::string(set.message()));
   }
   if (const YAML::Node node = root["repeat"]) {
     const std::string text = node.IsScalar() ? ScalarText(node) : "?";
@@ -216,7 +239,7 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
   }
   for (size_t i = 0; i < phases.size(); ++i) {
     ASSIGN_OR_RETURN(std::vector<PhasePlan> made,
-                     ParsePhase(phases[i], i, target, cache, source, &plan.notes,
+                     ParsePhase(phases[i], i, target, defaults, source, &plan.notes,
                                 plan.hosts.empty() ? nullptr : &plan.hosts.front()));
     for (PhasePlan& phase : made) {
       for (const auto& earlier : plan.phases) {

@@ -23,7 +23,7 @@ namespace {
 // target unless the job names one with filename=; `section:` (a name or a list) keeps only
 // those jobs.
 StatusOr<std::vector<PhasePlan>> FioPhases(const YAML::Node& node, const std::string& target,
-                                           stormark::v1::CacheMode cache, std::string_view source,
+                                           const PhaseDefaults& defaults, std::string_view source,
                                            std::vector<std::string>* notes,
                                            const HostPlan* first_host) {
   const YAML::Node file = node["fio"];
@@ -57,7 +57,7 @@ StatusOr<std::vector<PhasePlan>> FioPhases(const YAML::Node& node, const std::st
   const std::string prefix = node["name"] ? ScalarText(node["name"]) : "";
   for (PhasePlan& p : imported->phases) {
     if (p.target.empty()) p.target = target;
-    p.spec.set_cache(cache);
+    ApplyPlanDefaults(defaults, &p.spec);
     if (!prefix.empty()) p.name = StrCat(prefix, ".", p.name).substr(0, 64);
   }
   return std::move(imported->phases);
@@ -65,11 +65,17 @@ StatusOr<std::vector<PhasePlan>> FioPhases(const YAML::Node& node, const std::st
 
 }  // namespace
 
+void ApplyPlanDefaults(const PhaseDefaults& defaults, stormark::v1::PhaseSpec* spec) {
+  spec->set_cache(defaults.cache());
+  spec->set_memory_limit_bytes(defaults.memory_limit_bytes());
+  spec->set_memory_limit_optional(defaults.memory_limit_optional());
+}
+
 // One phase of the plan; several when its `config` asks for several runs, or its `fio` job
 // file for several run groups.
 StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index,
                                             const std::string& target,
-                                            stormark::v1::CacheMode cache, std::string_view source,
+                                            const PhaseDefaults& defaults, std::string_view source,
                                             std::vector<std::string>* notes,
                                             const HostPlan* first_host) {
   if (!node.IsMap()) {
@@ -81,7 +87,7 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
   const YAML::Node workload = node["workload"];
   std::vector<PhasePlan> phases;
   if (node["fio"]) {
-    ASSIGN_OR_RETURN(phases, FioPhases(node, target, cache, source, notes, first_host));
+    ASSIGN_OR_RETURN(phases, FioPhases(node, target, defaults, source, notes, first_host));
   } else if (!workload) {
     return ErrorAt(
         source, node.Mark(),
@@ -104,7 +110,7 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
   }
 
   kind->init(&phase.spec);
-  phase.spec.set_cache(cache);
+  ApplyPlanDefaults(defaults, &phase.spec);
   // The configuration file first, whatever its place in the map: the phase's own parameters
   // override it.
   if (phases.empty()) phases = {phase};

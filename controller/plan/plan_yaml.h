@@ -35,11 +35,16 @@ common::StatusOr<HostPlan> ParseHost(const YAML::Node& node, std::string_view so
 // The keys that say how to reach and find the agents: tls, agents_dns, inventory.
 common::Status ParseFleetAccess(const YAML::Node& root, std::string_view source, Plan* plan);
 
-// The `index`-th (0-based) entry of `phases:`, with the plan's default target and cache;
+// The settings a plan gives every phase, which a phase's own keys override: `cache`,
+// `memory_limit` and `memory_limit_if_unavailable` (ApplyPlanDefaults copies them).
+using PhaseDefaults = stormark::v1::PhaseSpec;
+void ApplyPlanDefaults(const PhaseDefaults& defaults, stormark::v1::PhaseSpec* spec);
+
+// The `index`-th (0-based) entry of `phases:`, with the plan's default target and settings;
 // several phases when its `config` asks for several runs. Each is validated (ValidatePhase).
 // A fio job file is read as `first_host` (the plan's first, or null for "local") would see it.
 common::StatusOr<std::vector<PhasePlan>> ParsePhase(
-    const YAML::Node& node, size_t index, const std::string& target, stormark::v1::CacheMode cache,
+    const YAML::Node& node, size_t index, const std::string& target, const PhaseDefaults& defaults,
     std::string_view source, std::vector<std::string>* notes, const HostPlan* first_host = nullptr);
 
 }  // namespace stormark::controller::plan_yaml

@@ -29,6 +29,7 @@ constexpr const char* kKeyOrder[] = {"scheduler",
                                      "cpu_model",
                                      "cpu_count",
                                      "ram_bytes",
+                                     "memory_limit_bytes",
                                      "cpu_governor",
                                      "vm.dirty_ratio",
                                      "vm.dirty_background_ratio",
@@ -106,6 +107,12 @@ std::string HostLine(const Environment& env) {
     out += fmt::format("{}{} RAM", out.empty() ? "" : ", ",
                        common::FormatBytes(std::strtoull(ram->c_str(), nullptr, 10)));
   }
+  if (const std::string* limit = Find(env, "memory_limit_bytes")) {
+    const std::string* cgroup = Find(env, "memory_cgroup");
+    out += fmt::format("{}memory limit {}{}", out.empty() ? "" : ", ",
+                       common::FormatBytes(std::strtoull(limit->c_str(), nullptr, 10)),
+                       cgroup ? fmt::format(" (cgroup {})", cgroup->substr(0, 2)) : "");
+  }
   if (const std::string* governor = Find(env, "cpu_governor")) {
     out += fmt::format("{}cpu_governor {}", out.empty() ? "" : ", ", *governor);
   }
@@ -169,7 +176,7 @@ std::vector<std::string> DifferingKeys(const std::vector<Environment>& all_rows,
   std::vector<std::string> keys;
   for (const Environment& row : rows) {
     for (const auto& [key, value] : row) {
-      if (key == "device" || key == "backing_file" ||
+      if (key == "device" || key == "backing_file" || key == "memory_cgroup" ||
           std::find(ignore.begin(), ignore.end(), key) != ignore.end() ||
           std::find(keys.begin(), keys.end(), key) != keys.end()) {
         continue;

@@ -31,8 +31,9 @@ Environment RowEnvironment(const HostOutcome& host, const AgentRecord* agent);
 
 // The keys whose values differ between rows that report them, in the order the notes print
 // them (settings first, then transport, filesystem, host facts). A key only some rows report
-// is not a difference: unknown is not different. "device" and "backing_file" are never
-// compared (they name one host's disk or file, not a setting), nor are the keys in `ignore`
+// is not a difference: unknown is not different. "device", "backing_file" and
+// "memory_cgroup" are never compared (they name one host's disk, file or cgroup, not a
+// setting), nor are the keys in `ignore`
 // (the sweep axes, which differ by design).
 std::vector<std::string> DifferingKeys(const std::vector<Environment>& rows,
                                        const std::vector<std::string>& ignore = {});

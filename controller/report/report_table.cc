@@ -144,6 +144,34 @@ std::string TuningLine(const PhaseOutcome& outcome) {
   return same ? fmt::format("  tuning: {}; restored afterwards\n", first) : lines;
 }
 
+// The memory cgroup each host ran the phase in, when the phase set memory_limit: "memory
+// limit: 64 MiB (cgroup v1) on every host", per host when they differ, and "not applied" where
+// an agent ran it without (its note says why).
+std::string MemoryLimitLine(const PhaseOutcome& outcome) {
+  if (outcome.plan.spec.memory_limit_bytes() == 0) return "";
+  std::string first;
+  bool same = true;
+  std::string lines;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (!host.result) continue;
+    const auto& env = host.result->host_environment();
+    const auto limit = env.find("memory_limit_bytes");
+    const auto cgroup = env.find("memory_cgroup");
+    const std::string text =
+        limit == env.end()
+            ? std::string("not applied (see the notes)")
+            : fmt::format(
+                  "{}{}", common::FormatBytes(std::strtoull(limit->second.c_str(), nullptr, 10)),
+                  cgroup == env.end() ? ""
+                                      : fmt::format(" (cgroup {})", cgroup->second.substr(0, 2)));
+    if (lines.empty()) first = text;
+    same = same && text == first;
+    lines += fmt::format("  memory limit on {}: {}\n", host.host, text);
+  }
+  if (lines.empty()) return "";
+  return same ? fmt::format("  memory limit: {}, the page cache held to it\n", first) : lines;
+}
+
 // What each host's device counted during the phase (a network initiator's retransmissions,
 // timeouts, RTT): "  device on HOST: aoe.retransmits 12, aoe.srtt_us 48.2".
 std::string DeviceStatsLines(const PhaseOutcome& outcome) {
@@ -258,6 +286,7 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
   }
   out += CacheLine(outcome);
   out += TuningLine(outcome);
+  out += MemoryLimitLine(outcome);
   out += DeviceStatsLines(outcome);
   const bool via_column = kind == nullptr || kind->table == nullptr || kind->table_shows_via;
   if (!via_column) out += ViaLine(summary);

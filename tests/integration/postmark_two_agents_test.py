@@ -80,11 +80,19 @@ class PostmarkTwoAgentsTest(h.StormarkTestCase):
         self.assertEqual(self.table_cells(out, "files appended"), [str(appended)] * 2)
         self.assertEqual(self.table_cells(out, "files deleted"), [str(deleted)] * 2)
 
-        # PostMark's terse report: thirteen figures per host.
+        # PostMark's terse report: a table with the host in its own column, then PostMark's
+        # thirteen figures, the two times whole seconds as PostMark prints them.
+        headers = [l.split() for l in out.splitlines() if l.startswith("host ")]
+        self.assertEqual(len(headers), 1, out)
+        self.assertEqual(len(headers[0]), 14, headers[0])
         for agent in (self.a, self.b):
-            lines = re.findall(rf"^{re.escape(agent.address)}: (.*)$", out, re.MULTILINE)
-            self.assertEqual(len(lines), 1, out)
-            self.assertEqual(len(lines[0].split()), 13, lines[0])
+            rows = [l.split() for l in out.splitlines()
+                    if l.split()[:1] == [agent.address] and len(l.split()) == 14]
+            self.assertEqual(len(rows), 1, out)
+            self.assertRegex(rows[0][1], r"^[1-9][0-9]*$", rows[0])
+            self.assertRegex(rows[0][2], r"^[1-9][0-9]*$", rows[0])
+        # Never "host: figures", which reads every field one place off.
+        self.assertNotRegex(out, rf"(?m)^{re.escape(self.a.address)}: [0-9]")
         for agent in (self.a, self.b):
             self.assertEqual(os.listdir(agent.target_dir), [], agent.log())
 

@@ -62,6 +62,9 @@ class BonnieWorkload final : public Workload {
   bool prepared_ = false;
   // Written by Run, read by AddToResult after Run returned.
   std::vector<stormark::v1::Measurement> measurements_;
+  // How long removing the data file took after the seeks (freeing its cached pages); -1 when
+  // it was not removed. bonnie++ 2.00 may count it in its seeks figure, and a note says so.
+  int64_t data_file_delete_nanos_ = -1;
 };
 
 }  // namespace stormark::agent

@@ -1,18 +1,22 @@
 #include "agent/workloads/bonnie/bonnie_io.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <latch>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "agent/runner/thread_top.h"
+#include "agent/workloads/fd.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -192,6 +196,66 @@ StatusOr<Measurement> BonnieIoTests::GetBlock() {
   return meter.Stop();
 }
 
+namespace {
+
+// The seekers' tickets, as bonnie++ 2.00 hands them out: one 8-byte ticket per seek, the
+// chunk to read, written down a pipe that every seeker reads; kNoMoreSeeks ends a seeker.
+// The pipe is part of what bonnie++'s figure measures (a read(2) per seek, and the
+// seekers' contention on the pipe), so it is part of ours.
+constexpr uint64_t kNoMoreSeeks = ~uint64_t{0};
+// Tickets are written in pieces of this many bytes: under PIPE_BUF, so each write is atomic
+// and a reader never sees part of a ticket.
+constexpr size_t kTicketBatch = 512;
+
+// Writes every ticket, then one kNoMoreSeeks per seeker, to the non-blocking `fd`. Returns 0
+// or the errno; ECANCELED when `stop` said to stop while the pipe was full (a seeker failed,
+// or the phase was cancelled, and the seekers no longer read).
+int WriteTickets(int fd, uint64_t seed, uint64_t seeks, uint64_t chunks, uint32_t seekers,
+                 const std::function<bool()>& stop) {
+  std::vector<uint64_t> batch;
+  batch.reserve(kTicketBatch);
+  const uint64_t total = seeks + seekers;
+  for (uint64_t i = 0; i < total;) {
+    batch.clear();
+    for (; i < total && batch.size() < kTicketBatch; ++i) {
+      batch.push_back(i < seeks ? BonnieRandom::At(seed, i) % chunks : kNoMoreSeeks);
+    }
+    const char* p = reinterpret_cast<const char*>(batch.data());
+    size_t left = batch.size() * sizeof(uint64_t);
+    while (left > 0) {
+      const ssize_t n = write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) {
+        if (stop()) return ECANCELED;
+        pollfd ready{.fd = fd, .events = POLLOUT, .revents = 0};
+        poll(&ready, 1, 50);
+        continue;
+      }
+      if (n < 0) return errno;
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+  return 0;
+}
+
+// The next ticket from the pipe; kNoMoreSeeks at its end.
+StatusOr<uint64_t> ReadTicket(int fd) {
+  uint64_t ticket = 0;
+  char* p = reinterpret_cast<char*>(&ticket);
+  size_t got = 0;
+  while (got < sizeof(ticket)) {
+    const ssize_t n = read(fd, p + got, sizeof(ticket) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return common::ErrnoError("bonnie seeks: read ticket", errno);
+    if (n == 0) return kNoMoreSeeks;
+    got += static_cast<size_t>(n);
+  }
+  return ticket;
+}
+
+}  // namespace
+
 StatusOr<Measurement> BonnieIoTests::Seeks() {
   struct Seeker {
     std::unique_ptr<File> file;
@@ -211,23 +275,26 @@ StatusOr<Measurement> BonnieIoTests::Seeks() {
     RETURN_IF_ERROR(seekers[i].buf.Allocate(chunk, params_.seed ^ kBufferSalt ^ i));
     seekers[i].recorder = ctx_.recorders.Add();
   }
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return common::ErrnoError("bonnie seeks: pipe", errno);
+  // Only the writer's end is non-blocking: the seekers wait for their tickets.
+  fcntl(pipe_fds[1], F_SETFL, O_NONBLOCK);
+  Fd tickets_out(pipe_fds[0]);
+  Fd tickets_in(pipe_fds[1]);
 
-  std::atomic<uint64_t> next{0};
   std::atomic<bool> failed{false};
   std::latch ready(params_.seekers + 1);
-  std::latch go(1);
   const common::Clock& clock = ctx_.clock;
   auto seek = [&](Seeker& s) -> Status {
     char* buf = s.buf.data();
     File& file = *s.file;
-    for (;;) {
+    // As bonnie++'s seekers: the first of every ten seeks of each seeker also writes.
+    for (uint64_t count = 0;; ++count) {
       if (failed.load(std::memory_order_relaxed)) return absl::OkStatus();
       RETURN_IF_ERROR(CheckCancelled("seeks"));
-      const uint64_t index = next.fetch_add(1, std::memory_order_relaxed);
-      if (index >= params_.seeks) break;
-      const uint64_t ticket = BonnieRandom::At(params_.seed ^ kSeekSalt, index);
-      const uint64_t block = ticket % chunks;
-      const bool update = (ticket >> 40) % kBonnieUpdateEvery == 0;
+      ASSIGN_OR_RETURN(const uint64_t block, ReadTicket(tickets_out.get()));
+      if (block == kNoMoreSeeks) break;
+      const bool update = count % kBonnieUpdateEvery == 0;
       const int64_t offset = static_cast<int64_t>(block * chunk);
       const int64_t start = clock.MonotonicNanos();
       RETURN_IF_ERROR(SeekTo(file, offset, SEEK_SET, "seeks"));
@@ -261,7 +328,6 @@ StatusOr<Measurement> BonnieIoTests::Seeks() {
     try {
       threads.emplace_back([&] {
         ready.arrive_and_wait();
-        go.wait();
         s.status = CatchAtThreadTop("bonnie seeks", [&] { return seek(s); });
         if (!s.status.ok()) failed = true;
       });
@@ -278,13 +344,21 @@ StatusOr<Measurement> BonnieIoTests::Seeks() {
   ready.arrive_and_wait();
   TestMeter meter("seeks", ctx_.clock, recorder_);
   meter.Start();
-  go.count_down();
+  // The seekers wait on the pipe until the first ticket arrives, as bonnie++'s do. A seeker
+  // that failed stops reading; closing the pipe's far end then ends the others.
+  int written = 0;
+  if (start_error.ok()) {
+    written = WriteTickets(tickets_in.get(), params_.seed ^ kSeekSalt, params_.seeks, chunks,
+                           params_.seekers, [&] { return failed.load() || ctx_.cancelled.load(); });
+  }
+  tickets_in.Close("bonnie seeks: close the ticket pipe").IgnoreError();
   for (std::thread& t : threads) t.join();
   RETURN_IF_ERROR(start_error);
   for (const Seeker& s : seekers) {
     if (!s.status.ok()) return s.status;
   }
   RETURN_IF_ERROR(CheckCancelled("seeks"));
+  if (written != 0) return common::ErrnoError("bonnie seeks: write tickets", written);
   for (const Seeker& s : seekers) meter.Absorb(s.latency, s.bytes, s.ops);
   return meter.Stop();
 }

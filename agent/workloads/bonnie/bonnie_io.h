@@ -5,9 +5,11 @@
 //   rewrite    for every chunk: read it, dirty one byte, lseek back, write it
 //   getc       reads the first char_size bytes with stdio getc
 //   get_block  reads the file in read() calls of one chunk
-//   seeks      `seekers` threads share `seeks` lseek+read of one chunk at random chunk offsets;
-//              one seek in ten also dirties the chunk and writes it back (fsync'd with
-//              fsync_every_write)
+//   seeks      `seekers` threads share `seeks` lseek+read of one chunk at random chunk offsets,
+//              each taking its next chunk as a ticket read from a pipe that the test writes,
+//              as bonnie++ 2.00's seekers do (the read(2) per seek is part of the figure);
+//              the first of every ten seeks of each seeker also dirties the chunk and writes
+//              it back (fsync'd with fsync_every_write)
 //
 // As in bonnie++, every test ends with fsync and close inside its timed region, and opening
 // the file is outside it. With `direct`, the block tests (put_block, rewrite, get_block,

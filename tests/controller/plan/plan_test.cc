@@ -160,6 +160,49 @@ phases:
   EXPECT_TRUE(plan->phases[1].spec.command().sync());
 }
 
+TEST(ParsePlan, MemoryLimitIsAPlanDefaultThatAPhaseOverridesOrDrops) {
+  auto plan = ParsePlan(R"(memory_limit: 512M
+memory_limit_if_unavailable: run_unlimited
+phases:
+  - {name: a, workload: bonnie}
+  - {name: b, workload: stream, rw: read, memory_limit: 1G, memory_limit_if_unavailable: fail}
+  - {name: c, workload: stream, rw: read, memory_limit: none}
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->phases[0].spec.memory_limit_bytes(), 512 * kMiB);
+  EXPECT_TRUE(plan->phases[0].spec.memory_limit_optional());
+  EXPECT_THAT(plan->phases[0].Describe(),
+              HasSubstr("memory limit 512 MiB (or none where it cannot be applied)"));
+  EXPECT_EQ(plan->phases[1].spec.memory_limit_bytes(), kGiB);
+  EXPECT_FALSE(plan->phases[1].spec.memory_limit_optional());
+  EXPECT_EQ(plan->phases[2].spec.memory_limit_bytes(), 0u);
+  EXPECT_THAT(plan->phases[2].Describe(), ::testing::Not(HasSubstr("memory limit")));
+}
+
+TEST(ParsePlan, AMemoryLimitCanBeSweptLikeTheSeedsMemBootOption) {
+  auto plan = ParsePlan(R"(sweep: {memory_limit: [256M, 1G]}
+phases: [{name: r, workload: bonnie}]
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::vector<SweepPoint> points = SweepPoints(*plan);
+  ASSERT_EQ(points.size(), 2u);
+  auto phases = PhasesAt(*plan, points[1], 0);
+  ASSERT_TRUE(phases.ok()) << phases.status();
+  EXPECT_EQ((*phases)[0].spec.memory_limit_bytes(), kGiB);
+}
+
+TEST(ParsePlan, BadMemoryLimitsNameTheirLine) {
+  EXPECT_THAT(
+      ParseError("memory_limit: 16M\nphases: [{workload: bonnie}]\n"),
+      AllOf(StartsWith("plan.yaml:1: "), HasSubstr("bad memory_limit '16M': at least 32 MiB")));
+  EXPECT_THAT(ParseError("phases:\n  - workload: bonnie\n    memory_limit: lots\n"),
+              AllOf(StartsWith("plan.yaml:3: "), HasSubstr("memory_limit")));
+  EXPECT_THAT(ParseError("memory_limit_if_unavailable: maybe\nphases: [{workload: bonnie}]\n"),
+              HasSubstr("bad memory_limit_if_unavailable 'maybe': use fail"));
+}
+
 TEST(ParsePlan, BadCacheNamesItsLine) {
   std::string error = ParseError(R"(cache: flush
 phases: [{workload: stream, rw: write}]

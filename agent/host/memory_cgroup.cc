@@ -1,0 +1,300 @@
+#include "agent/host/memory_cgroup.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "agent/host/sysinfo.h"
+#include "common/spec_check.h"
+#include "common/strings.h"
+#include "common/units.h"
+
+namespace stormark::agent {
+namespace {
+
+using common::Status;
+using common::StatusOr;
+using common::StrCat;
+
+// The process's place in the hierarchy that holds its memory controller.
+struct Membership {
+  int version = 0;   // 1 or 2; 0 when neither line is there.
+  std::string path;  // "/system.slice/x.service", relative to the hierarchy's root.
+};
+
+// From /proc/PID/cgroup: v1's memory line when there is one (a hybrid host keeps memory in
+// v1), else v2's "0::" line.
+Membership ReadMembership(const std::string& file) {
+  std::ifstream in(file);
+  std::string line;
+  Membership v2;
+  while (std::getline(in, line)) {
+    const size_t first = line.find(':');
+    const size_t second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const std::string path = line.substr(second + 1);
+    if (controllers.empty()) {
+      if (line.substr(0, first) == "0") v2 = {2, path};
+      continue;
+    }
+    for (std::string_view c : common::Split(controllers, ',')) {
+      if (c == "memory") return {1, path};
+    }
+  }
+  return v2;
+}
+
+struct Mount {
+  std::string root;   // The hierarchy's directory that is mounted ("/" mostly).
+  std::string point;  // Where: "/sys/fs/cgroup/memory".
+};
+
+// The mount of the hierarchy of `version` in /proc/PID/mountinfo: "35 31 0:32 / /sys/fs/cgroup/
+// memory rw,relatime - cgroup cgroup rw,memory".
+std::optional<Mount> FindMount(const std::string& file, int version) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string word; fields >> word;) f.push_back(word);
+    size_t dash = 0;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (dash < 5 || dash + 3 > f.size()) continue;
+    const std::string& type = f[dash + 1];
+    if (version == 2 && type != "cgroup2") continue;
+    if (version == 1) {
+      if (type != "cgroup") continue;
+      bool memory = false;
+      for (std::string_view o : common::Split(f[dash + 3], ',')) memory |= o == "memory";
+      if (!memory) continue;
+    }
+    return Mount{UnescapeMountField(f[3]), UnescapeMountField(f[4])};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ReadWhole(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Writes `text` to a cgroup file in one write(2), which is how the kernel takes it; 0 or the
+// errno.
+int WriteFile(const std::string& path, std::string_view text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return errno;
+  const ssize_t n = write(fd, text.data(), text.size());
+  const int err = n < 0 ? errno : (static_cast<size_t>(n) == text.size() ? 0 : EIO);
+  close(fd);
+  return err;
+}
+
+bool HasWord(std::string_view text, std::string_view word) {
+  for (std::string_view w : common::Split(text, ' ')) {
+    if (common::Trim(w) == word) return true;
+  }
+  return false;
+}
+
+// A number in a cgroup file, or in its line "KEY N" when `key` is set; 0 when absent.
+uint64_t ReadCount(const std::string& path, std::string_view key = "") {
+  const std::optional<std::string> text = ReadWhole(path);
+  if (!text) return 0;
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);) {
+    std::string_view value = line;
+    if (!key.empty()) {
+      if (!line.starts_with(StrCat(key, " "))) continue;
+      value.remove_prefix(key.size() + 1);
+    }
+    return std::strtoull(std::string(value).c_str(), nullptr, 10);
+  }
+  return 0;
+}
+
+bool HoldsNoProcess(const std::string& dir) {
+  const std::optional<std::string> procs = ReadWhole(dir + "/cgroup.procs");
+  return procs && common::Trim(*procs).empty();
+}
+
+// Removes the children an earlier agent left (it was killed mid-phase) that hold no process.
+void RemoveStaleChildren(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return;
+  std::vector<std::string> stale;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.starts_with(PhaseMemoryCgroup::kChildPrefix) && HoldsNoProcess(dir + "/" + name)) {
+      stale.push_back(dir + "/" + name);
+    }
+  }
+  closedir(d);
+  for (const std::string& path : stale) rmdir(path.c_str());
+}
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+Status Unusable(std::string_view why) {
+  return absl::FailedPreconditionError(StrCat("no memory cgroup can be used: ", why));
+}
+
+// Enables the memory controller for the children of v2 cgroup `dir`, moving `pid` into the
+// leaf kAgentLeaf first when `dir` holds processes. Sets `home` to where `pid` now is.
+Status EnableV2Memory(const std::string& dir, pid_t pid, std::string* home) {
+  *home = dir;
+  const std::optional<std::string> controllers = ReadWhole(dir + "/cgroup.controllers");
+  if (!controllers || !HasWord(*controllers, "memory")) {
+    return Unusable(StrCat("cgroup v2 ", dir,
+                           " lacks the memory controller (its parent does not delegate it; under "
+                           "systemd, the agent's unit needs Delegate=memory)"));
+  }
+  const std::optional<std::string> enabled = ReadWhole(dir + "/cgroup.subtree_control");
+  if (enabled && HasWord(*enabled, "memory")) return absl::OkStatus();
+  int err = WriteFile(dir + "/cgroup.subtree_control", "+memory");
+  if (err == EBUSY) {
+    // v2 enables a controller for children only in a cgroup with no process of its own.
+    const std::string leaf = StrCat(dir, "/", PhaseMemoryCgroup::kAgentLeaf);
+    if (mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Unusable(StrCat("cannot make ", leaf, ": ", ErrnoText(errno)));
+    }
+    if (const int moved = WriteFile(leaf + "/cgroup.procs", StrCat(pid)); moved != 0) {
+      return Unusable(StrCat("cannot move the agent into ", leaf, ": ", ErrnoText(moved)));
+    }
+    *home = leaf;
+    err = WriteFile(dir + "/cgroup.subtree_control", "+memory");
+    if (err == EBUSY) {
+      return Unusable(StrCat("cgroup v2 ", dir,
+                             " holds processes other than the agent, so it cannot enable the "
+                             "memory controller for a child (run the agent in a cgroup of its "
+                             "own: its systemd unit does)"));
+    }
+  }
+  if (err != 0) {
+    return Unusable(
+        StrCat("cannot enable memory in ", dir, "/cgroup.subtree_control: ", ErrnoText(err)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+PhaseMemoryCgroup::PhaseMemoryCgroup(int version, std::string path, std::string home,
+                                     uint64_t limit, pid_t pid)
+    : version_(version),
+      path_(std::move(path)),
+      home_(std::move(home)),
+      limit_bytes_(limit),
+      pid_(pid) {}
+
+PhaseMemoryCgroup::~PhaseMemoryCgroup() { Leave().IgnoreError(); }
+
+StatusOr<std::unique_ptr<PhaseMemoryCgroup>> PhaseMemoryCgroup::Enter(const SystemPaths& paths,
+                                                                      std::string_view phase_id,
+                                                                      uint64_t limit_bytes,
+                                                                      const Options& options) {
+  if (limit_bytes < kMinLimitBytes) {
+    return absl::InvalidArgumentError(StrCat("memory_limit ", common::FormatBytes(limit_bytes),
+                                             " is under ", common::FormatBytes(kMinLimitBytes),
+                                             ": the agent itself runs under it"));
+  }
+  RETURN_IF_ERROR(common::CheckName("phase id", phase_id));
+  const pid_t pid = options.pid != 0 ? options.pid : getpid();
+  const Membership member = ReadMembership(paths.proc_self + "/cgroup");
+  if (member.version == 0) {
+    return Unusable(StrCat(paths.proc_self,
+                           "/cgroup names neither a cgroup v2 nor a v1 memory "
+                           "cgroup for the agent"));
+  }
+  const std::optional<Mount> mount = FindMount(paths.proc_self + "/mountinfo", member.version);
+  if (!mount) {
+    return Unusable(member.version == 1 ? "the v1 memory controller is not mounted"
+                                        : "no cgroup2 filesystem is mounted");
+  }
+  // The agent's cgroup as this mount shows it.
+  std::string relative = member.path;
+  if (mount->root != "/") {
+    if (!(relative == mount->root || relative.starts_with(mount->root + "/"))) {
+      return Unusable(StrCat("the agent's cgroup ", member.path, " is outside what ", mount->point,
+                             " mounts (", mount->root, ")"));
+    }
+    relative = relative.substr(mount->root.size());
+  }
+  if (relative.find("/..") != std::string::npos) {
+    return Unusable(StrCat("the agent's cgroup path ", member.path, " is not a plain path"));
+  }
+  const std::string dir = StrCat(mount->point, relative == "/" ? "" : relative);
+  if (options.require_cgroupfs) {
+    struct statfs fs {};
+    const bool cgroupfs = statfs(dir.c_str(), &fs) == 0 &&
+                          (fs.f_type == CGROUP_SUPER_MAGIC || fs.f_type == CGROUP2_SUPER_MAGIC);
+    if (!cgroupfs) return Unusable(StrCat(dir, " is not on a cgroup filesystem"));
+  }
+  std::string home = dir;
+  if (member.version == 2) RETURN_IF_ERROR(EnableV2Memory(dir, pid, &home));
+  RemoveStaleChildren(dir);
+  const std::string child = StrCat(dir, "/", kChildPrefix, phase_id);
+  if (mkdir(child.c_str(), 0755) != 0) {
+    const int err = errno;
+    return Unusable(err == EEXIST
+                        ? StrCat(child, " is in use by processes of an earlier phase")
+                        : StrCat("cannot make ", child, ": ", ErrnoText(err),
+                                 err == EROFS ? " (a read-only cgroupfs: a container?)" : ""));
+  }
+  const std::string limit_file =
+      child + (member.version == 1 ? "/memory.limit_in_bytes" : "/memory.max");
+  auto undo = [&](Status status) {
+    rmdir(child.c_str());
+    return status;
+  };
+  if (const int err = WriteFile(limit_file, StrCat(limit_bytes)); err != 0) {
+    return undo(Unusable(StrCat("cannot set ", limit_file, ": ", ErrnoText(err))));
+  }
+  uint64_t held = ReadCount(limit_file);
+  if (held == 0) held = limit_bytes;  // "max" cannot be read back from what was written.
+  if (const int err = WriteFile(child + "/cgroup.procs", StrCat(pid)); err != 0) {
+    return undo(Unusable(StrCat("cannot move the agent into ", child, ": ", ErrnoText(err))));
+  }
+  return std::unique_ptr<PhaseMemoryCgroup>(
+      new PhaseMemoryCgroup(member.version, child, home, held, pid));
+}
+
+Status PhaseMemoryCgroup::Leave() {
+  if (left_) return absl::OkStatus();
+  if (const int err = WriteFile(home_ + "/cgroup.procs", StrCat(pid_)); err != 0) {
+    return absl::InternalError(
+        StrCat("cannot move the agent back to ", home_, ": ", ErrnoText(err)));
+  }
+  left_ = true;
+  // A command phase's straggler may still be in the child; it then stays until the next
+  // phase's Enter removes it.
+  if (rmdir(path_.c_str()) != 0 && errno != ENOENT) {
+    return absl::InternalError(StrCat("cannot remove ", path_, ": ", ErrnoText(errno)));
+  }
+  return absl::OkStatus();
+}
+
+uint64_t PhaseMemoryCgroup::PeakBytes() const {
+  return ReadCount(path_ + (version_ == 1 ? "/memory.max_usage_in_bytes" : "/memory.peak"));
+}
+
+uint64_t PhaseMemoryCgroup::LimitHits() const {
+  return version_ == 1 ? ReadCount(path_ + "/memory.failcnt")
+                       : ReadCount(path_ + "/memory.events", "max");
+}
+
+}  // namespace stormark::agent

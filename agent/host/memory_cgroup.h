@@ -1,0 +1,109 @@
+// A memory cgroup for one phase (PhaseSpec.memory_limit_bytes): the page cache the phase makes
+// is held to the limit, as on a machine with that much RAM. This is the `mem=256M` boot option
+// that bonnie++ users reach for, without a reboot.
+//
+// Why the whole agent moves. Memory is charged to a process's cgroup, never to one thread's:
+// cgroup v1 charges by the process's memory map, and cgroup v2's threaded mode has no memory
+// controller. The workload's threads are the agent's, so the agent process itself moves into a
+// child of its own cgroup for the phase, from its set-up to its cleanup (the agent runs one
+// phase at a time), and moves back after. Every page the phase's I/O brings into the page
+// cache, and every process a command phase starts, is then charged to the child. What was
+// charged before the move stays where it was: the agent's own memory, and pages another phase
+// left in the cache (use `cache: drop` to start without them). While the phase is held, the
+// agent's RPC threads allocate under the limit too; a few MiB.
+//
+// v1 (a `cgroup` mount with the memory controller): the child is made next to the agent in
+// that hierarchy, with memory.limit_in_bytes. v2 (`cgroup2`): the child needs the memory
+// controller enabled in its parent's cgroup.subtree_control, which v2 allows only in a cgroup
+// that holds no process. When the agent's cgroup holds the agent, the agent first moves into
+// a leaf of its own, `stormark-agent`, and stays there; a cgroup that holds other processes
+// too cannot be used. Under systemd the unit must delegate its cgroup (Delegate=memory).
+//
+// The cgroup filesystem's files are the kernel's: a directory that is not on cgroupfs (a path
+// someone bind-mounted over) is refused.
+#ifndef STORMARK_AGENT_HOST_MEMORY_CGROUP_H_
+#define STORMARK_AGENT_HOST_MEMORY_CGROUP_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "agent/host/system_paths.h"
+#include "common/status.h"
+
+namespace stormark::agent {
+
+class PhaseMemoryCgroup {
+ public:
+  // The smallest limit accepted: the agent's own threads allocate under it while the phase is
+  // held, and a limit below what they need would have the kernel kill the agent.
+  static constexpr uint64_t kMinLimitBytes = uint64_t{32} << 20;
+  // Children are named this, then the phase id.
+  static constexpr std::string_view kChildPrefix = "stormark-phase-";
+  // The leaf a v2 agent moves into so that its own cgroup can enable the memory controller.
+  static constexpr std::string_view kAgentLeaf = "stormark-agent";
+
+  struct Options {
+    // The process that moves: the agent. Tests move a child they started.
+    pid_t pid = 0;  // 0: this process.
+    // Refuse a cgroup directory that is not on a cgroup filesystem. Off only for tests on
+    // fake trees.
+    bool require_cgroupfs = true;
+  };
+
+  // Makes the child cgroup `kChildPrefix` + `phase_id` of the process's own memory cgroup,
+  // sets its limit to `limit_bytes` and moves the process into it, every thread at once.
+  // `paths.proc_self` names the process's cgroup and mountinfo files. FAILED_PRECONDITION,
+  // with one line saying why, when no memory cgroup can be used (no controller mounted, not
+  // delegated, another process in the way, a read-only cgroupfs); INVALID_ARGUMENT for a
+  // limit under kMinLimitBytes. Leftover children of an earlier agent that hold no process
+  // are removed first.
+  static common::StatusOr<std::unique_ptr<PhaseMemoryCgroup>> Enter(const SystemPaths& paths,
+                                                                    std::string_view phase_id,
+                                                                    uint64_t limit_bytes,
+                                                                    const Options& options);
+  static common::StatusOr<std::unique_ptr<PhaseMemoryCgroup>> Enter(const SystemPaths& paths,
+                                                                    std::string_view phase_id,
+                                                                    uint64_t limit_bytes) {
+    return Enter(paths, phase_id, limit_bytes, Options());
+  }
+
+  // Leave()s, ignoring its error.
+  ~PhaseMemoryCgroup();
+  PhaseMemoryCgroup(const PhaseMemoryCgroup&) = delete;
+  PhaseMemoryCgroup& operator=(const PhaseMemoryCgroup&) = delete;
+
+  // Moves the process back to the cgroup it came from and removes the child. What the phase
+  // charged stays charged to the removed child until the kernel reclaims it (v2) or moves to
+  // the parent (v1). Idempotent.
+  common::Status Leave();
+
+  // 1 or 2.
+  int version() const { return version_; }
+  // The child's directory: "/sys/fs/cgroup/memory/system.slice/stormark-phase-p1".
+  const std::string& path() const { return path_; }
+  // The limit as the kernel holds it (v1 rounds it down to whole pages).
+  uint64_t limit_bytes() const { return limit_bytes_; }
+  // The most the child has held so far (v1 memory.max_usage_in_bytes, v2 memory.peak where
+  // the kernel has it); 0 when unknown.
+  uint64_t PeakBytes() const;
+  // How many times an allocation hit the limit (v1 memory.failcnt, v2 memory.events "max").
+  uint64_t LimitHits() const;
+
+ private:
+  PhaseMemoryCgroup(int version, std::string path, std::string home, uint64_t limit, pid_t pid);
+
+  const int version_;
+  const std::string path_;
+  const std::string home_;  // Where the process goes back to.
+  const uint64_t limit_bytes_;
+  const pid_t pid_;
+  bool left_ = false;
+};
+
+}  // namespace stormark::agent
+
+#endif  // STORMARK_AGENT_HOST_MEMORY_CGROUP_H_

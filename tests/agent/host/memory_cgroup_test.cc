@@ -1,0 +1,270 @@
+#include "agent/host/memory_cgroup.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/agent/test_dir.h"
+
+namespace stormark::agent {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr uint64_t kMiB = 1 << 20;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0;
+}
+
+// A fake /proc/self and cgroup mount under dir(): the parsing and the refusals, which need
+// no kernel.
+class MemoryCgroupFakeTest : public TempDirTest {
+ protected:
+  SystemPaths Fake(const std::string& cgroup, const std::string& mountinfo) {
+    const std::string proc = dir() + "/proc-self";
+    mkdir(proc.c_str(), 0755);
+    std::ofstream(proc + "/cgroup") << cgroup;
+    std::ofstream(proc + "/mountinfo") << mountinfo;
+    SystemPaths paths;
+    paths.proc_self = proc;
+    return paths;
+  }
+  PhaseMemoryCgroup::Options Unchecked() {
+    PhaseMemoryCgroup::Options options;
+    options.require_cgroupfs = false;
+    return options;
+  }
+};
+
+TEST_F(MemoryCgroupFakeTest, ALimitUnderTheAgentsOwnNeedIsRefused) {
+  const auto made = PhaseMemoryCgroup::Enter(SystemPaths(), "p1", 8 * kMiB);
+  ASSERT_FALSE(made.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(made.status()));
+  EXPECT_THAT(made.status().message(), HasSubstr("memory_limit 8 MiB is under 32 MiB"));
+}
+
+TEST_F(MemoryCgroupFakeTest, NoMemoryHierarchyMountedSaysSo) {
+  const SystemPaths v1 = Fake("4:memory:/agent\n1:cpu:/\n",
+                              "32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n");
+  auto made = PhaseMemoryCgroup::Enter(v1, "p1", 64 * kMiB, Unchecked());
+  ASSERT_FALSE(made.ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(made.status()));
+  EXPECT_THAT(made.status().message(), HasSubstr("the v1 memory controller is not mounted"));
+
+  const SystemPaths v2 = Fake("0::/x.service\n", "");
+  made = PhaseMemoryCgroup::Enter(v2, "p1", 64 * kMiB, Unchecked());
+  ASSERT_FALSE(made.ok());
+  EXPECT_THAT(made.status().message(), HasSubstr("no cgroup2 filesystem is mounted"));
+}
+
+TEST_F(MemoryCgroupFakeTest, ACgroupOutsideTheMountedPartIsRefused) {
+  const SystemPaths paths =
+      Fake("4:memory:/elsewhere/agent\n",
+           "35 31 0:32 /container /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n");
+  const auto made = PhaseMemoryCgroup::Enter(paths, "p1", 64 * kMiB, Unchecked());
+  ASSERT_FALSE(made.ok());
+  EXPECT_THAT(made.status().message(), HasSubstr("is outside what /sys/fs/cgroup/memory mounts"));
+}
+
+TEST_F(MemoryCgroupFakeTest, AV2CgroupWithoutTheMemoryControllerNamesTheDelegation) {
+  const std::string mount = dir() + "/unified";
+  mkdir(mount.c_str(), 0755);
+  mkdir((mount + "/agent.service").c_str(), 0755);
+  std::ofstream(mount + "/agent.service/cgroup.controllers") << "cpu io pids\n";
+  const SystemPaths paths =
+      Fake("0::/agent.service\n", "41 31 0:38 / " + mount + " rw - cgroup2 cgroup2 rw\n");
+  const auto made = PhaseMemoryCgroup::Enter(paths, "p1", 64 * kMiB, Unchecked());
+  ASSERT_FALSE(made.ok());
+  EXPECT_THAT(made.status().message(), HasSubstr("lacks the memory controller"));
+  EXPECT_THAT(made.status().message(), HasSubstr("Delegate=memory"));
+}
+
+TEST_F(MemoryCgroupFakeTest, ADirectoryThatIsNotCgroupfsIsRefused) {
+  const std::string mount = dir() + "/memory";  // A plain directory posing as the mount.
+  mkdir(mount.c_str(), 0755);
+  const SystemPaths paths =
+      Fake("4:memory:/\n", "35 31 0:32 / " + mount + " rw - cgroup cgroup rw,memory\n");
+  const auto made = PhaseMemoryCgroup::Enter(paths, "p1", 64 * kMiB);
+  ASSERT_FALSE(made.ok());
+  EXPECT_THAT(made.status().message(), HasSubstr("is not on a cgroup filesystem"));
+  EXPECT_TRUE(ListDir(mount).empty());  // Nothing made there.
+}
+
+TEST_F(MemoryCgroupFakeTest, AFailedLimitRemovesTheChildItMade) {
+  const std::string mount = dir() + "/memory";
+  mkdir(mount.c_str(), 0755);
+  // An escaped blank in the mount point, as mountinfo writes it.
+  const std::string spaced = mount + "/a b";
+  mkdir(spaced.c_str(), 0755);
+  const SystemPaths paths =
+      Fake("4:memory:/\n", "35 31 0:32 / " + mount + "/a\\040b rw - cgroup cgroup rw,memory\n");
+  // A plain directory gets no memory.limit_in_bytes from a kernel: the write fails.
+  const auto made = PhaseMemoryCgroup::Enter(paths, "p1", 64 * kMiB, Unchecked());
+  ASSERT_FALSE(made.ok());
+  EXPECT_THAT(made.status().message(),
+              HasSubstr("cannot set " + spaced + "/stormark-phase-p1/memory.limit_in_bytes"));
+  EXPECT_TRUE(ListDir(spaced).empty());
+}
+
+// The real thing, on this host's own memory cgroup (v1 on the development machines): a child
+// process moved into a phase's cgroup cannot hold more page cache than the limit.
+class MemoryCgroupRealTest : public TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to make cgroups";
+  }
+
+  // A child that waits for a byte on a pipe, then writes `bytes` to `file` without syncing,
+  // then waits for another byte and exits.
+  pid_t StartWriter(const std::string& file, uint64_t bytes) {
+    if (pipe(go_) != 0 || pipe(done_) != 0) return -1;
+    const pid_t pid = fork();
+    if (pid == 0) {
+      char c;
+      if (read(go_[0], &c, 1) != 1) _exit(1);
+      const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      static char block[1 << 20];
+      for (uint64_t done = 0; fd >= 0 && done < bytes; done += sizeof(block)) {
+        for (size_t i = 0; i < sizeof(block); i += 4096) block[i] = static_cast<char>(done >> 20);
+        if (write(fd, block, sizeof(block)) != static_cast<ssize_t>(sizeof(block))) _exit(2);
+      }
+      if (write(done_[1], "d", 1) != 1) _exit(3);
+      if (read(go_[0], &c, 1) != 1) _exit(4);
+      _exit(0);
+    }
+    return pid;
+  }
+  void Signal() { ASSERT_EQ(write(go_[1], "g", 1), 1); }
+  void AwaitWritten() {
+    char c;
+    ASSERT_EQ(read(done_[0], &c, 1), 1);
+  }
+  void TearDown() override {
+    for (int fd : {go_[0], go_[1], done_[0], done_[1]}) {
+      if (fd >= 0) close(fd);
+    }
+    TempDirTest::TearDown();
+  }
+
+  int go_[2] = {-1, -1};
+  int done_[2] = {-1, -1};
+};
+
+// Pages of `file` in the page cache, by mincore.
+uint64_t CachedBytes(const std::string& file) {
+  const int fd = open(file.c_str(), O_RDONLY);
+  struct stat st {};
+  if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) return 0;
+  void* map = mmap(nullptr, st.st_size, PROT_NONE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return 0;
+  const size_t pages = (st.st_size + 4095) / 4096;
+  std::vector<unsigned char> in(pages);
+  uint64_t cached = 0;
+  if (mincore(map, st.st_size, in.data()) == 0) {
+    for (unsigned char p : in) cached += (p & 1) ? 4096 : 0;
+  }
+  munmap(map, st.st_size);
+  return cached;
+}
+
+TEST_F(MemoryCgroupRealTest, AProcessInThePhasesCgroupHoldsNoMoreCacheThanTheLimit) {
+  const std::string file = dir() + "/data";
+  const pid_t pid = StartWriter(file, 256 * kMiB);
+  ASSERT_GT(pid, 0);
+  PhaseMemoryCgroup::Options options;
+  options.pid = pid;
+  auto made = PhaseMemoryCgroup::Enter(SystemPaths(), "memtest", 64 * kMiB, options);
+  if (!made.ok() && absl::IsFailedPrecondition(made.status())) {
+    Signal();
+    Signal();
+    waitpid(pid, nullptr, 0);
+    GTEST_SKIP() << "no memory cgroup here: " << made.status().message();
+  }
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  PhaseMemoryCgroup& cgroup = **made;
+  EXPECT_EQ(cgroup.limit_bytes(), 64 * kMiB);
+  EXPECT_THAT(cgroup.path(), HasSubstr("/stormark-phase-memtest"));
+  // The child moved; this process did not.
+  EXPECT_THAT(ReadAll("/proc/" + std::to_string(pid) + "/cgroup"),
+              HasSubstr("/stormark-phase-memtest"));
+  EXPECT_THAT(ReadAll("/proc/self/cgroup"), ::testing::Not(HasSubstr("stormark-phase")));
+
+  Signal();
+  AwaitWritten();
+  // 256 MiB written, at most the limit of it left in the cache.
+  EXPECT_LE(cgroup.PeakBytes(), 64 * kMiB);
+  EXPECT_LE(CachedBytes(file), 64 * kMiB);
+  EXPECT_GT(cgroup.LimitHits(), 0u);
+  struct stat st {};
+  ASSERT_EQ(stat(file.c_str(), &st), 0);
+  EXPECT_EQ(static_cast<uint64_t>(st.st_size), 256 * kMiB);
+
+  const std::string path = cgroup.path();
+  ASSERT_TRUE(cgroup.Leave().ok());
+  EXPECT_FALSE(Exists(path));
+  EXPECT_THAT(ReadAll("/proc/" + std::to_string(pid) + "/cgroup"),
+              ::testing::Not(HasSubstr("stormark-phase")));
+  EXPECT_TRUE(cgroup.Leave().ok());  // Idempotent.
+  Signal();
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST_F(MemoryCgroupRealTest, AChildAnEarlierAgentLeftIsRemovedAndAUsedOneRefused) {
+  const std::string file = dir() + "/data";
+  const pid_t pid = StartWriter(file, 0);
+  ASSERT_GT(pid, 0);
+  PhaseMemoryCgroup::Options options;
+  options.pid = pid;
+  auto first = PhaseMemoryCgroup::Enter(SystemPaths(), "stale", 64 * kMiB, options);
+  if (!first.ok() && absl::IsFailedPrecondition(first.status())) {
+    Signal();
+    Signal();
+    waitpid(pid, nullptr, 0);
+    GTEST_SKIP() << "no memory cgroup here: " << first.status().message();
+  }
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  const std::string held = (*first)->path();
+  const std::string parent = held.substr(0, held.rfind('/'));
+  // The same phase's name while the child is in it: refused, the child left alone.
+  auto again = PhaseMemoryCgroup::Enter(SystemPaths(), "stale", 64 * kMiB, options);
+  ASSERT_FALSE(again.ok());
+  EXPECT_THAT(again.status().message(), HasSubstr("in use by processes of an earlier phase"));
+  EXPECT_TRUE(Exists(held));
+
+  // An agent killed mid-phase leaves an empty child behind: the next Enter removes it.
+  const std::string leftover = parent + "/stormark-phase-left-by-a-killed-agent";
+  ASSERT_EQ(mkdir(leftover.c_str(), 0755), 0);
+  ASSERT_TRUE((*first)->Leave().ok());
+  auto next = PhaseMemoryCgroup::Enter(SystemPaths(), "next", 64 * kMiB, options);
+  ASSERT_TRUE(next.ok()) << next.status().message();
+  EXPECT_FALSE(Exists(leftover));
+  next->reset();  // Leaves.
+  Signal();
+  Signal();
+  waitpid(pid, nullptr, 0);
+}
+
+}  // namespace
+}  // namespace stormark::agent
