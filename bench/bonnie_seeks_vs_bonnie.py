@@ -8,7 +8,7 @@ cgroup this script makes beside its own), on a data file of twice the limit, as 
                                             [--seeks 8192]
 
 The invocations (the block tests run first in both, as bonnie++ cannot run seeks alone):
-    bonnie++ -d DIR -s 2xLIMIT:8k:SEEKS:5 -r LIMIT -n 0 -f -b -u root -q      (in the cgroup)
+    bonnie++ -d DIR -s 2xLIMIT:8k:SEEKS:5 -r LIMIT -n 0 -f -u root -q      (in the cgroup)
     stormark run --workload bonnie --dir DIR --set size=2xLIMIT --set memory_limit=LIMIT
         --set files=0 --set fast=true --set seeks=SEEKS --json J
 
@@ -52,7 +52,7 @@ def own_memory_cgroup():
 def bonnie(workdir, limit, seeks, cgroup):
     size_mib = 2 * limit // MIB
     argv = [BONNIE, "-d", workdir, "-s", f"{size_mib}:8k:{seeks}:5", "-r", str(limit // MIB),
-            "-n", "0", "-f", "-b", "-u", "root", "-q"]
+            "-n", "0", "-f", "-u", "root", "-q"]
 
     def enter():
         with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:

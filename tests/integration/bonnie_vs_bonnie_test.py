@@ -52,9 +52,11 @@ while ours took 0.04 s, +++++); hence 800000 seeks (3-5 s), against ~1.2 s of de
 Ours / bonnie++ was 1.01x-1.86x for any pair of runs, 1.33x-1.61x for the test's medians. A 3x
 error still fails: 3x too high shows as at least 3 x 1.01 = 3.0x (> 2.5x); 3x too low as at most
 1.86 / 3 = 0.62x, i.e. 1.6x below. Both tools use threads (bonnie++ 2.00a's seekers are threads,
-not processes) but hand out the seeks differently (bonnie++ a pipe of 4-byte tickets, ours an
-atomic counter); bonnie++'s fastest run (221k, the deletion outside its timed region) was within
-1.23x of every run of ours.
+not processes) and hand out the seeks the same way, as tickets read from a pipe (since 2026-12-02;
+the figures above were measured when ours used an atomic counter); bonnie++'s fastest run (221k,
+the deletion outside its timed region) was within 1.23x of every run of ours. Ours measures the
+deletion after the test and, when it would change the figure by a twentieth, says what bonnie++
+would read (bench/bonnie_seeks_vs_bonnie.py compares the two on memory-limited phases).
 
 Our per-test bytes must equal the size for put_block, rewrite and get_block (one chunk per op),
 our seeks must count SEEKS ops, and our CSV figures must be our JSON figures in bonnie++'s units.

@@ -214,10 +214,10 @@ CleanupReport BonnieWorkload::Cleanup() { return target_ ? target_->Cleanup() : 
 namespace {
 
 // The note a seeks figure carries when the data file's deletion, which bonnie++ 2.00 may count
-// in its own seeks figure, would have changed it by a tenth or more; "" otherwise.
+// in its own seeks figure, would have changed it by a twentieth or more; "" otherwise.
 std::string SeeksNote(const Measurement& seeks, int64_t delete_nanos) {
   if (seeks.skipped() || seeks.too_fast() || seeks.elapsed_nanos() <= 0 || delete_nanos <= 0 ||
-      delete_nanos * 10 < seeks.elapsed_nanos()) {
+      delete_nanos * 20 < seeks.elapsed_nanos()) {
     return "";
   }
   const double ours =
