@@ -74,6 +74,9 @@ test_packages=(
   ansible-core python3-yaml systemd
   # The package test: lintian on the .debs, and a clean Debian root to install them into.
   lintian debootstrap
+  # The lab of real kernels (tests/vm): qemu guests booting Debian's own kernel, with a
+  # busybox initramfs that tests/vm/vmlab.py builds.
+  qemu-system-x86 busybox-static linux-image-amd64
 )
 
 # Daemons that tests start by themselves, on their own ports and in their own directories.

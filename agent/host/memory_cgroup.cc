@@ -237,7 +237,7 @@ StatusOr<std::unique_ptr<PhaseMemoryCgroup>> PhaseMemoryCgroup::Enter(const Syst
   if (relative.find("/..") != std::string::npos) {
     return Unusable(StrCat("the agent's cgroup path ", member.path, " is not a plain path"));
   }
-  const std::string dir = StrCat(mount->point, relative == "/" ? "" : relative);
+  std::string dir = StrCat(mount->point, relative == "/" ? "" : relative);
   if (options.require_cgroupfs) {
     struct statfs fs {};
     const bool cgroupfs = statfs(dir.c_str(), &fs) == 0 &&
@@ -245,7 +245,19 @@ StatusOr<std::unique_ptr<PhaseMemoryCgroup>> PhaseMemoryCgroup::Enter(const Syst
     if (!cgroupfs) return Unusable(StrCat(dir, " is not on a cgroup filesystem"));
   }
   std::string home = dir;
-  if (member.version == 2) RETURN_IF_ERROR(EnableV2Memory(dir, pid, &home));
+  if (member.version == 2) {
+    const size_t slash = dir.rfind('/');
+    if (dir.substr(slash + 1) == kAgentLeaf && slash > mount->point.size()) {
+      // The agent moved into its leaf at an earlier phase: the children are made beside it,
+      // in the cgroup the leaf is in, which already gives them the memory controller.
+      home = dir;
+      dir = dir.substr(0, slash);
+      std::string unused;
+      RETURN_IF_ERROR(EnableV2Memory(dir, pid, &unused));
+    } else {
+      RETURN_IF_ERROR(EnableV2Memory(dir, pid, &home));
+    }
+  }
   RemoveStaleChildren(dir);
   const std::string child = StrCat(dir, "/", kChildPrefix, phase_id);
   if (mkdir(child.c_str(), 0755) != 0) {

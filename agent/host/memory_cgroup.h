@@ -16,8 +16,9 @@
 // that hierarchy, with memory.limit_in_bytes. v2 (`cgroup2`): the child needs the memory
 // controller enabled in its parent's cgroup.subtree_control, which v2 allows only in a cgroup
 // that holds no process. When the agent's cgroup holds the agent, the agent first moves into
-// a leaf of its own, `stormark-agent`, and stays there; a cgroup that holds other processes
-// too cannot be used. Under systemd the unit must delegate its cgroup (Delegate=memory).
+// a leaf of its own, `stormark-agent`, and stays there; later phases' children are made beside
+// that leaf. A cgroup that holds other processes too cannot be used. Under systemd the unit must
+// delegate its cgroup (Delegate=memory).
 //
 // The cgroup filesystem's files are the kernel's: a directory that is not on cgroupfs (a path
 // someone bind-mounted over) is refused.

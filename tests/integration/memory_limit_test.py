@@ -5,8 +5,9 @@ that much RAM, and the disk's own counters (/sys/class/block/NAME/stat) prove it
 - 3 s of random 64 KiB reads of a 192 MiB file on ext4 on a loop device: without a limit they
   come from the page cache (the disk reads almost nothing, and the row says so); with a 64 MiB
   limit at least half of them reach the disk;
-- bonnie's 2 x RAM size follows the limit, and its result and the table's environment line
-  record it;
+- bonnie's 2 x RAM size follows the limit, and its result and the phase's header record it;
+  its reads then reach the disk; without a limit, a bonnie whose `ram` claims a small machine
+  reads its file from the page cache, and both the disk's counters and the row say so;
 - a tmpfs target is refused (its files are memory no limit reclaims), and runs unlimited with a
   note when the plan allows it;
 - after each phase the agent is back in its own cgroup, the phase's child is gone, and the
@@ -125,6 +126,28 @@ phases:
         self.assertEqual(resolved["ram_bytes"], str(64 * MIB), resolved)
         self.assertEqual(resolved["size_bytes"], str(128 * MIB), resolved)
         self.assertFalse([w for w in row["warnings"] if "under 2x RAM" in w], row["warnings"])
+        # get_block and the seeks read the 128 MiB file through at most 64 MiB of cache: the
+        # disk saw most of it, and no cache note.
+        get_block = next(m for m in row["measurements"] if m["name"] == "get_block")
+        disk = int(row["device_stats"]["disk.read_bytes"])
+        print(f"bonnie, 64 MiB limit: get_block read {get_block['bytes'] >> 20} MiB, "
+              f"{disk >> 20} MiB reached {self.disk}", file=sys.stderr)
+        self.assertGreaterEqual(disk, get_block["bytes"] // 2, row["device_stats"])
+        self.assertFalse([w for w in row["warnings"] if CACHE_NOTE in w], row["warnings"])
+
+    def test_a_bonnie_read_from_the_cache_carries_the_note_whatever_ram_says(self):
+        # ram 64M claims a small machine; the host's real RAM holds the 128 MiB file, so
+        # get_block reads it from the page cache: the disk's counters say so, and the row too.
+        result, out = self.run_plan("""phases:
+  - {name: b, workload: bonnie, size: 128M, ram: 64M, files: 0, fast: true}
+""")
+        row = out["phases"][0]["results"][0]
+        self.assertEqual(row["status"], "succeeded", row)
+        disk = int(row["device_stats"]["disk.read_bytes"])
+        self.assertLess(disk, 16 * MIB, row["device_stats"])
+        notes = [w for w in row["warnings"] if CACHE_NOTE in w]
+        self.assertEqual(len(notes), 1, row["warnings"])
+        self.assertTrue([w for w in row["warnings"] if "under 2x RAM" in w], row["warnings"])
 
     def test_a_tmpfs_target_is_refused_or_runs_unlimited_with_a_note(self):
         if not os.path.isdir("/dev/shm"):
