@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -180,6 +181,22 @@ void ReadDeviceQueue(dev_t dev, const SystemPaths& paths, stormark::v1::TargetIn
   if (!queue.contains("model") && !transport.model.empty()) queue["model"] = transport.model;
   if (!queue.contains("vendor") && !transport.vendor.empty()) queue["vendor"] = transport.vendor;
   if (!transport.backing_file.empty()) queue["backing_file"] = transport.backing_file;
+}
+
+bool Ext4WithoutJournal(const std::string& device, const SystemPaths& paths) {
+  if (!device.starts_with("/dev/") || device.size() <= 5) return false;
+  // jbd2 names a journal after the kernel's name of the device: /dev/mapper/vg-lv is dm-0.
+  char real[PATH_MAX];
+  const std::string resolved = realpath(device.c_str(), real) != nullptr ? real : device;
+  const std::string name = resolved.substr(resolved.rfind('/') + 1);
+  DIR* dir = opendir(paths.proc_fs_jbd2.c_str());
+  if (dir == nullptr) return true;  // No journal at all on this host.
+  bool found = false;
+  while (const dirent* e = readdir(dir)) {
+    if (std::string_view(e->d_name).starts_with(name + "-")) found = true;
+  }
+  closedir(dir);
+  return !found;
 }
 
 void ReadFilesystemFacts(const std::string& configured, const SystemPaths& paths, int resolved,

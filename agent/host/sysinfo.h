@@ -55,6 +55,10 @@ void ReadFilesystemFacts(const std::string& configured, const SystemPaths& paths
 // for dev 0.
 void ReadDeviceQueue(dev_t dev, const SystemPaths& paths, stormark::v1::TargetInfo* info);
 
+// Whether the ext4 filesystem on `device` ("/dev/vda1", as ReadFilesystemFacts names it) has no
+// journal: no entry of it under paths.proc_fs_jbd2. False when `device` is empty.
+bool Ext4WithoutJournal(const std::string& device, const SystemPaths& paths);
+
 // A field of /proc/self/mountinfo or /proc/swaps with its octal escapes (\040 for a space)
 // undone.
 std::string UnescapeMountField(std::string_view field);

@@ -22,13 +22,15 @@ struct SystemPaths {
   std::string proc_sys_vm = "/proc/sys/vm";
   // Where the agent looks for its own threads stuck in the kernel.
   std::string proc_self = "/proc/self";
+  // One entry per journal of a mounted ext3/ext4 filesystem ("vda1-8").
+  std::string proc_fs_jbd2 = "/proc/fs/jbd2";
 
   // Every path above, under `root` instead of "/" (for fake trees in tests).
   static SystemPaths UnderRoot(const std::string& root) {
     SystemPaths paths;
     for (std::string* path :
          {&paths.drop_caches, &paths.sys_class_block, &paths.sys_dev_block, &paths.sys_class,
-          &paths.sys_cpu, &paths.proc_sys_vm, &paths.proc_self}) {
+          &paths.sys_cpu, &paths.proc_sys_vm, &paths.proc_self, &paths.proc_fs_jbd2}) {
       *path = root + *path;
     }
     return paths;

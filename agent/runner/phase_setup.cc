@@ -69,6 +69,11 @@ StatusOr<std::unique_ptr<DeviceTuning>> ApplyTuning(const stormark::v1::PhaseSpe
 
 namespace {
 
+// Whether the phase creates files after deleting others: PostMark, and bonnie's file tests.
+bool DeletesThenCreates(const stormark::v1::PhaseSpec& spec) {
+  return spec.has_postmark() || (spec.has_bonnie() && spec.bonnie().files_k() != 0);
+}
+
 // Puts the agent into the phase's memory cgroup, if the spec sets a limit, and returns the
 // host's facts as the phase sees them (MemoryLimitedFacts).
 StatusOr<HostFacts> EnterMemoryCgroup(const stormark::v1::PhaseSpec& spec,
@@ -143,6 +148,19 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
   setup->cache_report = page_cache.Apply(spec.cache(), config.allow_drop_caches);
   if (!setup->cache_report.not_done().empty()) {
     setup->warnings.push_back(common::DescribeCacheReport(setup->cache_report));
+  }
+  if (target != nullptr && DeletesThenCreates(spec)) {
+    const auto facts =
+        ReadTargetFacts(*target, paths, setup->block != nullptr ? setup->block->fd() : -1);
+    if (facts.filesystem() == "ext4" && Ext4WithoutJournal(facts.device(), paths)) {
+      setup->warnings.push_back(common::StrCat(
+          "target '", target->name, "' is ext4 without a journal (", facts.device(),
+          "): for 60 s after a file is deleted (300 s while its inode's table block is dirty) "
+          "ext4 will not reuse its inode, and each new file scans past them, so files created "
+          "after deletions (bonnie's random create after its sequential delete, a run after "
+          "another) may be many times slower, and differently from run to run; leave 5 minutes "
+          "between runs, or compare on a filesystem with a journal"));
+    }
   }
   // The environment the phase runs in: after the hooks, the tuning and the cache.
   setup->host_environment = ReadHostEnvironment(host, paths);

@@ -92,6 +92,20 @@ TEST_F(ReadTargetFactsTest, AoeTargetThatCannotBeReachedSaysWhy) {
       << info.transport_detail();
 }
 
+TEST_F(ReadTargetFactsTest, Ext4WithoutAJournalIsTheOneWithoutAJbd2Entry) {
+  SystemPaths paths;
+  paths.proc_fs_jbd2 = dir() + "/jbd2";
+  ASSERT_EQ(mkdir(paths.proc_fs_jbd2.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((paths.proc_fs_jbd2 + "/vda1-8").c_str(), 0755), 0);
+  EXPECT_FALSE(Ext4WithoutJournal("/dev/vda1", paths));
+  EXPECT_TRUE(Ext4WithoutJournal("/dev/vda", paths));  // vda1's journal is not vda's.
+  EXPECT_TRUE(Ext4WithoutJournal("/dev/vdb1", paths));
+  EXPECT_FALSE(Ext4WithoutJournal("", paths));  // No device: nothing to say.
+  EXPECT_FALSE(Ext4WithoutJournal("server:/export", paths));
+  paths.proc_fs_jbd2 = dir() + "/none";  // jbd2 not loaded: no journals.
+  EXPECT_TRUE(Ext4WithoutJournal("/dev/vda1", paths));
+}
+
 class CgroupMemoryLimitTest : public TempDirTest {
  protected:
   void Write(const std::string& relative, const std::string& text) {
