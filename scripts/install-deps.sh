@@ -77,6 +77,8 @@ test_packages=(
   # The lab of real kernels (tests/vm): qemu guests booting Debian's own kernel, with a
   # busybox initramfs that tests/vm/vmlab.py builds.
   qemu-system-x86 busybox-static linux-image-amd64
+  # The kernel's NBD client, which a lab guest runs from the host's root.
+  nbd-client
 )
 
 # Daemons that tests start by themselves, on their own ports and in their own directories.

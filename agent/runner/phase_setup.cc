@@ -149,6 +149,14 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
   if (!setup->cache_report.not_done().empty()) {
     setup->warnings.push_back(common::DescribeCacheReport(setup->cache_report));
   }
+  // qemu's software emulation runs guests tens of times slower than the hardware: a lab guest's
+  // rates say nothing about its storage.
+  if (host.cpu_model.find("QEMU TCG") != std::string::npos) {
+    setup->warnings.push_back(common::StrCat(
+        "this host's CPU is emulated (", host.cpu_model,
+        "): its figures measure the emulator, not the storage; compare what reached the disk and "
+        "what happened, not the rates"));
+  }
   if (target != nullptr && DeletesThenCreates(spec)) {
     const auto facts =
         ReadTargetFacts(*target, paths, setup->block != nullptr ? setup->block->fd() : -1);

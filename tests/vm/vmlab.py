@@ -133,6 +133,7 @@ ip link set lo up
 ip link set eth0 up
 ip addr add 10.0.2.15/24 dev eth0
 ip route add default via 10.0.2.2
+[ -n "$GUEST_NAME" ] && hostname "$GUEST_NAME"
 [ -n "$GUEST_CLOCK_OFFSET" ] && date -s "@$(( $(date +%s) + GUEST_CLOCK_OFFSET ))" >/dev/null
 echo "STORMARK-GUEST-READY"
 sh /guest.sh
@@ -243,7 +244,7 @@ class Guest:
         ramfs = initramfs(self.script, self.extra_modules)
         fwd = ",".join(f"hostfwd=tcp:127.0.0.1:{h}-:{g}" for g, h in self.ports.items())
         accel = os.environ.get("STORMARK_VM_ACCEL", "tcg")
-        append = "console=ttyS0 panic=-1 quiet loglevel=3"
+        append = f"console=ttyS0 panic=-1 quiet loglevel=3 GUEST_NAME={self.name}"
         if self.clock_offset:
             append += f" GUEST_CLOCK_OFFSET={self.clock_offset}"
         argv = [QEMU, "-machine", "q35", "-accel", accel, "-cpu", "max" if accel == "tcg" else "host",
