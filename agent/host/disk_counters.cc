@@ -10,9 +10,22 @@
 
 namespace stormark::agent {
 
+namespace {
+
+// A disk's name as /sys/class/block lists it: the kernel writes a '/' of the device's name as
+// '!' ("etherd!e1.0" for /dev/etherd/e1.0, "cciss!c0d0"), so that is allowed too.
+bool IsDiskName(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
+  return name.find_first_not_of(
+             "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+             "0123456789._-!") == std::string::npos;
+}
+
+}  // namespace
+
 std::optional<DiskCounters> ReadDiskCounters(const std::string& sys_class_block,
                                              const std::string& name) {
-  if (!common::IsValidName(name)) return std::nullopt;
+  if (!IsDiskName(name)) return std::nullopt;
   std::ifstream in(sys_class_block + "/" + name + "/stat");
   std::vector<uint64_t> fields;
   uint64_t value = 0;

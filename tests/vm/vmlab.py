@@ -12,7 +12,8 @@ Each guest gets:
   - virtual disks of the kinds admins have (`Disk(path, kind)`: virtio-blk, virtio-scsi, NVMe,
     SATA on AHCI, USB storage);
   - qemu's user-mode network, with the guest's agent port forwarded to a loopback port of
-    the host, so the controller talks to it over 127.0.0.1 only;
+    the host, so the controller talks to it over 127.0.0.1 only, and optionally tap devices in
+    a network namespace the test made (qemu then runs in it), for raw Ethernet;
   - a console log, which `wait_for` reads.
 
 Guests start in parallel (each `start` returns at once), and `StormarkTestCase` cleanups stop
@@ -227,8 +228,12 @@ class Guest:
     (`guest.port(7420)`)."""
 
     def __init__(self, test, name, script, memory_mib=512, disks=(), forward=(7420,),
-                 clock_offset_seconds=0, extra_modules=()):
+                 clock_offset_seconds=0, extra_modules=(), netns=None, taps=()):
         self.test, self.name, self.script = test, name, script
+        # qemu runs in `netns` (the loopback ports are then that namespace's), and each tap
+        # device named in `taps`, made there by the test, is one more NIC of the guest (eth1,
+        # eth2, ...), for raw Ethernet such as AoE.
+        self.netns, self.taps = netns, list(taps)
         self.memory_mib, self.disks, self.clock_offset = memory_mib, list(disks), clock_offset_seconds
         self.extra_modules = extra_modules
         self.ports = {p: free_port() for p in forward}
@@ -255,7 +260,12 @@ class Guest:
                 "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,"
                            "multidevs=remap",
                 "-nic", f"user,model=virtio-net-pci{',' + fwd if fwd else ''}"]
+        for i, tap in enumerate(self.taps):
+            argv += ["-netdev", f"tap,id=tap{i},ifname={tap},script=no,downscript=no",
+                     "-device", f"virtio-net-pci,netdev=tap{i}"]
         argv += _disk_args(self.disks)
+        if self.netns:
+            argv = ["ip", "netns", "exec", self.netns] + argv
         log = open(os.path.join(self.work, "qemu.log"), "wb")
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         log.close()

@@ -39,6 +39,11 @@ TEST_F(DiskCountersTest, ReadsTheKernelsStatFileInSectors) {
   EXPECT_EQ(counters->written_bytes, 8192u * 512);
   EXPECT_FALSE(ReadDiskCounters(root, "sdz").has_value());
   EXPECT_FALSE(ReadDiskCounters(root, "../class-block/vda").has_value());  // Not a plain name.
+  EXPECT_FALSE(ReadDiskCounters(root, "..").has_value());
+  // The kernel's own names with '!' for '/': the AoE driver's /dev/etherd/e1.0.
+  const std::string aoe = FakeSys("etherd!e1.0", "10 0 160 0 2 0 16 0 0 0 0 0 0 0 0\n");
+  ASSERT_TRUE(ReadDiskCounters(aoe, "etherd!e1.0").has_value());
+  EXPECT_EQ(ReadDiskCounters(aoe, "etherd!e1.0")->read_bytes, 160u * 512);
   const std::string short_line = FakeSys("sdb", "1 2 3\n");
   EXPECT_FALSE(ReadDiskCounters(short_line, "sdb").has_value());
 }
