@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -132,14 +133,28 @@ bool HoldsNoProcess(const std::string& dir) {
   return procs && common::Trim(*procs).empty();
 }
 
+// Whether the agent that named child `name` ("stormark-phase-PID-ID") is gone. A name with no
+// PID in it is an earlier version's, whose agent is gone too.
+bool OwnerGone(std::string_view name) {
+  name.remove_prefix(PhaseMemoryCgroup::kChildPrefix.size());
+  const size_t dash = name.find('-');
+  if (dash == std::string_view::npos || dash == 0) return true;
+  const std::string pid(name.substr(0, dash));
+  if (pid.find_first_not_of("0123456789") != std::string::npos) return true;
+  return kill(static_cast<pid_t>(std::strtol(pid.c_str(), nullptr, 10)), 0) != 0 && errno == ESRCH;
+}
+
 // Removes the children an earlier agent left (it was killed mid-phase) that hold no process.
+// Another agent's child, between its mkdir and its move, holds no process either: a child
+// whose agent is alive is left alone.
 void RemoveStaleChildren(const std::string& dir) {
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return;
   std::vector<std::string> stale;
   while (const dirent* e = readdir(d)) {
     const std::string name = e->d_name;
-    if (name.starts_with(PhaseMemoryCgroup::kChildPrefix) && HoldsNoProcess(dir + "/" + name)) {
+    if (name.starts_with(PhaseMemoryCgroup::kChildPrefix) && OwnerGone(name) &&
+        HoldsNoProcess(dir + "/" + name)) {
       stale.push_back(dir + "/" + name);
     }
   }
@@ -259,7 +274,8 @@ StatusOr<std::unique_ptr<PhaseMemoryCgroup>> PhaseMemoryCgroup::Enter(const Syst
     }
   }
   RemoveStaleChildren(dir);
-  const std::string child = StrCat(dir, "/", kChildPrefix, phase_id);
+  // The agent's PID in the name: two agents in one cgroup may run the same phase id.
+  const std::string child = StrCat(dir, "/", kChildPrefix, getpid(), "-", phase_id);
   if (mkdir(child.c_str(), 0755) != 0) {
     const int err = errno;
     return Unusable(err == EEXIST

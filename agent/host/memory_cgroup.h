@@ -42,7 +42,7 @@ class PhaseMemoryCgroup {
   // The smallest limit accepted: the agent's own threads allocate under it while the phase is
   // held, and a limit below what they need would have the kernel kill the agent.
   static constexpr uint64_t kMinLimitBytes = uint64_t{32} << 20;
-  // Children are named this, then the phase id.
+  // Children are named this, then the agent's PID, '-' and the phase id.
   static constexpr std::string_view kChildPrefix = "stormark-phase-";
   // The leaf a v2 agent moves into so that its own cgroup can enable the memory controller.
   static constexpr std::string_view kAgentLeaf = "stormark-agent";
@@ -55,13 +55,14 @@ class PhaseMemoryCgroup {
     bool require_cgroupfs = true;
   };
 
-  // Makes the child cgroup `kChildPrefix` + `phase_id` of the process's own memory cgroup,
+  // Makes the child cgroup `kChildPrefix` + PID + "-" + `phase_id` of the process's own memory
+  // cgroup (PID: the agent's, which names the child whichever process moves),
   // sets its limit to `limit_bytes` and moves the process into it, every thread at once.
   // `paths.proc_self` names the process's cgroup and mountinfo files. FAILED_PRECONDITION,
   // with one line saying why, when no memory cgroup can be used (no controller mounted, not
   // delegated, another process in the way, a read-only cgroupfs); INVALID_ARGUMENT for a
-  // limit under kMinLimitBytes. Leftover children of an earlier agent that hold no process
-  // are removed first.
+  // limit under kMinLimitBytes. Leftover children of an agent that is gone, holding no
+  // process, are removed first.
   static common::StatusOr<std::unique_ptr<PhaseMemoryCgroup>> Enter(const SystemPaths& paths,
                                                                     std::string_view phase_id,
                                                                     uint64_t limit_bytes,

@@ -8,7 +8,7 @@ where the v2 path (memory.max, the move into the `stormark-agent` leaf) runs for
   once at most (the disk's own counters see at most the file), and the rest from the guest's
   page cache. (Under TCG the guest reads too slowly for the cache note's tenth.)
 - With `memory_limit: 32M` the file does not fit: most reads reach vda. The phase ran in
-  agent.service/stormark-phase-ID (memory.max), and a second limited phase works the same way
+  agent.service/stormark-phase-PID-ID (memory.max), and a second limited phase works the same way
   from the agent's leaf, beside it, not below it.
 
 The guest's figures are emulated (TCG) and mean nothing; only what reached the disk is compared.

@@ -120,7 +120,8 @@ TEST_F(MemoryCgroupFakeTest, AFailedLimitRemovesTheChildItMade) {
   const auto made = PhaseMemoryCgroup::Enter(paths, "p1", 64 * kMiB, Unchecked());
   ASSERT_FALSE(made.ok());
   EXPECT_THAT(made.status().message(),
-              HasSubstr("cannot set " + spaced + "/stormark-phase-p1/memory.limit_in_bytes"));
+              HasSubstr("cannot set " + spaced + "/stormark-phase-" + std::to_string(getpid()) +
+                        "-p1/memory.limit_in_bytes"));
   EXPECT_TRUE(ListDir(spaced).empty());
 }
 
@@ -203,10 +204,10 @@ TEST_F(MemoryCgroupRealTest, AProcessInThePhasesCgroupHoldsNoMoreCacheThanTheLim
   ASSERT_TRUE(made.ok()) << made.status().message();
   PhaseMemoryCgroup& cgroup = **made;
   EXPECT_EQ(cgroup.limit_bytes(), 64 * kMiB);
-  EXPECT_THAT(cgroup.path(), HasSubstr("/stormark-phase-memtest"));
+  EXPECT_THAT(cgroup.path(),
+              ::testing::EndsWith("/stormark-phase-" + std::to_string(getpid()) + "-memtest"));
   // The child moved; this process did not.
-  EXPECT_THAT(ReadAll("/proc/" + std::to_string(pid) + "/cgroup"),
-              HasSubstr("/stormark-phase-memtest"));
+  EXPECT_THAT(ReadAll("/proc/" + std::to_string(pid) + "/cgroup"), HasSubstr("-memtest"));
   EXPECT_THAT(ReadAll("/proc/self/cgroup"), ::testing::Not(HasSubstr("stormark-phase")));
 
   Signal();
@@ -253,13 +254,18 @@ TEST_F(MemoryCgroupRealTest, AChildAnEarlierAgentLeftIsRemovedAndAUsedOneRefused
   EXPECT_THAT(again.status().message(), HasSubstr("in use by processes of an earlier phase"));
   EXPECT_TRUE(Exists(held));
 
-  // An agent killed mid-phase leaves an empty child behind: the next Enter removes it.
-  const std::string leftover = parent + "/stormark-phase-left-by-a-killed-agent";
+  // An agent killed mid-phase leaves an empty child behind: the next Enter removes it. One of
+  // a live agent (this process), between its mkdir and its move, is left alone.
+  const std::string leftover = parent + "/stormark-phase-999999999-left-by-a-killed-agent";
   ASSERT_EQ(mkdir(leftover.c_str(), 0755), 0);
+  const std::string live = parent + "/stormark-phase-" + std::to_string(getpid()) + "-starting";
+  ASSERT_EQ(mkdir(live.c_str(), 0755), 0);
   ASSERT_TRUE((*first)->Leave().ok());
   auto next = PhaseMemoryCgroup::Enter(SystemPaths(), "next", 64 * kMiB, options);
   ASSERT_TRUE(next.ok()) << next.status().message();
   EXPECT_FALSE(Exists(leftover));
+  EXPECT_TRUE(Exists(live));
+  rmdir(live.c_str());
   next->reset();  // Leaves.
   Signal();
   Signal();
