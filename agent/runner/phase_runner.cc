@@ -461,22 +461,6 @@ std::string PhaseRunner::AwaitWorker(DetachedWorker& worker, RunShared& shared,
   }
 }
 
-void PhaseRunner::ReleaseStuck() {
-  std::unique_ptr<Workload> released;
-  {
-    absl::MutexLock lock(&mu_);
-    if (state_ != State::kStuck) return;
-    released = BeginCleanupLocked();
-    if (stuck_setup_) {
-      // A set-up that got stuck: what it made is only in its own hands.
-      released = std::move(stuck_setup_->workload);
-      tuning_ = std::move(stuck_setup_->tuning);
-      memory_cgroup_ = std::move(stuck_setup_->memory_cgroup);
-    }
-  }
-  FinishCleanup(std::move(released));
-}
-
 void PhaseRunner::RecordWritten(const std::string& target, const std::string& phase_id,
                                 const std::string& identity, const Workload& workload) {
   const TargetConfig* config = config_.FindTarget(target);
@@ -499,16 +483,6 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
     abort_reason = abort_reason_;
   }
   FillRunResult(status, cancelled_, abort_reason, recorders, start_mono, end_mono, result, hint);
-}
-
-void PhaseRunner::StopForRuntimeCap(int64_t max_runtime) {
-  absl::MutexLock lock(&mu_);
-  if (abort_reason_.empty()) {
-    abort_reason_ = common::StrCat("stopped after ",
-                                   common::FormatDurationNanos(static_cast<double>(max_runtime)),
-                                   ": this agent's limits.max_runtime");
-  }
-  cancelled_ = true;
 }
 
 }  // namespace stormark::agent

@@ -1,7 +1,7 @@
 // How a phase held in the slot ends (phase_runner.h): Abort, Cleanup, the controller's lease
-// running out, a phase nobody came back for, and the agent's shutdown. Each frees the slot
-// through BeginCleanupLocked and FinishCleanup, which remove the phase's files and put the
-// device's settings back.
+// running out, a phase nobody came back for, a worker back from the kernel, the runtime cap,
+// and the agent's shutdown. Each frees the slot through BeginCleanupLocked and FinishCleanup, which
+// remove the phase's files and put the device's settings back.
 #include "agent/runner/phase_runner.h"
 
 #include "common/log_text.h"
@@ -240,6 +240,32 @@ void PhaseRunner::Shutdown() {
     return;
   }
   AbortHeldLocked("the agent is shutting down", kShutdownWaitNanos);
+}
+
+void PhaseRunner::ReleaseStuck() {
+  std::unique_ptr<Workload> released;
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ != State::kStuck) return;
+    released = BeginCleanupLocked();
+    if (stuck_setup_) {
+      // A set-up that got stuck: what it made is only in its own hands.
+      released = std::move(stuck_setup_->workload);
+      tuning_ = std::move(stuck_setup_->tuning);
+      memory_cgroup_ = std::move(stuck_setup_->memory_cgroup);
+    }
+  }
+  FinishCleanup(std::move(released));
+}
+
+void PhaseRunner::StopForRuntimeCap(int64_t max_runtime) {
+  absl::MutexLock lock(&mu_);
+  if (abort_reason_.empty()) {
+    abort_reason_ = common::StrCat("stopped after ",
+                                   common::FormatDurationNanos(static_cast<double>(max_runtime)),
+                                   ": this agent's limits.max_runtime");
+  }
+  cancelled_ = true;
 }
 
 }  // namespace stormark::agent

@@ -157,19 +157,6 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
         "): its figures measure the emulator, not the storage; compare what reached the disk and "
         "what happened, not the rates"));
   }
-  if (target != nullptr && DeletesThenCreates(spec)) {
-    const auto facts =
-        ReadTargetFacts(*target, paths, setup->block != nullptr ? setup->block->fd() : -1);
-    if (facts.filesystem() == "ext4" && Ext4WithoutJournal(facts.device(), paths)) {
-      setup->warnings.push_back(common::StrCat(
-          "target '", target->name, "' is ext4 without a journal (", facts.device(),
-          "): for 60 s after a file is deleted (300 s while its inode's table block is dirty) "
-          "ext4 will not reuse its inode, and each new file scans past them, so files created "
-          "after deletions (bonnie's random create after its sequential delete, a run after "
-          "another) may be many times slower, and differently from run to run; leave 5 minutes "
-          "between runs, or compare on a filesystem with a journal"));
-    }
-  }
   // The environment the phase runs in: after the hooks, the tuning and the cache.
   setup->host_environment = ReadHostEnvironment(host, paths);
   if (const PhaseMemoryCgroup* cgroup = setup->memory_cgroup.get()) {
@@ -178,8 +165,19 @@ Status SetUpPhase(const stormark::v1::PhaseSpec& spec, const Identity& caller,
         common::StrCat("v", cgroup->version(), " ", cgroup->path());
   }
   if (target != nullptr) {
-    setup->target_environment = TargetEnvironment(
-        ReadTargetFacts(*target, paths, setup->block != nullptr ? setup->block->fd() : -1));
+    const stormark::v1::TargetInfo facts =
+        ReadTargetFacts(*target, paths, setup->block != nullptr ? setup->block->fd() : -1);
+    setup->target_environment = TargetEnvironment(facts);
+    if (DeletesThenCreates(spec) && facts.filesystem() == "ext4" &&
+        Ext4WithoutJournal(facts.device(), paths)) {
+      setup->warnings.push_back(common::StrCat(
+          "target '", target->name, "' is ext4 without a journal (", facts.device(),
+          "): for 60 s after a file is deleted (300 s while its inode's table block is dirty) "
+          "ext4 will not reuse its inode, and each new file scans past them, so files created "
+          "after deletions (bonnie's random create after its sequential delete, a run after "
+          "another) may be many times slower, and differently from run to run; leave 5 minutes "
+          "between runs, or compare on a filesystem with a journal"));
+    }
   }
   if (setup->block != nullptr) setup->block->ReleaseDescriptor();
   return absl::OkStatus();
