@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/histogram.h"
 #include "gmock/gmock.h"
@@ -163,7 +164,7 @@ TEST(PostmarkTerseReport, ANoteOnPartsUnderASecondComesFirstSoTheLastLineIsPostm
   const std::string report = PostmarkTerseReport({{"local", r}});
   EXPECT_THAT(report, ::testing::StartsWith("# under 1 s: creation alone 800 ms, deletion alone "
                                             "700 ms."));
-  EXPECT_THAT(report, ::testing::EndsWith("\n" + PostmarkTerseLine(r) + "\n"));
+  EXPECT_THAT(report, ::testing::EndsWith(absl::StrCat("\n", PostmarkTerseLine(r), "\n")));
 }
 
 TEST(PostmarkComparisonTable, PutsHostsSideBySide) {
