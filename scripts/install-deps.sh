@@ -77,13 +77,14 @@ test_packages=(
   # The lab of real kernels (tests/vm): qemu guests booting Debian's own kernel, with a
   # busybox initramfs that tests/vm/vmlab.py builds.
   qemu-system-x86 busybox-static linux-image-amd64
-  # The kernel's NBD client, which a lab guest runs from the host's root.
-  nbd-client
+  # What lab guests run from the host's root: the kernel's NBD client, open-iscsi's iscsid and
+  # iscsiadm, mdadm for md RAID, and the filesystems the seeds' scenarios make (JFS, XFS).
+  nbd-client open-iscsi mdadm jfsutils xfsprogs
 )
 
 # Daemons that tests start by themselves, on their own ports and in their own directories.
 # Debian enables (and would start) their services on installation.
-daemon_packages=(tgt vblade fio nftables)
+daemon_packages=(tgt vblade fio nftables open-iscsi mdadm)
 
 case "$set_name" in
   build) packages=("${build_packages[@]}") ;;
