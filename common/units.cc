@@ -203,6 +203,15 @@ std::string FormatDurationNanos(double nanos) {
   return ThreeDigits(nanos / 1e9) + " s";
 }
 
+std::string FormatIops(double iops) {
+  if (iops >= 1e7) return fmt::format("{:.1f}M", iops / 1e6);
+  if (iops >= 1e6) return fmt::format("{:.2f}M", iops / 1e6);
+  if (iops >= 1e5) return fmt::format("{:.0f}k", iops / 1e3);
+  if (iops >= 1e4) return fmt::format("{:.1f}k", iops / 1e3);
+  if (iops >= 100) return fmt::format("{:.0f}", iops);
+  return fmt::format("{:.3g}", iops);
+}
+
 std::string FormatRate(double bytes_per_second) {
   return ThreeDigits(bytes_per_second / (1024.0 * 1024.0)) + " MiB/s";
 }

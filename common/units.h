@@ -41,6 +41,9 @@ std::string FormatSizeShort(uint64_t bytes);
 // "1.23 ms", "45.6 us", "812 ns", "2.50 s": three significant digits.
 std::string FormatDurationNanos(double nanos);
 
+// Operations per second with three significant digits: "812", "41.2k", "412k", "1.23M".
+std::string FormatIops(double iops);
+
 // Bytes per second in MiB/s with three significant digits: "512 MiB/s", "1.23 MiB/s".
 std::string FormatRate(double bytes_per_second);
 

@@ -1,5 +1,8 @@
 #include "controller/plan/plan.h"
 
+#include <exception>
+#include <string>
+
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -27,6 +30,24 @@ StatusOr<stormark::v1::CacheMode> ParseCacheMode(std::string_view text) {
       StrCat("bad cache '", text,
              "': use keep, sync (write back dirty pages first) or drop "
              "(sync, then drop the page cache)"));
+}
+
+StatusOr<double> ParseStartSpreadLimit(std::string_view text) {
+  const auto bad = [&] {
+    return absl::InvalidArgumentError(StrCat("bad ", kStartSpreadLimitKey, " '", text,
+                                             "': give a share of the phase, such as 1%"));
+  };
+  if (!text.ends_with('%')) return bad();
+  const std::string number(common::Trim(text.substr(0, text.size() - 1)));
+  double percent = 0;
+  size_t used = 0;
+  try {
+    percent = std::stod(number, &used);
+  } catch (const std::exception&) {
+    return bad();
+  }
+  if (used != number.size() || !(percent > 0) || percent > 100) return bad();
+  return percent / 100;
 }
 
 Status SetPhaseParameter(std::string_view key, std::string_view value,

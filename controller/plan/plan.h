@@ -26,6 +26,9 @@
 //   prepare_deadline: 30m                # fail a phase whose set-up (Prepare) has not
 //                                        # finished this long after it began on a host
 //                                        # (default 5 min + 1 s per 16 MiB of its size)
+//   start_spread_limit: 1%               # the all-hosts figures are INVALID when the hosts'
+//                                        # start spread + clock error exceeds this share of
+//                                        # the phase (a phase may set its own)
 //   phases:
 //     - name: seq-write
 //       workload: stream
@@ -77,6 +80,10 @@ struct PhasePlan {
   // laying out the file) has not finished this long after it began; 0 means the default
   // (see PrepareDeadline in controller/fleet/phase_deadline.h).
   int64_t prepare_deadline_nanos = 0;
+  // `start_spread_limit:`: the aggregate of a phase on several hosts is INVALID when their
+  // start spread plus the clock uncertainty exceeds this share of the shortest host's timed
+  // region (controller/report/validity.h). 0 means the default, 1%.
+  double start_spread_limit = 0;
   // A teardown hook after an interrupt or --fail-fast (controller/run/run_hooks.h): it runs
   // although the fleet is halted. Never set from a plan file.
   bool runs_after_halt = false;
@@ -171,6 +178,12 @@ struct Plan {
 
 // The phase keys every workload has: the memory cgroup's limit ("512M", or "none") and what
 // to do where an agent cannot apply it ("fail", the default, or "run_unlimited").
+// `start_spread_limit: 1%`, plan-wide or per phase: "1%", "0.5%", "25%", a share above 0 and
+// at most 100%. INVALID_ARGUMENT otherwise: "bad start_spread_limit '2': give a share of the
+// phase, such as 1%".
+inline constexpr std::string_view kStartSpreadLimitKey = "start_spread_limit";
+common::StatusOr<double> ParseStartSpreadLimit(std::string_view text);
+
 inline constexpr std::string_view kMemoryLimitKey = "memory_limit";
 inline constexpr std::string_view kMemoryLimitFallbackKey = "memory_limit_if_unavailable";
 // The agent's own floor (agent/host/memory_cgroup.h): it runs under the limit too.

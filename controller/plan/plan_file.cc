@@ -157,6 +157,7 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
                                                 "heartbeat",
                                                 "deadline",
                                                 "prepare_deadline",
+                                                kStartSpreadLimitKey,
                                                 "tls",
                                                 "agents_dns",
                                                 "inventory",
@@ -169,7 +170,8 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
                      StrCat("unknown field '", key,
                             "' (known: agents, hosts, agents_dns, inventory, tls, target, mode, "
                             "cache, memory_limit, memory_limit_if_unavailable, repeat, sweep, "
-                            "setup, teardown, phases, heartbeat, deadline, prepare_deadline)"));
+                            "setup, teardown, phases, heartbeat, deadline, prepare_deadline, "
+                            "start_spread_limit)"));
     }
   }
   if (const YAML::Node mode = root["mode"]) {
@@ -262,6 +264,13 @@ StatusOr<Plan> ParseYaml(const YAML::Node& root, std::string_view source) {
       int64_t& field =
           std::string_view(key) == "deadline" ? phase.deadline_nanos : phase.prepare_deadline_nanos;
       if (field == 0) field = *nanos;
+    }
+  }
+  if (const YAML::Node node = root[std::string(kStartSpreadLimitKey)]) {
+    auto limit = ParseStartSpreadLimit(node.IsScalar() ? ScalarText(node) : "?");
+    if (!limit.ok()) return ErrorAt(source, node.Mark(), std::string(limit.status().message()));
+    for (PhasePlan& phase : plan.phases) {
+      if (phase.start_spread_limit == 0) phase.start_spread_limit = *limit;
     }
   }
   RETURN_IF_ERROR(CheckSweep(plan, root, source));

@@ -151,6 +151,12 @@ StatusOr<std::vector<PhasePlan>> ParsePhase(const YAML::Node& node, size_t index
       for (PhasePlan& p : phases) p.spec.set_cache(*mode);
       continue;
     }
+    if (key == kStartSpreadLimitKey) {
+      auto limit = ParseStartSpreadLimit(value);
+      if (!limit.ok()) return ErrorAt(source, mark, StrCat(label, ": ", limit.status().message()));
+      for (PhasePlan& p : phases) p.start_spread_limit = *limit;
+      continue;
+    }
     if (key == "deadline" || key == "prepare_deadline") {
       auto nanos = ParsePositiveDuration(key, value);
       if (!nanos.ok()) return ErrorAt(source, mark, StrCat(label, ": ", nanos.status().message()));

@@ -129,10 +129,13 @@ std::vector<Repetitions> GroupRepetitions(const RunRecord& run, bool aggregates)
   std::map<SeriesKey, size_t> index;  // Into groups, which keep the order of first appearance.
   for (const Entry& entry : entries) {
     auto [it, added] = index.try_emplace(entry.key, groups.size());
-    if (added) groups.push_back({entry.key, entry.description, entry.aggregate, {}, 0, {}, false});
+    if (added) {
+      groups.push_back({entry.key, entry.description, entry.aggregate, {}, 0, {}, false, 0});
+    }
     Repetitions& group = groups[it->second];
     if (entry.row.status == "succeeded") {
       group.qualified = group.qualified || !entry.row.warnings.empty();
+      if (entry.row.invalid) ++group.invalid;
       group.rows.push_back(entry.row);
     } else {
       ++group.failed;

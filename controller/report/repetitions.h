@@ -77,6 +77,9 @@ struct Repetitions {
   // Some succeeded repetition carries notes (too fast to time, possibly cache-dominated, ...),
   // so its figures are not to be read alone.
   bool qualified = false;
+  // An all-hosts row of which some repetition's validity verdict is INVALID (validity.h):
+  // labelled "INVALID" wherever it is shown.
+  int invalid = 0;
 
   // The metric over the succeeded repetitions.
   Spread Of(const Metric& metric) const;

@@ -41,11 +41,13 @@ ComparisonRow CompareGroups(const SeriesKey& key, const Repetitions* a, const Re
     row.runs_a = a->rows.size() + static_cast<size_t>(a->failed);
     row.failed_a = a->failed;
     row.qualified_a = a->qualified;
+    row.invalid_a = a->invalid;
   }
   if (b != nullptr) {
     row.runs_b = b->rows.size() + static_cast<size_t>(b->failed);
     row.failed_b = b->failed;
     row.qualified_b = b->qualified;
+    row.invalid_b = b->invalid;
   }
   for (const Metric& metric : Metrics()) {
     MetricComparison m{&metric, a ? a->Of(metric) : Spread{}, b ? b->Of(metric) : Spread{},
@@ -180,7 +182,12 @@ std::string FormatComparison(const RunRecord& a, const RunRecord& b,
   }
   for (size_t r = 0; r < rows.size(); ++r) {
     const ComparisonRow& row = rows[r];
-    const std::string host = row.key.host + (marked[r] ? fmt::format(" {}", kDiffersMark) : "");
+    std::string host = row.key.host + (marked[r] ? fmt::format(" {}", kDiffersMark) : "");
+    if (row.invalid_a > 0 || row.invalid_b > 0) {
+      host += row.invalid_a > 0 && row.invalid_b > 0 ? " INVALID"
+              : row.invalid_a > 0                    ? " INVALID in A"
+                                                     : " INVALID in B";
+    }
     bool first = true;
     for (const MetricComparison& m : row.metrics) {
       std::vector<std::string> cells;

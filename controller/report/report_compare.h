@@ -48,6 +48,8 @@ struct ComparisonRow {
   int failed_a = 0, failed_b = 0;
   // Figures from repetitions with notes (see Repetitions::qualified).
   bool qualified_a = false, qualified_b = false;
+  // All-hosts rows with repetitions whose validity verdict is INVALID (validity.h).
+  int invalid_a = 0, invalid_b = 0;
   std::vector<MetricComparison> metrics;  // metrics with a figure on at least one side
 };
 

@@ -104,6 +104,26 @@ std::string RunCsv(const RunRecord& run) {
       }
       add("latency_max", static_cast<double>(row.latency.max()), "ns");
     }
+    // The phase's validity verdict (validity.h), on rows of its own: whether its hosts ran
+    // together, and what they did while they all ran.
+    const PhaseValidity& v = summary.validity;
+    if (v.judged()) {
+      const std::string prefix =
+          fmt::format("{},all hosts,,{},", place, v.invalid() ? "invalid" : "valid");
+      const std::string marks = v.invalid() ? "*" : "";
+      if (v.invalid())
+        out += prefix + "note," + CsvField("INVALID: " + v.why) + ",," + marks + "\r\n";
+      out += fmt::format("{}start_spread_share,{},share,{}\r\n", prefix, Number(v.share()), marks);
+      out += fmt::format("{}start_spread_limit,{},share,{}\r\n", prefix, Number(v.limit), marks);
+      const double seconds = static_cast<double>(v.window_nanos) / 1e9;
+      out += fmt::format("{}all_running_elapsed,{},s,{}\r\n", prefix, Number(seconds), marks);
+      if (seconds > 0) {
+        out += fmt::format("{}all_running_throughput,{},B/s,{}\r\n", prefix,
+                           Number(static_cast<double>(v.window_bytes) / seconds), marks);
+        out += fmt::format("{}all_running_iops,{},ops/s,{}\r\n", prefix,
+                           Number(static_cast<double>(v.window_ops) / seconds), marks);
+      }
+    }
   }
   return out;
 }

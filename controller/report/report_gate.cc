@@ -8,6 +8,7 @@
 #include "common/units.h"
 #include "controller/report/html/markup.h"
 #include "controller/report/text_table.h"
+#include "controller/report/validity.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
@@ -79,8 +80,23 @@ std::string GateVerdict(const GateResult& result, const GateOptions& options) {
     return fmt::format("PASSED: none of {} checks is slower than {} beyond the noise",
                        result.checks.size(), Percent(options.threshold));
   }
-  return fmt::format("FAILED: {} of {} checks regressed past {}", result.failures,
-                     result.checks.size(), Percent(options.threshold));
+  const size_t regressed = result.failures - result.invalid;
+  if (result.invalid == 0) {
+    return fmt::format("FAILED: {} of {} checks regressed past {}", result.failures,
+                       result.checks.size(), Percent(options.threshold));
+  }
+  std::string verdict =
+      fmt::format("FAILED: {} of {} checks", result.failures, result.checks.size());
+  if (regressed > 0) {
+    verdict += fmt::format(", {} regressed past {}", regressed, Percent(options.threshold));
+  }
+  return verdict + fmt::format(", {} phase run{} INVALID (the hosts did not run together)",
+                               result.invalid, result.invalid == 1 ? "" : "s");
+}
+
+// The metric's name, or "validity" for a validity check.
+std::string_view CheckName(const GateCheck& check) {
+  return check.metric ? std::string_view(check.metric->name) : std::string_view("validity");
 }
 
 std::string Figure(const GateCheck& check, const Spread& spread) {
@@ -159,6 +175,24 @@ GateResult EvaluateGate(const std::vector<ComparisonRow>& rows, const GateOption
   return result;
 }
 
+void AddValidityChecks(const RunRecord& candidate, GateResult* result) {
+  for (const PhaseOutcome& phase : candidate.phases) {
+    const PhaseValidity validity = JudgeValidity(phase);
+    if (!validity.judged()) continue;
+    GateCheck check;
+    check.key = {phase.plan.name, DescribeSweepPoint(phase.plan.sweep_point), "all hosts", ""};
+    check.failed = validity.invalid();
+    check.noise_known = true;
+    std::string text(common::Trim(ValidityLines(validity)));
+    text = text.substr(0, text.find('\n'));
+    check.reason =
+        fmt::format("run {}: {}", phase.plan.repetition + 1, text.substr(text.find(':') + 2));
+    result->failures += check.failed ? 1 : 0;
+    result->invalid += check.failed ? 1 : 0;
+    result->checks.push_back(std::move(check));
+  }
+}
+
 std::string FormatGate(const GateResult& result, const GateOptions& options) {
   std::string out = fmt::format("\nGate: fail if slower than the baseline by more than {}, on {}\n",
                                 Percent(options.threshold), MetricNames(options));
@@ -177,9 +211,8 @@ std::string FormatGate(const GateResult& result, const GateOptions& options) {
   for (const GateCheck& check : result.checks) {
     if (!check.failed) continue;
     any = true;
-    table.AddRow({Place(check.key), check.key.host, check.key.target,
-                  std::string(check.metric->name), Figure(check, check.baseline),
-                  Figure(check, check.candidate), check.reason});
+    table.AddRow({Place(check.key), check.key.host, check.key.target, std::string(CheckName(check)),
+                  Figure(check, check.baseline), Figure(check, check.candidate), check.reason});
   }
   if (any) out += "\n" + table.Render("  ") + "\n";
   out += "gate: " + GateVerdict(result, options) + "\n";
@@ -215,7 +248,7 @@ std::string GateJUnit(const GateResult& result, const GateOptions& options,
                            ? check.key.phase
                            : fmt::format("{}[{}]", check.key.phase, check.key.sweep));
     const std::string name =
-        fmt::format("{} {} {}", check.key.host, check.key.target, check.metric->name);
+        fmt::format("{} {} {}", check.key.host, check.key.target, CheckName(check));
     const std::string detail =
         fmt::format("baseline {}, candidate {}: {}", Figure(check, check.baseline),
                     Figure(check, check.candidate), check.reason);
@@ -223,7 +256,7 @@ std::string GateJUnit(const GateResult& result, const GateOptions& options,
                        EscapeMarkup(classname), EscapeMarkup(name));
     if (check.failed) {
       out += fmt::format("\n      <failure type=\"regression\" message=\"{}\">{}</failure>\n    ",
-                         EscapeMarkup(check.metric->name) + ": " + EscapeMarkup(check.reason),
+                         EscapeMarkup(CheckName(check)) + ": " + EscapeMarkup(check.reason),
                          EscapeMarkup(detail));
     } else {
       out += fmt::format("<system-out>{}</system-out>", EscapeMarkup(detail));
@@ -256,7 +289,7 @@ std::string GateMarkdown(const GateResult& result, const GateOptions& options,
   for (const GateCheck* c : ordered) {
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c->failed ? "FAIL" : "ok",
                        Cell(Place(c->key)), Cell(c->key.host), Cell(c->key.target),
-                       Cell(c->metric->name), Cell(Figure(*c, c->baseline)),
+                       Cell(CheckName(*c)), Cell(Figure(*c, c->baseline)),
                        Cell(Figure(*c, c->candidate)), Cell(c->reason));
   }
   return out;

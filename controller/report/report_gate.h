@@ -42,6 +42,8 @@ common::StatusOr<std::vector<const Metric*>> GateMetrics(const std::vector<std::
 
 struct GateCheck {
   SeriesKey key;
+  // Null for a validity check: the verdict of one run of a phase on several hosts, which
+  // fails when it is INVALID (validity.h).
   const Metric* metric = nullptr;
   Spread baseline, candidate;
   // How much slower the candidate's median is, as a fraction of the baseline's (negative:
@@ -57,12 +59,19 @@ struct GateCheck {
 struct GateResult {
   std::vector<GateCheck> checks;
   size_t failures = 0;
+  // Of those, validity checks that failed: phases of the candidate whose hosts did not run
+  // together, so that its all-hosts figures are not the fleet's.
+  size_t invalid = 0;
   // Some check had a single repetition on a side.
   bool noise_unknown_somewhere = false;
 };
 
 // `rows` from CompareRuns(baseline, candidate, /*aggregates=*/false).
 GateResult EvaluateGate(const std::vector<ComparisonRow>& rows, const GateOptions& options);
+
+// Adds one validity check per run of each phase of `candidate` that ran on several hosts at
+// once: it fails when the phase's verdict is INVALID, whatever its figures.
+void AddValidityChecks(const RunRecord& candidate, GateResult* result);
 
 // What the gate prints after the comparison table: the threshold and metrics, every failed
 // check, the note about unmeasured noise where it applies, and the verdict line.

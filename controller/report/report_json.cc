@@ -94,7 +94,38 @@ json RowJson(const RowSummary& row) {
           {"latency", LatencyJson(row.latency)},
           {"warnings", row.warnings},
           {"partial", IsPartial(row)},
+          {"invalid", row.invalid},
           {"hosts", row.hosts}};
+}
+
+// The verdict of validity.h. Times are on the controller's clock; null where not judged.
+json ValidityJson(const PhaseValidity& v) {
+  json out = {{"verdict", v.invalid()  ? "invalid"
+                          : v.judged() ? "valid"
+                                       : "not_judged"},
+              {"why", v.why},
+              {"start_spread_limit", v.limit}};
+  if (!v.judged()) return out;
+  out["hosts"] = v.hosts;
+  out["start_spread_nanos"] = v.spread_nanos;
+  out["clock_uncertainty_nanos"] = v.uncertainty_nanos;
+  out["shortest_host_nanos"] = v.shortest_nanos;
+  out["share"] = v.share();
+  out["first_start_unix_nanos"] = v.first_start;
+  out["last_start_unix_nanos"] = v.last_start;
+  out["first_end_unix_nanos"] = v.first_end;
+  out["last_end_unix_nanos"] = v.last_end;
+  const double seconds = static_cast<double>(v.window_nanos) / 1e9;
+  out["all_running"] = {
+      {"seconds", seconds},
+      {"bytes", v.window_bytes},
+      {"ops", v.window_ops},
+      {"bytes_per_second",
+       seconds > 0 ? json(static_cast<double>(v.window_bytes) / seconds) : json(nullptr)},
+      {"ops_per_second",
+       seconds > 0 ? json(static_cast<double>(v.window_ops) / seconds) : json(nullptr)},
+      {"estimated", v.window_estimated}};
+  return out;
 }
 
 json MeasurementsJson(
@@ -275,6 +306,7 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
   }
   phase["results"] = std::move(results);
   phase["all_hosts"] = summary.all_hosts ? RowJson(*summary.all_hosts) : json(nullptr);
+  phase["validity"] = ValidityJson(summary.validity);
   return phase;
 }
 

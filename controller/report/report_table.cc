@@ -29,7 +29,7 @@ std::vector<std::string> Cells(const RowSummary& row, bool aggregate, bool via) 
                            ? "ERROR"
                            : common::StrCat(row.status == "aborted" ? "ABORTED" : "FAILED");
   if (aggregate) status = fmt::format("{} host{}", row.hosts, row.hosts == 1 ? "" : "s");
-  std::vector<std::string> cells = {row.host};
+  std::vector<std::string> cells = {row.invalid ? StrCat(row.host, " INVALID") : row.host};
   if (via) cells.push_back(aggregate ? "" : row.transport.empty() ? "-" : row.transport);
   cells.push_back(row.target);
   if (!ok && !aggregate && !IsPartial(row)) {
@@ -284,6 +284,7 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
         common::FormatDurationNanos(static_cast<double>(*outcome.start_skew_nanos)),
         common::FormatDurationNanos(static_cast<double>(outcome.start_skew_uncertainty_nanos)));
   }
+  out += ValidityLines(summary.validity);
   out += CacheLine(outcome);
   out += TuningLine(outcome);
   out += MemoryLimitLine(outcome);

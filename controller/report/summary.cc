@@ -92,6 +92,11 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
       all.bytes_per_second = static_cast<double>(all.bytes) / all.elapsed_seconds;
     }
     all.cpu_percent = cpu_sum / all.hosts;
+    summary.validity = JudgeValidity(outcome);
+    if (summary.validity.invalid()) {
+      all.invalid = true;
+      all.warnings.insert(all.warnings.begin(), common::StrCat("INVALID: ", summary.validity.why));
+    }
     summary.all_hosts = std::move(all);
   }
   return summary;

@@ -10,6 +10,7 @@
 
 #include "common/histogram.h"
 #include "controller/fleet/fleet.h"
+#include "controller/report/validity.h"
 
 namespace stormark::controller {
 
@@ -35,6 +36,9 @@ struct RowSummary {
   std::vector<std::string> warnings;
   // Hosts that contributed (1 for a host row).
   int hosts = 0;
+  // The aggregate row of a phase whose validity verdict is INVALID (validity.h): its tables
+  // label it "all hosts INVALID", and its first warning says why.
+  bool invalid = false;
 };
 
 struct PhaseSummary {
@@ -43,6 +47,8 @@ struct PhaseSummary {
   std::optional<RowSummary> all_hosts;
   // Hosts that did not succeed.
   int failed = 0;
+  // Whether the hosts ran together (validity.h).
+  PhaseValidity validity;
 };
 
 // Fails only on a corrupt histogram from an agent, which it reports as that host's error.

@@ -228,8 +228,9 @@ int ResultsCompare(const ResultsOptions& options, const CompareOptions& compare,
              out);
   if (!gate) return kExitOk;
 
-  const GateResult result =
+  GateResult result =
       EvaluateGate(CompareRuns(a->record, b->record, /*aggregates=*/false), gate_options);
+  AddValidityChecks(b->record, &result);
   std::fputs(FormatGate(result, gate_options).c_str(), out);
   if (!compare.junit.empty()) {
     const Status written = common::WriteFileAtomically(

@@ -142,7 +142,8 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
   ASSIGN_OR_RETURN(Statement phases,
                    db.Prepare("SELECT phase_index, phase_id, name, repetition, target, mode, "
                               "start_at_unix_nanos, start_skew_nanos, "
-                              "start_skew_uncertainty_nanos, spec FROM phases WHERE run_id = ? "
+                              "start_skew_uncertainty_nanos, spec, start_spread_limit FROM phases "
+                              "WHERE run_id = ? "
                               "ORDER BY phase_index"));
   ASSIGN_OR_RETURN(Statement sweep,
                    db.Prepare("SELECT key, value FROM sweep_values WHERE run_id = ? AND "
@@ -166,6 +167,7 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
     if (!phases.IsNull(7)) outcome.start_skew_nanos = phases.Int(7);
     outcome.start_skew_uncertainty_nanos = phases.Int(8);
     RETURN_IF_ERROR(Decode(phases.Blob(9), &outcome.plan.spec, "phase spec", db.path()));
+    outcome.plan.start_spread_limit = phases.Double(10);
 
     sweep.Bind(1, run_id).Bind(2, index);
     while (true) {

@@ -223,6 +223,12 @@ CREATE TABLE skipped_points (
 ALTER TABLE runs ADD COLUMN stopped TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Schema version 4 keeps each phase's start_spread_limit, so that a stored run is judged by the
+// limit it ran under (validity.h); runs recorded before get the default, 1%.
+constexpr char kSchemaV4[] = R"sql(
+ALTER TABLE phases ADD COLUMN start_spread_limit REAL NOT NULL DEFAULT 0.01;
+)sql";
+
 }  // namespace
 
 Status PrepareSchema(sqlite::Database* db, bool create) {
@@ -240,6 +246,7 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
     RETURN_IF_ERROR(db->Exec(kSchema));
     RETURN_IF_ERROR(db->Exec(kSchemaV2));
     RETURN_IF_ERROR(db->Exec(kSchemaV3));
+    RETURN_IF_ERROR(db->Exec(kSchemaV4));
     RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
     return transaction.Commit();
   }
@@ -249,12 +256,13 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
                "; this one reads up to ", kResultsSchemaVersion, ")"));
   }
   if (version < kResultsSchemaVersion) {
-    // 1 -> 2 -> 3: new tables and a column with a default; every older row stays as it is.
+    // 1 -> 2 -> 3 -> 4: new tables and columns with defaults; every older row stays as it is.
     ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
     const std::string upgrading = StrCat(db->path(), ": upgrading the results schema ", version,
                                          " to ", kResultsSchemaVersion);
     if (version < 2) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV2), upgrading));
-    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV3), upgrading));
+    if (version < 3) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV3), upgrading));
+    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV4), upgrading));
     RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
     return transaction.Commit();
   }

@@ -231,13 +231,14 @@ Status ResultsStore::AddPhase(const std::string& run_id, size_t phase_index,
   const PhasePlan& plan = outcome.plan;
   ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
   ASSIGN_OR_RETURN(Statement insert_phase,
-                   db_->Prepare("INSERT INTO phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                   db_->Prepare("INSERT INTO phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   RETURN_IF_ERROR(insert_phase.Insert(
       run_id, p, outcome.phase_id, plan.name, int64_t{plan.repetition},
       DescribeSweepPoint(plan.sweep_point), plan.target, common::WorkloadName(plan.spec),
       plan.Describe(), ModeName(outcome.mode), common::CacheModeName(plan.spec.cache()),
       outcome.start_at_unix_nanos, outcome.start_skew_nanos, outcome.start_skew_uncertainty_nanos,
-      sqlite::BlobParam{Serialized(plan.spec)}));
+      sqlite::BlobParam{Serialized(plan.spec)},
+      plan.start_spread_limit > 0 ? plan.start_spread_limit : 0.01));
   ASSIGN_OR_RETURN(Statement insert_sweep,
                    db_->Prepare("INSERT INTO sweep_values VALUES (?,?,?,?,?)"));
   for (size_t i = 0; i < plan.sweep_point.size(); ++i) {

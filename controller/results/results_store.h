@@ -71,7 +71,7 @@
 
 namespace stormark::controller {
 
-inline constexpr int kResultsSchemaVersion = 3;
+inline constexpr int kResultsSchemaVersion = 4;
 
 // Run statuses as stored. kRunIncomplete is never stored: readers show it for a run whose
 // status is still "running" but whose controller is gone.

@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "common/strings.h"
 #include "common/units.h"
 #include "common/version.h"
 #include "controller/report/html/environment_section.h"
@@ -39,7 +40,7 @@ table.environment tr.differs th::before { content: "\2260  "; color: #b35c00; }
 td.missing { color: #98a1b2; }
 ul.notes { margin: 4px 0 12px; padding-left: 20px; }
 ul.notes li.error { color: #a61b1b; }
-.status-failed, .status-partial, .status-interrupted, .status-incomplete { color: #a61b1b; font-weight: 600; }
+.status-failed, .status-partial, .status-interrupted, .status-incomplete, .status-invalid { color: #a61b1b; font-weight: 600; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px 16px; }
 figure { margin: 0; }
 svg.chart { background: #fff; max-width: 100%; height: auto; }
@@ -159,7 +160,11 @@ std::string PhaseTable(const std::vector<const Repetitions*>& rows, const Worklo
       not_ok += fmt::format("{}{} aborted ~", not_ok.empty() ? "" : ", ", row.partial.size());
     }
     out +=
-        fmt::format("<td>{}</td><td>{}</td><td class=\"num\">{}{}</td>", E(row.key.host),
+        fmt::format("<td>{}</td><td>{}</td><td class=\"num\">{}{}</td>",
+                    row.invalid == 0 ? E(row.key.host)
+                                     : E(row.key.host) +
+                                           " <span class=\"status-invalid\">"
+                                           "INVALID</span>",
                     E(row.key.target), row.rows.size(), not_ok.empty() ? "" : " (" + not_ok + ")");
     for (size_t m = 0; m < metrics.size(); ++m) {
       const std::string& shade = shades[m][r];
@@ -184,6 +189,15 @@ std::string PhaseNotes(const RunRecord& run, const std::string& phase) {
     if (p.plan.name != phase) continue;
     const std::string sweep = DescribeSweepPoint(p.plan.sweep_point);
     const PhaseSummary summary = Summarize(p);
+    if (summary.validity.judged()) {
+      // Every run's verdict, valid or not: whether its all-hosts figures are the fleet's.
+      std::string text(common::Trim(ValidityLines(summary.validity)));
+      for (size_t nl; (nl = text.find("\n  ")) != std::string::npos;) text.replace(nl, 3, "; ");
+      out += fmt::format("<li{}>all hosts{} run {}: {}</li>\n",
+                         summary.validity.invalid() ? " class=\"error\"" : "",
+                         sweep.empty() ? std::string() : common::StrCat(" ", E(sweep)),
+                         p.plan.repetition + 1, E(text));
+    }
     for (const HostOutcome& h : p.hosts) {
       std::vector<std::pair<std::string, bool>> lines;
       if (!h.error.empty()) lines.emplace_back(h.error, true);

@@ -53,7 +53,7 @@ void AddRow(TextTable& table, std::vector<std::string> place, const char* op, co
   std::vector<std::string> cells = std::move(place);
   cells.push_back(op);
   const double rate = seconds > 0 ? 1.0 / seconds : 0;
-  cells.push_back(FormatIops(static_cast<double>(f.ops) * rate));
+  cells.push_back(common::FormatIops(static_cast<double>(f.ops) * rate));
   cells.push_back(std::string_view(op).ends_with("flush")
                       ? "-"
                       : fmt::format("{:.1f}", static_cast<double>(f.bytes) * rate / (1 << 20)));
@@ -97,15 +97,6 @@ std::string VerifyLines(const std::string& host, const stormark::v1::VerifyRepor
 }
 
 }  // namespace
-
-std::string FormatIops(double iops) {
-  if (iops >= 1e7) return fmt::format("{:.1f}M", iops / 1e6);
-  if (iops >= 1e6) return fmt::format("{:.2f}M", iops / 1e6);
-  if (iops >= 1e5) return fmt::format("{:.0f}k", iops / 1e3);
-  if (iops >= 1e4) return fmt::format("{:.1f}k", iops / 1e3);
-  if (iops >= 100) return fmt::format("{:.0f}", iops);
-  return fmt::format("{:.3g}", iops);
-}
 
 std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary) {
   const bool via = std::any_of(summary.rows.begin(), summary.rows.end(),
@@ -193,9 +184,10 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
       const int64_t last = jobs ? r.last_done_nanos() : r.elapsed_nanos();
       const double ops_then =
           jobs ? static_cast<double>(r.first_done_ops()) : static_cast<double>(r.ops());
-      stones.AddRow({row.host, Seconds(static_cast<double>(first) / 1e9),
-                     FormatIops(first > 0 ? ops_then * 1e9 / static_cast<double>(first) : 0),
-                     Seconds(static_cast<double>(last) / 1e9)});
+      stones.AddRow(
+          {row.host, Seconds(static_cast<double>(first) / 1e9),
+           common::FormatIops(first > 0 ? ops_then * 1e9 / static_cast<double>(first) : 0),
+           Seconds(static_cast<double>(last) / 1e9)});
       const int64_t start = r.start_unix_nanos() - host.clock.offset_nanos;
       phase_start = std::min(phase_start, start);
       first_done = std::min(first_done, start + first);
@@ -204,17 +196,18 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
   }
   if (summary.all_hosts && summary.rows.size() > 1) {
     const RowSummary& agg = *summary.all_hosts;
+    const std::string label = agg.invalid ? agg.host + " INVALID" : agg.host;
     bool first_row = true;
     for (const char* op : kOps) {
       auto it = all.find(op);
       if (it == all.end()) continue;
-      AddRow(table, Place(via, first_row ? agg.host : "", "", ""), op, it->second,
-             agg.elapsed_seconds, first_row ? fmt::format("{:.1f}", agg.cpu_percent) : "",
+      AddRow(table, Place(via, first_row ? label : "", "", ""), op, it->second, agg.elapsed_seconds,
+             first_row ? fmt::format("{:.1f}", agg.cpu_percent) : "",
              first_row ? fmt::format("{} host{}", agg.hosts, agg.hosts == 1 ? "" : "s") : "");
       first_row = false;
     }
     if (phase_start != INT64_MAX && outcome.mode == RunMode::kConcurrent) {
-      stones.AddRow({agg.host, Seconds(static_cast<double>(first_done - phase_start) / 1e9), "",
+      stones.AddRow({label, Seconds(static_cast<double>(first_done - phase_start) / 1e9), "",
                      Seconds(static_cast<double>(last_done - phase_start) / 1e9)});
     }
   }

@@ -16,9 +16,6 @@ namespace stormark::controller {
 struct PhaseOutcome;
 struct PhaseSummary;
 
-// "41.2k", "1.23M", "812": IOPS with three significant digits.
-std::string FormatIops(double iops);
-
 std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary);
 
 }  // namespace stormark::controller

@@ -100,6 +100,26 @@ phases:
               AllOf(HasSubstr("plan.yaml:1:"), HasSubstr("prepare_deadline")));
 }
 
+TEST(ParsePlan, StartSpreadLimitsAreReadForThePlanAndEachPhase) {
+  auto plan = ParsePlan(R"(start_spread_limit: 5%
+phases:
+  - {name: w, workload: stream, rw: write, size: 1M, start_spread_limit: 0.5%}
+  - {name: r, workload: stream, rw: read, size: 1M}
+)",
+                        "plan.yaml");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_DOUBLE_EQ(plan->phases[0].start_spread_limit, 0.005);  // Its own.
+  EXPECT_DOUBLE_EQ(plan->phases[1].start_spread_limit, 0.05);   // The plan's.
+  auto plain = ParsePlan("phases: [{workload: stream, rw: write}]\n", "plan.yaml");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->phases[0].start_spread_limit, 0);  // The default, 1%.
+  EXPECT_EQ(ParseError("start_spread_limit: 2\nphases: [{workload: stream, rw: write}]\n"),
+            "plan.yaml:1: bad start_spread_limit '2': give a share of the phase, such as 1%");
+  EXPECT_EQ(ParseError("phases:\n  - {workload: stream, rw: write, start_spread_limit: 0%}\n"),
+            "plan.yaml:2: phase 'phase1': bad start_spread_limit '0%': give a share of the phase, "
+            "such as 1%");
+}
+
 TEST(ParsePlan, BadHeartbeatsAndDeadlinesNameTheirLineAndField) {
   EXPECT_EQ(
       ParseError(

@@ -24,7 +24,7 @@ GateResult Gate(const RunRecord& a, const RunRecord& b, GateOptions options = Te
 
 const GateCheck& CheckOf(const GateResult& result, std::string_view metric) {
   for (const GateCheck& c : result.checks) {
-    if (c.metric->name == metric) return c;
+    if (c.metric && c.metric->name == metric) return c;
   }
   ADD_FAILURE() << "no check of " << metric;
   return result.checks.front();
@@ -129,6 +129,45 @@ TEST(GateMarkdown, FailuresFirstAndCellsEscaped) {
   EXPECT_TRUE(md.starts_with("### stormark gate: FAILED: 2 of 5 checks regressed past 10.0%"));
   EXPECT_THAT(md, HasSubstr("| FAIL | seq-write | a\\|b | scratch | MiB/s |"));
   EXPECT_LT(md.find("| FAIL |"), md.find("| ok |"));
+}
+
+TEST(AddValidityChecks, AnInvalidPhaseOfTheCandidateFailsTheGateWhateverItsFigures) {
+  const RunRecord baseline = MakeRun(
+      "base", {"a", "b"}, {Phase(WritePlan(), {SucceededHost("a", 100), SucceededHost("b", 100)})});
+  // As fast as the baseline on every host, but b started after a had finished.
+  HostOutcome late = SucceededHost("b", 100);
+  late.result->set_start_unix_nanos(kBase + 3 * kSecond);
+  const RunRecord candidate =
+      MakeRun("cand", {"a", "b"}, {Phase(WritePlan(), {SucceededHost("a", 100), late})});
+
+  GateResult result = Gate(baseline, candidate);
+  ASSERT_EQ(result.failures, 0u);
+  AddValidityChecks(candidate, &result);
+  EXPECT_EQ(result.failures, 1u);
+  EXPECT_EQ(result.invalid, 1u);
+  const GateCheck& check = result.checks.back();
+  EXPECT_EQ(check.metric, nullptr);
+  EXPECT_EQ(check.key.host, "all hosts");
+  EXPECT_TRUE(check.failed);
+  EXPECT_EQ(check.reason,
+            "run 1: INVALID: b started 2.00 s after a had finished: the hosts never ran together; "
+            "the all-hosts figures are not the fleet's");
+  const std::string text = FormatGate(result, TenPercent());
+  EXPECT_THAT(text, HasSubstr("all hosts"));
+  EXPECT_THAT(text, HasSubstr("validity"));
+  EXPECT_THAT(text, HasSubstr("gate: FAILED: 1 of "));
+  EXPECT_THAT(text, HasSubstr(", 1 phase run INVALID (the hosts did not run together)"));
+  EXPECT_THAT(GateJUnit(result, TenPercent(), "base", "cand", kBase),
+              HasSubstr("name=\"all hosts  validity\""));
+  EXPECT_THAT(GateMarkdown(result, TenPercent(), "base", "cand"),
+              HasSubstr("| FAIL | seq-write | all hosts |  | validity |"));
+
+  // The baseline's own phase is valid: a passing check, so the verdict is visible either way.
+  GateResult again = Gate(candidate, baseline);
+  AddValidityChecks(baseline, &again);
+  EXPECT_EQ(again.invalid, 0u);
+  EXPECT_FALSE(again.checks.back().failed);
+  EXPECT_THAT(again.checks.back().reason, HasSubstr("run 1: valid: start spread"));
 }
 
 }  // namespace

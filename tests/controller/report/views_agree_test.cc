@@ -22,6 +22,7 @@ namespace stormark::controller {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
 
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -161,6 +162,70 @@ TEST(ViewsAgree, TheHtml) {
     }
     EXPECT_THAT(html, HasSubstr(e.note));
   }
+}
+
+// Two hosts, the second stopped until the first had finished: each host's figure stands, their
+// aggregate is no fleet's, and every view says so.
+RunRecord HostsThatNeverRanTogether() {
+  HostOutcome late = SucceededHost("late", 100);
+  late.result->set_start_unix_nanos(kBase + 5 * kSecond);
+  late.result->set_end_unix_nanos(kBase + 6 * kSecond);
+  return MakeRun("r20261201-230000-beef", {"early", "late"},
+                 {Phase(WritePlan(), {SucceededHost("early", 100), late})});
+}
+
+constexpr char kNeverTogether[] =
+    "late started 4.00 s after early had finished: the hosts never ran together";
+
+TEST(ViewsAgree, AnInvalidAggregateIsMarkedInEveryView) {
+  const RunRecord run = HostsThatNeverRanTogether();
+  const PhaseOutcome& phase = run.phases[0];
+
+  const std::string table = FormatPhaseTable(phase, Summarize(phase), 0, 1, 1);
+  EXPECT_THAT(table, HasSubstr(std::string("  validity: INVALID: ") + kNeverTogether)) << table;
+  EXPECT_TRUE(std::regex_search(table, std::regex(R"(\n  all hosts INVALID +33\.3 \*)"))) << table;
+
+  const nlohmann::json json = RunToJson(run);
+  const nlohmann::json& validity = json["phases"][0]["validity"];
+  EXPECT_EQ(validity["verdict"], "invalid") << validity.dump();
+  EXPECT_EQ(validity["why"], kNeverTogether);
+  EXPECT_EQ(validity["all_running"]["seconds"], 0.0);
+  EXPECT_TRUE(json["phases"][0]["all_hosts"]["invalid"].get<bool>());
+  EXPECT_EQ(json["phases"][0]["all_hosts"]["warnings"][0],
+            std::string("INVALID: ") + kNeverTogether);
+
+  const std::string csv = RunCsv(run);
+  EXPECT_THAT(csv, HasSubstr(std::string(",all hosts,,invalid,note,INVALID: ") + kNeverTogether));
+  EXPECT_THAT(csv, HasSubstr(",all hosts,,invalid,start_spread_limit,0.01,share,*"));
+
+  StoredRun stored;
+  stored.record = run;
+  stored.listing.run_id = run.run_id;
+  stored.listing.status = "completed";
+  stored.listing.planned_phases = stored.listing.recorded_phases = 1;
+  const std::string html = HtmlReport(stored);
+  EXPECT_THAT(html, HasSubstr("<td>all hosts <span class=\"status-invalid\">INVALID</span></td>"));
+  EXPECT_THAT(html, HasSubstr(std::string("<li class=\"error\">all hosts run 1: validity: "
+                                          "INVALID: ") +
+                              kNeverTogether));
+}
+
+TEST(ViewsAgree, AValidAggregateSaysSoWithItsWindow) {
+  const RunRecord run =
+      MakeRun("r20261201-230000-cafe", {"a", "b"},
+              {Phase(WritePlan(), {SucceededHost("a", 100), SucceededHost("b", 50)})});
+  const PhaseOutcome& phase = run.phases[0];
+  const std::string table = FormatPhaseTable(phase, Summarize(phase), 0, 1, 1);
+  EXPECT_THAT(table, HasSubstr("  validity: valid: start spread 0 ns +-100 us is 0.01% of the "
+                               "shortest host's 1.00 s (limit 1%)\n"
+                               "  all 2 hosts ran together for 1.00 s: 150 MiB/s, 150 ops/s in "
+                               "that window\n"))
+      << table;
+  EXPECT_THAT(table, Not(HasSubstr("INVALID")));
+  const nlohmann::json json = RunToJson(run);
+  EXPECT_EQ(json["phases"][0]["validity"]["verdict"], "valid");
+  EXPECT_DOUBLE_EQ(json["phases"][0]["validity"]["all_running"]["bytes_per_second"].get<double>(),
+                   150 * kMiB);
 }
 
 }  // namespace

@@ -370,7 +370,8 @@ TEST_F(ResultsStoreTest, EnvironmentAndLabelsAreStoredAndLabelTheRowsAgain) {
 // What schema 3 added, taken away again: the file stormark wrote at version 2.
 constexpr char kBackToVersion2[] =
     "DROP TABLE hook_failures; DROP TABLE hooks; DROP TABLE skipped_points; "
-    "ALTER TABLE runs DROP COLUMN stopped; PRAGMA user_version = 2";
+    "ALTER TABLE runs DROP COLUMN stopped; ALTER TABLE phases DROP COLUMN start_spread_limit; "
+    "PRAGMA user_version = 2";
 
 TEST_F(ResultsStoreTest, Version1FileIsUpgradedAndItsRunsStayReadable) {
   {
@@ -405,6 +406,34 @@ TEST_F(ResultsStoreTest, Version1FileIsUpgradedAndItsRunsStayReadable) {
   auto runs = ListRuns(**writer);
   ASSERT_TRUE(runs.ok());
   EXPECT_EQ(runs->size(), 2u);
+}
+
+TEST_F(ResultsStoreTest, EachPhaseKeepsItsStartSpreadLimitAndOldRunsGetTheDefault) {
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Write(*store, TwoHostRun("old"), kRunCompleted);
+    // The version 3 file an earlier stormark wrote: no limit column.
+    auto raw = sqlite::Database::Open(PathOf("results.db"), false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(
+        (*raw)
+            ->Exec("ALTER TABLE phases DROP COLUMN start_spread_limit; PRAGMA user_version = 3")
+            .ok());
+  }
+  auto writer = ResultsStore::Open(PathOf("results.db"));
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  auto old = LoadRun(**writer, "old");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_DOUBLE_EQ(old->record.phases[0].plan.start_spread_limit, 0.01);
+
+  RunRecord run = TwoHostRun("new");
+  run.phases[0].plan.start_spread_limit = 0.05;
+  Write(**writer, run, kRunCompleted);
+  auto loaded = LoadRun(**writer, "new");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_DOUBLE_EQ(loaded->record.phases[0].plan.start_spread_limit, 0.05);
+  EXPECT_DOUBLE_EQ(loaded->record.phases[1].plan.start_spread_limit, 0.01);  // The default.
 }
 
 TEST_F(ResultsStoreTest, Version2FileIsUpgradedAndTheHooksOfNewRunsAreKept) {

@@ -6,6 +6,7 @@
 #include "common/histogram.h"
 #include "controller/fleet/fleet.h"
 #include "controller/report/summary.h"
+#include "common/units.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -122,12 +123,12 @@ TEST(RandioTable, FailedVerificationStillListsItsMismatches) {
 }
 
 TEST(FormatIops, ThreeSignificantDigits) {
-  EXPECT_EQ(FormatIops(41234), "41.2k");
-  EXPECT_EQ(FormatIops(33000), "33.0k");
-  EXPECT_EQ(FormatIops(412345), "412k");
-  EXPECT_EQ(FormatIops(1234567), "1.23M");
-  EXPECT_EQ(FormatIops(812.4), "812");
-  EXPECT_EQ(FormatIops(12.34), "12.3");
+  EXPECT_EQ(common::FormatIops(41234), "41.2k");
+  EXPECT_EQ(common::FormatIops(33000), "33.0k");
+  EXPECT_EQ(common::FormatIops(412345), "412k");
+  EXPECT_EQ(common::FormatIops(1234567), "1.23M");
+  EXPECT_EQ(common::FormatIops(812.4), "812");
+  EXPECT_EQ(common::FormatIops(12.34), "12.3");
 }
 
 }  // namespace
