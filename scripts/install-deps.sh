@@ -61,6 +61,8 @@ test_packages=(
   # Tests of the user-space AoE initiator: an AoE target (vblade) behind a veth pair, and
   # frame loss on that veth (an nftables netdev rule; tc netem is not available everywhere).
   iproute2 nftables vblade
+  # Clock tests: libfaketime steps one agent's clock mid-run (tests/integration/validity_test.py).
+  faketime
   # Tests and benchmarks of network block targets: real NBD and iSCSI servers, their clients,
   # and the tools that make TLS certificates and PSK files for nbdkit.
   gnutls-bin libiscsi-bin libnbd-bin nbdkit tgt

@@ -18,4 +18,12 @@ ClockEstimate EstimateClock(const std::vector<ClockSample>& samples) {
   return best;
 }
 
+ClockEstimate BracketPhase(const ClockEstimate& before, const ClockEstimate& after) {
+  ClockEstimate phase = before;
+  phase.moved_nanos = after.offset_nanos - before.offset_nanos;
+  phase.uncertainty_nanos = std::max(before.uncertainty_nanos, after.uncertainty_nanos) +
+                            (phase.moved_nanos < 0 ? -phase.moved_nanos : phase.moved_nanos);
+  return phase;
+}
+
 }  // namespace stormark::controller

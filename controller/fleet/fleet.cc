@@ -31,6 +31,8 @@ void ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
 // Time between the start decision and the start instant: enough for the Run calls to reach
 // every agent, whose round trips were measured.
 constexpr int64_t kMinStartLeadNanos = 250'000'000;
+// Exchanges of the clock sync after a phase's end: a few, as the one before its Prepare has 8.
+constexpr int kPhaseEndSyncRounds = 3;
 // Each host's Run call leaves on its own thread and wakes its agent; with hundreds of hosts
 // on few cores (a test rig, or a busy controller) that takes time of its own.
 constexpr int64_t kStartLeadPerHostNanos = 2'000'000;
@@ -346,6 +348,14 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
   if (!host->error.empty() && !host->error.starts_with("aborted: --fail-fast") &&
       !host->error.starts_with("not run: ")) {
     HostFailed(i, host->error);
+  }
+  // The clock again, right after the end: the phase's start lies between this sync and the one
+  // before its Prepare, so how far the offset moved in between is part of its uncertainty.
+  if (host->result && host->result->start_unix_nanos() != 0 && host_error(i).empty()) {
+    const ClockEstimate before = host->clock;
+    if (clients_[i]->SyncClock(kPhaseEndSyncRounds).ok()) {
+      host->clock = BracketPhase(before, clients_[i]->clock());
+    }
   }
   // Cleanup, whatever happened; a lost agent removes its files itself.
   if (host_error(i).empty()) {

@@ -121,6 +121,7 @@ PhaseValidity JudgeValidity(const PhaseOutcome& outcome) {
         fmt::format("{} started {} after {} had finished: the hosts never ran together",
                     last.host->host, Duration(v.last_start - v.first_end), first_done.host->host);
   } else if (static_cast<double>(v.uncertainty_nanos) > allowed) {
+    v.clock_too_poor = true;
     v.why = fmt::format(
         "the clock estimate is good to +-{} only, more than {} of the shortest host's {}: too "
         "poor to say whether the hosts started together",
@@ -162,7 +163,7 @@ std::string ValidityLines(const PhaseValidity& v) {
         Duration(v.spread_nanos), Duration(v.uncertainty_nanos), Percent(v.share()),
         Duration(v.shortest_nanos), Percent(v.limit));
   }
-  if (v.window_nanos > 0) {
+  if (v.window_nanos > 0 && !v.clock_too_poor) {
     const double seconds = static_cast<double>(v.window_nanos) / 1e9;
     out += fmt::format("  all {} hosts ran together for {}: {}, {} ops/s in that window{}\n",
                        v.hosts, Duration(v.window_nanos),

@@ -55,6 +55,9 @@ struct PhaseValidity {
   // no interval series that accounts for all of its work.
   uint64_t window_bytes = 0, window_ops = 0;
   bool window_estimated = false;
+  // The verdict is INVALID because the clocks are too poor to say: the window is unknown too,
+  // and is not shown.
+  bool clock_too_poor = false;
 
   bool judged() const { return verdict != Verdict::kNotJudged; }
   bool invalid() const { return verdict == Verdict::kInvalid; }

@@ -283,14 +283,15 @@ class StormarkTestCase(unittest.TestCase):
         return path
 
     def start_agent(self, name="agent", timeout=20, extra_targets="", extra_config="",
-                    unix=False, preexec=None):
+                    unix=False, preexec=None, env=None):
         """Starts stormark-agent on 127.0.0.1:0 (or, with `unix`, on the socket BASE/agent.sock)
         with one target 'scratch' in a fresh directory (plus `extra_targets`, YAML lines
         indented under 'targets:', where "$BASE" stands for the agent's own temporary
         directory), and waits for its listening line. `extra_config` is appended to its
         agent.yaml. Plain-text TCP is for labs, and these tests are one: without tls in the
         config, a TCP agent gets --insecure. `preexec`, if given, runs in the child before the
-        agent is executed (to move it into a cgroup, say)."""
+        agent is executed (to move it into a cgroup, say). `env` adds variables to the agent's
+        environment."""
         base = self.make_dir(f"stormark-itest-{name}-")
         target_dir = os.path.join(base, "target")
         os.mkdir(target_dir)
@@ -304,12 +305,13 @@ class StormarkTestCase(unittest.TestCase):
             args = ["--listen", "127.0.0.1:0"] + insecure_unless_tls(read_text(config))
         agent = self.start_agent_process(args + ["--config", config],
                                          log_path, name=name, target_dir=target_dir,
-                                         preexec=preexec)
+                                         preexec=preexec, env=env)
         match = agent.wait_for_log(_LISTENING.pattern, timeout=timeout)
         agent.address = match.group(1)
         return agent
 
-    def start_agent_process(self, args, log_path, name="agent", target_dir=None, preexec=None):
+    def start_agent_process(self, args, log_path, name="agent", target_dir=None, preexec=None,
+                            env=None):
         """Starts `stormark-agent ARGS` with its output going to `log_path`; stopped (by PID)
         at cleanup. Returns its Agent, whose address is not known yet."""
         def before_exec():
@@ -319,7 +321,8 @@ class StormarkTestCase(unittest.TestCase):
         with open(log_path, "wb") as log:
             proc = subprocess.Popen([binary("stormark-agent")] + list(args),
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                    preexec_fn=before_exec)
+                                    preexec_fn=before_exec,
+                                    env=None if env is None else {**os.environ, **env})
         # Registered after the directory's cleanup, so it runs first: stop, then remove.
         self.addCleanup(_stop_process, proc)
         config = args[args.index("--config") + 1] if "--config" in args else None

@@ -11,11 +11,14 @@ the HTML report, and the CI gate fails on it although no figure is slower.
 import os
 import re
 import sys
+import time
+import unittest
 
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stormark_harness as h  # noqa: E402
 
+FAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
 RUN_ID = re.compile(r"run (r\d{8}-\d{6}-[0-9a-f]{4})")
 JOB = """[global]
 ioengine=psync
@@ -118,6 +121,56 @@ class ValidityTest(h.StormarkTestCase):
         back = self.run_stormark(["results", "--db", self.db, "compare", "--baseline", run,
                                   base_run, "--fail-if-slower", "50%", "--metric", "ops/s"])
         self.assertEqual(back.returncode, 0, back.describe())
+
+    @unittest.skipUnless(os.path.exists(FAKETIME), "needs libfaketime (apt-get install faketime)")
+    def test_a_clock_stepped_in_mid_phase_makes_that_phase_invalid(self):
+        """An NTP step on one host: libfaketime moves one agent's wall clock 5 s ahead while
+        the first of two phases runs (its monotonic clock, which times the phase, keeps going).
+        The controller's sync after the phase sees the offset moved, so that phase's clock
+        estimate is good to +-5 s only and its aggregate is INVALID; the second phase, synced
+        afresh, is valid, and the agent served both."""
+        offset_file = self.write_file(os.path.join(self.work, "faketime"), "+0\n")
+        stepped = self.start_agent("stepped", env={
+            "LD_PRELOAD": FAKETIME, "FAKETIME_TIMESTAMP_FILE": offset_file,
+            "FAKETIME_CACHE_DURATION": "1", "DONT_FAKE_MONOTONIC": "1"})
+        plan = self.write_file(os.path.join(self.work, "two.yaml"), (
+            "hosts:\n"
+            f"  - {{name: steady, address: \"{self.agents[0].address}\"}}\n"
+            f"  - {{name: stepped, address: \"{stepped.address}\"}}\n"
+            "phases:\n"
+            "  - {name: one, workload: randio, rw: randread, bs: 4k, size: 8M, runtime: 5s,\n"
+            "     time_based: true, rate_iops: 500}\n"
+            "  - {name: two, workload: randio, rw: randread, bs: 4k, size: 8M, runtime: 2s,\n"
+            "     time_based: true, rate_iops: 500}\n"))
+        json_path = os.path.join(self.work, "stepped.json")
+        controller = self.start_stormark(["run", "--plan", plan, "--db", self.db,
+                                          "--no-progress", "--json", json_path])
+        # Phase one has begun once its file is laid out; the step lands within its 5 s.
+        deadline = time.monotonic() + 60
+        while not os.listdir(stepped.target_dir):
+            self.assertLess(time.monotonic(), deadline, "phase one never began")
+            time.sleep(0.05)
+        time.sleep(1)
+        with open(offset_file, "w") as f:
+            f.write("+5\n")
+        result = controller.wait(timeout=120)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 0, result.describe())
+        one, two = self.load_json(json_path)["phases"]
+        self.assertEqual(one["validity"]["verdict"], "invalid", one["validity"])
+        self.assertTrue(one["validity"]["why"].startswith("the clock estimate is good to +-5."),
+                        one["validity"])
+        self.assertGreater(one["validity"]["clock_uncertainty_nanos"], 4_900_000_000)
+        self.assertRegex(result.stdout, r"validity: INVALID: the clock estimate is good to "
+                                        r"\+-5\.\d+ s only, more than 1% of the shortest host's "
+                                        r"5\.00 s: too poor to say")
+        self.assertEqual(two["validity"]["verdict"], "valid", two["validity"])
+        # The second phase's sync saw the new offset: the stepped agent is 5 s ahead.
+        offsets = {r["host"]: r["clock_offset_nanos"] for r in two["results"]}
+        self.assertAlmostEqual(offsets["stepped"] / 1e9, 5.0, delta=0.1)
+        for phase in (one, two):
+            for row in phase["results"]:
+                self.assertEqual(row["status"], "succeeded", row)
 
     def test_a_bad_limit_is_one_line_naming_the_plan_line(self):
         # The line of the value (the phase's map begins on the line above).

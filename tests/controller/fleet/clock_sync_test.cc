@@ -77,5 +77,22 @@ TEST(EstimateClock, NegativeRoundTripIsClampedToZero) {
   EXPECT_EQ(e.uncertainty_nanos, 0);
 }
 
+TEST(BracketPhase, TheOffsetBeforeWithTheMovementAddedToTheUncertainty) {
+  ClockEstimate before, after;
+  before.offset_nanos = 1'000'000;
+  before.uncertainty_nanos = 40'000;
+  before.rtt_nanos = 80'000;
+  after.offset_nanos = 1'250'000;  // The agent's clock gained 250 us during the phase.
+  after.uncertainty_nanos = 60'000;
+  const ClockEstimate phase = BracketPhase(before, after);
+  EXPECT_EQ(phase.offset_nanos, 1'000'000);
+  EXPECT_EQ(phase.rtt_nanos, 80'000);
+  EXPECT_EQ(phase.moved_nanos, 250'000);
+  EXPECT_EQ(phase.uncertainty_nanos, 60'000 + 250'000);
+  // A step back counts as much as one forward.
+  after.offset_nanos = -4'000'000'000;
+  EXPECT_EQ(BracketPhase(before, after).uncertainty_nanos, 60'000 + 4'001'000'000);
+}
+
 }  // namespace
 }  // namespace stormark::controller

@@ -122,6 +122,9 @@ TEST(JudgeValidity, AClockTooPoorToSayIsInvalidEvenWithNoMeasuredSpread) {
   EXPECT_EQ(v.verdict, PhaseValidity::Verdict::kInvalid);
   EXPECT_THAT(v.why, StartsWith("the clock estimate is good to +-30.0 ms only, more than 1% of "
                                 "the shortest host's 1.00 s: too poor to say"));
+  // Nor can it say when they all ran.
+  EXPECT_TRUE(v.clock_too_poor);
+  EXPECT_THAT(ValidityLines(v), Not(HasSubstr("ran together for")));
 }
 
 TEST(JudgeValidity, StartsAreComparedOnTheControllersClock) {
