@@ -185,10 +185,12 @@ void ReadDeviceQueue(dev_t dev, const SystemPaths& paths, stormark::v1::TargetIn
 
 bool Ext4WithoutJournal(const std::string& device, const SystemPaths& paths) {
   if (!device.starts_with("/dev/") || device.size() <= 5) return false;
-  // jbd2 names a journal after the kernel's name of the device: /dev/mapper/vg-lv is dm-0.
+  // jbd2 names a journal after the kernel's name of the device: /dev/mapper/vg-lv is dm-0, and a
+  // name the kernel gives with a '!' lives under a folder of /dev: etherd!e1.1 is /dev/etherd/e1.1.
   char real[PATH_MAX];
   const std::string resolved = realpath(device.c_str(), real) != nullptr ? real : device;
-  const std::string name = resolved.substr(resolved.rfind('/') + 1);
+  std::string name = resolved.substr(5);
+  std::replace(name.begin(), name.end(), '/', '!');
   DIR* dir = opendir(paths.proc_fs_jbd2.c_str());
   if (dir == nullptr) return true;  // No journal at all on this host.
   bool found = false;

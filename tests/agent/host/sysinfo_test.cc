@@ -100,6 +100,10 @@ TEST_F(ReadTargetFactsTest, Ext4WithoutAJournalIsTheOneWithoutAJbd2Entry) {
   EXPECT_FALSE(Ext4WithoutJournal("/dev/vda1", paths));
   EXPECT_TRUE(Ext4WithoutJournal("/dev/vda", paths));  // vda1's journal is not vda's.
   EXPECT_TRUE(Ext4WithoutJournal("/dev/vdb1", paths));
+  // The kernel names an AoE disk etherd!e1.1 (its node is /dev/etherd/e1.1), and so does jbd2.
+  ASSERT_EQ(mkdir((paths.proc_fs_jbd2 + "/etherd!e1.1-8").c_str(), 0755), 0);
+  EXPECT_FALSE(Ext4WithoutJournal("/dev/etherd/e1.1", paths));
+  EXPECT_TRUE(Ext4WithoutJournal("/dev/etherd/e1.2", paths));
   EXPECT_FALSE(Ext4WithoutJournal("", paths));  // No device: nothing to say.
   EXPECT_FALSE(Ext4WithoutJournal("server:/export", paths));
   paths.proc_fs_jbd2 = dir() + "/none";  // jbd2 not loaded: no journals.
