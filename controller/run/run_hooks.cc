@@ -14,6 +14,10 @@ using common::StrCat;
 bool RunHooks(Fleet& fleet, const std::vector<std::string>& lines, const SweepPoint& point,
               const char* what, const std::function<std::string()>& next_id, std::FILE* out,
               RunRecord* run, bool teardown) {
+  // A setup stops at its first failed line: what follows builds on it. A teardown runs every
+  // line: an `umount` of a filesystem a failed setup never mounted must not keep `mdadm --stop`
+  // from freeing the disks for the next point.
+  bool all_ok = true, last_ok = true;
   for (size_t i = 0; i < lines.size() && (teardown || !fleet.halted()); ++i) {
     PhasePlan plan;
     plan.name = StrCat(what, "-", i + 1);
@@ -46,10 +50,13 @@ bool RunHooks(Fleet& fleet, const std::vector<std::string>& lines, const SweepPo
     std::fflush(out);
     const bool ok = hook.ok();
     run->hooks.push_back(std::move(hook));
-    if (!ok) return false;
+    all_ok = all_ok && ok;
+    last_ok = ok;
+    if (!ok && !teardown) return false;
   }
-  if (!lines.empty()) std::fputs("\n", out);
-  return true;
+  // As `results show` prints them: a blank line after the hooks, unless the last one failed.
+  if (!lines.empty() && last_ok) std::fputs("\n", out);
+  return all_ok;
 }
 
 }  // namespace stormark::controller

@@ -15,7 +15,8 @@
 namespace stormark::controller {
 
 // Runs each hook line on every usable host at once, in order, stopping at the first line
-// that fails anywhere. Prints one line per hook. Returns whether all succeeded.
+// that fails anywhere; a teardown runs every line, even past a failed one. Prints one line per
+// hook. Returns whether all succeeded.
 // `point`'s values replace {name} in the lines, which must expand (the plan's checks made
 // sure); `what` ("setup" or "teardown") names the hooks' phases with their 1-based position,
 // and `next_id` gives each its phase id. Setup hooks stop early, successfully, when the fleet

@@ -163,6 +163,43 @@ phases:
         self.assertEqual(show.stdout[show.stdout.index("Sweep point 1/3: "):][:end - start],
                          out[start:end])
 
+    def test_a_teardown_runs_every_line_past_a_failed_one(self):
+        # As the RAID sweep's does: an `umount` that fails must not keep the `mdadm --stop`
+        # after it from freeing the disks for the next point.
+        agent = self.start_agent("teardown", extra_config="commands: {enabled: true}\n")
+        marks = self.make_dir()
+        os.chmod(marks, 0o777)  # The hooks run as 'nobody'.
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), f"""
+hosts:
+  - {{name: left, address: "{agent.address}"}}
+sweep:
+  n: [1, 2]
+teardown:
+  - echo "not mounted" >&2; exit 4
+  - touch {marks}/stopped-{{n}}
+phases:
+  - {{name: write, workload: stream, rw: write, size: 1M, bs: 64k}}
+""")
+        work = self.make_dir()
+        json_path = os.path.join(work, "out.json")
+        db = os.path.join(work, "results.db")
+        result = self.run_stormark(["run", "--plan", plan, "--json", json_path, "--db", db,
+                                    "--no-progress"], timeout=120)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 1, result.describe())
+        self.assertEqual(sorted(os.listdir(marks)), ["stopped-1", "stopped-2"], result.stdout)
+        report = self.load_json(json_path)
+        self.assertEqual([(hk["what"], hk["ok"]) for hk in report["hooks"]],
+                         [("teardown", False), ("teardown", True)] * 2, report["hooks"])
+        self.assertEqual(len(report["phases"]), 2)
+        self.assertIn("command exited with status 4: not mounted", result.stdout)
+        show = self.run_stormark(["results", "show", "latest", "--db", db])
+        self.assertEqual(show.returncode, 0, show.describe())
+        start = result.stdout.index("Sweep point 1/2: ")
+        end = result.stdout.index("touch", result.stdout.index("Sweep point 2/2: "))
+        self.assertEqual(show.stdout[show.stdout.index("Sweep point 1/2: "):][:end - start],
+                         result.stdout[start:end])
+
 
 if __name__ == "__main__":
     h.main()
