@@ -207,6 +207,14 @@ int Main(int argc, char** argv) {
       ->expected(1);
   show_cmd->add_option("--baseline", results.baseline,
                        "also compare every host with this one (ratios)");
+  for (auto [cmd, all, by] : {std::tuple{run_cmd, &run.all_hosts, &run.group_by},
+                              std::tuple{show_cmd, &results.all_hosts, &results.group_by}}) {
+    cmd->add_flag("--all-hosts", *all,
+                  "a table row per host, however many (past 32 hosts the tables show groups)");
+    cmd->add_option("--group-by", *by,
+                    "how a table of more than 32 hosts groups them: via (how the storage is "
+                    "reached, and the target; the default), target, or label:KEY");
+  }
   CLI::App* compare_cmd = results_cmd->add_subcommand(
       "compare",
       "two runs side by side: each figure in A and B, the ratio, and the noise; with "

@@ -219,7 +219,7 @@ bool RowDiffers(size_t i, const std::vector<Environment>& rows,
 
 std::string FormatDiffers(const std::vector<std::string>& names,
                           const std::vector<Environment>& rows,
-                          const std::vector<std::string>& keys) {
+                          const std::vector<std::string>& keys, size_t max_names) {
   if (keys.empty()) return "";
   std::string out = "differs:";
   for (size_t k = 0; k < keys.size(); ++k) {
@@ -232,21 +232,25 @@ std::string FormatDiffers(const std::vector<std::string>& names,
                               i < names.size() ? names[i] : StrCat("row ", i + 1), v ? *v : "?");
       }
     } else {
-      std::vector<std::pair<std::string, std::string>> groups;  // value -> row names
+      std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // value -> rows
       for (size_t i = 0; i < rows.size(); ++i) {
         const std::string* v = Find(rows[i], key);
         const std::string value = v ? *v : "?";
         auto it = std::find_if(groups.begin(), groups.end(),
                                [&](const auto& g) { return g.first == value; });
         if (it == groups.end()) {
-          groups.emplace_back(value, "");
+          groups.emplace_back(value, std::vector<std::string>{});
           it = groups.end() - 1;
         }
-        it->second += StrCat(it->second.empty() ? "" : ", ",
-                             i < names.size() ? names[i] : StrCat("row ", i + 1));
+        it->second.push_back(i < names.size() ? names[i] : StrCat("row ", i + 1));
       }
       for (const auto& [value, who] : groups) {
-        values += fmt::format("{}{}: {}", values.empty() ? "" : "; ", value, who);
+        std::string list;
+        for (size_t n = 0; n < who.size() && n < max_names; ++n) {
+          list += StrCat(n == 0 ? "" : ", ", who[n]);
+        }
+        if (who.size() > max_names) list += fmt::format(" and {} more", who.size() - max_names);
+        values += fmt::format("{}{}: {}", values.empty() ? "" : "; ", value, list);
       }
     }
     out += fmt::format("{} {} ({})", k == 0 ? "" : ";", key, values);
@@ -286,7 +290,8 @@ void LabelTransports(const std::vector<AgentRecord>& agents, PhaseOutcome* outco
   }
 }
 
-std::string FormatEnvironmentNotes(const std::vector<AgentRecord>& agents) {
+std::string FormatEnvironmentNotes(const std::vector<AgentRecord>& agents, bool collapsed) {
+  const size_t max_names = collapsed ? 3 : SIZE_MAX;
   std::string out;
   std::vector<std::string> hosts;
   std::vector<Environment> host_envs;
@@ -320,7 +325,8 @@ std::string FormatEnvironmentNotes(const std::vector<AgentRecord>& agents) {
   if (out.empty()) return "";
   std::string differs;
   if (const auto keys = DifferingKeys(host_envs); !keys.empty()) {
-    differs += fmt::format("  {} hosts {}\n", kDiffersMark, FormatDiffers(hosts, host_envs, keys));
+    differs += fmt::format("  {} hosts {}\n", kDiffersMark,
+                           FormatDiffers(hosts, host_envs, keys, max_names));
   }
   for (const auto& [name, rows] : targets) {
     if (rows.size() < 2) continue;
@@ -331,9 +337,16 @@ std::string FormatEnvironmentNotes(const std::vector<AgentRecord>& agents) {
       envs.push_back(env);
     }
     if (const auto keys = DifferingKeys(envs); !keys.empty()) {
-      differs +=
-          fmt::format("  {} target {} {}\n", kDiffersMark, name, FormatDiffers(names, envs, keys));
+      differs += fmt::format("  {} target {} {}\n", kDiffersMark, name,
+                             FormatDiffers(names, envs, keys, max_names));
     }
+  }
+  if (collapsed) {
+    // A line per host, times thousands, hides what differs: that alone is shown.
+    out = fmt::format(
+        "  {} hosts reported their facts; --all-hosts prints each host's, and the "
+        "JSON report keeps them\n",
+        hosts.size());
   }
   return "Environment\n" + out + differs;
 }

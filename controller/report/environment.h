@@ -9,6 +9,7 @@
 #ifndef STORMARK_CONTROLLER_REPORT_ENVIRONMENT_H_
 #define STORMARK_CONTROLLER_REPORT_ENVIRONMENT_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -46,9 +47,10 @@ bool RowDiffers(size_t i, const std::vector<Environment>& rows,
 // "differs: scheduler (a: mq-deadline, b: none); read_ahead_kb (a: 128, b: 4096)", rows named
 // by `names`. With more than four rows, each value lists its rows instead ("read_ahead_kb
 // (128: a, b, c; 4096: d)"). "" when `keys` is empty.
+// `max_names` caps the rows named per value ("128: a, b, c and 997 more").
 std::string FormatDiffers(const std::vector<std::string>& names,
                           const std::vector<Environment>& rows,
-                          const std::vector<std::string>& keys);
+                          const std::vector<std::string>& keys, size_t max_names = SIZE_MAX);
 
 // "aoe" -> "AoE", "iscsi" -> "iSCSI", "nbd" -> "NBD", "fc" -> "FC", "usb" -> "USB": a
 // transport label as a user writes it, in the spelling the reports use; others unchanged.
@@ -64,7 +66,9 @@ void LabelTransports(const std::vector<AgentRecord>& agents, PhaseOutcome* outco
 // automatically: one line per host (kernel, CPU, RAM, governor, vm.dirty_*), one per target
 // (transport, device and model, queue settings, filesystem and mount options), then what
 // differs between the hosts. "" when no agent reported facts.
-std::string FormatEnvironmentNotes(const std::vector<AgentRecord>& agents);
+// `collapsed` (a fleet past the tables' collapse threshold, host_groups.h) leaves out the lines
+// per host and target, keeping what differs, with at most three hosts named per value.
+std::string FormatEnvironmentNotes(const std::vector<AgentRecord>& agents, bool collapsed = false);
 
 }  // namespace stormark::controller
 

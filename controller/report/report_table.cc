@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "controller/report/environment.h"
+#include "controller/report/host_groups.h"
 #include "controller/workloads/workload_kinds.h"
 #include "controller/report/text_table.h"
 #include "fmt/format.h"
@@ -117,12 +118,12 @@ std::string CacheLine(const PhaseOutcome& outcome) {
 
 // The device settings in force, when the phase asked for any: "read_ahead_kb 4096 (was
 // 128)", per host when the hosts differ.
-std::string TuningLine(const PhaseOutcome& outcome) {
+std::string TuningLine(const PhaseOutcome& outcome, bool collapsed) {
   if (outcome.plan.spec.tuning().empty()) return "";
-  std::string out;
   std::string first;
   bool same = true;
   std::string lines;
+  std::vector<std::pair<std::string, std::string>> texts;
   for (const HostOutcome& host : outcome.hosts) {
     if (!host.result || host.result->tuning().empty()) continue;
     std::string text;
@@ -139,19 +140,22 @@ std::string TuningLine(const PhaseOutcome& outcome) {
     if (first.empty()) first = text;
     same = same && text == first;
     lines += fmt::format("  tuning on {}: {}\n", host.host, text);
+    texts.emplace_back(host.host, text);
   }
   if (first.empty()) return "";
-  return same ? fmt::format("  tuning: {}; restored afterwards\n", first) : lines;
+  if (same) return fmt::format("  tuning: {}; restored afterwards\n", first);
+  return collapsed ? GroupedLines("tuning on", texts) : lines;
 }
 
 // The memory cgroup each host ran the phase in, when the phase set memory_limit: "memory
 // limit: 64 MiB (cgroup v1) on every host", per host when they differ, and "not applied" where
 // an agent ran it without (its note says why).
-std::string MemoryLimitLine(const PhaseOutcome& outcome) {
+std::string MemoryLimitLine(const PhaseOutcome& outcome, bool collapsed) {
   if (outcome.plan.spec.memory_limit_bytes() == 0) return "";
   std::string first;
   bool same = true;
   std::string lines;
+  std::vector<std::pair<std::string, std::string>> texts;
   for (const HostOutcome& host : outcome.hosts) {
     if (!host.result) continue;
     const auto& env = host.result->host_environment();
@@ -167,14 +171,59 @@ std::string MemoryLimitLine(const PhaseOutcome& outcome) {
     if (lines.empty()) first = text;
     same = same && text == first;
     lines += fmt::format("  memory limit on {}: {}\n", host.host, text);
+    texts.emplace_back(host.host, text);
   }
   if (lines.empty()) return "";
-  return same ? fmt::format("  memory limit: {}, the page cache held to it\n", first) : lines;
+  if (same) return fmt::format("  memory limit: {}, the page cache held to it\n", first);
+  return collapsed ? GroupedLines("memory limit on", texts) : lines;
+}
+
+// The same across many hosts: each counter's range over the hosts that reported it,
+// "  device on 36 hosts: aoe.retransmits 0-12, aoe.srtt_us 40.1-48.2".
+std::string DeviceStatsRanges(const PhaseOutcome& outcome) {
+  struct Range {
+    double min = 0, max = 0;
+    std::string min_text, max_text;
+    bool numeric = true;
+    size_t hosts = 0;
+  };
+  std::map<std::string, Range> ranges;
+  size_t hosts = 0;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (!host.result || host.result->device_stats().empty()) continue;
+    ++hosts;
+    for (const auto& [key, text] : host.result->device_stats()) {
+      Range& r = ranges[key];
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      const bool numeric = !text.empty() && end != nullptr && *end == '\0';
+      r.numeric = r.numeric && numeric;
+      if (numeric && (r.hosts == 0 || v < r.min)) {
+        r.min = v;
+        r.min_text = text;
+      }
+      if (numeric && (r.hosts == 0 || v > r.max)) {
+        r.max = v;
+        r.max_text = text;
+      }
+      ++r.hosts;
+    }
+  }
+  if (hosts == 0) return "";
+  std::string text;
+  for (const auto& [key, r] : ranges) {
+    const std::string value = !r.numeric                 ? std::string("(differs by host)")
+                              : r.min_text == r.max_text ? r.min_text
+                                                         : StrCat(r.min_text, "-", r.max_text);
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", key, value);
+  }
+  return fmt::format("  device on {} host{}: {}\n", hosts, hosts == 1 ? "" : "s", text);
 }
 
 // What each host's device counted during the phase (a network initiator's retransmissions,
 // timeouts, RTT): "  device on HOST: aoe.retransmits 12, aoe.srtt_us 48.2".
-std::string DeviceStatsLines(const PhaseOutcome& outcome) {
+std::string DeviceStatsLines(const PhaseOutcome& outcome, bool collapsed) {
+  if (collapsed) return DeviceStatsRanges(outcome);
   std::string lines;
   for (const HostOutcome& host : outcome.hosts) {
     if (!host.result || host.result->device_stats().empty()) continue;
@@ -200,15 +249,105 @@ std::string ViaLine(const PhaseSummary& summary) {
   return fmt::format("  via: {}\n", hosts);
 }
 
+// The notes beneath a group table: each text once, with the hosts it is about.
+std::string CollapsedNotes(const PhaseOutcome& outcome, const PhaseSummary& summary) {
+  std::vector<std::string> names;
+  std::vector<Environment> envs;
+  for (const HostOutcome& host : outcome.hosts) {
+    names.push_back(host.host);
+    envs.push_back(RowEnvironment(host, nullptr));
+  }
+  std::string notes;
+  if (const std::vector<std::string> differing = DifferingKeys(envs); !differing.empty()) {
+    notes += fmt::format("  {} {}\n", kDiffersMark, FormatDiffers(names, envs, differing, 3));
+  }
+  std::vector<std::pair<std::string, std::string>> transport, warnings, partial, errors;
+  for (const HostOutcome& host : outcome.hosts) {
+    if (!host.transport_note.empty()) transport.emplace_back(host.host, host.transport_note);
+  }
+  for (const RowSummary& row : summary.rows) {
+    for (const auto& w : row.warnings) warnings.emplace_back(row.host, w);
+    if (IsPartial(row)) partial.emplace_back(row.host, PartialNote(row));
+    if (!row.error.empty()) errors.emplace_back(row.host, WithoutHost(row.host, row.error));
+  }
+  notes += GroupedLines(kDiffersMark, transport);
+  notes += GroupedLines("*", warnings);
+  notes += GroupedLines("~", partial);
+  notes += GroupedLines("x", errors);
+  return notes.empty() ? "" : "\n" + notes;
+}
+
 std::string MachineCell(const stormark::v1::AgentInfo& info) {
   return fmt::format("{}, {}, {} x {}, {} RAM", info.hostname(), info.kernel(), info.cpu_count(),
                      info.cpu_model().empty() ? "CPU" : info.cpu_model(),
                      common::FormatBytes(info.ram_bytes()));
 }
 
+// "scratch (ext4, 9.8 GiB free), nvme (block /dev/nvme0n1, 1.0 TiB, disposable)"; without
+// `sizes`, no figure that differs from host to host (free space), so that hosts group.
+std::string TargetsCell(const stormark::v1::AgentInfo& info, bool sizes) {
+  std::string targets;
+  for (const auto& t : info.targets()) {
+    std::string what;
+    if (t.kind() == "null") {
+      what = "null device";
+    } else if (t.kind() == "block" || t.kind() == "aoe") {
+      const std::string where = t.kind() == "aoe"            ? t.path()
+                                : t.block_kind() == "device" ? t.path()
+                                                             : t.block_kind();
+      what = common::StrCat(t.kind() == "aoe" ? "" : "block ", where, ", ",
+                            common::FormatBytes(t.size_bytes()),
+                            t.disposable() ? ", disposable" : ", read-only");
+    } else if (t.kind() == "nbd" || t.kind() == "iscsi") {
+      what = common::StrCat(
+          t.transport(), " ", t.path(), ", ",
+          t.size_bytes() != 0 ? common::FormatBytes(t.size_bytes()) : std::string("not reached"),
+          t.disposable() ? ", disposable" : ", read-only");
+    } else {
+      what = common::StrCat(
+          t.filesystem().empty() ? "?" : t.filesystem(),
+          sizes ? common::StrCat(", ", common::FormatBytes(t.free_bytes()), " free") : "");
+    }
+    targets += common::StrCat(targets.empty() ? "" : ", ", t.name(), " (", what, ")");
+  }
+  return targets;
+}
+
+// The agents of a large fleet: how many answered, the machines and targets grouped by what
+// they are, and the range of the clock offsets.
+std::string AgentGroups(const std::vector<AgentRecord>& agents) {
+  std::vector<std::string> unavailable;
+  std::vector<std::pair<std::string, std::string>> machines;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const AgentRecord& agent : agents) {
+    if (!agent.error.empty()) {
+      unavailable.push_back(agent.host);
+      continue;
+    }
+    stormark::v1::AgentInfo info = agent.info;
+    info.clear_hostname();
+    machines.emplace_back(agent.host, common::StrCat(MachineCell(info).substr(2), "; targets ",
+                                                     TargetsCell(agent.info, false)));
+    lo = std::min(lo, agent.clock.offset_nanos);
+    hi = std::max(hi, agent.clock.offset_nanos);
+  }
+  std::string out = fmt::format("  {} agents: {} answering", agents.size(), machines.size());
+  if (!unavailable.empty()) {
+    out += fmt::format(", {} UNAVAILABLE ({})", unavailable.size(), NameList(unavailable, 8));
+  }
+  out += "\n" + GroupedLines("machine of", machines, 8);
+  if (!machines.empty()) {
+    out += fmt::format("  clock offsets {:+.3f} ms to {:+.3f} ms\n", static_cast<double>(lo) / 1e6,
+                       static_cast<double>(hi) / 1e6);
+  }
+  out += "  --all-hosts prints a row per agent\n";
+  return out;
+}
+
 }  // namespace
 
-std::string FormatAgentsTable(const std::vector<AgentRecord>& agents) {
+std::string FormatAgentsTable(const std::vector<AgentRecord>& agents, const TableView& view) {
+  if (Collapses(view, agents.size())) return AgentGroups(agents);
   TextTable table;
   table.AddColumn("host", Align::kLeft);
   table.AddColumn("machine", Align::kLeft);
@@ -219,32 +358,9 @@ std::string FormatAgentsTable(const std::vector<AgentRecord>& agents) {
       table.AddRow({agent.host, "UNAVAILABLE", "", ""});
       continue;
     }
-    std::string targets;
-    for (const auto& t : agent.info.targets()) {
-      std::string what;
-      if (t.kind() == "null") {
-        what = "null device";
-      } else if (t.kind() == "block" || t.kind() == "aoe") {
-        const std::string where = t.kind() == "aoe"            ? t.path()
-                                  : t.block_kind() == "device" ? t.path()
-                                                               : t.block_kind();
-        what = common::StrCat(t.kind() == "aoe" ? "" : "block ", where, ", ",
-                              common::FormatBytes(t.size_bytes()),
-                              t.disposable() ? ", disposable" : ", read-only");
-      } else if (t.kind() == "nbd" || t.kind() == "iscsi") {
-        what = common::StrCat(
-            t.transport(), " ", t.path(), ", ",
-            t.size_bytes() != 0 ? common::FormatBytes(t.size_bytes()) : std::string("not reached"),
-            t.disposable() ? ", disposable" : ", read-only");
-      } else {
-        what = common::StrCat(t.filesystem().empty() ? "?" : t.filesystem(), ", ",
-                              common::FormatBytes(t.free_bytes()), " free");
-      }
-      targets += common::StrCat(targets.empty() ? "" : ", ", t.name(), " (", what, ")");
-    }
     const double offset_ms = static_cast<double>(agent.clock.offset_nanos) / 1e6;
-    table.AddRow(
-        {agent.host, MachineCell(agent.info), targets, fmt::format("{:+.3f} ms", offset_ms)});
+    table.AddRow({agent.host, MachineCell(agent.info), TargetsCell(agent.info, true),
+                  fmt::format("{:+.3f} ms", offset_ms)});
   }
   return table.Render("  ");
 }
@@ -259,7 +375,8 @@ std::string PhasePlace(const PhaseOutcome& outcome, int repeat) {
 }
 
 std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary, size_t index,
-                             size_t count, int repeat) {
+                             size_t count, int repeat, const TableView& view) {
+  const bool collapsed = Collapses(view, summary.rows.size());
   std::string out = fmt::format("Phase {}/{}  {}: {}\n", index + 1, count,
                                 PhasePlace(outcome, repeat), outcome.plan.Describe());
   const WorkloadKind* kind = KindOf(outcome.plan.spec);
@@ -286,12 +403,13 @@ std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& su
   }
   out += ValidityLines(summary.validity);
   out += CacheLine(outcome);
-  out += TuningLine(outcome);
-  out += MemoryLimitLine(outcome);
-  out += DeviceStatsLines(outcome);
+  out += TuningLine(outcome, collapsed);
+  out += MemoryLimitLine(outcome, collapsed);
+  out += DeviceStatsLines(outcome, collapsed);
   const bool via_column = kind == nullptr || kind->table == nullptr || kind->table_shows_via;
-  if (!via_column) out += ViaLine(summary);
+  if (!via_column && !collapsed) out += ViaLine(summary);
   out += "\n";
+  if (collapsed) return out + GroupTable(outcome, summary, view) + CollapsedNotes(outcome, summary);
 
   // The rows whose settings differ from the first row's carry the mark beside their host.
   std::vector<std::string> names;

@@ -10,6 +10,7 @@
 
 #include "controller/fleet/fleet.h"
 #include "controller/run/run_record.h"
+#include "controller/report/host_groups.h"
 #include "controller/report/summary.h"
 
 namespace stormark::controller {
@@ -19,12 +20,16 @@ namespace stormark::controller {
 std::string PhasePlace(const PhaseOutcome& outcome, int repeat);
 
 // `index` and `count` number the phase within the run ("Phase 1/2"); with `repeat` over
-// 1, the header says which repetition this is, and it names the sweep point, if any.
+// 1, the header says which repetition this is, and it names the sweep point, if any. Past
+// view.collapse_above hosts, and without view.all_hosts, the rows are groups of hosts
+// (host_groups.h).
 std::string FormatPhaseTable(const PhaseOutcome& outcome, const PhaseSummary& summary, size_t index,
-                             size_t count, int repeat = 1);
+                             size_t count, int repeat = 1, const TableView& view = {});
 
 // The agents of a run: machine, targets and clock offset per host, or UNAVAILABLE.
-std::string FormatAgentsTable(const std::vector<AgentRecord>& agents);
+// Past view.collapse_above agents, and without view.all_hosts, a summary: how many answered,
+// their machines and targets grouped, the range of clock offsets.
+std::string FormatAgentsTable(const std::vector<AgentRecord>& agents, const TableView& view = {});
 
 }  // namespace stormark::controller
 

@@ -79,10 +79,14 @@ int ResultsList(const ResultsOptions& options, std::FILE* out, std::FILE* err) {
 
 int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE* out,
                 std::FILE* err) {
+  if (!options.group_by.empty()) {
+    if (Status s = CheckGroupBy(options.group_by); !s.ok()) return Fail(s, err);
+  }
   auto store = OpenStore(options);
   if (!store.ok()) return Fail(store.status(), err);
   auto run = LoadNamedRun(**store, ref);
   if (!run.ok()) return Fail(run.status(), err);
+  const TableView view = MakeTableView(options.all_hosts, options.group_by, run->record.agents);
   std::string baseline;
   if (!options.baseline.empty()) {
     auto table = FormatBaselineTables(run->record, options.baseline);
@@ -99,8 +103,10 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
                  "phases were recorded\n",
                  listing.recorded_phases, listing.planned_phases);
   }
-  std::fputs(FormatAgentsTable(run->record.agents).c_str(), out);
-  if (const std::string notes = FormatEnvironmentNotes(run->record.agents); !notes.empty()) {
+  std::fputs(FormatAgentsTable(run->record.agents, view).c_str(), out);
+  if (const std::string notes =
+          FormatEnvironmentNotes(run->record.agents, Collapses(view, run->record.agents.size()));
+      !notes.empty()) {
     std::fprintf(out, "\n%s", notes.c_str());
   }
   std::fputs("\n", out);
@@ -170,7 +176,7 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
     events_before(p);
     const PhaseOutcome& phase = phases[p];
     enter(DescribeSweepPoint(phase.plan.sweep_point));
-    std::fputs(FormatPhaseTable(phase, Summarize(phase), p, count, repeat).c_str(), out);
+    std::fputs(FormatPhaseTable(phase, Summarize(phase), p, count, repeat, view).c_str(), out);
     std::fputs("\n", out);
   }
   events_before(SIZE_MAX);

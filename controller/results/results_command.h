@@ -19,6 +19,9 @@ struct ResultsOptions {
   std::string db_path;
   // show: --baseline HOST, also print the comparison with that host.
   std::string baseline;
+  // show: --all-hosts and --group-by, as for run (host_groups.h).
+  bool all_hosts = false;
+  std::string group_by;
 };
 
 struct CompareOptions {

@@ -127,6 +127,9 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     }
   }
 
+  if (!options.group_by.empty()) {
+    if (Status s = CheckGroupBy(options.group_by); !s.ok()) return fail_input(s);
+  }
   if (!options.baseline.empty()) {
     bool known = embedded && options.baseline == "local";
     for (const auto& client : clients) known = known || client->host() == options.baseline;
@@ -189,8 +192,11 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     run.agents.push_back(std::move(record));
     if (connected[i].ok()) ++usable;
   }
-  std::fputs(FormatAgentsTable(run.agents).c_str(), out);
-  if (const std::string notes = FormatEnvironmentNotes(run.agents); !notes.empty()) {
+  const TableView view = MakeTableView(options.all_hosts, options.group_by, run.agents);
+  std::fputs(FormatAgentsTable(run.agents, view).c_str(), out);
+  if (const std::string notes =
+          FormatEnvironmentNotes(run.agents, Collapses(view, run.agents.size()));
+      !notes.empty()) {
     std::fprintf(out, "\n%s", notes.c_str());
   }
   // A fio job file that differs by host: each host's own values, now that every host and its
@@ -292,7 +298,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
         LabelTransports(run.agents, &outcome);
         journal.Phase(run.run_id, done, outcome);
         const PhaseSummary summary = Summarize(outcome);
-        std::fputs(FormatPhaseTable(outcome, summary, done++, total, plan.repeat).c_str(), out);
+        std::fputs(FormatPhaseTable(outcome, summary, done++, total, plan.repeat, view).c_str(),
+                   out);
         std::fputs("\n", out);
         std::fflush(out);
         if (summary.failed > 0) any_failed = true;

@@ -59,6 +59,10 @@ struct RunOptions {
   std::string label;
   // --baseline HOST: after the phases, the comparison table against this host's figures.
   std::string baseline;
+  // --all-hosts: a table row per host however many; --group-by: how a phase of more hosts
+  // than that groups them (host_groups.h).
+  bool all_hosts = false;
+  std::string group_by;
   // --dir PATH: the directory the embedded agent benchmarks.
   std::string dir;
   // --progress / --no-progress; unset means "when stdout is a terminal".

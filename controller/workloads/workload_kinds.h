@@ -62,6 +62,9 @@ struct WorkloadKind {
   // Whether its result table shows each row's transport itself (a "via" column), so that the
   // phase's header need not say it.
   bool table_shows_via = false;
+  // Whether its headline figure is operations per second (random I/O, PostMark's file
+  // operations) rather than MiB/s: the table of a large fleet (host_groups.h) spreads that one.
+  bool ops_figure = false;
   // Whether the phase's total bytes and operations mix tests of different kinds (bonnie's
   // block writes, seeks and file creates), so that a throughput or latency over all of them
   // means nothing: reports show only its own table.

@@ -3,6 +3,7 @@ targets at one instant. The run completes on every agent within a bounded time a
 skew is reported. The full-size measurement is bench/scale.py (200 agents)."""
 
 import os
+import re
 import resource
 import sys
 import unittest
@@ -21,10 +22,12 @@ class ScaleTest(h.StormarkTestCase):
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(soft, 4096), hard), hard))
         agents = [self.start_agent(f"s{i}", extra_targets="  sink: {null: true}\n")
                   for i in range(AGENTS)]
-        json_path = os.path.join(self.make_dir(), "out.json")
+        work = self.make_dir()
+        json_path = os.path.join(work, "out.json")
+        db = os.path.join(work, "results.db")
         args = ["run", "--workload", "randio", "--target", "sink", "--set", "rw=randread",
                 "--set", "rate_iops=200", "--set", "runtime=2s", "--set", "time_based=true",
-                "--json", json_path,
+                "--json", json_path, "--db", db,
                 "--no-progress"]
         for agent in agents:
             args += ["--agent", agent.address]
@@ -44,6 +47,34 @@ class ScaleTest(h.StormarkTestCase):
         # Every agent started within a second of the common instant, even on a busy machine.
         self.assertLess(lates[-1], 1_000_000_000, lates)
         self.assertEqual(len([l for l in result.stdout.splitlines() if l.startswith("  x ")]), 0)
+        if os.environ.get("STORMARK_SHOW_OUTPUT"):
+            print(result.stdout, file=sys.stderr)
+
+        # Past 32 hosts the tables are groups: the agents in a few lines, the phase a row per
+        # group with the hosts' spread; the JSON above kept every host.
+        out = result.stdout
+        self.assertIn(f"  {AGENTS} agents: {AGENTS} answering\n", out)
+        self.assertIn(f"  {AGENTS} hosts in 1 group by via and target; --all-hosts prints a row "
+                      "per host and the randio table\n", out)
+        group = [l for l in out.splitlines() if l.startswith("  sink ")]
+        self.assertEqual(len(group), 1, out)
+        self.assertRegex(group[0], rf"^  sink +{AGENTS} +\d+ +\d+ \*? +\d+ +\d+ +\d+ .* "
+                                   rf"{AGENTS} ok$")
+        self.assertFalse([l for l in out.splitlines() if l.startswith(f"  {agents[7].address} ")],
+                         out)
+        self.assertLess(len(out.splitlines()), 40, out)
+        # `results show` prints the same groups, and with --all-hosts a row per host.
+        show = self.run_stormark(["results", "show", "latest", "--db", db])
+        self.assertEqual(show.returncode, 0, show.describe())
+        self.assertIn(group[0], show.stdout)
+        every = self.run_stormark(["results", "show", "latest", "--db", db, "--all-hosts"])
+        self.assertEqual(every.returncode, 0, every.describe())
+        for agent in agents:
+            self.assertRegex(every.stdout, rf"\n  {re.escape(agent.address)} +sink ")
+        bad = self.run_stormark(["results", "show", "latest", "--db", db, "--group-by", "rack"])
+        self.assertEqual(bad.returncode, 2, bad.describe())
+        self.assertEqual(bad.stderr, "stormark: bad --group-by 'rack': give via (how the storage "
+                                     "is reached, and the target), target, or label:KEY\n")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ const WorkloadKind& Kind() {
         }
         return specs;
       },
+      .ops_figure = true,
   };
   return kKind;
 }

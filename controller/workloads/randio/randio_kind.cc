@@ -49,6 +49,7 @@ const WorkloadKind& Kind() {
       },
       .table = RandioTable,
       .table_shows_via = true,
+      .ops_figure = true,
   };
   return kKind;
 }
