@@ -14,16 +14,24 @@ namespace {
 using common::Status;
 using common::StrCat;
 
-// Runs fn(i) for i in [0, n) on n threads and waits for all. If the system refuses a
-// thread, the remaining calls run on this one: slower, but every host is still served.
-void ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
+// Runs fn(i) for i in [0, n) on n threads and waits for all. If the system refuses a thread,
+// refused(i, why) is called for each call that got none, on this thread: a Run made one after
+// another would silently turn a concurrent phase into a sequential one, so the host fails
+// instead, with the limit named (run_command checks the budget first: thread_budget.h). Without
+// `refused`, the remaining calls run here, one after another (short calls: aborts).
+void ParallelFor(size_t n, const std::function<void(size_t)>& fn,
+                 const std::function<void(size_t, const std::string&)>& refused = nullptr) {
   std::vector<std::thread> threads;
   threads.reserve(n);
   size_t i = 0;
   try {
     for (; i < n; ++i) threads.emplace_back(fn, i);
-  } catch (const std::system_error&) {
-    for (; i < n; ++i) fn(i);
+  } catch (const std::system_error& e) {
+    const std::string why = fmt::format(
+        "the controller could not start a thread for this host ({}; {} of {} hosts got one): "
+        "raise its thread limit (pids.max of its cgroup, ulimit -u, kernel.threads-max)",
+        e.code().message(), i, n);
+    for (; i < n; ++i) refused ? refused(i, why) : fn(i);
   }
   for (auto& t : threads) t.join();
 }
@@ -70,11 +78,14 @@ std::string Fleet::stopped() const {
 
 std::vector<Status> Fleet::ConnectAll() {
   std::vector<Status> statuses(clients_.size());
-  ParallelFor(clients_.size(), [&](size_t i) {
-    Status s = clients_[i]->Connect();
-    if (s.ok()) s = clients_[i]->SyncClock();
-    statuses[i] = s;
-  });
+  ParallelFor(
+      clients_.size(),
+      [&](size_t i) {
+        Status s = clients_[i]->Connect();
+        if (s.ok()) s = clients_[i]->SyncClock();
+        statuses[i] = s;
+      },
+      [&](size_t i, const std::string& why) { statuses[i] = absl::ResourceExhaustedError(why); });
   {
     absl::MutexLock lock(&mu_);
     for (size_t i = 0; i < clients_.size(); ++i) {
@@ -384,17 +395,23 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
   // 1. Prepare everywhere; the barrier is the join.
   // One byte per host: threads write their own element (a vector<bool> would share words).
   std::vector<char> prepared(clients_.size(), 0);
-  ParallelFor(group.size(), [&](size_t k) {
-    const size_t i = group[k];
-    HostOutcome& host = outcome->hosts[i];
-    prepared[i] = PrepareHost(i, outcome->plan, phase_id, &host) ? 1 : 0;
-    if (!prepared[i]) {
-      if (monitor_) monitor_->SetPhase(i, "");
-      if (!host.error.starts_with("not run: ") && !host.error.starts_with("interrupted")) {
-        HostFailed(i, host.error);
-      }
-    }
-  });
+  ParallelFor(
+      group.size(),
+      [&](size_t k) {
+        const size_t i = group[k];
+        HostOutcome& host = outcome->hosts[i];
+        prepared[i] = PrepareHost(i, outcome->plan, phase_id, &host) ? 1 : 0;
+        if (!prepared[i]) {
+          if (monitor_) monitor_->SetPhase(i, "");
+          if (!host.error.starts_with("not run: ") && !host.error.starts_with("interrupted")) {
+            HostFailed(i, host.error);
+          }
+        }
+      },
+      [&](size_t k, const std::string& why) {
+        outcome->hosts[group[k]].error = why;
+        HostFailed(group[k], why);
+      });
 
   // 2. One start instant for all, a little ahead of the slowest round trip.
   int64_t max_rtt = 0;
@@ -410,10 +427,24 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
   if (outcome->start_at_unix_nanos == 0) outcome->start_at_unix_nanos = start_at;
 
   // 3. Run everywhere, then clean up.
-  ParallelFor(group.size(), [&](size_t k) {
-    const size_t i = group[k];
-    if (prepared[i]) RunHost(i, outcome->plan, phase_id, start_at, progress, &outcome->hosts[i]);
-  });
+  ParallelFor(
+      group.size(),
+      [&](size_t k) {
+        const size_t i = group[k];
+        if (prepared[i])
+          RunHost(i, outcome->plan, phase_id, start_at, progress, &outcome->hosts[i]);
+      },
+      [&](size_t k, const std::string& why) {
+        const size_t i = group[k];
+        if (!prepared[i]) return;
+        outcome->hosts[i].error = why;
+        HostFailed(i, why);
+        // Prepared but never run: its agent drops the phase and removes what Prepare laid out.
+        std::vector<std::string> left;
+        clients_[i]->Abort(phase_id);
+        (void)clients_[i]->Cleanup(phase_id, kCleanupTimeoutMs, &left);
+        if (monitor_) monitor_->SetPhase(i, "");
+      });
 
   // Run calls that reached their agents after the instant: give later phases more lead.
   int64_t latest = 0;

@@ -20,6 +20,7 @@
 #include "controller/fleet/fleet.h"
 #include "controller/run/live_progress.h"
 #include "controller/fleet/local_agent.h"
+#include "controller/fleet/thread_budget.h"
 #include "controller/plan/plan.h"
 #include "controller/report/report_table.h"
 #include "controller/report/run_status.h"
@@ -127,6 +128,11 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     }
   }
 
+  // A fleet larger than the threads this controller may start cannot run concurrently: said
+  // now, with the limit named, rather than as agents that time out.
+  if (Status s = CheckThreadBudget(clients.size(), SystemThreadLimits()); !s.ok()) {
+    return fail_input(s);
+  }
   if (!options.group_by.empty()) {
     if (Status s = CheckGroupBy(options.group_by); !s.ok()) return fail_input(s);
   }

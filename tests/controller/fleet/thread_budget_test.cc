@@ -1,0 +1,105 @@
+#include "controller/fleet/thread_budget.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace stormark::controller {
+namespace {
+
+using ::testing::HasSubstr;
+
+class ThreadBudgetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "/thread-budget-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    paths_.proc_self_cgroup = dir_ + "/cgroup";
+    paths_.cgroup_root = dir_ + "/sys";
+    paths_.threads_max = dir_ + "/threads-max";
+    paths_.loadavg = dir_ + "/loadavg";
+    Write("threads-max", "100000\n");
+    Write("loadavg", "0.50 0.40 0.30 2/345 6789\n");
+  }
+
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  void Write(const std::string& relative, const std::string& text) {
+    const std::string path = dir_ + "/" + relative;
+    for (size_t at = path.find('/', dir_.size() + 1); at != std::string::npos;
+         at = path.find('/', at + 1)) {
+      mkdir(path.substr(0, at).c_str(), 0755);
+    }
+    std::ofstream(path) << text;
+  }
+
+  std::string dir_;
+  ThreadLimitPaths paths_;
+};
+
+TEST_F(ThreadBudgetTest, ThePidsMaxOfAV1CgroupBinds) {
+  Write("cgroup", "12:memory:/\n8:pids:/batch/stormark\n0::/\n");
+  Write("sys/pids/batch/stormark/pids.max", "30\n");
+  Write("sys/pids/batch/stormark/pids.current", "2\n");
+  Write("sys/pids/batch/pids.max", "max\n");
+  Write("sys/pids/batch/pids.current", "9\n");
+  const auto limit = TightestThreadLimit(paths_);
+  ASSERT_TRUE(limit.has_value());
+  EXPECT_EQ(limit->room, 28);
+  EXPECT_EQ(limit->what, "pids.max 30 of cgroup /batch/stormark (2 in use)");
+  const common::Status s = CheckThreadBudget(40, paths_);
+  EXPECT_TRUE(absl::IsResourceExhausted(s));
+  EXPECT_EQ(s.message(),
+            "the controller may start 28 more threads (pids.max 30 of cgroup /batch/stormark (2 in "
+            "use)), and a run of 40 hosts needs about 64 (one per host, 24 beside): raise that "
+            "limit, or split the hosts across controllers");
+  EXPECT_TRUE(CheckThreadBudget(4, paths_).ok());  // 28: just room
+  EXPECT_FALSE(CheckThreadBudget(5, paths_).ok());
+}
+
+TEST_F(ThreadBudgetTest, AnAncestorsLimitBindsToo) {
+  Write("cgroup", "8:pids:/user.slice/job\n");
+  Write("sys/pids/user.slice/job/pids.max", "max\n");
+  Write("sys/pids/user.slice/job/pids.current", "5\n");
+  Write("sys/pids/user.slice/pids.max", "500\n");
+  Write("sys/pids/user.slice/pids.current", "450\n");
+  EXPECT_EQ(TightestThreadLimit(paths_)->what, "pids.max 500 of cgroup /user.slice (450 in use)");
+  EXPECT_FALSE(CheckThreadBudget(27, paths_).ok());
+  EXPECT_TRUE(CheckThreadBudget(26, paths_).ok());
+}
+
+TEST_F(ThreadBudgetTest, TheUnifiedHierarchysPidsMax) {
+  Write("cgroup", "0::/system.slice/stormark.service\n");
+  Write("sys/cgroup.controllers", "cpu memory pids\n");
+  Write("sys/system.slice/stormark.service/pids.max", "4915\n");
+  Write("sys/system.slice/stormark.service/pids.current", "15\n");
+  EXPECT_EQ(TightestThreadLimit(paths_)->room, 4900);
+}
+
+TEST_F(ThreadBudgetTest, TheKernelsThreadsMaxAndTheUsersUlimit) {
+  Write("cgroup", "8:pids:/\n");
+  EXPECT_EQ(TightestThreadLimit(paths_)->what,
+            "kernel.threads-max 100000 (345 threads on this machine)");
+  paths_.nproc_limit = 1024;
+  paths_.nproc_used = 1000;
+  EXPECT_EQ(TightestThreadLimit(paths_)->what, "ulimit -u 1024 (1000 threads of this user)");
+  EXPECT_THAT(std::string(CheckThreadBudget(10, paths_).message()),
+              HasSubstr("may start 24 more threads"));
+  EXPECT_TRUE(CheckThreadBudget(0, paths_).ok());
+}
+
+TEST_F(ThreadBudgetTest, NoLimitToReadIsNoObjection) {
+  paths_.threads_max = dir_ + "/none";
+  EXPECT_FALSE(TightestThreadLimit(paths_).has_value());
+  EXPECT_TRUE(CheckThreadBudget(10000, paths_).ok());
+}
+
+}  // namespace
+}  // namespace stormark::controller
