@@ -32,8 +32,9 @@ std::string GroupKey(const RowSummary& row, const TableView& view) {
     }
     return StrCat(key, " unset");
   }
-  // A host that never answered, on its agent's default target: nothing says what it is.
-  if (row.target.empty()) return "not reached";
+  // A host that failed before its target was resolved (unreachable, or its clock sync timed
+  // out), on its agent's default target: nothing says what it is.
+  if (row.target.empty()) return "no target chosen";
   return row.transport.empty() ? row.target : StrCat(row.transport, " ", row.target);
 }
 

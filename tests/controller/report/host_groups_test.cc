@@ -71,12 +71,12 @@ TEST(HostGroups, PastThirtyTwoHostsTheTableIsARowPerGroup) {
   EXPECT_THAT(aoe, HasSubstr("20 ok"));
   EXPECT_THAT(LineStarting(text, "  local scratch "), HasSubstr("19 ok"));
   // Unreachable, on its agent's default target: its own group.
-  EXPECT_THAT(LineStarting(text, "  not reached "), HasSubstr("1 ERROR"));
+  EXPECT_THAT(LineStarting(text, "  no target chosen "), HasSubstr("1 ERROR"));
   EXPECT_THAT(LineStarting(text, "  all hosts "), HasSubstr("39 ok, 1 ERROR"));
   // The slow host and the unreachable one, by name.
   EXPECT_THAT(LineStarting(text, "  outliers in AoE scratch: "),
               HasSubstr("aoe03 (50.0 MiB/s, low)"));
-  EXPECT_THAT(LineStarting(text, "  outliers in not reached: "), HasSubstr("db05 (ERROR)"));
+  EXPECT_THAT(LineStarting(text, "  outliers in no target chosen: "), HasSubstr("db05 (ERROR)"));
   EXPECT_THAT(text, HasSubstr("40 hosts in 3 groups by via and target; --all-hosts prints a row "
                               "per host"));
   // No host has a row of its own; the error note is there, once.
