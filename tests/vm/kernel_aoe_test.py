@@ -6,13 +6,17 @@ and the controller all run in that namespace, so no frame leaves it.
 - The row is detected as AoE on real sysfs (the kernel's etherd!e1.0, not a fake tree);
 - the disk's own counters saw what the workload read and wrote (and verify's read-back of the
   region), within 2%;
-- the phase verifies what it wrote, through the kernel's AoE, and vblade's backing file holds it.
+- the phase verifies what it wrote, through the kernel's AoE, and vblade's backing file holds it;
+- a pulled cable: the tap set down while the kernel's AoE I/O is in flight fails the phase at its
+  deadline, naming the call stuck in the kernel, while the other host of the plan runs on; the
+  cable back in, the agent takes phases again.
 """
 
 import json
 import os
 import subprocess
 import sys
+import time
 import unittest
 
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
@@ -40,18 +44,87 @@ done
 @unittest.skipIf(WHY_NOT, WHY_NOT)
 class KernelAoeTest(h.StormarkTestCase):
 
-    def test_the_kernels_aoe_initiator_reads_and_writes_vblade(self):
+    def boot(self, config_extra=""):
+        """vblade on a tap in a fresh namespace, and a guest whose kernel AoE attaches it;
+        returns (namespace, guest, vblade's backing file, vblade's process)."""
         ns = net.add_netns(self, f"stormark-aoe-{os.getpid() % 100000}")
         net.run("ip", "-n", ns, "tuntap", "add", "dev", "tapaoe", "mode", "tap")
         net.run("ip", "-n", ns, "link", "set", "tapaoe", "up")
         backing = net.make_backing_file(os.path.join(self.make_dir(), "aoe.img"), 64 * MIB)
-        net.start_vblade(self, ns, "tapaoe", backing, 1, 0)
-        config = "targets:\n  kaoe: {block: /dev/etherd/e1.0, disposable: true}\n"
+        vblade = net.start_vblade(self, ns, "tapaoe", backing, 1, 0)
+        config = config_extra + "targets:\n  kaoe: {block: /dev/etherd/e1.0, disposable: true}\n"
         guest = vmlab.Guest(self, "kaoe", vmlab.agent_script(h.bin_dir(), config,
                                                              before=GUEST_BEFORE),
                             extra_modules=("aoe",), netns=ns, taps=["tapaoe"]).start()
         guest.wait_for(r"listening on", timeout=240)
         self.assertNotIn("STORMARK-AOE-MISSING", guest.console_text())
+        return ns, guest, backing, vblade
+
+    def test_a_pulled_cable_under_kernel_aoe_io_fails_the_phase_in_its_bound(self):
+        # The tap goes down while the guest's kernel AoE is reading and writing: its I/O waits
+        # in the kernel (aoe retransmits for minutes before it gives up), so the 4 s phase fails
+        # at its 8 s deadline naming the stuck call, and the other host, in the same plan, ends
+        # its 4 s as usual.
+        ns, guest, backing, vblade = self.boot("stuck_worker_after: 2s\n")
+        other = net.start_agent_in_netns(self, "aoe-other", ns, "127.0.0.1:0",
+                                         "targets:\n  scratch: {dir: %s}\n" % self.make_dir(),
+                                         extra_args=["--insecure"])
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), f"""
+hosts:
+  - {{name: guest, address: "127.0.0.1:{guest.port(7420)}", target: kaoe}}
+  - {{name: other, address: "{other.address}", target: scratch}}
+phases:
+  - {{name: cut, workload: randio, rw: randrw, bs: 64k, size: 16M, direct: true, runtime: 4s,
+     time_based: true}}
+""")
+        json_path = os.path.join(self.make_dir(), "out.json")
+        ctl = subprocess.Popen(net.in_netns(ns, [h.binary("stormark"), "run", "--plan", plan,
+                                                 "--deadline", "8s", "--heartbeat-interval",
+                                                 "500ms", "--json", json_path, "--no-db",
+                                                 "--no-progress"]),
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        self.addCleanup(h._stop_process, ctl)
+        guest.wait_for(r"run phase", timeout=120)
+        time.sleep(1)  # I/O in flight.
+        net.run("ip", "-n", ns, "link", "set", "tapaoe", "down")
+        started = time.monotonic()
+        out, err = ctl.communicate(timeout=120)
+        took = time.monotonic() - started
+        print(out, file=sys.stderr)
+        self.assertEqual(ctl.returncode, 1, out + err)
+        # Bounded: the 8 s deadline from the start, the agent's 2 s to call the worker stuck.
+        self.assertLess(took, 30, out)
+        rows = {r["host"]: r for r in self.load_json(json_path)["phases"][0]["results"]}
+        self.assertEqual(rows["guest"]["status"], "failed", rows["guest"])
+        self.assertIn("phase deadline: ran ", rows["guest"]["error"])
+        self.assertRegex(rows["guest"]["error"], r"worker stuck in the kernel in (pread64|"
+                                                 r"pwrite64|read|write)[^;]* on /dev/etherd/e1\.0 "
+                                                 r"for \d+ s")
+        self.assertNotIn("no heartbeat", rows["guest"]["error"])  # The guest's agent answered.
+        self.assertEqual(rows["other"]["status"], "succeeded", rows["other"])
+        # The cable back in: the kernel's AoE resumes, the I/O returns, phases run again.
+        net.run("ip", "-n", ns, "link", "set", "tapaoe", "up")
+        # vblade, reading a raw socket on the tap, may have exited on the cable pull (ENETDOWN),
+        # as a server does: it is started again, as its admin would.
+        if vblade.poll() is not None:
+            net.start_vblade(self, ns, "tapaoe", backing, 1, 0)
+        deadline = time.monotonic() + 90
+        while True:
+            again = subprocess.run(net.in_netns(ns, [h.binary("stormark"), "run", "--agent",
+                                                     f"127.0.0.1:{guest.port(7420)}", "--target",
+                                                     "kaoe", "--rw", "read", "--size", "1M",
+                                                     "--no-db", "--no-progress"]),
+                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                   timeout=120)
+            if again.returncode == 0 or time.monotonic() > deadline:
+                break
+            time.sleep(2)
+        self.assertEqual(again.returncode, 0, again.stdout + again.stderr +
+                         guest.console_text()[-2000:])
+
+    def test_the_kernels_aoe_initiator_reads_and_writes_vblade(self):
+        ns, guest, backing, _ = self.boot()
 
         json_path = os.path.join(self.make_dir(), "out.json")
         argv = net.in_netns(ns, [h.binary("stormark"), "run", "--agent",
