@@ -326,6 +326,7 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
             absl::MutexLock lock(&mu_);
             running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
           }
+          if (monitor_) monitor_->Heard(i);  // A stream that delivers is alive.
           if (progress) progress(i, p);
         });
     std::string overdue;

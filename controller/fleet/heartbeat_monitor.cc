@@ -1,6 +1,7 @@
 #include "controller/fleet/heartbeat_monitor.h"
 
 #include <algorithm>
+#include <random>
 
 #include "fmt/format.h"
 
@@ -23,6 +24,18 @@ void HeartbeatTracker::Answered(size_t host, int64_t now_nanos) {
 
 void HeartbeatTracker::Failed(size_t host, std::string error) {
   hosts_[host].last_error = std::move(error);
+}
+
+void HeartbeatTracker::Forgive(int64_t lag_nanos, int64_t now_nanos) {
+  for (Host& h : hosts_) {
+    if (h.watched) h.last_ok = std::min(now_nanos, h.last_ok + lag_nanos);
+  }
+}
+
+int64_t FirstHeartbeatOffset(size_t host, size_t hosts, int64_t interval_nanos) {
+  if (hosts == 0) return 0;
+  return static_cast<int64_t>(static_cast<double>(interval_nanos) * static_cast<double>(host) /
+                              static_cast<double>(hosts));
 }
 
 std::vector<std::pair<size_t, std::string>> HeartbeatTracker::TakeExpired(
@@ -80,39 +93,67 @@ void HeartbeatMonitor::SetPhase(size_t host, const std::string& phase_id) {
   phases_[host] = phase_id;
 }
 
+void HeartbeatMonitor::Heard(size_t host) {
+  absl::MutexLock lock(&mu_);
+  tracker_.Answered(host, clock_.MonotonicNanos());
+}
+
+int64_t HeartbeatMonitor::stalled_nanos() const {
+  absl::MutexLock lock(&mu_);
+  return stalled_nanos_;
+}
+
 void HeartbeatMonitor::Loop() {
   // Rounds come often enough for deadlines and expiry; heartbeats go out every interval.
   const int64_t round = std::min<int64_t>(options_.interval_nanos, 500'000'000);
   const int call_timeout_ms =
       static_cast<int>(std::max<int64_t>(options_.interval_nanos / 1'000'000, 100));
-  int64_t next_send = clock_.MonotonicNanos();
+  const int64_t started = clock_.MonotonicNanos();
+  std::vector<int64_t> next_send(clients_.size());
+  for (size_t i = 0; i < next_send.size(); ++i) {
+    next_send[i] = started + FirstHeartbeatOffset(i, next_send.size(), options_.interval_nanos);
+  }
+  // Each later heartbeat a little early or late, so that schedules do not fall into step.
+  std::mt19937_64 random(static_cast<uint64_t>(started));
+  const int64_t jitter = options_.interval_nanos / 10;
+  int64_t last_round = started;
   mu_.Lock();
   while (!stopping_) {
     const int64_t now = clock_.MonotonicNanos();
-    if (now >= next_send) {
-      next_send = now + options_.interval_nanos;
-      for (size_t i = 0; i < clients_.size(); ++i) {
-        if (!tracker_.watched(i) || in_flight_[i]) continue;
-        in_flight_[i] = 1;
-        ++calls_in_flight_;
-        clients_[i]->HeartbeatAsync(
-            phases_[i], call_timeout_ms,
-            [this, i](const common::Status& status, const stormark::v1::HeartbeatReply&) {
-              absl::MutexLock guard(&mu_);
-              if (status.ok()) {
-                tracker_.Answered(i, clock_.MonotonicNanos());
-              } else {
-                // The reason names the host already; keep what went wrong.
-                std::string error(status.message());
-                const std::string prefix = fmt::format("host {}: ", names_[i]);
-                if (error.starts_with(prefix)) error.erase(0, prefix.size());
-                tracker_.Failed(i, std::move(error));
-              }
-              in_flight_[i] = 0;
-              --calls_in_flight_;
-              changed_.NotifyAll();
-            });
-      }
+    // This round came late: the controller itself stalled, so that time is no host's silence.
+    const int64_t lag = now - last_round - round;
+    if (lag > kStallAllowanceNanos) {
+      tracker_.Forgive(lag, now);
+      stalled_nanos_ += lag;
+    }
+    last_round = now;
+    for (size_t i = 0; i < clients_.size(); ++i) {
+      if (now < next_send[i]) continue;
+      next_send[i] =
+          now + options_.interval_nanos +
+          (jitter > 0
+               ? static_cast<int64_t>(random() % static_cast<uint64_t>(2 * jitter + 1)) - jitter
+               : 0);
+      if (!tracker_.watched(i) || in_flight_[i]) continue;
+      in_flight_[i] = 1;
+      ++calls_in_flight_;
+      clients_[i]->HeartbeatAsync(
+          phases_[i], call_timeout_ms,
+          [this, i](const common::Status& status, const stormark::v1::HeartbeatReply&) {
+            absl::MutexLock guard(&mu_);
+            if (status.ok()) {
+              tracker_.Answered(i, clock_.MonotonicNanos());
+            } else {
+              // The reason names the host already; keep what went wrong.
+              std::string error(status.message());
+              const std::string prefix = fmt::format("host {}: ", names_[i]);
+              if (error.starts_with(prefix)) error.erase(0, prefix.size());
+              tracker_.Failed(i, std::move(error));
+            }
+            in_flight_[i] = 0;
+            --calls_in_flight_;
+            changed_.NotifyAll();
+          });
     }
     auto expired = tracker_.TakeExpired(now, names_);
     mu_.Unlock();

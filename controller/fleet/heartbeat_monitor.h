@@ -3,9 +3,13 @@
 // open and no progress comes.
 //
 // One thread sends a Heartbeat to every watched agent each interval, without blocking (200
-// agents cost 100 small calls a second at the default 2 s), and gives up a host when none of
-// its heartbeats succeeded for the timeout. The same thread calls a tick function on every
-// round, which the fleet uses to check phase deadlines.
+// agents cost 100 small calls a second at the default 2 s), and gives up a host when nothing
+// was heard from it for the timeout: neither a heartbeat's answer nor progress on its open Run
+// stream. Each host has its own schedule, spread over the interval and jittered, so that a
+// large fleet is not asked in one burst. When the thread itself runs late (the controller
+// stalled: stopped, swapping, starved of CPU), the time it was not looking does not count
+// against any host. The same thread calls a tick function on every round, which the fleet uses
+// to check phase deadlines.
 #ifndef STORMARK_CONTROLLER_FLEET_HEARTBEAT_MONITOR_H_
 #define STORMARK_CONTROLLER_FLEET_HEARTBEAT_MONITOR_H_
 
@@ -25,6 +29,13 @@
 
 namespace stormark::controller {
 
+// When host `host` of `hosts` first gets a heartbeat, after the monitor starts: spread evenly
+// over one interval.
+int64_t FirstHeartbeatOffset(size_t host, size_t hosts, int64_t interval_nanos);
+
+// A round of the monitor this much later than planned is the controller's own stall.
+inline constexpr int64_t kStallAllowanceNanos = 1'000'000'000;
+
 struct HeartbeatOptions {
   // How often each agent is asked.
   int64_t interval_nanos = 2'000'000'000;
@@ -43,9 +54,14 @@ class HeartbeatTracker {
   void Stop(size_t host);
   bool watched(size_t host) const { return hosts_[host].watched; }
 
-  // A heartbeat to `host` succeeded at `now_nanos`, or failed with `error`.
+  // A heartbeat to `host` succeeded at `now_nanos` (or its Run stream delivered progress), or
+  // failed with `error`.
   void Answered(size_t host, int64_t now_nanos);
   void Failed(size_t host, std::string error);
+
+  // The controller was not looking for `lag_nanos` (its own stall): each watched host's
+  // silence is shortened by that much, never past `now_nanos`.
+  void Forgive(int64_t lag_nanos, int64_t now_nanos);
 
   // The watched hosts silent for the timeout or longer at `now_nanos`, each with the reason
   // ("no heartbeat from agent db1:7420 for 10.0 s (last error: ...)"), named by `names`.
@@ -84,6 +100,10 @@ class HeartbeatMonitor {
   void Watch(size_t host, bool watch) ABSL_LOCKS_EXCLUDED(mu_);
   // The phase heartbeats to `host` name, renewing the agent's lease on it. Thread-safe.
   void SetPhase(size_t host, const std::string& phase_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Something came from `host` (progress on its Run stream): it is alive. Thread-safe.
+  void Heard(size_t host) ABSL_LOCKS_EXCLUDED(mu_);
+  // How long, in all, the monitor's own rounds came late enough to suspend verdicts.
+  int64_t stalled_nanos() const ABSL_LOCKS_EXCLUDED(mu_);
 
   const HeartbeatOptions& options() const { return options_; }
 
@@ -97,12 +117,13 @@ class HeartbeatMonitor {
   const LostFn on_lost_;
   const TickFn on_tick_;
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   common::MonotonicCondVar changed_;
   HeartbeatTracker tracker_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> phases_ ABSL_GUARDED_BY(mu_);
   std::vector<char> in_flight_ ABSL_GUARDED_BY(mu_);  // One heartbeat per host at a time.
   size_t calls_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t stalled_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };

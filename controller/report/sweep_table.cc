@@ -48,6 +48,9 @@ std::optional<double> CellMetric(const PhasePlan& plan, const HostOutcome& host)
   if (kind != nullptr && kind->seconds != nullptr) return kind->seconds(*host.result);
   const double seconds = static_cast<double>(host.result->elapsed_nanos()) / 1e9;
   if (seconds <= 0) return std::nullopt;
+  // Bytes over a bonnie run's whole time would blend block writes, seeks and file creates
+  // into one rate that means nothing; its wall time at least is what it is.
+  if (kind != nullptr && kind->blended_totals) return seconds;
   return static_cast<double>(host.result->bytes()) / seconds / (1024.0 * 1024.0);
 }
 
@@ -75,7 +78,7 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
     const size_t column =
         std::find(columns.begin(), columns.end(), outcome.plan.name) - columns.begin();
     const WorkloadKind* kind = KindOf(outcome.plan.spec);
-    is_seconds[column] = kind != nullptr && kind->seconds != nullptr;
+    is_seconds[column] = kind != nullptr && (kind->seconds != nullptr || kind->blended_totals);
     for (const HostOutcome& host : outcome.hosts) {
       RowKey key{host.host, host.target, outcome.plan.sweep_point};
       auto it = std::find(rows.begin(), rows.end(), key);

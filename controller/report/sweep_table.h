@@ -12,7 +12,8 @@
 namespace stormark::controller {
 
 // The metric a cell shows for one host's result of a phase: MiB/s for workloads that move
-// data, seconds of wall time for commands; nullopt when the host did not succeed.
+// data, seconds of wall time for commands and for workloads whose totals blend unlike tests
+// (bonnie: its own tables give each test's figure); nullopt when the host did not succeed.
 std::optional<double> CellMetric(const PhasePlan& plan, const HostOutcome& host);
 
 // "" when no phase ran, or every phase ran once and there is no sweep (the phase tables say

@@ -54,5 +54,29 @@ TEST(HeartbeatTracker, ALateAnswerDoesNotMoveTheLastHeardBackwards) {
   EXPECT_THAT(expired[0].second, HasSubstr("for 10.0 s"));
 }
 
+TEST(HeartbeatTracker, TheControllersOwnStallIsNoHostsSilence) {
+  HeartbeatTracker tracker(2, 10 * kSecond);
+  tracker.Start(0, 0);
+  tracker.Start(1, 0);
+  tracker.Answered(1, 8 * kSecond);
+  // The controller's rounds stopped for 7 s (stopped, swapping): at 12 s host 0 has been silent
+  // 5 s of the controller's own looking, not 12.
+  tracker.Forgive(7 * kSecond, 12 * kSecond);
+  EXPECT_TRUE(tracker.TakeExpired(12 * kSecond, kNames).empty());
+  // Never past now: host 1 is not heard from in the future.
+  auto expired = tracker.TakeExpired(22 * kSecond, kNames);
+  ASSERT_EQ(expired.size(), 2u);
+  EXPECT_THAT(expired[0].second, HasSubstr("for 15.0 s"));
+  EXPECT_THAT(expired[1].second, HasSubstr("for 10.0 s"));
+}
+
+TEST(HeartbeatSchedule, FirstHeartbeatsAreSpreadOverTheInterval) {
+  EXPECT_EQ(FirstHeartbeatOffset(0, 4, 2 * kSecond), 0);
+  EXPECT_EQ(FirstHeartbeatOffset(1, 4, 2 * kSecond), kSecond / 2);
+  EXPECT_EQ(FirstHeartbeatOffset(3, 4, 2 * kSecond), 3 * kSecond / 2);
+  EXPECT_LT(FirstHeartbeatOffset(9999, 10000, 2 * kSecond), 2 * kSecond);
+  EXPECT_EQ(FirstHeartbeatOffset(0, 0, 2 * kSecond), 0);
+}
+
 }  // namespace
 }  // namespace stormark::controller
