@@ -7,7 +7,8 @@ on all of them (each time at one instant), and reports, for each of the two:
     from late starts in the first): each agent's own lateness against the common start instant
     (start_late, p50/p99/max), and the spread of the actual starts on the controller's clock
     (each start corrected by that agent's measured clock offset);
-  - the controller's CPU time and max RSS (wait4 on its process), its wall time, and the time
+  - the controller's CPU time and max RSS (wait4 on its process), its peak thread count
+    (sampled), its wall time, and the time
     from the run's start (the controller's first line) to the last agent's result;
   - an idle agent's RSS (median over the agents, before the run).
 
@@ -51,6 +52,17 @@ def rss_kib(pid):
         for line in f:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
+    return 0
+
+
+def threads(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Threads:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
     return 0
 
 
@@ -141,7 +153,13 @@ def run(args):
         with open(out_path, "wb") as out:
             wall0 = time.monotonic()
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-            _, status, usage = os.wait4(proc.pid, 0)
+            peak_threads = 0
+            while True:  # Its thread count, sampled every 20 ms, until it exits.
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid != 0:
+                    break
+                peak_threads = max(peak_threads, threads(proc.pid))
+                time.sleep(0.02)
             wall = time.monotonic() - wall0
         code = os.waitstatus_to_exitcode(status)
         with open(out_path, errors="replace") as f:
@@ -174,6 +192,7 @@ def run(args):
                  *[f"{p.spread:.2f} (+- {p.uncertainty:.2f})" for p in phases]))
     rows.append(("controller CPU time (user + system)", f"{usage.ru_utime + usage.ru_stime:.2f} s", ""))
     rows.append(("controller max RSS", f"{usage.ru_maxrss / 1024:.1f} MiB", ""))
+    rows.append(("controller threads (peak, sampled every 20 ms)", f"{peak_threads}", ""))
     rows.append(("controller wall time", f"{wall:.2f} s", ""))
     rows.append(("run start to last result",
                  f"{plan_to_last:.2f} s (phases: 2 x {args.runtime} s)", ""))

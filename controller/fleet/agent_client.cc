@@ -3,6 +3,8 @@
 #include <chrono>
 #include <optional>
 
+#include "absl/synchronization/notification.h"
+
 #include "common/address.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
@@ -15,29 +17,59 @@ using common::Status;
 using common::StatusOr;
 using common::StrCat;
 
-std::chrono::system_clock::time_point After(int ms) {
-  return std::chrono::system_clock::now() + std::chrono::milliseconds(ms);
+std::chrono::system_clock::time_point AfterNanos(int64_t nanos) {
+  return std::chrono::system_clock::now() + std::chrono::nanoseconds(nanos);
 }
+
+constexpr int64_t kNanosPerMilli = 1'000'000;
 
 }  // namespace
 
-AgentClient::TrackedCall::TrackedCall(AgentClient& client, grpc::ClientContext& context)
-    : client_(client), context_(context) {
-  absl::MutexLock lock(&client_.calls_mu_);
+void AgentClient::Track(grpc::ClientContext* context) {
+  absl::MutexLock lock(&calls_mu_);
   // A context cancelled before its call starts makes the call fail at once.
-  if (client_.given_up_) context_.TryCancel();
-  client_.calls_.push_back(&context_);
+  if (given_up_) context->TryCancel();
+  calls_.push_back(context);
 }
 
-AgentClient::TrackedCall::~TrackedCall() {
-  absl::MutexLock lock(&client_.calls_mu_);
-  std::erase(client_.calls_, &context_);
+void AgentClient::Untrack(grpc::ClientContext* context) {
+  absl::MutexLock lock(&calls_mu_);
+  std::erase(calls_, context);
 }
 
 void AgentClient::GiveUp() {
   absl::MutexLock lock(&calls_mu_);
   given_up_ = true;
   for (grpc::ClientContext* context : calls_) context->TryCancel();
+}
+
+template <typename Request, typename Reply, typename Start>
+void AgentClient::CallAsync(Request request, int64_t timeout_nanos, Start start,
+                            std::function<void(const grpc::Status&, Reply&)> done) {
+  // Owned by the callback, which gRPC runs once and then destroys.
+  struct Call {
+    grpc::ClientContext context;
+    Request request;
+    Reply reply;
+  };
+  auto call = std::make_shared<Call>();
+  call->request = std::move(request);
+  if (timeout_nanos > 0) call->context.set_deadline(AfterNanos(timeout_nanos));
+  Track(&call->context);
+  grpc::ClientContext* context = &call->context;
+  const Request* sent = &call->request;
+  Reply* reply = &call->reply;
+  start(context, sent, reply, [this, call, done = std::move(done)](grpc::Status status) mutable {
+    Untrack(&call->context);
+    Reply got = std::move(call->reply);
+    // The context holds a reference to the channel. It goes here, before `done` tells the
+    // owner that the call is over: after that the owner may destroy this client, and this
+    // (gRPC's callback) thread would then drop the channel's last reference, which gRPC 1.51
+    // cannot do from its own callback thread (it joins itself and frees the queue it runs on:
+    // "assertion failed: prior > 0", grpc/grpc#32584).
+    call.reset();
+    done(status, got);
+  });
 }
 
 StatusOr<std::optional<common::TlsPem>> LoadControllerTls(const common::TlsFiles& flags,
@@ -171,37 +203,61 @@ Status AgentClient::FromGrpc(const grpc::Status& status, std::string_view call) 
   return Status(code, StrCat("host ", host_, ": ", message));
 }
 
-Status AgentClient::Connect(int timeout_ms) {
-  // Fails at once on a refused connection or an unknown name; waits only for silence.
-  grpc::ClientContext context;
-  TrackedCall tracked(*this, context);
-  context.set_wait_for_ready(false);
-  context.set_deadline(After(timeout_ms));
+void AgentClient::ConnectAsync(int timeout_ms, DoneFn done) {
   stormark::v1::GetInfoRequest request;
   *request.mutable_controller_protocol() = common::OurProtocol();
-  RETURN_IF_ERROR(FromGrpc(stub_->GetInfo(&context, request, &info_), "GetInfo"));
-  return common::Annotate(
-      common::CheckProtocolCompatible(common::OurProtocol(), "this controller", info_.protocol(),
-                                      StrCat("agent ", info_.agent_version())),
-      StrCat("host ", host_));
+  // Fails at once on a refused connection or an unknown name (no wait_for_ready); waits only
+  // for silence.
+  CallAsync<stormark::v1::GetInfoRequest, stormark::v1::AgentInfo>(
+      std::move(request), timeout_ms * kNanosPerMilli,
+      [this](grpc::ClientContext* context, const auto* request, auto* reply, auto callback) {
+        stub_->async()->GetInfo(context, request, reply, std::move(callback));
+      },
+      [this, done = std::move(done)](const grpc::Status& status, stormark::v1::AgentInfo& info) {
+        Status result = FromGrpc(status, "GetInfo");
+        if (result.ok()) {
+          info_ = std::move(info);
+          result = common::Annotate(common::CheckProtocolCompatible(
+                                        common::OurProtocol(), "this controller", info_.protocol(),
+                                        StrCat("agent ", info_.agent_version())),
+                                    StrCat("host ", host_));
+        }
+        done(result);
+      });
 }
 
-Status AgentClient::SyncClock(int rounds) {
-  std::vector<ClockSample> samples;
-  for (int i = 0; i < rounds; ++i) {
-    grpc::ClientContext context;
-    TrackedCall tracked(*this, context);
-    context.set_deadline(After(2000));
-    stormark::v1::SyncClockRequest request;
-    stormark::v1::SyncClockReply reply;
-    const int64_t t0 = clock_.NowUnixNanos();
-    request.set_controller_send_unix_nanos(t0);
-    RETURN_IF_ERROR(FromGrpc(stub_->SyncClock(&context, request, &reply), "SyncClock"));
-    const int64_t t3 = clock_.NowUnixNanos();
-    samples.push_back({t0, reply.agent_receive_unix_nanos(), reply.agent_send_unix_nanos(), t3});
+void AgentClient::SyncClockAsync(int rounds, DoneFn done) {
+  auto samples = std::make_shared<std::vector<ClockSample>>();
+  samples->reserve(rounds);
+  SyncRound(std::move(samples), rounds, std::move(done));
+}
+
+void AgentClient::SyncRound(std::shared_ptr<std::vector<ClockSample>> samples, int left,
+                            DoneFn done) {
+  if (left <= 0) {
+    if (!samples->empty()) estimate_ = EstimateClock(*samples);
+    done(absl::OkStatus());
+    return;
   }
-  estimate_ = EstimateClock(samples);
-  return absl::OkStatus();
+  stormark::v1::SyncClockRequest request;
+  const int64_t t0 = clock_.NowUnixNanos();
+  request.set_controller_send_unix_nanos(t0);
+  CallAsync<stormark::v1::SyncClockRequest, stormark::v1::SyncClockReply>(
+      std::move(request), 2000 * kNanosPerMilli,
+      [this](grpc::ClientContext* context, const auto* request, auto* reply, auto callback) {
+        stub_->async()->SyncClock(context, request, reply, std::move(callback));
+      },
+      [this, t0, samples = std::move(samples), left, done = std::move(done)](
+          const grpc::Status& status, stormark::v1::SyncClockReply& reply) mutable {
+        const int64_t t3 = clock_.NowUnixNanos();
+        if (Status s = FromGrpc(status, "SyncClock"); !s.ok()) {
+          done(s);
+          return;
+        }
+        samples->push_back(
+            {t0, reply.agent_receive_unix_nanos(), reply.agent_send_unix_nanos(), t3});
+        SyncRound(std::move(samples), left - 1, std::move(done));
+      });
 }
 
 StatusOr<std::string> AgentClient::ResolveTarget(const std::string& requested) const {
@@ -232,14 +288,8 @@ Status AgentClient::CheckWorkload(const std::string& workload) const {
                                               "' (it runs: ", known, "); upgrade it"));
 }
 
-StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::PhaseSpec& spec,
-                                                          int64_t timeout_nanos) {
-  grpc::ClientContext context;
-  TrackedCall tracked(*this, context);
-  if (timeout_nanos > 0) {
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::nanoseconds(timeout_nanos));
-  }
+void AgentClient::PrepareAsync(const stormark::v1::PhaseSpec& spec, int64_t timeout_nanos,
+                               PrepareFn done) {
   {
     absl::MutexLock lock(&token_mu_);
     token_phase_.clear();
@@ -248,15 +298,25 @@ StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::Ph
   stormark::v1::PrepareRequest request;
   *request.mutable_controller_protocol() = common::OurProtocol();
   *request.mutable_spec() = spec;
-  stormark::v1::PrepareReply reply;
-  RETURN_IF_ERROR(FromGrpc(stub_->Prepare(&context, request, &reply), "Prepare"));
-  {
-    absl::MutexLock lock(&token_mu_);
-    token_phase_ = spec.phase_id();
-    token_ = reply.phase_token();
-  }
-  reply.clear_phase_token();  // Nobody else needs it.
-  return reply;
+  CallAsync<stormark::v1::PrepareRequest, stormark::v1::PrepareReply>(
+      std::move(request), timeout_nanos,
+      [this](grpc::ClientContext* context, const auto* request, auto* reply, auto callback) {
+        stub_->async()->Prepare(context, request, reply, std::move(callback));
+      },
+      [this, phase_id = spec.phase_id(), done = std::move(done)](
+          const grpc::Status& status, stormark::v1::PrepareReply& reply) {
+        if (Status s = FromGrpc(status, "Prepare"); !s.ok()) {
+          done(s);
+          return;
+        }
+        {
+          absl::MutexLock lock(&token_mu_);
+          token_phase_ = phase_id;
+          token_ = reply.phase_token();
+        }
+        reply.clear_phase_token();  // Nobody else needs it.
+        done(std::move(reply));
+      });
 }
 
 std::string AgentClient::TokenFor(const std::string& phase_id) const {
@@ -264,90 +324,192 @@ std::string AgentClient::TokenFor(const std::string& phase_id) const {
   return !phase_id.empty() && phase_id == token_phase_ ? token_ : "";
 }
 
-StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id,
-                                                     int64_t start_at_controller_nanos,
-                                                     const ProgressFn& on_progress) {
-  grpc::ClientContext context;
-  TrackedCall tracked(*this, context);
+// One Run stream: progress as it comes, the result at its end. Deletes itself when the stream
+// is over, after its context (and that context's reference to the channel) is gone.
+class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::RunUpdate> {
+ public:
+  RunCall(AgentClient& client, stormark::v1::RunRequest request, ProgressFn on_progress,
+          ResultFn done)
+      : client_(client),
+        request_(std::move(request)),
+        on_progress_(std::move(on_progress)),
+        done_(std::move(done)) {}
+
+  void Start() {
+    client_.Track(&context_);
+    client_.stub_->async()->Run(&context_, &request_, this);
+    StartRead(&update_);
+    StartCall();
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;  // The stream is over; OnDone follows.
+    if (update_.has_progress() && on_progress_) on_progress_(update_.progress());
+    if (update_.has_result()) result_ = std::move(*update_.mutable_result());
+    StartRead(&update_);
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    client_.Untrack(&context_);
+    StatusOr<stormark::v1::PhaseResult> outcome = Outcome(status);
+    ResultFn done = std::move(done_);
+    delete this;
+    done(std::move(outcome));
+  }
+
+ private:
+  StatusOr<stormark::v1::PhaseResult> Outcome(const grpc::Status& status) {
+    if (!status.ok()) {
+      if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+          status.error_code() == grpc::StatusCode::INTERNAL) {
+        return absl::UnavailableError(StrCat("host ", client_.host_,
+                                             ": lost the agent during the phase (",
+                                             status.error_message(), ")"));
+      }
+      return client_.FromGrpc(status, "Run");
+    }
+    if (!result_) {
+      return absl::DataLossError(
+          StrCat("host ", client_.host_, ": the agent ended the phase without a result"));
+    }
+    return std::move(*result_);
+  }
+
+  AgentClient& client_;
+  grpc::ClientContext context_;
+  const stormark::v1::RunRequest request_;
+  stormark::v1::RunUpdate update_;
+  std::optional<stormark::v1::PhaseResult> result_;
+  const ProgressFn on_progress_;
+  ResultFn done_;
+};
+
+void AgentClient::RunAsync(const std::string& phase_id, int64_t start_at_controller_nanos,
+                           ProgressFn on_progress, ResultFn done) {
   stormark::v1::RunRequest request;
   request.set_phase_id(phase_id);
   request.set_phase_token(TokenFor(phase_id));
   request.set_start_at_unix_nanos(start_at_controller_nanos + estimate_.offset_nanos);
-  auto reader = stub_->Run(&context, request);
-  stormark::v1::RunUpdate update;
-  std::optional<stormark::v1::PhaseResult> result;
-  while (reader->Read(&update)) {
-    if (update.has_progress() && on_progress) on_progress(update.progress());
-    if (update.has_result()) result = std::move(*update.mutable_result());
-  }
-  const grpc::Status status = reader->Finish();
-  if (!status.ok()) {
-    if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-        status.error_code() == grpc::StatusCode::INTERNAL) {
-      return absl::UnavailableError(StrCat("host ", host_, ": lost the agent during the phase (",
-                                           status.error_message(), ")"));
-    }
-    return FromGrpc(status, "Run");
-  }
-  if (!result) {
-    return absl::DataLossError(
-        StrCat("host ", host_, ": the agent ended the phase without a result"));
-  }
-  return std::move(*result);
+  (new RunCall(*this, std::move(request), std::move(on_progress), std::move(done)))->Start();
 }
 
-void AgentClient::Abort(const std::string& phase_id) {
+void AgentClient::AbortAsync(const std::string& phase_id, std::function<void()> done) {
   // The Run call is left open: the agent stops the workload and closes the stream with an
   // ABORTED result, which says how far it got.
-  grpc::ClientContext context;
-  TrackedCall tracked(*this, context);
-  context.set_deadline(After(5000));
   stormark::v1::AbortRequest request;
   request.set_phase_id(phase_id);
   // None yet while this client's Prepare is under way: the agent then goes by identity.
   request.set_phase_token(TokenFor(phase_id));
-  stormark::v1::AbortReply reply;
-  stub_->Abort(&context, request, &reply);  // Best effort: the agent may be gone.
+  CallAsync<stormark::v1::AbortRequest, stormark::v1::AbortReply>(
+      std::move(request), 5000 * kNanosPerMilli,
+      [this](grpc::ClientContext* context, const auto* request, auto* reply, auto callback) {
+        stub_->async()->Abort(context, request, reply, std::move(callback));
+      },
+      // Best effort: the agent may be gone.
+      [done = std::move(done)](const grpc::Status&, stormark::v1::AbortReply&) {
+        if (done) done();
+      });
+}
+
+void AgentClient::CleanupAsync(const std::string& phase_id, int timeout_ms, CleanupFn done) {
+  stormark::v1::CleanupRequest request;
+  request.set_phase_id(phase_id);
+  request.set_phase_token(TokenFor(phase_id));
+  CallAsync<stormark::v1::CleanupRequest, stormark::v1::CleanupReply>(
+      std::move(request), timeout_ms * kNanosPerMilli,
+      [this](grpc::ClientContext* context, const auto* request, auto* reply, auto callback) {
+        stub_->async()->Cleanup(context, request, reply, std::move(callback));
+      },
+      [this, done = std::move(done)](const grpc::Status& status,
+                                     stormark::v1::CleanupReply& reply) {
+        done(FromGrpc(status, "Cleanup"),
+             std::vector<std::string>(reply.left().begin(), reply.left().end()));
+      });
+}
+
+void AgentClient::HeartbeatAsync(const std::string& phase_id, int timeout_ms, HeartbeatFn done) {
+  stormark::v1::HeartbeatRequest request;
+  request.set_phase_id(phase_id);
+  request.set_phase_token(TokenFor(phase_id));
+  CallAsync<stormark::v1::HeartbeatRequest, stormark::v1::HeartbeatReply>(
+      std::move(request), timeout_ms * kNanosPerMilli,
+      [this](grpc::ClientContext* context, const auto* request, auto* reply, auto callback) {
+        stub_->async()->Heartbeat(context, request, reply, std::move(callback));
+      },
+      [this, done = std::move(done)](const grpc::Status& status,
+                                     stormark::v1::HeartbeatReply& reply) {
+        done(FromGrpc(status, "Heartbeat"), reply);
+      });
+}
+
+// The plain forms: each starts its ...Async call and waits for its `done`, which runs after the
+// call's context is gone, so the caller may destroy the client as soon as it returns.
+
+Status AgentClient::Connect(int timeout_ms) {
+  absl::Notification over;
+  Status result;
+  ConnectAsync(timeout_ms, [&](const Status& s) {
+    result = s;
+    over.Notify();
+  });
+  over.WaitForNotification();
+  return result;
+}
+
+Status AgentClient::SyncClock(int rounds) {
+  absl::Notification over;
+  Status result;
+  SyncClockAsync(rounds, [&](const Status& s) {
+    result = s;
+    over.Notify();
+  });
+  over.WaitForNotification();
+  return result;
+}
+
+StatusOr<stormark::v1::PrepareReply> AgentClient::Prepare(const stormark::v1::PhaseSpec& spec,
+                                                          int64_t timeout_nanos) {
+  absl::Notification over;
+  StatusOr<stormark::v1::PrepareReply> result;
+  PrepareAsync(spec, timeout_nanos, [&](StatusOr<stormark::v1::PrepareReply> reply) {
+    result = std::move(reply);
+    over.Notify();
+  });
+  over.WaitForNotification();
+  return result;
+}
+
+StatusOr<stormark::v1::PhaseResult> AgentClient::Run(const std::string& phase_id,
+                                                     int64_t start_at_controller_nanos,
+                                                     const ProgressFn& on_progress) {
+  absl::Notification over;
+  StatusOr<stormark::v1::PhaseResult> result;
+  RunAsync(phase_id, start_at_controller_nanos, on_progress,
+           [&](StatusOr<stormark::v1::PhaseResult> got) {
+             result = std::move(got);
+             over.Notify();
+           });
+  over.WaitForNotification();
+  return result;
+}
+
+void AgentClient::Abort(const std::string& phase_id) {
+  absl::Notification over;
+  AbortAsync(phase_id, [&] { over.Notify(); });
+  over.WaitForNotification();
 }
 
 Status AgentClient::Cleanup(const std::string& phase_id, int timeout_ms,
                             std::vector<std::string>* left) {
-  grpc::ClientContext context;
-  TrackedCall tracked(*this, context);
-  context.set_deadline(After(timeout_ms));
-  stormark::v1::CleanupRequest request;
-  request.set_phase_id(phase_id);
-  request.set_phase_token(TokenFor(phase_id));
-  stormark::v1::CleanupReply reply;
-  Status status = FromGrpc(stub_->Cleanup(&context, request, &reply), "Cleanup");
-  if (left != nullptr) left->assign(reply.left().begin(), reply.left().end());
-  return status;
-}
-
-void AgentClient::HeartbeatAsync(const std::string& phase_id, int timeout_ms, HeartbeatFn done) {
-  // Owned by the callback, which gRPC runs once and then destroys.
-  struct Call {
-    grpc::ClientContext context;
-    stormark::v1::HeartbeatRequest request;
-    stormark::v1::HeartbeatReply reply;
-  };
-  auto call = std::make_shared<Call>();
-  call->context.set_deadline(After(timeout_ms));
-  call->request.set_phase_id(phase_id);
-  call->request.set_phase_token(TokenFor(phase_id));
-  stub_->async()->Heartbeat(&call->context, &call->request, &call->reply,
-                            [this, call, done = std::move(done)](grpc::Status status) mutable {
-                              const common::Status result = FromGrpc(status, "Heartbeat");
-                              const stormark::v1::HeartbeatReply reply = std::move(call->reply);
-                              // The context holds a reference to the channel. It goes here, before
-                              // `done` tells the owner that the call is over: after that the owner
-                              // may destroy this client, and this (gRPC's callback) thread would
-                              // then drop the channel's last reference, which gRPC 1.51 cannot do
-                              // from its own callback thread (it joins itself and frees the queue
-                              // it runs on: "assertion failed: prior > 0", grpc/grpc#32584).
-                              call.reset();
-                              done(result, reply);
-                            });
+  absl::Notification over;
+  Status result;
+  CleanupAsync(phase_id, timeout_ms, [&](const Status& s, std::vector<std::string> names) {
+    result = s;
+    if (left != nullptr) *left = std::move(names);
+    over.Notify();
+  });
+  over.WaitForNotification();
+  return result;
 }
 
 }  // namespace stormark::controller

@@ -5,8 +5,9 @@
 // returned and sends it with every later call naming that phase (Run, Abort, Cleanup,
 // Heartbeat). It never shows the token to anyone.
 //
-// Thread-compatible: one thread drives one client at a time; different clients may be used
-// from different threads. Abort() may be called from any thread, also during Run().
+// Thread-compatible: one caller drives one client at a time (a call, then the calls its `done`
+// starts); different clients may be used from different threads. Abort() may be called from
+// any thread, also during Run().
 #ifndef STORMARK_CONTROLLER_FLEET_AGENT_CLIENT_H_
 #define STORMARK_CONTROLLER_FLEET_AGENT_CLIENT_H_
 
@@ -63,14 +64,23 @@ class AgentClient {
 
   const std::string& host() const { return host_; }
 
+  // Every call comes in two forms. The ...Async form starts the call without blocking and
+  // runs `done` once, when the call is over, on a gRPC thread (or on the calling thread, when
+  // it fails at once): `done` must not block, and the client must outlive the call. The fleet
+  // drives its hosts with these, so it needs no thread per host. The plain form waits for its
+  // own call.
+  using DoneFn = std::function<void(const common::Status&)>;
+
   // Fetches the agent's facts and checks protocol compatibility. UNAVAILABLE when the agent
   // cannot be reached within `timeout_ms`.
   common::Status Connect(int timeout_ms = 5000);
+  void ConnectAsync(int timeout_ms, DoneFn done);
   // Valid after a successful Connect.
   const stormark::v1::AgentInfo& info() const { return info_; }
 
-  // Estimates the agent's clock offset from `rounds` exchanges.
+  // Estimates the agent's clock offset from `rounds` exchanges, one after another.
   common::Status SyncClock(int rounds = 8);
+  void SyncClockAsync(int rounds, DoneFn done);
   const ClockEstimate& clock() const { return estimate_; }
 
   // The target a phase should use on this agent: `wanted`, else the default target, else
@@ -85,28 +95,35 @@ class AgentClient {
   // success the client keeps the phase's token for the calls that follow.
   common::StatusOr<stormark::v1::PrepareReply> Prepare(const stormark::v1::PhaseSpec& spec,
                                                        int64_t timeout_nanos = 0);
+  using PrepareFn = std::function<void(common::StatusOr<stormark::v1::PrepareReply>)>;
+  void PrepareAsync(const stormark::v1::PhaseSpec& spec, int64_t timeout_nanos, PrepareFn done);
 
   // Runs a prepared phase, starting at `start_at_controller_nanos` on the controller's clock
   // (translated to the agent's with the measured offset). Calls `on_progress` for each
-  // progress update. Returns the agent's result, or an error if the stream broke.
+  // progress update (for RunAsync, on a gRPC thread). Returns the agent's result, or an
+  // error if the stream broke.
   using ProgressFn = std::function<void(const stormark::v1::RunUpdate::Progress&)>;
   common::StatusOr<stormark::v1::PhaseResult> Run(const std::string& phase_id,
                                                   int64_t start_at_controller_nanos,
                                                   const ProgressFn& on_progress);
+  using ResultFn = std::function<void(common::StatusOr<stormark::v1::PhaseResult>)>;
+  void RunAsync(const std::string& phase_id, int64_t start_at_controller_nanos,
+                ProgressFn on_progress, ResultFn done);
 
   // Asks the agent to abort `phase_id`; a Run() in flight then returns the agent's ABORTED
   // result. Best effort: an unreachable agent aborts by itself when its controller goes.
   void Abort(const std::string& phase_id);
+  void AbortAsync(const std::string& phase_id, std::function<void()> done);
 
-  // Removes the phase's files on the agent; DEADLINE_EXCEEDED after `timeout_ms`.
-  // Removes the phase's files. `left`, if given, gets what the agent could not remove, each
-  // "name: why".
+  // Removes the phase's files on the agent; DEADLINE_EXCEEDED after `timeout_ms`. `left`
+  // gets what the agent could not remove, each "name: why".
   common::Status Cleanup(const std::string& phase_id, int timeout_ms = 60'000,
                          std::vector<std::string>* left = nullptr);
+  using CleanupFn = std::function<void(const common::Status&, std::vector<std::string> left)>;
+  void CleanupAsync(const std::string& phase_id, int timeout_ms, CleanupFn done);
 
   // Sends one Heartbeat naming `phase_id` ("" between phases) without blocking. `done` runs
-  // on a gRPC thread with the outcome once the agent answers or `timeout_ms` has passed. The
-  // client must outlive the call.
+  // on a gRPC thread with the outcome once the agent answers or `timeout_ms` has passed.
   using HeartbeatFn =
       std::function<void(const common::Status&, const stormark::v1::HeartbeatReply&)>;
   void HeartbeatAsync(const std::string& phase_id, int timeout_ms, HeartbeatFn done);
@@ -116,16 +133,19 @@ class AgentClient {
   void GiveUp() ABSL_LOCKS_EXCLUDED(calls_mu_);
 
  private:
-  // Keeps a call's context where GiveUp() can cancel it, for the call's lifetime.
-  class TrackedCall {
-   public:
-    TrackedCall(AgentClient& client, grpc::ClientContext& context);
-    ~TrackedCall();
+  class RunCall;
 
-   private:
-    AgentClient& client_;
-    grpc::ClientContext& context_;
-  };
+  // Keeps a call's context where GiveUp() can cancel it, from its start to its end.
+  void Track(grpc::ClientContext* context) ABSL_LOCKS_EXCLUDED(calls_mu_);
+  void Untrack(grpc::ClientContext* context) ABSL_LOCKS_EXCLUDED(calls_mu_);
+
+  // Starts one unary call: `start(context, request, reply, callback)` calls the stub's async
+  // method. `done(status, reply)` runs once the call is over, after its context is gone.
+  template <typename Request, typename Reply, typename Start>
+  void CallAsync(Request request, int64_t timeout_nanos, Start start,
+                 std::function<void(const grpc::Status&, Reply&)> done);
+  // The next of `left` clock exchanges, then the estimate from all of `samples`.
+  void SyncRound(std::shared_ptr<std::vector<ClockSample>> samples, int left, DoneFn done);
 
   // A grpc::Status as one line naming the host and what it means for a user.
   common::Status FromGrpc(const grpc::Status& status, std::string_view call) const;

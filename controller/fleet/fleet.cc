@@ -1,10 +1,10 @@
 #include "controller/fleet/fleet.h"
 
 #include <algorithm>
-#include <system_error>
-#include <thread>
+#include <cstdint>
 
 #include "common/strings.h"
+#include "controller/fleet/throttle.h"
 #include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
 
@@ -12,38 +12,24 @@ namespace stormark::controller {
 namespace {
 
 using common::Status;
+using common::StatusOr;
 using common::StrCat;
-
-// Runs fn(i) for i in [0, n) on n threads and waits for all. If the system refuses a thread,
-// refused(i, why) is called for each call that got none, on this thread: a Run made one after
-// another would silently turn a concurrent phase into a sequential one, so the host fails
-// instead, with the limit named (run_command checks the budget first: thread_budget.h). Without
-// `refused`, the remaining calls run here, one after another (short calls: aborts).
-void ParallelFor(size_t n, const std::function<void(size_t)>& fn,
-                 const std::function<void(size_t, const std::string&)>& refused = nullptr) {
-  std::vector<std::thread> threads;
-  threads.reserve(n);
-  size_t i = 0;
-  try {
-    for (; i < n; ++i) threads.emplace_back(fn, i);
-  } catch (const std::system_error& e) {
-    const std::string why = fmt::format(
-        "the controller could not start a thread for this host ({}; {} of {} hosts got one): "
-        "raise its thread limit (pids.max of its cgroup, ulimit -u, kernel.threads-max)",
-        e.code().message(), i, n);
-    for (; i < n; ++i) refused ? refused(i, why) : fn(i);
-  }
-  for (auto& t : threads) t.join();
-}
 
 // Time between the start decision and the start instant: enough for the Run calls to reach
 // every agent, whose round trips were measured.
 constexpr int64_t kMinStartLeadNanos = 250'000'000;
 // Exchanges of the clock sync after a phase's end: a few, as the one before its Prepare has 8.
 constexpr int kPhaseEndSyncRounds = 3;
-// Each host's Run call leaves on its own thread and wakes its agent; with hundreds of hosts
-// on few cores (a test rig, or a busy controller) that takes time of its own.
-constexpr int64_t kStartLeadPerHostNanos = 2'000'000;
+// Exchanges of the clock sync right after the prepare barrier, which the start instant is sent
+// with: a few, as the one at connect has 8. Their time also measures the fan-out: how long one
+// small message to every prepared host and its answer take, which the start lead must cover.
+constexpr int kBarrierSyncRounds = 4;
+// Calls in flight at once. Connects: each may be a TLS handshake, CPU on this side, and a burst
+// of SYNs. Prepares: each carries a phase spec, and its reply the agent's facts. Clock syncs
+// after the barrier are small and keep the start tight: all at once.
+constexpr size_t kConnectsInFlight = 256;
+constexpr size_t kPreparesInFlight = 2048;
+constexpr size_t kUnbounded = SIZE_MAX;
 // The most the lead learned from late starts may add.
 constexpr int64_t kMaxLearnedLeadNanos = 5'000'000'000;
 // How long past its prepare deadline a Prepare call may still take to answer the abort.
@@ -78,14 +64,23 @@ std::string Fleet::stopped() const {
 
 std::vector<Status> Fleet::ConnectAll() {
   std::vector<Status> statuses(clients_.size());
-  ParallelFor(
-      clients_.size(),
-      [&](size_t i) {
-        Status s = clients_[i]->Connect();
-        if (s.ok()) s = clients_[i]->SyncClock();
-        statuses[i] = s;
-      },
-      [&](size_t i, const std::string& why) { statuses[i] = absl::ResourceExhaustedError(why); });
+  {
+    Throttle connects(kConnectsInFlight);
+    for (size_t i = 0; i < clients_.size(); ++i) {
+      connects.Acquire();
+      clients_[i]->ConnectAsync(5000, [this, i, &statuses, &connects](const Status& s) {
+        if (!s.ok()) {
+          statuses[i] = s;
+          connects.Release();
+          return;
+        }
+        clients_[i]->SyncClockAsync(8, [i, &statuses, &connects](const Status& synced) {
+          statuses[i] = synced;
+          connects.Release();
+        });
+      });
+    }
+  }  // Every call is over here.
   {
     absl::MutexLock lock(&mu_);
     for (size_t i = 0; i < clients_.size(); ++i) {
@@ -112,25 +107,22 @@ std::vector<Status> Fleet::ConnectAll() {
   return statuses;
 }
 
-void Fleet::InBackground(std::function<void()> fn) {
-  absl::MutexLock lock(&mu_);
-  try {
-    background_.emplace_back(std::move(fn));
-  } catch (const std::system_error&) {
-    // No thread to spare: the work is best effort (an abort the agent's lease also does).
+void Fleet::AbortInBackground(size_t i, const std::string& phase_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    ++background_;
   }
+  clients_[i]->AbortAsync(phase_id, [this] {
+    absl::MutexLock lock(&mu_);
+    --background_;
+    background_done_.NotifyAll();
+  });
 }
 
 void Fleet::JoinBackground() {
-  for (;;) {
-    std::vector<std::thread> threads;
-    {
-      absl::MutexLock lock(&mu_);
-      threads.swap(background_);
-    }
-    if (threads.empty()) return;
-    for (auto& t : threads) t.join();
-  }
+  absl::MutexLock lock(&mu_);
+  background_done_.Wait(mu_,
+                        [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return background_ == 0; });
 }
 
 void Fleet::HostFailed(size_t i, const std::string& error) {
@@ -148,7 +140,7 @@ void Fleet::HostFailed(size_t i, const std::string& error) {
   // Abort the phase everywhere else, off this thread: an abort may wait for a busy agent.
   for (size_t k = 0; k < clients_.size(); ++k) {
     if (k == i || !host_error(k).empty()) continue;
-    InBackground([this, k, phase] { clients_[k]->Abort(phase); });
+    AbortInBackground(k, phase);
   }
 }
 
@@ -188,9 +180,7 @@ void Fleet::CheckDeadlines() {
       overdue.emplace_back(i, r.phase_id);
     }
   }
-  for (auto& [i, phase] : overdue) {
-    InBackground([this, i = i, phase = phase] { clients_[i]->Abort(phase); });
-  }
+  for (auto& [i, phase] : overdue) AbortInBackground(i, phase);
 }
 
 PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
@@ -224,28 +214,22 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
   return outcome;
 }
 
-bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id,
-                        HostOutcome* host) {
+void Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id,
+                        HostOutcome* host, std::function<void(bool)> done) {
   AgentClient& client = *clients_[i];
   if (std::string error = host_error(i); !error.empty()) {
     host->error = error;
-    return false;
+    return done(false);
   }
   if (aborted_ && !plan.runs_after_halt) {
     host->error = "interrupted before the phase";
-    return false;
+    return done(false);
   }
   if (stopped_ && !plan.runs_after_halt) {
     host->error = StrCat("not run: ", stopped());
-    return false;
+    return done(false);
   }
   if (monitor_) monitor_->SetPhase(i, phase_id);
-  // Clocks drift over a long run: measure the offset again for every phase.
-  if (Status synced = client.SyncClock(); !synced.ok()) {
-    host->error = std::string(synced.message());
-    return false;
-  }
-  host->clock = client.clock();
   // A fio job file that differs by host gives this host its own spec and target.
   const auto own_target = plan.host_targets.find(i);
   const std::string& wanted =
@@ -254,7 +238,7 @@ bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
   if (!target.ok()) {
     host->error = std::string(target.status().message());
     host->target = wanted;
-    return false;
+    return done(false);
   }
   host->target = *target;
   const auto own_spec = plan.host_specs.find(i);
@@ -278,174 +262,227 @@ bool Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
     r.prepare_started = clock_.NowUnixNanos();
     r.prepare_deadline = limit;
   }
-  auto reply = client.Prepare(spec, limit.limit_nanos + kPrepareBackstopNanos);
+  client.PrepareAsync(
+      spec, limit.limit_nanos + kPrepareBackstopNanos,
+      [this, i, phase_id, host,
+       done = std::move(done)](StatusOr<stormark::v1::PrepareReply> reply) {
+        std::string overdue;
+        {
+          absl::MutexLock lock(&mu_);
+          overdue = running_[i].overdue;
+          running_[i] = Running();
+        }
+        if (!overdue.empty()) {
+          // The set-up may have finished as the abort went out, which could not carry the
+          // phase's token yet (only this reply brings it): abort again, with it.
+          if (reply.ok()) AbortInBackground(i, phase_id);
+          host->error = reply.ok() ? overdue : StrCat(overdue, ": ", reply.status().message());
+          return done(false);
+        }
+        if (!reply.ok()) {
+          host->error = StrCat("prepare failed: ", reply.status().message());
+          return done(false);
+        }
+        done(true);
+      });
+}
+
+void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
+                    const ProgressFn& progress, HostOutcome* host, std::function<void()> done) {
+  if (aborted_ && !plan.runs_after_halt) {
+    host->error = "interrupted before the phase started";
+    return CleanUpHost(i, plan, phase_id, host, std::move(done));
+  }
+  if (stopped_ && !plan.runs_after_halt) {
+    host->error = StrCat("not run: ", stopped());
+    return CleanUpHost(i, plan, phase_id, host, std::move(done));
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    const WorkloadKind* kind = KindOf(plan.spec);
+    running_[i] = Running{.active = true,
+                          .phase_id = phase_id,
+                          .start_at = start_at,
+                          .deadline = PhaseDeadline(plan.spec, plan.deadline_nanos,
+                                                    kind ? kind->expected_bytes(plan.spec) : 0),
+                          .overdue = "",
+                          .preparing = false,
+                          .phase_name = "",
+                          .prepare_started = 0,
+                          .prepare_deadline = std::nullopt};
+  }
+  clients_[i]->RunAsync(
+      phase_id, start_at,
+      [this, i, &progress](const stormark::v1::RunUpdate::Progress& p) {
+        {
+          absl::MutexLock lock(&mu_);
+          if (running_[i].deadline) running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
+        }
+        if (monitor_) monitor_->Heard(i);  // A stream that delivers is alive.
+        if (progress) progress(i, p);
+      },
+      [this, i, &plan, phase_id, host,
+       done = std::move(done)](StatusOr<stormark::v1::PhaseResult> result) mutable {
+        Finished(i, std::move(result), host);
+        // The clock again, right after the end: the phase's start lies between this sync and
+        // the one after the barrier, so how far the offset moved in between is part of its
+        // uncertainty.
+        if (host->result && host->result->start_unix_nanos() != 0 && host_error(i).empty()) {
+          clients_[i]->SyncClockAsync(kPhaseEndSyncRounds,
+                                      [this, i, &plan, phase_id, host, before = host->clock,
+                                       done = std::move(done)](const Status& synced) mutable {
+                                        if (synced.ok())
+                                          host->clock = BracketPhase(before, clients_[i]->clock());
+                                        CleanUpHost(i, plan, phase_id, host, std::move(done));
+                                      });
+          return;
+        }
+        CleanUpHost(i, plan, phase_id, host, std::move(done));
+      });
+}
+
+void Fleet::Finished(size_t i, StatusOr<stormark::v1::PhaseResult> result, HostOutcome* host) {
   std::string overdue;
   {
     absl::MutexLock lock(&mu_);
     overdue = running_[i].overdue;
     running_[i] = Running();
   }
-  if (!overdue.empty()) {
-    // The set-up may have finished as the abort went out, which could not carry the phase's
-    // token yet (only this reply brings it): abort again, with it.
-    if (reply.ok()) client.Abort(phase_id);
-    host->error = reply.ok() ? overdue : StrCat(overdue, ": ", reply.status().message());
-    return false;
-  }
-  if (!reply.ok()) {
-    host->error = StrCat("prepare failed: ", reply.status().message());
-    return false;
-  }
-  return true;
-}
-
-void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
-                    const ProgressFn& progress, HostOutcome* host) {
-  if (aborted_ && !plan.runs_after_halt) {
-    host->error = "interrupted before the phase started";
-  } else if (stopped_ && !plan.runs_after_halt) {
-    host->error = StrCat("not run: ", stopped());
+  if (!result.ok()) {
+    host->error = std::string(result.status().message());
   } else {
-    {
-      absl::MutexLock lock(&mu_);
-      const WorkloadKind* kind = KindOf(plan.spec);
-      running_[i] = Running{.active = true,
-                            .phase_id = phase_id,
-                            .start_at = start_at,
-                            .deadline = PhaseDeadline(plan.spec, plan.deadline_nanos,
-                                                      kind ? kind->expected_bytes(plan.spec) : 0),
-                            .overdue = "",
-                            .preparing = false,
-                            .phase_name = "",
-                            .prepare_started = 0,
-                            .prepare_deadline = std::nullopt};
+    host->result = std::move(*result);
+    if (host->result->state() != stormark::v1::PhaseResult::SUCCEEDED) {
+      // An aborted phase's reason says "aborted" itself.
+      host->error = host->result->state() == stormark::v1::PhaseResult::ABORTED
+                        ? host->result->error()
+                        : StrCat("failed: ", host->result->error());
     }
-    auto result =
-        clients_[i]->Run(phase_id, start_at, [&](const stormark::v1::RunUpdate::Progress& p) {
-          {
-            absl::MutexLock lock(&mu_);
-            running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
-          }
-          if (monitor_) monitor_->Heard(i);  // A stream that delivers is alive.
-          if (progress) progress(i, p);
-        });
-    std::string overdue;
-    {
-      absl::MutexLock lock(&mu_);
-      overdue = running_[i].overdue;
-      running_[i] = Running();
-    }
-    if (!result.ok()) {
-      host->error = std::string(result.status().message());
-    } else {
-      host->result = std::move(*result);
-      if (host->result->state() != stormark::v1::PhaseResult::SUCCEEDED) {
-        // An aborted phase's reason says "aborted" itself.
-        host->error = host->result->state() == stormark::v1::PhaseResult::ABORTED
-                          ? host->result->error()
-                          : StrCat("failed: ", host->result->error());
-      }
-    }
-    // Our own reasons come first: the agent only knows it was told to stop.
-    if (std::string lost = host_error(i); !lost.empty()) {
-      host->error = lost;
-    } else if (!overdue.empty()) {
-      const bool stuck = host->result && !host->result->stuck_worker().empty();
-      host->error = stuck ? StrCat(overdue, "; ", host->error) : overdue;
-    } else if (!host->error.empty() && stopped_ && host->result &&
-               host->result->state() == stormark::v1::PhaseResult::ABORTED) {
-      host->error = StrCat("aborted: ", stopped());
-    }
+  }
+  // Our own reasons come first: the agent only knows it was told to stop.
+  if (std::string lost = host_error(i); !lost.empty()) {
+    host->error = lost;
+  } else if (!overdue.empty()) {
+    const bool stuck = host->result && !host->result->stuck_worker().empty();
+    host->error = stuck ? StrCat(overdue, "; ", host->error) : overdue;
+  } else if (!host->error.empty() && stopped_ && host->result &&
+             host->result->state() == stormark::v1::PhaseResult::ABORTED) {
+    host->error = StrCat("aborted: ", stopped());
   }
   if (!host->error.empty() && !host->error.starts_with("aborted: --fail-fast") &&
       !host->error.starts_with("not run: ")) {
     HostFailed(i, host->error);
   }
-  // The clock again, right after the end: the phase's start lies between this sync and the one
-  // before its Prepare, so how far the offset moved in between is part of its uncertainty.
-  if (host->result && host->result->start_unix_nanos() != 0 && host_error(i).empty()) {
-    const ClockEstimate before = host->clock;
-    if (clients_[i]->SyncClock(kPhaseEndSyncRounds).ok()) {
-      host->clock = BracketPhase(before, clients_[i]->clock());
-    }
-  }
+}
+
+void Fleet::CleanUpHost(size_t i, const PhasePlan& plan, const std::string& phase_id,
+                        HostOutcome* host, std::function<void()> done) {
   // Cleanup, whatever happened; a lost agent removes its files itself.
-  if (host_error(i).empty()) {
-    std::vector<std::string> left;
-    Status cleaned = clients_[i]->Cleanup(phase_id, kCleanupTimeoutMs, &left);
-    if (!left.empty() && host->result) {
-      // The files stay on the host: the user must hear where, and why.
-      host->result->add_warnings(
-          StrCat("cleanup left ", left.size(), " entr", left.size() == 1 ? "y" : "ies",
-                 " on the target: ", left.front(), left.size() > 1 ? " (and more)" : ""));
-    }
-    if (absl::IsDeadlineExceeded(cleaned) && host->error.empty()) {
-      host->error = fmt::format("cleanup of phase '{}' on host {} did not finish in {} s",
-                                plan.name, clients_[i]->host(), kCleanupTimeoutMs / 1000);
-    } else if (!cleaned.ok() && host->error.empty()) {
-      host->error = StrCat("cleanup failed: ", cleaned.message());
-    }
+  if (!host_error(i).empty()) {
+    if (monitor_) monitor_->SetPhase(i, "");
+    return done();
   }
-  if (monitor_) monitor_->SetPhase(i, "");
+  clients_[i]->CleanupAsync(
+      phase_id, kCleanupTimeoutMs,
+      [this, i, name = plan.name, host, done = std::move(done)](const Status& cleaned,
+                                                                std::vector<std::string> left) {
+        if (!left.empty() && host->result) {
+          // The files stay on the host: the user must hear where, and why.
+          host->result->add_warnings(
+              StrCat("cleanup left ", left.size(), " entr", left.size() == 1 ? "y" : "ies",
+                     " on the target: ", left.front(), left.size() > 1 ? " (and more)" : ""));
+        }
+        if (absl::IsDeadlineExceeded(cleaned) && host->error.empty()) {
+          host->error = fmt::format("cleanup of phase '{}' on host {} did not finish in {} s", name,
+                                    clients_[i]->host(), kCleanupTimeoutMs / 1000);
+        } else if (!cleaned.ok() && host->error.empty()) {
+          host->error = StrCat("cleanup failed: ", cleaned.message());
+        }
+        if (monitor_) monitor_->SetPhase(i, "");
+        done();
+      });
 }
 
 void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
                      PhaseOutcome* outcome) {
   const std::string& phase_id = outcome->phase_id;
+  const PhasePlan& plan = outcome->plan;
 
-  // 1. Prepare everywhere; the barrier is the join.
-  // One byte per host: threads write their own element (a vector<bool> would share words).
+  // 1. Prepare everywhere; the barrier is the last answer. One byte per host: callbacks write
+  // their own element (a vector<bool> would share words).
   std::vector<char> prepared(clients_.size(), 0);
-  ParallelFor(
-      group.size(),
-      [&](size_t k) {
-        const size_t i = group[k];
-        HostOutcome& host = outcome->hosts[i];
-        prepared[i] = PrepareHost(i, outcome->plan, phase_id, &host) ? 1 : 0;
-        if (!prepared[i]) {
-          if (monitor_) monitor_->SetPhase(i, "");
-          if (!host.error.starts_with("not run: ") && !host.error.starts_with("interrupted")) {
-            HostFailed(i, host.error);
-          }
-        }
-      },
-      [&](size_t k, const std::string& why) {
-        outcome->hosts[group[k]].error = why;
-        HostFailed(group[k], why);
-      });
-
-  // 2. One start instant for all, a little ahead of the slowest round trip.
-  int64_t max_rtt = 0;
-  size_t starting = 0;
-  for (size_t i : group) {
-    if (!prepared[i]) continue;
-    max_rtt = std::max(max_rtt, clients_[i]->clock().rtt_nanos);
-    ++starting;
+  {
+    Throttle prepares(kPreparesInFlight);
+    for (size_t i : group) {
+      prepares.Acquire();
+      PrepareHost(i, plan, phase_id, &outcome->hosts[i],
+                  [this, i, &prepared, &prepares, outcome](bool ok) {
+                    prepared[i] = ok ? 1 : 0;
+                    const std::string& error = outcome->hosts[i].error;
+                    if (!ok) {
+                      if (monitor_) monitor_->SetPhase(i, "");
+                      if (!error.starts_with("not run: ") && !error.starts_with("interrupted")) {
+                        HostFailed(i, error);
+                      }
+                    }
+                    prepares.Release();
+                  });
+    }
   }
-  const int64_t start_at = clock_.NowUnixNanos() + kMinStartLeadNanos + 4 * max_rtt +
-                           static_cast<int64_t>(starting) * kStartLeadPerHostNanos +
-                           learned_lead_nanos_;
+
+  // 2. The clocks again, right after the barrier: a Prepare may have taken minutes, and the
+  // start instant is sent with these offsets. Their time is the fan-out the lead must cover.
+  const int64_t synced_from = clock_.NowUnixNanos();
+  std::vector<char> unsynced(clients_.size(), 0);
+  {
+    Throttle syncs(kUnbounded);
+    for (size_t i : group) {
+      if (!prepared[i]) continue;
+      syncs.Acquire();
+      clients_[i]->SyncClockAsync(kBarrierSyncRounds, [this, i, &prepared, &unsynced, &syncs,
+                                                       outcome](const Status& synced) {
+        HostOutcome& host = outcome->hosts[i];
+        if (synced.ok()) {
+          host.clock = clients_[i]->clock();
+        } else {
+          prepared[i] = 0;
+          unsynced[i] = 1;
+          host.error = std::string(synced.message());
+          HostFailed(i, host.error);
+        }
+        syncs.Release();
+      });
+    }
+  }
+  const int64_t fan_out = (clock_.NowUnixNanos() - synced_from) / kBarrierSyncRounds;
+
+  // 3. One start instant for all: ahead of the slowest round trip, and of the time it takes to
+  // reach every host, as the syncs just measured.
+  int64_t max_rtt = 0;
+  for (size_t i : group) {
+    if (prepared[i]) max_rtt = std::max(max_rtt, clients_[i]->clock().rtt_nanos);
+  }
+  const int64_t start_at =
+      clock_.NowUnixNanos() + kMinStartLeadNanos + 4 * max_rtt + 2 * fan_out + learned_lead_nanos_;
   if (outcome->start_at_unix_nanos == 0) outcome->start_at_unix_nanos = start_at;
 
-  // 3. Run everywhere, then clean up.
-  ParallelFor(
-      group.size(),
-      [&](size_t k) {
-        const size_t i = group[k];
-        if (prepared[i])
-          RunHost(i, outcome->plan, phase_id, start_at, progress, &outcome->hosts[i]);
-      },
-      [&](size_t k, const std::string& why) {
-        const size_t i = group[k];
-        if (!prepared[i]) return;
-        outcome->hosts[i].error = why;
-        HostFailed(i, why);
-        // Prepared but never run: its agent drops the phase and removes what Prepare laid out.
-        std::vector<std::string> left;
-        clients_[i]->Abort(phase_id);
-        (void)clients_[i]->Cleanup(phase_id, kCleanupTimeoutMs, &left);
-        if (monitor_) monitor_->SetPhase(i, "");
-      });
+  // 4. Run everywhere, then clean up. A host whose clock sync failed after its Prepare drops
+  // the phase: its agent removes what Prepare laid out.
+  {
+    Throttle runs(kUnbounded);
+    for (size_t i : group) {
+      HostOutcome* host = &outcome->hosts[i];
+      if (unsynced[i]) {
+        runs.Acquire();
+        clients_[i]->AbortAsync(phase_id, [this, i, &plan, &phase_id, host, &runs] {
+          CleanUpHost(i, plan, phase_id, host, [&runs] { runs.Release(); });
+        });
+      }
+      if (!prepared[i]) continue;
+      runs.Acquire();
+      RunHost(i, plan, phase_id, start_at, progress, host, [&runs] { runs.Release(); });
+    }
+  }
 
   // Run calls that reached their agents after the instant: give later phases more lead.
   int64_t latest = 0;
@@ -488,9 +525,9 @@ void Fleet::AbortAll() {
     phase = current_phase_;
   }
   if (phase.empty()) return;
-  ParallelFor(clients_.size(), [&](size_t i) {
-    if (host_error(i).empty()) clients_[i]->Abort(phase);
-  });
+  for (size_t i = 0; i < clients_.size(); ++i) {
+    if (host_error(i).empty()) AbortInBackground(i, phase);
+  }
 }
 
 }  // namespace stormark::controller

@@ -13,13 +13,13 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 
 #include "common/clock.h"
+#include "common/monotonic_cond_var.h"
 #include "common/status.h"
 #include "controller/fleet/agent_client.h"
 #include "controller/fleet/heartbeat_monitor.h"
@@ -72,7 +72,7 @@ struct FleetOptions {
 
 class Fleet {
  public:
-  // Called from the Run threads with (host index, progress). Must be thread-safe.
+  // Called from gRPC's threads with (host index, progress). Must be thread-safe and quick.
   using ProgressFn = std::function<void(size_t, const stormark::v1::RunUpdate::Progress&)>;
 
   Fleet(std::vector<std::unique_ptr<AgentClient>> clients, const common::Clock& clock,
@@ -121,21 +121,29 @@ class Fleet {
     std::optional<PrepareDeadline> prepare_deadline;
   };
 
-  // Prepare barrier, common start, run and cleanup for the hosts in `group`.
+  // Prepare barrier, clock sync, common start, run and cleanup for the hosts in `group`. The
+  // calling thread starts every host's calls and waits; the calls' callbacks (on gRPC's threads)
+  // carry each host on to its next step, so no thread is held per host.
   void RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
                 PhaseOutcome* outcome);
-  // Prepare, with the host's phase in flight, or the reason it cannot take part.
-  bool PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id, HostOutcome* host);
-  // The run and cleanup of one prepared host; sets host->result or host->error.
+  // Prepare, with the host's phase in flight, or the reason it cannot take part; done(prepared).
+  void PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id, HostOutcome* host,
+                   std::function<void(bool)> done);
+  // The run, clock sync and cleanup of one prepared host; sets host->result or host->error.
   void RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
-               const ProgressFn& progress, HostOutcome* host);
+               const ProgressFn& progress, HostOutcome* host, std::function<void()> done);
+  // A Run stream ended: the host's result or error, our own reasons first.
+  void Finished(size_t i, common::StatusOr<stormark::v1::PhaseResult> result, HostOutcome* host);
+  // Removes the phase's files on host i, unless it is lost (its agent does that itself).
+  void CleanUpHost(size_t i, const PhasePlan& plan, const std::string& phase_id, HostOutcome* host,
+                   std::function<void()> done);
   // A host failed: with fail_fast, stops the run and aborts the phase on the others.
   void HostFailed(size_t i, const std::string& error) ABSL_LOCKS_EXCLUDED(mu_);
   // From the heartbeat monitor's thread: a host stopped answering; or a round passed.
   void HostLost(size_t i, const std::string& reason) ABSL_LOCKS_EXCLUDED(mu_);
   void CheckDeadlines() ABSL_LOCKS_EXCLUDED(mu_);
-  // Runs `fn` on a thread of its own, joined before the phase ends (or the fleet goes).
-  void InBackground(std::function<void()> fn) ABSL_LOCKS_EXCLUDED(mu_);
+  // Aborts `phase_id` on host i without waiting; JoinBackground waits for every such abort.
+  void AbortInBackground(size_t i, const std::string& phase_id) ABSL_LOCKS_EXCLUDED(mu_);
   void JoinBackground() ABSL_LOCKS_EXCLUDED(mu_);
   static void MeasureStartSkew(PhaseOutcome* outcome);
 
@@ -152,7 +160,8 @@ class Fleet {
   std::vector<Running> running_ ABSL_GUARDED_BY(mu_);
   std::string current_phase_ ABSL_GUARDED_BY(mu_);
   std::string stop_reason_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::thread> background_ ABSL_GUARDED_BY(mu_);
+  size_t background_ ABSL_GUARDED_BY(mu_) = 0;  // Aborts in flight.
+  common::MonotonicCondVar background_done_;    // Signalled as each ends.
 
   // Last, so that it stops before the rest goes.
   std::unique_ptr<HeartbeatMonitor> monitor_;

@@ -136,14 +136,14 @@ ThreadLimitPaths SystemThreadLimits() {
   return paths;
 }
 
-common::Status CheckThreadBudget(size_t hosts, const ThreadLimitPaths& paths) {
+common::Status CheckThreadBudget(const ThreadLimitPaths& paths) {
   const std::optional<ThreadLimit> limit = TightestThreadLimit(paths);
-  const int64_t needed = static_cast<int64_t>(hosts + kThreadsBesideHosts);
+  const auto needed = static_cast<int64_t>(kControllerThreads);
   if (!limit || limit->room >= needed) return absl::OkStatus();
   return absl::ResourceExhaustedError(fmt::format(
-      "the controller may start {} more threads ({}), and a run of {} hosts needs about {} "
-      "(one per host, {} beside): raise that limit, or split the hosts across controllers",
-      std::max<int64_t>(limit->room, 0), limit->what, hosts, needed, kThreadsBesideHosts));
+      "the controller may start {} more threads ({}), and it needs about {} whatever the "
+      "number of hosts: raise that limit",
+      std::max<int64_t>(limit->room, 0), limit->what, needed));
 }
 
 }  // namespace stormark::controller

@@ -1,9 +1,9 @@
-// Whether this controller may start the threads a fleet needs. The fleet gives each host a
-// thread of its own for Connect, Prepare and Run (and gRPC keeps a pool beside them), so a
-// controller whose thread limit is below the fleet's size cannot run it concurrently. That is
-// said before anything connects, naming the limit that binds: a pids cgroup's pids.max (v1 or
-// v2, the controller's own cgroup or an ancestor), RLIMIT_NPROC for a user other than root, or
-// the kernel's threads-max. Found later, it would read as agents that "did not answer".
+// Whether this controller may start the threads it needs. The fleet holds no thread per host
+// (its calls are gRPC callbacks: fleet.h), so the need is a constant: gRPC's own pools, the
+// heartbeat monitor, the progress line. A limit below even that (a pids cgroup's pids.max, v1
+// or v2, the controller's own cgroup or an ancestor; RLIMIT_NPROC for a user other than root;
+// the kernel's threads-max) is said before anything connects, naming the limit that binds.
+// Found later, it would read as agents that "did not answer".
 #ifndef STORMARK_CONTROLLER_FLEET_THREAD_BUDGET_H_
 #define STORMARK_CONTROLLER_FLEET_THREAD_BUDGET_H_
 
@@ -16,9 +16,9 @@
 
 namespace stormark::controller {
 
-// Threads a run needs beside one per host: gRPC's pool, heartbeats, the progress line. A run of
-// 40 hosts peaked at 55 threads (the pids cgroup's count), so 15 beside them, and a margin.
-inline constexpr size_t kThreadsBesideHosts = 24;
+// Threads a run needs, whatever the number of hosts: gRPC's pools, heartbeats, the progress
+// line. bench/scale.py saw a peak of 16 at 100 hosts and 21 at 500; the rest is margin.
+inline constexpr size_t kControllerThreads = 32;
 
 // Where the limits are read; tests point them at a fake tree.
 struct ThreadLimitPaths {
@@ -43,9 +43,9 @@ std::optional<ThreadLimit> TightestThreadLimit(const ThreadLimitPaths& paths);
 // root).
 ThreadLimitPaths SystemThreadLimits();
 
-// OK when the tightest limit leaves room for `hosts` + kThreadsBesideHosts threads, else one
-// line naming that limit, what it leaves and what the fleet needs.
-common::Status CheckThreadBudget(size_t hosts, const ThreadLimitPaths& paths);
+// OK when the tightest limit leaves room for kControllerThreads threads, else one line naming
+// that limit, what it leaves and what the controller needs.
+common::Status CheckThreadBudget(const ThreadLimitPaths& paths);
 
 }  // namespace stormark::controller
 

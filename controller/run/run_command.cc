@@ -128,9 +128,9 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     }
   }
 
-  // A fleet larger than the threads this controller may start cannot run concurrently: said
-  // now, with the limit named, rather than as agents that time out.
-  if (Status s = CheckThreadBudget(clients.size(), SystemThreadLimits()); !s.ok()) {
+  // A controller that may not start the few threads it needs: said now, with the limit named,
+  // rather than as agents that time out.
+  if (Status s = CheckThreadBudget(SystemThreadLimits()); !s.ok()) {
     return fail_input(s);
   }
   if (!options.group_by.empty()) {
