@@ -13,7 +13,10 @@ Each guest gets:
     SATA on AHCI, USB storage);
   - qemu's user-mode network, with the guest's agent port forwarded to a loopback port of
     the host, so the controller talks to it over 127.0.0.1 only, and optionally tap devices in
-    a network namespace the test made (qemu then runs in it), for raw Ethernet;
+    a network namespace the test made (qemu then runs in it), for raw Ethernet, and further
+    user-mode networks of their own, for storage traffic whose cable a test pulls
+    (`set_link`) while the agent's own network stays up;
+  - a QMP socket, through which `qmp` runs monitor commands;
   - a console log, which `wait_for` reads.
 
 Guests start in parallel (each `start` returns at once), and `StormarkTestCase` cleanups stop
@@ -26,6 +29,7 @@ emulated guest mean nothing; tests compare within a guest, or check behaviour.
 import gzip
 import hashlib
 import io
+import json
 import os
 import re
 import shutil
@@ -228,17 +232,21 @@ class Guest:
     (`guest.port(7420)`)."""
 
     def __init__(self, test, name, script, memory_mib=512, disks=(), forward=(7420,),
-                 clock_offset_seconds=0, extra_modules=(), netns=None, taps=()):
+                 clock_offset_seconds=0, extra_modules=(), netns=None, taps=(), user_nets=()):
         self.test, self.name, self.script = test, name, script
         # qemu runs in `netns` (the loopback ports are then that namespace's), and each tap
         # device named in `taps`, made there by the test, is one more NIC of the guest (eth1,
-        # eth2, ...), for raw Ethernet such as AoE.
-        self.netns, self.taps = netns, list(taps)
+        # eth2, ...), for raw Ethernet such as AoE. Each name in `user_nets` is one more NIC
+        # after those, on a user-mode network of its own: the i-th (from 0) is 10.0.(3+i).0/24,
+        # where 10.0.(3+i).2 is the host's loopback as 10.0.2.2 is on eth0; the guest's script
+        # sets its address. `set_link(name, ...)` pulls its cable and puts it back.
+        self.netns, self.taps, self.user_nets = netns, list(taps), list(user_nets)
         self.memory_mib, self.disks, self.clock_offset = memory_mib, list(disks), clock_offset_seconds
         self.extra_modules = extra_modules
         self.ports = {p: free_port() for p in forward}
         self.work = test.make_dir(f"stormark-vm-{name}-")
         self.console = os.path.join(self.work, "console.log")
+        self.qmp_socket = os.path.join(self.work, "qmp.sock")
         self.proc = None
 
     def port(self, guest_port):
@@ -255,6 +263,7 @@ class Guest:
         argv = [QEMU, "-machine", "q35", "-accel", accel, "-cpu", "max" if accel == "tcg" else "host",
                 "-smp", "1", "-m", str(self.memory_mib), "-nodefaults", "-no-reboot",
                 "-display", "none", "-monitor", "none",
+                "-qmp", f"unix:{self.qmp_socket},server=on,wait=off",
                 "-serial", f"file:{self.console}",
                 "-kernel", vmlinuz, "-initrd", ramfs, "-append", append,
                 "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,"
@@ -263,6 +272,9 @@ class Guest:
         for i, tap in enumerate(self.taps):
             argv += ["-netdev", f"tap,id=tap{i},ifname={tap},script=no,downscript=no",
                      "-device", f"virtio-net-pci,netdev=tap{i}"]
+        for i, net in enumerate(self.user_nets):
+            argv += ["-netdev", f"user,id={net},net=10.0.{3 + i}.0/24",
+                     "-device", f"virtio-net-pci,netdev={net}"]
         argv += _disk_args(self.disks)
         if self.netns:
             argv = ["ip", "netns", "exec", self.netns] + argv
@@ -282,6 +294,30 @@ class Guest:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+    def qmp(self, command, **arguments):
+        """Runs QMP `command` with `arguments` on this guest's qemu; returns its reply's
+        "return". Fails the test on an error reply. Bounded (10 s per read)."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(self.qmp_socket)
+            stream = s.makefile("rw")
+            json.loads(stream.readline())  # The greeting.
+            for request in ({"execute": "qmp_capabilities"},
+                            {"execute": command, "arguments": arguments}):
+                stream.write(json.dumps(request) + "\n")
+                stream.flush()
+                reply = {}
+                while "return" not in reply and "error" not in reply:  # Events come between.
+                    reply = json.loads(stream.readline())
+                if "error" in reply:
+                    self.test.fail(f"guest {self.name}: QMP {request}: {reply['error']}")
+            return reply["return"]
+
+    def set_link(self, net, up):
+        """Puts the cable of user network `net` (a name in `user_nets`) in, or pulls it: the
+        guest sees its NIC's carrier go, and no frame passes either way."""
+        self.qmp("set_link", name=net, up=up)
 
     def console_text(self):
         try:
