@@ -462,9 +462,12 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
   for (size_t i : group) {
     if (prepared[i]) max_rtt = std::max(max_rtt, clients_[i]->clock().rtt_nanos);
   }
-  const int64_t start_at =
-      clock_.NowUnixNanos() + kMinStartLeadNanos + 4 * max_rtt + 2 * fan_out + learned_lead_nanos_;
-  if (outcome->start_at_unix_nanos == 0) outcome->start_at_unix_nanos = start_at;
+  const int64_t lead = kMinStartLeadNanos + 4 * max_rtt + 2 * fan_out + learned_lead_nanos_;
+  const int64_t start_at = clock_.NowUnixNanos() + lead;
+  if (outcome->start_at_unix_nanos == 0) {
+    outcome->start_at_unix_nanos = start_at;
+    outcome->start_lead_nanos = lead;
+  }
 
   // 4. Run everywhere, then clean up. A host whose clock sync failed after its Prepare drops
   // the phase: its agent removes what Prepare laid out.

@@ -57,6 +57,10 @@ struct PhaseOutcome {
   RunMode mode = RunMode::kConcurrent;
   // The common start instant on the controller's clock.
   int64_t start_at_unix_nanos = 0;
+  // How far ahead of the moment it was chosen the start instant was set (the lead: fan-out,
+  // round trips, lateness learned from earlier phases). 0 when no host was prepared. For a
+  // sequential phase, the first host's.
+  int64_t start_lead_nanos = 0;
   std::vector<HostOutcome> hosts;
   // Spread of the actual starts across hosts, on the controller's clock, and how far that
   // figure can be off because of the clock estimates. Unset when no host started.

@@ -202,6 +202,7 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                 {"mode", outcome.mode == RunMode::kSequential ? "sequential" : "concurrent"},
                 {"cache", common::CacheModeName(outcome.plan.spec.cache())},
                 {"start_at_unix_nanos", outcome.start_at_unix_nanos},
+                {"start_lead_nanos", outcome.start_lead_nanos},
                 {"start_skew_nanos",
                  outcome.start_skew_nanos ? json(*outcome.start_skew_nanos) : json(nullptr)},
                 {"start_skew_uncertainty_nanos", outcome.start_skew_uncertainty_nanos}};
