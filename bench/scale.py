@@ -84,6 +84,7 @@ class PhaseFigures:
         corrected = [r["start_unix_nanos"] - r["clock_offset_nanos"] for r in done]
         self.spread = (max(corrected) - min(corrected)) / 1e6 if corrected else float("nan")
         self.uncertainty = phase["start_skew_uncertainty_nanos"] / 1e6
+        self.lead = phase.get("start_lead_nanos", 0) / 1e6
         self.last_end = max((r["end_unix_nanos"] - r["clock_offset_nanos"] for r in done),
                             default=0)
 
@@ -190,7 +191,11 @@ def run(args):
                    f"{max(p.late):.2f}" for p in phases]))
     rows.append(("start spread across agents, controller clock, ms",
                  *[f"{p.spread:.2f} (+- {p.uncertainty:.2f})" for p in phases]))
-    rows.append(("controller CPU time (user + system)", f"{usage.ru_utime + usage.ru_stime:.2f} s", ""))
+    rows.append(("start lead, ms", *[f"{p.lead:.0f}" for p in phases]))
+    cpu = usage.ru_utime + usage.ru_stime
+    rows.append(("controller CPU time (user + system)",
+                 f"{cpu:.2f} s ({cpu / len(phases) / args.agents * 1e6:.0f} us per phase per host, "
+                 "connect and report included)", ""))
     rows.append(("controller max RSS", f"{usage.ru_maxrss / 1024:.1f} MiB", ""))
     rows.append(("controller threads (peak, sampled every 20 ms)", f"{peak_threads}", ""))
     rows.append(("controller wall time", f"{wall:.2f} s", ""))
