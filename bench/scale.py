@@ -47,10 +47,13 @@ def raise_fd_limit(needed):
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(needed, hard), hard))
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS"):
+    """A memory figure of /proc/PID/status in KiB: VmRSS (all resident pages), RssAnon (the
+    process's own memory) or RssFile (pages of its binary and shared libraries, which the page
+    cache holds and shares with every process that maps them)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
@@ -142,6 +145,8 @@ def run(args):
         agents = Agents(args.agents, base)
         started_in = time.monotonic() - t0
         idle_rss = statistics.median(rss_kib(p.pid) for p in agents.procs)
+        idle_anon = statistics.median(rss_kib(p.pid, "RssAnon") for p in agents.procs)
+        idle_file = statistics.median(rss_kib(p.pid, "RssFile") for p in agents.procs)
 
         json_path = os.path.join(base, "out.json")
         argv = [binary("stormark"), "run", "--workload", "randio", "--target", "sink",
@@ -201,7 +206,9 @@ def run(args):
     rows.append(("controller wall time", f"{wall:.2f} s", ""))
     rows.append(("run start to last result",
                  f"{plan_to_last:.2f} s (phases: 2 x {args.runtime} s)", ""))
-    rows.append(("idle agent RSS (median)", f"{idle_rss / 1024:.1f} MiB", ""))
+    rows.append(("idle agent RSS (median)",
+                 f"{idle_rss / 1024:.1f} MiB: {idle_anon / 1024:.1f} MiB its own (anonymous), "
+                 f"{idle_file / 1024:.1f} MiB binary and library pages (shared)", ""))
     rows.append(("agent RSS after the run (median)", f"{busy_rss / 1024:.1f} MiB", ""))
     print()
     for i, row in enumerate(rows):
