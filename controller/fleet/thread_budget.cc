@@ -133,17 +133,24 @@ ThreadLimitPaths SystemThreadLimits() {
     paths.nproc_limit = static_cast<int64_t>(limit.rlim_cur);
     paths.nproc_used = ThreadsOfUser(geteuid());
   }
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("Threads:"))
+      paths.own_threads = std::strtoll(line.c_str() + 8, nullptr, 10);
+  }
   return paths;
 }
 
 common::Status CheckThreadBudget(const ThreadLimitPaths& paths) {
   const std::optional<ThreadLimit> limit = TightestThreadLimit(paths);
-  const auto needed = static_cast<int64_t>(kControllerThreads);
+  // The threads it has already (gRPC starts some with the channels) count towards its need.
+  const int64_t needed = std::max<int64_t>(
+      0, static_cast<int64_t>(kControllerThreads) - std::max<int64_t>(paths.own_threads, 1));
   if (!limit || limit->room >= needed) return absl::OkStatus();
   return absl::ResourceExhaustedError(fmt::format(
-      "the controller may start {} more threads ({}), and it needs about {} whatever the "
-      "number of hosts: raise that limit",
-      std::max<int64_t>(limit->room, 0), limit->what, needed));
+      "the controller may start {} more threads ({}), and it needs about {} more ({} in all, "
+      "whatever the number of hosts): raise that limit",
+      std::max<int64_t>(limit->room, 0), limit->what, needed, kControllerThreads));
 }
 
 }  // namespace stormark::controller

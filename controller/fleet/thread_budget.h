@@ -29,6 +29,8 @@ struct ThreadLimitPaths {
   // RLIMIT_NPROC binds only users other than root; tests set it.
   std::optional<int64_t> nproc_limit;
   int64_t nproc_used = 0;
+  // Threads this process has already, which count towards kControllerThreads.
+  int64_t own_threads = 1;
 };
 
 struct ThreadLimit {
@@ -43,8 +45,9 @@ std::optional<ThreadLimit> TightestThreadLimit(const ThreadLimitPaths& paths);
 // root).
 ThreadLimitPaths SystemThreadLimits();
 
-// OK when the tightest limit leaves room for kControllerThreads threads, else one line naming
-// that limit, what it leaves and what the controller needs.
+// OK when the tightest limit leaves room for the threads the controller lacks of
+// kControllerThreads, else one line naming that limit, what it leaves and what the controller
+// needs.
 common::Status CheckThreadBudget(const ThreadLimitPaths& paths);
 
 }  // namespace stormark::controller

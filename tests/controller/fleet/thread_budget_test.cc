@@ -55,16 +55,17 @@ TEST_F(ThreadBudgetTest, ThePidsMaxOfAV1CgroupBinds) {
   ASSERT_TRUE(limit.has_value());
   EXPECT_EQ(limit->room, 28);
   EXPECT_EQ(limit->what, "pids.max 30 of cgroup /batch/stormark (2 in use)");
+  paths_.own_threads = 2;  // The 2 in use are the controller's own: they count to its need.
   const common::Status s = CheckThreadBudget(paths_);
   EXPECT_TRUE(absl::IsResourceExhausted(s));
   EXPECT_EQ(s.message(),
             fmt::format("the controller may start 28 more threads (pids.max 30 of cgroup "
-                        "/batch/stormark (2 in use)), and it needs about {} whatever the number "
-                        "of hosts: raise that limit",
-                        kControllerThreads));
-  Write("sys/pids/batch/stormark/pids.max", fmt::format("{}\n", 2 + kControllerThreads));
+                        "/batch/stormark (2 in use)), and it needs about {} more ({} in all, "
+                        "whatever the number of hosts): raise that limit",
+                        kControllerThreads - 2, kControllerThreads));
+  Write("sys/pids/batch/stormark/pids.max", fmt::format("{}\n", kControllerThreads));
   EXPECT_TRUE(CheckThreadBudget(paths_).ok());  // Just room.
-  Write("sys/pids/batch/stormark/pids.max", fmt::format("{}\n", 1 + kControllerThreads));
+  Write("sys/pids/batch/stormark/pids.max", fmt::format("{}\n", kControllerThreads - 1));
   EXPECT_FALSE(CheckThreadBudget(paths_).ok());
 }
 
@@ -96,10 +97,11 @@ TEST_F(ThreadBudgetTest, TheKernelsThreadsMaxAndTheUsersUlimit) {
   paths_.nproc_limit = 1024;
   paths_.nproc_used = 1000;
   EXPECT_EQ(TightestThreadLimit(paths_)->what, "ulimit -u 1024 (1000 threads of this user)");
-  paths_.nproc_used = 1025 - static_cast<int64_t>(kControllerThreads);
+  // It has 1 thread (own_threads), so it lacks kControllerThreads - 1.
+  paths_.nproc_used = 1026 - static_cast<int64_t>(kControllerThreads);
   EXPECT_THAT(std::string(CheckThreadBudget(paths_).message()),
-              HasSubstr(fmt::format("may start {} more threads", kControllerThreads - 1)));
-  paths_.nproc_used = 1024 - static_cast<int64_t>(kControllerThreads);
+              HasSubstr(fmt::format("may start {} more threads", kControllerThreads - 2)));
+  paths_.nproc_used = 1025 - static_cast<int64_t>(kControllerThreads);
   EXPECT_TRUE(CheckThreadBudget(paths_).ok());
 }
 
