@@ -1,6 +1,7 @@
 #include "controller/report/environment.h"
 
 #include <algorithm>
+#include <set>
 
 #include "common/strings.h"
 #include "common/units.h"
@@ -174,11 +175,14 @@ std::vector<std::string> DifferingKeys(const std::vector<Environment>& all_rows,
     if (transport != nullptr && *transport != "local") row.erase("transport_detail");
   }
   std::vector<std::string> keys;
+  // Each key is compared across the rows once: a key every row agrees on would otherwise be
+  // compared again for every row that has it, n^2 finds (10,000 hosts: minutes).
+  std::set<std::string_view> checked;
   for (const Environment& row : rows) {
     for (const auto& [key, value] : row) {
+      if (!checked.insert(key).second) continue;
       if (key == "device" || key == "backing_file" || key == "memory_cgroup" ||
-          std::find(ignore.begin(), ignore.end(), key) != ignore.end() ||
-          std::find(keys.begin(), keys.end(), key) != keys.end()) {
+          std::find(ignore.begin(), ignore.end(), key) != ignore.end()) {
         continue;
       }
       const std::string* first = nullptr;

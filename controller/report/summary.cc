@@ -1,6 +1,7 @@
 #include "controller/report/summary.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "common/strings.h"
 #include "fmt/format.h"
@@ -16,6 +17,7 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
   all.status = "succeeded";
   int64_t first_start = INT64_MAX, last_end = INT64_MIN;
   double cpu_sum = 0;
+  std::unordered_set<std::string> seen_warnings;  // all.warnings, to keep them once each
 
   for (const HostOutcome& host : outcome.hosts) {
     RowSummary row;
@@ -61,9 +63,7 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
       last_end = std::max(last_end, start + r.elapsed_nanos());
       for (const auto& w : row.warnings) {
         std::string tagged = common::StrCat(row.host, ": ", w);
-        if (std::find(all.warnings.begin(), all.warnings.end(), tagged) == all.warnings.end()) {
-          all.warnings.push_back(std::move(tagged));
-        }
+        if (seen_warnings.insert(tagged).second) all.warnings.push_back(std::move(tagged));
       }
     } else {
       ++summary.failed;
