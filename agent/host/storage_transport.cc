@@ -197,10 +197,10 @@ DeviceTransport Detect(const std::string& name, const SystemPaths& paths, int de
   } else if (disk_name.starts_with("nbd")) {
     t = Of("NBD", "nbd");
   } else if (disk_name.starts_with("etherd!")) {
-    // The aoe driver names its disks etherd!eSHELF.SLOT and gives the interface
-    // in netif.
+    // The aoe driver names its disks etherd!eSHELF.SLOT and gives the interface in netif,
+    // the target's firmware in firmware-version (aoeblk.c; read on a guest's 6.1 kernel).
     const std::string netif = ReadAttribute(disk + "/netif");
-    const std::string firmware = ReadAttribute(disk + "/fwver");
+    const std::string firmware = ReadAttribute(disk + "/firmware-version");
     t = Of("AoE", StrCat("etherd ", disk_name.substr(7), netif.empty() ? "" : " via " + netif));
     if (!firmware.empty()) t.model = StrCat("AoE target, firmware ", firmware);
     return t;

@@ -21,6 +21,7 @@ and the controller all run in that namespace, so no frame leaves it.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -194,6 +195,10 @@ phases:
                          rf"^user-space AoE initiator on {USER_IF}, shelf 1 slot 0, firmware "
                          r"0x[0-9a-f]{4}, 16 buffers, 2 sectors/frame$", u_env)
         self.assertEqual(user["resolved"]["engine"], "aoe", user["resolved"])
+        # The same vblade answered both: the kernel's driver shows its firmware in sysfs
+        # (firmware-version), the agent's initiator from its own Config query.
+        firmware = re.search(r"firmware (0x[0-9a-f]{4})", u_env["transport_detail"]).group(1)
+        self.assertEqual(k_env.get("model"), f"AoE target, firmware {firmware}", k_env)
         # One export: each initiator found vblade's 64 MiB by itself (the kernel's driver and
         # the agent's initiator each ask vblade's ATA IDENTIFY).
         sizes = {a["host"]: {t["name"]: t["size_bytes"] for t in a["targets"]}

@@ -1,6 +1,7 @@
 #include "controller/workloads/randio/randio_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -114,6 +115,13 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
   table.AddColumn("status", Align::kLeft);
 
   std::map<std::string, OpFigures> all;
+  // Each op's rates summed over the hosts: a sequential phase's last row is their mean, since
+  // its hosts never ran together (a sum would read as an aggregate no host saw).
+  struct RateSum {
+    double ops = 0;
+    double bytes = 0;
+  };
+  std::map<std::string, RateSum> rates;
   std::string verify;
   TextTable stones;
   stones.AddColumn("stonewall", Align::kLeft);
@@ -154,6 +162,11 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
         merged.ops += it->second.ops;
         merged.bytes += it->second.bytes;
         merged.latency.Merge(it->second.latency);
+        if (row.elapsed_seconds > 0) {
+          RateSum& rate = rates[op];
+          rate.ops += static_cast<double>(it->second.ops) / row.elapsed_seconds;
+          rate.bytes += static_cast<double>(it->second.bytes) / row.elapsed_seconds;
+        }
       }
       if (first_row) {
         table.AddRow(Cells(Place(via, row.host, row.transport, row.target),
@@ -201,6 +214,14 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
     for (const char* op : kOps) {
       auto it = all.find(op);
       if (it == all.end()) continue;
+      if (outcome.mode == RunMode::kSequential && agg.hosts > 0) {
+        // The mean of the hosts' rates, over the mean host's elapsed time.
+        const RateSum& rate = rates[op];
+        it->second.ops =
+            static_cast<uint64_t>(std::llround(rate.ops / agg.hosts * agg.elapsed_seconds));
+        it->second.bytes =
+            static_cast<uint64_t>(std::llround(rate.bytes / agg.hosts * agg.elapsed_seconds));
+      }
       AddRow(table, Place(via, first_row ? label : "", "", ""), op, it->second, agg.elapsed_seconds,
              first_row ? fmt::format("{:.1f}", agg.cpu_percent) : "",
              first_row ? fmt::format("{} host{}", agg.hosts, agg.hosts == 1 ? "" : "s") : "");

@@ -122,7 +122,7 @@ TEST_F(TransportTest, UsbAoeAndNbd) {
   Write(dir() + "/sys/class/scsi_host/host6/proc_name", "uas");
   const std::string aoe = Disk("etherd!e1.0", "virtual/block/etherd!e1.0");
   Write(aoe + "/netif", "eth1");
-  Write(aoe + "/fwver", "0x4019");
+  Write(aoe + "/firmware-version", "0x4019");  // Not "fwver": the 6.1 driver's name.
   Disk("nbd0", "virtual/block/nbd0");
 
   DeviceTransport t = DetectTransport("sde", paths_);

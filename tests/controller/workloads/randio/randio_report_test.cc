@@ -86,6 +86,19 @@ TEST(RandioTable, AllHostsRowsMergeHistogramsAndShowTheStonewall) {
   EXPECT_THAT(table, HasSubstr("10.50 s"));
 }
 
+TEST(RandioTable, ASequentialPhasesLastRowIsTheMeanOfTheHostsNotTheirSum) {
+  // One host after the other (vm.kernel_aoe's kernel and user-space initiators): 1000 and
+  // 3000 IOPS. The row is labelled a mean, and it showed the sum, 4000.
+  PhaseOutcome outcome;
+  outcome.mode = RunMode::kSequential;
+  outcome.hosts = {Host("a", 0), Host("b", 20 * kSecond)};
+  AddOp(&*outcome.hosts[0].result, "read", 10000, 4096);
+  AddOp(&*outcome.hosts[1].result, "read", 30000, 4096);
+  const std::string table = RandioTable(outcome, Summarize(outcome));
+  EXPECT_THAT(table, HasSubstr("mean of hosts          read  2000    7.8"));
+  EXPECT_THAT(table, Not(HasSubstr("4000")));
+}
+
 TEST(RandioTable, VerifyOutcomeIsListed) {
   HostOutcome a = Host("a", 0);
   AddOp(&*a.result, "write", 100, 4096);
