@@ -253,6 +253,23 @@ class Guest:
         return self.ports[guest_port]
 
     def start(self):
+        """Starts qemu. A forwarded port is picked free and bound by qemu a moment later, so
+        another process may take it in between (a full ctest run beside a benchmark holding
+        thousands of loopback ports did): qemu then exits at once, "Could not set up host
+        forwarding rule", and is started again on fresh ports, up to 5 times."""
+        for _ in range(5):
+            self._start_once()
+            try:
+                self.proc.wait(timeout=1.5)
+            except subprocess.TimeoutExpired:
+                return self  # Running: the ports are its.
+            with open(os.path.join(self.work, "qemu.log"), errors="replace") as f:
+                if "Could not set up host forwarding rule" not in f.read():
+                    return self  # Another failure: wait_for reports it with the log.
+            self.ports = {p: free_port() for p in self.ports}
+        return self
+
+    def _start_once(self):
         vmlinuz, _ = kernel()
         ramfs = initramfs(self.script, self.extra_modules)
         fwd = ",".join(f"hostfwd=tcp:127.0.0.1:{h}-:{g}" for g, h in self.ports.items())
@@ -286,7 +303,6 @@ class Guest:
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         log.close()
         self.test.addCleanup(self.stop)
-        return self
 
     def stop(self):
         """Stops qemu by its PID (SIGTERM, then SIGKILL)."""
