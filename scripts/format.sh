@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks or fixes the layout of stormark's C++ sources (agent/, controller/, common/, tests/)
-# against .clang-format.
+# Checks or fixes the layout of stormark's C++ sources (agent/, bench/, controller/, common/,
+# tests/) against .clang-format.
 #
 #   scripts/format.sh --check     names each file clang-format would change; exits 1 if any
 #   scripts/format.sh --fix       rewrites those files in place
@@ -38,7 +38,7 @@ if [ -z "$tool" ]; then
   exit 77
 fi
 
-dirs=(agent controller common tests)
+dirs=(agent bench controller common tests)
 files=()
 if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   while IFS= read -r f; do
