@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The controller's own cost at fleet sizes no machine could run real agents for: for each size,
-starts one stormark-fleet-sim process serving that many simulated agents (one loopback port
+starts a stormark-fleet-sim process serving that many simulated agents (one loopback port
 each, bench/fleet_sim/), runs the real controller against all of them (a timed, rate-limited
 randio phase on the null target, twice, each time at one instant), and prints one markdown row
 per size:
@@ -19,7 +19,7 @@ per size:
     result, and from that result to the controller's exit (its reports); its wall time.
 
 Usage: STORMARK_BIN_DIR=build/bin python3 bench/fleet_sim.py [--agents 1000,5000,10000]
-       [--runtime 3] [--clock-offset-ms-spread 0] [--perf DIR]
+       [--runtime 3] [--clock-offset-ms-spread 0] [--processes N] [--perf DIR]
 
 One simulator process serves every agent, unless RLIMIT_NOFILE's hard limit cannot hold two
 descriptors per agent (a listener and the controller's connection); then the agents are split

@@ -29,6 +29,9 @@ constexpr int kBarrierSyncRounds = 4;
 // after the barrier are small and keep the start tight: all at once.
 constexpr size_t kConnectsInFlight = 256;
 constexpr size_t kPreparesInFlight = 2048;
+// Post-barrier clock syncs: all at once, 40,000 exchanges at 10,000 hosts queued in the
+// controller long enough to time out (bench/fleet_sim.py); a bound keeps each round trip short.
+constexpr size_t kBarrierSyncsInFlight = 512;
 constexpr size_t kUnbounded = SIZE_MAX;
 // The most the lead learned from late starts may add.
 constexpr int64_t kMaxLearnedLeadNanos = 5'000'000'000;
@@ -433,23 +436,16 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
   // 2. The clocks again, right after the barrier: a Prepare may have taken minutes, and the
   // start instant is sent with these offsets. Their time is the fan-out the lead must cover.
   const int64_t synced_from = clock_.NowUnixNanos();
-  std::vector<char> unsynced(clients_.size(), 0);
   {
-    Throttle syncs(kUnbounded);
+    Throttle syncs(kBarrierSyncsInFlight);
     for (size_t i : group) {
       if (!prepared[i]) continue;
       syncs.Acquire();
-      clients_[i]->SyncClockAsync(kBarrierSyncRounds, [this, i, &prepared, &unsynced, &syncs,
-                                                       outcome](const Status& synced) {
-        HostOutcome& host = outcome->hosts[i];
-        if (synced.ok()) {
-          host.clock = clients_[i]->clock();
-        } else {
-          prepared[i] = 0;
-          unsynced[i] = 1;
-          host.error = std::string(synced.message());
-          HostFailed(i, host.error);
-        }
+      clients_[i]->SyncClockAsync(kBarrierSyncRounds, [this, i, &syncs, outcome](const Status&) {
+        // A re-sync that failed (at 10,000 hosts on 2 cores, exchanges time out queued in
+        // the controller) keeps the estimate from before, which the end-of-phase sync then
+        // brackets: the host runs, and its uncertainty says how good the clock was.
+        outcome->hosts[i].clock = clients_[i]->clock();
         syncs.Release();
       });
     }
@@ -469,18 +465,11 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
     outcome->start_lead_nanos = lead;
   }
 
-  // 4. Run everywhere, then clean up. A host whose clock sync failed after its Prepare drops
-  // the phase: its agent removes what Prepare laid out.
+  // 4. Run everywhere, then clean up.
   {
     Throttle runs(kUnbounded);
     for (size_t i : group) {
       HostOutcome* host = &outcome->hosts[i];
-      if (unsynced[i]) {
-        runs.Acquire();
-        clients_[i]->AbortAsync(phase_id, [this, i, &plan, &phase_id, host, &runs] {
-          CleanUpHost(i, plan, phase_id, host, [&runs] { runs.Release(); });
-        });
-      }
       if (!prepared[i]) continue;
       runs.Acquire();
       RunHost(i, plan, phase_id, start_at, progress, host, [&runs] { runs.Release(); });
