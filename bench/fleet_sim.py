@@ -43,6 +43,11 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scale  # noqa: E402  bench/scale.py: the same phase figures and percentiles.
+
+percentile = scale.percentile
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -95,28 +100,12 @@ def cpu_seconds(pid):
         return float("nan")
 
 
-def percentile(values, p):
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    k = min(len(ordered) - 1, max(0, int(round(p / 100 * (len(ordered) - 1)))))
-    return ordered[k]
-
-
-class PhaseFigures:
-    """Start figures of one phase of the JSON report (as bench/scale.py)."""
+class PhaseFigures(scale.PhaseFigures):
+    """bench/scale.py's start figures of one phase, with its start instant and id."""
 
     def __init__(self, phase):
-        done = [r for r in phase["results"] if r["status"] == "succeeded"]
-        self.ok = len(done)
-        self.late = [r["start_late_nanos"] / 1e6 for r in done] or [float("nan")]
-        corrected = [r["start_unix_nanos"] - r["clock_offset_nanos"] for r in done]
-        self.spread = (max(corrected) - min(corrected)) / 1e6 if corrected else float("nan")
-        self.uncertainty = phase["start_skew_uncertainty_nanos"] / 1e6
-        self.last_end = max((r["end_unix_nanos"] - r["clock_offset_nanos"] for r in done),
-                            default=0)
+        super().__init__(phase)
         self.start_at = phase["start_at_unix_nanos"]
-        self.lead = phase.get("start_lead_nanos", 0) / 1e6
         self.phase_id = phase["phase_id"]
 
 
