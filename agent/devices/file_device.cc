@@ -11,6 +11,7 @@
 #include "agent/devices/aio_queue.h"
 #include "agent/devices/sync_queue.h"
 #include "agent/devices/uring_queue.h"
+#include "common/raw_io.h"
 #include "common/strings.h"
 #include "common/units.h"
 
@@ -166,8 +167,9 @@ int64_t FileDevice::Execute(const IoRequest& request) {
   size_t done = 0;
   while (done < request.length) {
     const off_t at = static_cast<off_t>(request.offset + done);
-    const ssize_t r = write ? pwrite(fd_, request.buffer + done, request.length - done, at)
-                            : pread(fd_, request.buffer + done, request.length - done, at);
+    const ssize_t r = write
+                          ? common::RawPwrite(fd_, request.buffer + done, request.length - done, at)
+                          : common::RawPread(fd_, request.buffer + done, request.length - done, at);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return -errno;
     if (r == 0) break;  // End of file or device.

@@ -68,9 +68,9 @@ class File {
   virtual int Close() = 0;
 
   // A C stdio stream over this file, for workloads that measure stdio as their reference
-  // tool does (bonnie++'s putc, PostMark's fwrite). `mode` as fdopen's. The stream is the
-  // file from then on: fclose it, and use nothing else of this File but its destruction.
-  // nullptr with errno set on failure.
+  // tool does (PostMark's fwrite). `mode` as fdopen's. The stream is the file from then on:
+  // fclose it, and use nothing else of this File but its destruction. nullptr with errno set
+  // on failure.
   virtual std::FILE* OpenStream(const char* mode) = 0;
 
   // The operating system's descriptor, for what only a descriptor can do (io_uring,

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "common/raw_io.h"
+
 namespace stormark::agent {
 namespace {
 
@@ -12,15 +14,15 @@ ssize_t Result(ssize_t r) { return r < 0 ? -errno : r; }
 
 }  // namespace
 
-ssize_t OsFile::Read(void* buf, size_t n) { return Result(::read(fd_, buf, n)); }
-ssize_t OsFile::Write(const void* buf, size_t n) { return Result(::write(fd_, buf, n)); }
+ssize_t OsFile::Read(void* buf, size_t n) { return Result(common::RawRead(fd_, buf, n)); }
+ssize_t OsFile::Write(const void* buf, size_t n) { return Result(common::RawWrite(fd_, buf, n)); }
 
 ssize_t OsFile::ReadAt(void* buf, size_t n, uint64_t offset) {
-  return Result(::pread(fd_, buf, n, static_cast<off_t>(offset)));
+  return Result(common::RawPread(fd_, buf, n, static_cast<off_t>(offset)));
 }
 
 ssize_t OsFile::WriteAt(const void* buf, size_t n, uint64_t offset) {
-  return Result(::pwrite(fd_, buf, n, static_cast<off_t>(offset)));
+  return Result(common::RawPwrite(fd_, buf, n, static_cast<off_t>(offset)));
 }
 
 int64_t OsFile::Seek(int64_t offset, int whence) {

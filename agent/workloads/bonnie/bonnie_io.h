@@ -1,9 +1,10 @@
 // bonnie++'s I/O tests on one data file, in the order bonnie++ runs them:
 //
-//   putc       writes char_size bytes with stdio putc (one value per MiB in the histogram)
+//   putc       writes char_size bytes, one write(2) each, as bonnie++ 2.00 does (one value
+//              per MiB in the histogram)
 //   put_block  writes the file from scratch, size bytes in write() calls of one chunk
 //   rewrite    for every chunk: read it, dirty one byte, lseek back, write it
-//   getc       reads the first char_size bytes with stdio getc
+//   getc       reads the first char_size bytes, one read(2) each
 //   get_block  reads the file in read() calls of one chunk
 //   seeks      `seekers` threads share `seeks` lseek+read of one chunk at random chunk offsets,
 //              each taking its next chunk as a ticket read from a pipe that the test writes,

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Compares every test of stormark's bonnie workload with Debian's bonnie++ 2.00 on a
+memory-limited machine: both tools are held to LIMIT of memory (stormark by `memory_limit`,
+bonnie++ in a v1 memory cgroup of the same limit), on a data file of twice the limit as bonnie++'s
+2 x RAM rule asks, each run on a freshly made journaled ext4 on a loop device of DISK, alternately
+(bonnie++ first in even rounds, stormark first in odd ones), REPEAT runs each.
+
+    python3 bench/bonnie_vs_bonnie.py [--dir /var/tmp] [--disk 3G] [--limit 1G] [--repeat 5]
+                                      [--files 256] [--char-size 16M] [--seeks 100000]
+                                      [--json FILE]
+
+The defaults are sized so that every test takes bonnie++'s 0.5 s on the development VM, whose
+virtual disk the host caches (1.6-1.8 GB/s for these sequential tests): with a 256 MiB limit the
+512 MiB data file is written and read in under 0.5 s and both tools print +++++; 8192 seeks
+(bonnie++'s default) and 16 x 1024 files on a fresh journaled ext4 take under 0.5 s too.
+
+The invocations, on the mounted filesystem MNT (files in units of 1024, empty, one directory):
+    bonnie++ -d MNT -s 2xLIMIT:8k:SEEKS:5 -r LIMIT -f CHARS -n FILES -u root -q       (in the cgroup)
+    stormark run --workload bonnie --dir MNT --set size=2xLIMIT --set memory_limit=LIMIT
+        --set char_size=CHARS --set files=FILES --set seeks=SEEKS --csv C
+
+It prints, per test, each tool's median in bonnie++'s units (K/sec, seeks/s, files/s), each
+tool's spread (largest / smallest run), and the ratio of the medians; then what the loop device
+read and wrote in each run (its own counters) against the bytes the data-file tests asked for,
+which says whether the reads reached the disk. A test under bonnie++'s 0.5 s rule is +++++ in
+both tools and is not compared. Needs root (losetup, mkfs, mount, a memory cgroup).
+
+--json FILE writes the same table as numbers, for tests/integration/memory_limited_agreement_test.py.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, HERE)
+import benchlib  # noqa: E402
+import memlimited  # noqa: E402
+
+BIN = os.environ.get("STORMARK_BIN_DIR", os.path.join(HERE, "..", "build", "bin"))
+BONNIE = next((p for p in ("/usr/sbin/bonnie++", "/usr/bin/bonnie++") if os.access(p, os.X_OK)),
+              None)
+MIB = 1 << 20
+CHUNK = 8192
+
+# 0-based fields of a bonnie++ 2.00 CSV data line (1.98 format): each test's figure.
+FIELDS = {"putc": 9, "put_block": 11, "rewrite": 13, "getc": 15, "get_block": 17, "seeks": 19,
+          "seq_create": 26, "seq_stat": 28, "seq_del": 30,
+          "ran_create": 32, "ran_stat": 34, "ran_del": 36}
+UNITS = {"putc": "K/sec", "put_block": "K/sec", "rewrite": "K/sec", "getc": "K/sec",
+         "get_block": "K/sec", "seeks": "seeks/s"}
+TOO_FAST = "+++++"
+
+
+def csv_figures(text, source):
+    lines = [line for line in text.splitlines() if line.startswith("1.98,")]
+    if len(lines) != 1:
+        raise RuntimeError(f"{source}: expected one bonnie++ CSV data line, got {len(lines)}:\n"
+                           f"{text}")
+    fields = lines[0].split(",")
+    return {name: None if fields[i] in (TOO_FAST, "") else float(fields[i])
+            for name, i in FIELDS.items()}
+
+
+def bonnie(mnt, args, cgroup):
+    argv = [BONNIE, "-d", mnt, "-s", f"{2 * args.limit // MIB}:{CHUNK}:{args.seeks}:5",
+            "-r", str(args.limit // MIB), f"-f{args.char_size // MIB}", "-n", str(args.files),
+            "-u", "root", "-q"]
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          preexec_fn=cgroup.enter)
+    if done.returncode != 0:
+        raise RuntimeError(f"bonnie++ failed ({done.returncode}): {done.stderr.strip()}")
+    return csv_figures(done.stdout, "bonnie++")
+
+
+def stormark(mnt, args, out):
+    csv = os.path.join(out, "bonnie.csv")
+    argv = [os.path.join(BIN, "stormark"), "run", "--workload", "bonnie", "--dir", mnt,
+            "--set", f"size={2 * args.limit // MIB}M",
+            "--set", f"memory_limit={args.limit // MIB}M", "--set", f"chunk={CHUNK}",
+            "--set", f"char_size={args.char_size // MIB}M", "--set", f"files={args.files}",
+            "--set", f"seeks={args.seeks}", "--set", "seekers=5",
+            "--csv", csv, "--no-progress", "--no-db"]
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"stormark failed ({done.returncode}): {done.stdout.strip()} "
+                           f"{done.stderr.strip()}")
+    with open(csv) as f:
+        figures = csv_figures(f.read(), "stormark")
+    os.unlink(csv)
+    return figures
+
+
+def measured(disk, run, settle):
+    """One run on a fresh filesystem, cold: its figures and what the device read and wrote."""
+    mnt = disk.fresh()
+    memlimited.drop_caches()
+    time.sleep(settle)
+    read0, written0 = disk.counters()
+    figures = run(mnt)
+    read1, written1 = disk.counters()
+    figures["device_read_mib"] = (read1 - read0) / MIB
+    figures["device_written_mib"] = (written1 - written0) / MIB
+    return figures
+
+
+def compare(theirs, ours, tests):
+    """Per test: each tool's runs, median and spread, and the ratio of the medians (None where a
+    run of either tool was too fast to time)."""
+    table = {}
+    for test in tests:
+        t = [r[test] for r in theirs]
+        o = [r[test] for r in ours]
+        row = {"bonnie++": t, "stormark": o, "ratio": None}
+        if None not in t and None not in o:
+            row.update({"bonnie++_median": statistics.median(t),
+                        "bonnie++_spread": memlimited.spread(t),
+                        "stormark_median": statistics.median(o),
+                        "stormark_spread": memlimited.spread(o)})
+            row["ratio"] = row["stormark_median"] / row["bonnie++_median"]
+        table[test] = row
+    return table
+
+
+def print_table(args, table, theirs, ours):
+    print(f"bonnie vs bonnie++ 2.00, memory limit {args.limit // MIB} MiB, data file "
+          f"{2 * args.limit // MIB} MiB in {CHUNK // 1024} KiB chunks, per-char "
+          f"{args.char_size // MIB} MiB, {args.files} x 1024 files; fresh ext4 on a "
+          f"{args.disk // MIB} MiB loop device (direct I/O) each run, {args.repeat} runs each, "
+          f"alternating (spread = largest / smallest run)")
+    print(f"{'test':<12}{'unit':<9}{'bonnie++':>11}{'spread':>8}{'stormark':>11}{'spread':>8}"
+          f"{'stormark/bonnie++':>19}")
+    for test, row in table.items():
+        unit = UNITS.get(test, "files/s")
+        if row["ratio"] is None:
+            print(f"{test:<12}{unit:<9}{'+++++':>11}{'':>8}{'+++++':>11}{'':>8}{'-':>19}"
+                  f"   (a run under 0.5 s: bonnie++ {row['bonnie++']}, stormark {row['stormark']})")
+            continue
+        print(f"{test:<12}{unit:<9}{row['bonnie++_median']:>11.0f}{row['bonnie++_spread']:>7.2f}x"
+              f"{row['stormark_median']:>11.0f}{row['stormark_spread']:>7.2f}x"
+              f"{row['ratio']:>19.2f}")
+    # What the data-file tests read: rewrite reads the file, get_block reads it, getc reads the
+    # per-char bytes, and the seeks read a chunk each (8000 of them by default).
+    asked = (2 * 2 * args.limit + args.char_size) / MIB
+    for name, runs in (("bonnie++", theirs), ("stormark", ours)):
+        read = ", ".join(f"{r['device_read_mib']:.0f}" for r in runs)
+        written = ", ".join(f"{r['device_written_mib']:.0f}" for r in runs)
+        print(f"  {name}: device read {read} MiB, wrote {written} MiB "
+              f"(the data-file tests read at least {asked:.0f} MiB)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dir", default="/var/tmp", help="where the loop device's file goes")
+    parser.add_argument("--disk", default="3G")
+    parser.add_argument("--limit", default="1G")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--files", type=int, default=256, help="bonnie++ -n, in units of 1024")
+    parser.add_argument("--char-size", default="16M", help="bytes of the per-char tests")
+    parser.add_argument("--seeks", type=int, default=100000, help="seeks, shared by 5 seekers")
+    parser.add_argument("--settle", type=float, default=2.0,
+                        help="seconds to pause before every measured run")
+    parser.add_argument("--json", help="write the table as JSON here")
+    args = parser.parse_args()
+    if BONNIE is None:
+        sys.exit("bonnie++ is not installed (scripts/install-deps.sh installs it)")
+    if os.geteuid() != 0:
+        sys.exit("needs root (losetup, mkfs, mount and a memory cgroup for bonnie++)")
+    args.disk = benchlib.parse_size(args.disk)
+    args.limit = benchlib.parse_size(args.limit)
+    args.char_size = benchlib.parse_size(args.char_size)
+    if 2 * args.limit + 64 * MIB > args.disk:
+        sys.exit(f"--disk must hold the data file of 2 x --limit ({2 * args.limit // MIB} MiB) "
+                 f"and the filesystem's own blocks")
+
+    cgroup = memlimited.MemoryCgroup(args.limit, "bonnie")
+    disk = None
+    out = tempfile.mkdtemp(prefix="stormark-bench-bonnie-out-")
+    try:
+        disk = memlimited.LoopFilesystem(args.dir, args.disk)
+        theirs, ours = [], []
+
+        def run_theirs():
+            theirs.append(measured(disk, lambda mnt: bonnie(mnt, args, cgroup), args.settle))
+
+        def run_ours():
+            ours.append(measured(disk, lambda mnt: stormark(mnt, args, out), args.settle))
+        for i in range(args.repeat):
+            for run in ((run_theirs, run_ours) if i % 2 == 0 else (run_ours, run_theirs)):
+                run()
+    except RuntimeError as e:
+        sys.exit(str(e))
+    finally:
+        if disk:
+            disk.close()
+        cgroup.close()
+        shutil.rmtree(out, ignore_errors=True)
+
+    table = compare(theirs, ours, FIELDS)
+    print_table(args, table, theirs, ours)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"limit": args.limit, "disk": args.disk, "repeat": args.repeat,
+                       "tests": table, "bonnie++_runs": theirs, "stormark_runs": ours}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    main()
