@@ -1,5 +1,6 @@
-// A C stdio stream over any File (fopencookie), for Files without a descriptor of their own:
-// the MemoryDir's, and the FaultDir's, whose faults stdio must meet too.
+// A C stdio stream over any File (fopencookie): the MemoryDir's and the FaultDir's, which have
+// no descriptor of their own (and whose faults stdio must meet too), and the OsFile's, whose
+// stream then makes no system call of its own (os_file.cc).
 #ifndef STORMARK_AGENT_DIR_FILE_STREAM_H_
 #define STORMARK_AGENT_DIR_FILE_STREAM_H_
 

@@ -184,10 +184,15 @@ void OsDir::ForgetDirFd(std::string_view dir) {
 }
 
 StatusOr<Fd> OsDir::OpenChecked(std::string_view name, int flags, mode_t mode,
-                                const ino_t* expected, std::string_view what, ino_t* ino) const {
+                                const ino_t* expected, std::string_view what, ino_t* ino,
+                                blksize_t* blksize) const {
   // O_NONBLOCK: opening a FIFO or a device put in our place must not block or act; the
-  // descriptor is refused below before anything reads or writes it.
-  Fd fd(OpenBeneath(phase_fd_.get(), name, flags | O_NOCTTY | O_NONBLOCK, mode, resolver_));
+  // descriptor is refused below before anything reads or writes it. An exclusive create opens
+  // nothing that was in place (it fails on any name that exists, a FIFO or a symlink too), so it
+  // needs neither O_NONBLOCK nor the fcntl that takes it off again.
+  const bool exclusive = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+  Fd fd(OpenBeneath(phase_fd_.get(), name, flags | O_NOCTTY | (exclusive ? 0 : O_NONBLOCK), mode,
+                    resolver_));
   if (fd.get() < 0) return Errno(what, name, errno, flags);
   struct stat st;
   if (fstat(fd.get(), &st) != 0) return Errno("stat", name, errno);
@@ -199,8 +204,9 @@ StatusOr<Fd> OsDir::OpenChecked(std::string_view name, int flags, mode_t mode,
     return NotOurs(name, StrCat("a file with ", st.st_nlink, " links owned by uid ", st.st_uid));
   }
   if (ino != nullptr) *ino = st.st_ino;
+  if (blksize != nullptr) *blksize = st.st_blksize;
   // Off again (io_uring would answer EAGAIN on a non-blocking file); F_SETFL sets these only.
-  if (fcntl(fd.get(), F_SETFL, flags & (O_APPEND | O_DIRECT)) != 0) {
+  if (!exclusive && fcntl(fd.get(), F_SETFL, flags & (O_APPEND | O_DIRECT)) != 0) {
     return Errno(what, name, errno);
   }
   return fd;
@@ -209,29 +215,30 @@ StatusOr<Fd> OsDir::OpenChecked(std::string_view name, int flags, mode_t mode,
 StatusOr<std::unique_ptr<File>> OsDir::CreateFile(std::string_view name, int flags) {
   const int caller = CallerFlags(flags);
   const ino_t* known = names_.File(name);
+  blksize_t blksize = BUFSIZ;
   if (known != nullptr) {
     // Created before: the same inode, emptied, as O_TRUNC would (which is not given to open,
     // so that nothing is emptied before it is known to be ours).
     const int access = (caller & O_ACCMODE) == O_RDONLY ? (caller & ~O_ACCMODE) | O_RDWR : caller;
-    StatusOr<Fd> fd = OpenChecked(name, access, 0, known, "create");
+    StatusOr<Fd> fd = OpenChecked(name, access, 0, known, "create", nullptr, &blksize);
     if (fd.ok()) {
       if (ftruncate(fd->get(), 0) != 0) return Errno("truncate", name, errno);
       if (access != caller) {
         // Asked for read-only: reopen so, through the descriptor's own, checked, inode.
         ASSIGN_OR_RETURN(Fd again, OpenChecked(name, caller, 0, known, "open"));
-        return std::unique_ptr<File>(new OsFile(again.Release()));
+        return std::unique_ptr<File>(new OsFile(again.Release(), blksize));
       }
-      return std::unique_ptr<File>(new OsFile(fd->Release()));
+      return std::unique_ptr<File>(new OsFile(fd->Release(), blksize));
     }
     if (!absl::IsNotFound(fd.status())) return fd.status();
     names_.RemoveFile(name);  // Gone (removed by hand): made anew below.
   }
   RETURN_IF_ERROR(names_.CheckNew(name));
   ino_t ino = 0;
-  ASSIGN_OR_RETURN(Fd fd,
-                   OpenChecked(name, caller | O_CREAT | O_EXCL, 0600, nullptr, "create", &ino));
+  ASSIGN_OR_RETURN(
+      Fd fd, OpenChecked(name, caller | O_CREAT | O_EXCL, 0600, nullptr, "create", &ino, &blksize));
   names_.AddFile(name, ino);
-  return std::unique_ptr<File>(new OsFile(fd.Release()));
+  return std::unique_ptr<File>(new OsFile(fd.Release(), blksize));
 }
 
 StatusOr<std::unique_ptr<File>> OsDir::OpenFile(std::string_view name, int flags) {
@@ -239,8 +246,10 @@ StatusOr<std::unique_ptr<File>> OsDir::OpenFile(std::string_view name, int flags
   if (known == nullptr) {
     return absl::NotFoundError(StrCat("file '", name, "' was not created by this phase"));
   }
-  ASSIGN_OR_RETURN(Fd fd, OpenChecked(name, CallerFlags(flags), 0, known, "open"));
-  return std::unique_ptr<File>(new OsFile(fd.Release()));
+  blksize_t blksize = BUFSIZ;
+  ASSIGN_OR_RETURN(Fd fd,
+                   OpenChecked(name, CallerFlags(flags), 0, known, "open", nullptr, &blksize));
+  return std::unique_ptr<File>(new OsFile(fd.Release(), blksize));
 }
 
 Status OsDir::RemoveFile(std::string_view name) {

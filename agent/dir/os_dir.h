@@ -62,10 +62,10 @@ class OsDir final : public Dir {
   void ForgetDirFd(std::string_view dir);
   // Opens `name` beneath the phase directory and checks what it got: a regular file on the
   // target's filesystem with one link, owned by the agent, and inode `*expected` if given.
-  // Sets `*ino` (if given) to the inode opened.
+  // Sets `*ino` and `*blksize` (if given) to the inode opened and its st_blksize.
   common::StatusOr<Fd> OpenChecked(std::string_view name, int flags, mode_t mode,
                                    const ino_t* expected, std::string_view what,
-                                   ino_t* ino = nullptr) const;
+                                   ino_t* ino = nullptr, blksize_t* blksize = nullptr) const;
   // The error for a descriptor (or an open's errno) that is not what the phase made.
   common::Status NotOurs(std::string_view name, std::string_view is) const;
   common::Status Errno(std::string_view what, std::string_view name, int err, int flags = 0) const;

@@ -1,10 +1,12 @@
 #include "agent/dir/os_file.h"
 
+#include <stdio_ext.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "agent/dir/file_stream.h"
 #include "common/raw_io.h"
 
 namespace stormark::agent {
@@ -49,13 +51,33 @@ int OsFile::Close() {
   return ::close(fd) == 0 ? 0 : -errno;
 }
 
+// A stream over this File's calls (fopencookie), not over the descriptor (fdopen): fdopen asks
+// fcntl(F_GETFL) and the stream's first I/O asks fstat for a buffer size, two system calls per
+// file that PostMark, which fopens its files, does not make (and whose fstat the phase's own
+// check has already made). The buffer is the st_blksize glibc's file streams would use, and the
+// stream takes no lock: one thread uses it. Reads and writes then go through Read and Write,
+// which make the system calls directly (common/raw_io.h).
 std::FILE* OsFile::OpenStream(const char* mode) {
   if (fd_ < 0) {
     errno = EBADF;
     return nullptr;
   }
-  std::FILE* stream = ::fdopen(fd_, mode);
-  if (stream != nullptr) fd_ = -1;  // The stream owns the descriptor now.
+  // As fopen's and fdopen's append mode: the stream starts at the end.
+  if (mode[0] == 'a') {
+    if (const int64_t r = Seek(0, SEEK_END); r < 0) {
+      errno = static_cast<int>(-r);
+      return nullptr;
+    }
+  }
+  std::FILE* stream = OpenFileStream(this, mode);
+  if (stream == nullptr) return nullptr;
+  stream_buf_ = std::make_unique<char[]>(stream_buffer_);
+  if (setvbuf(stream, stream_buf_.get(), _IOFBF, stream_buffer_) != 0) {
+    fclose(stream);
+    errno = ENOMEM;
+    return nullptr;
+  }
+  __fsetlocking(stream, FSETLOCKING_BYCALLER);
   return stream;
 }
 

@@ -2,14 +2,19 @@
 #ifndef STORMARK_AGENT_DIR_OS_FILE_H_
 #define STORMARK_AGENT_DIR_OS_FILE_H_
 
+#include <cstdio>
+#include <memory>
+
 #include "agent/dir/dir.h"
 
 namespace stormark::agent {
 
 class OsFile final : public File {
  public:
-  // Takes ownership of `fd`.
-  explicit OsFile(int fd) : fd_(fd) {}
+  // Takes ownership of `fd`. `stream_buffer` is the size of an OpenStream's buffer: the
+  // filesystem's st_blksize, which glibc's own file streams use.
+  explicit OsFile(int fd, size_t stream_buffer = BUFSIZ)
+      : fd_(fd), stream_buffer_(stream_buffer > 0 ? stream_buffer : BUFSIZ) {}
   ~OsFile() override { Close(); }
   OsFile(const OsFile&) = delete;
   OsFile& operator=(const OsFile&) = delete;
@@ -30,6 +35,8 @@ class OsFile final : public File {
 
  private:
   int fd_;
+  const size_t stream_buffer_;
+  std::unique_ptr<char[]> stream_buf_;  // OpenStream's buffer, which outlives the stream.
 };
 
 }  // namespace stormark::agent
