@@ -1,6 +1,7 @@
 #include "agent/dir/os_dir.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -41,6 +42,28 @@ const char* KindOf(mode_t mode) {
   }
   return "of an unknown type";
 }
+
+// A name NUL-terminated for a system call, on the stack: a phase's names are at most 64
+// characters (IsValidName), and a delete of bonnie's files then allocates nothing. A longer one
+// (never made by a phase) goes to the heap rather than being cut.
+class CName {
+ public:
+  explicit CName(std::string_view name) {
+    if (name.size() < sizeof(buf_)) {
+      std::memcpy(buf_, name.data(), name.size());
+      buf_[name.size()] = '\0';
+    } else {
+      long_ = std::string(name);
+    }
+  }
+  CName(const CName&) = delete;
+  CName& operator=(const CName&) = delete;
+  const char* c_str() const { return long_.empty() ? buf_ : long_.c_str(); }
+
+ private:
+  char buf_[NAME_MAX + 1];
+  std::string long_;
+};
 
 // The access mode and the flags a caller may add; the rest are the Dir's to choose.
 int CallerFlags(int flags) { return flags & (O_ACCMODE | O_DIRECT | O_APPEND | O_SYNC | O_DSYNC); }
@@ -259,7 +282,7 @@ Status OsDir::RemoveFile(std::string_view name) {
   }
   const ino_t expected = *known;
   ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
-  const std::string base(PhaseNames::Base(name));
+  const CName base(PhaseNames::Base(name));
   struct stat st;
   if (fstatat(parent, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     const int err = errno;

@@ -48,7 +48,7 @@ int OsFile::Close() {
   if (fd_ < 0) return 0;
   const int fd = fd_;
   fd_ = -1;
-  return ::close(fd) == 0 ? 0 : -errno;
+  return common::RawClose(fd) == 0 ? 0 : -errno;
 }
 
 // A stream over this File's calls (fopencookie), not over the descriptor (fdopen): fdopen asks

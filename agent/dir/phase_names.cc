@@ -26,12 +26,12 @@ common::Status PhaseNames::CheckNew(std::string_view name) const {
 }
 
 const ino_t* PhaseNames::File(std::string_view name) const {
-  auto it = files_.find(std::string(name));
+  auto it = files_.find(Key(name));
   return it == files_.end() ? nullptr : &it->second;
 }
 
 const ino_t* PhaseNames::Directory(std::string_view name) const {
-  auto it = dirs_.find(std::string(name));
+  auto it = dirs_.find(Key(name));
   return it == dirs_.end() ? nullptr : &it->second;
 }
 

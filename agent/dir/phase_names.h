@@ -11,9 +11,10 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "common/status.h"
 
 namespace stormark::agent {
@@ -30,10 +31,10 @@ class PhaseNames {
   // `dir` is "" (the phase directory) or a directory the phase created.
   bool IsDirectory(std::string_view dir) const { return dir.empty() || Directory(dir); }
 
-  void AddFile(std::string_view name, ino_t id) { files_[std::string(name)] = id; }
-  void AddDirectory(std::string_view name, ino_t id) { dirs_[std::string(name)] = id; }
-  void RemoveFile(std::string_view name) { files_.erase(std::string(name)); }
-  void RemoveDirectory(std::string_view name) { dirs_.erase(std::string(name)); }
+  void AddFile(std::string_view name, ino_t id) { files_.insert_or_assign(Key(name), id); }
+  void AddDirectory(std::string_view name, ino_t id) { dirs_.insert_or_assign(Key(name), id); }
+  void RemoveFile(std::string_view name) { files_.erase(Key(name)); }
+  void RemoveDirectory(std::string_view name) { dirs_.erase(Key(name)); }
 
   // For cleanup: files grouped by parent directory; directories deepest first.
   std::vector<std::pair<std::string, ino_t>> FilesByParent() const;
@@ -49,8 +50,14 @@ class PhaseNames {
   static std::string_view Base(std::string_view name);
 
  private:
-  std::unordered_map<std::string, ino_t> files_;
-  std::unordered_map<std::string, ino_t> dirs_;
+  // Debian's Abseil has a string_view of its own, which its maps look names up by.
+  static absl::string_view Key(std::string_view name) { return {name.data(), name.size()}; }
+
+  // Open addressing, looked up by string_view: a phase of bonnie's file tests makes hundreds of
+  // thousands of names and looks each up several times, and std::unordered_map's node per name
+  // and std::string per lookup were 9% of the file tests' time (perf, 128 x 1024 files).
+  absl::flat_hash_map<std::string, ino_t> files_;
+  absl::flat_hash_map<std::string, ino_t> dirs_;
 };
 
 }  // namespace stormark::agent

@@ -83,7 +83,9 @@ void BonnieFileTests::MakeNames(bool random_names) {
   for (uint64_t i = 0; i < n; ++i) {
     std::string extra(random_->Below(kMaxRandomChars + 1), ' ');
     for (char& c : extra) c = kNameChars[random_->Below(sizeof(kNameChars) - 1)];
-    std::string name = dirs > 1 ? fmt::format("{:05d}/", dir) : std::string();
+    // The whole path below the phase directory, made once: the tests look each file up by it.
+    std::string name = dirs > 1 ? fmt::format("{}/{:05d}/", kBonnieFilesDir, dir)
+                                : common::StrCat(kBonnieFilesDir, "/");
     if (random_names) {
       name += fmt::format("{}{:010x}", extra, i);
     } else {
@@ -131,7 +133,6 @@ StatusOr<Measurement> BonnieFileTests::Create(bool random_names) {
     }
   }
 
-  const std::string prefix = common::StrCat(kBonnieFilesDir, "/");
   const uint64_t range = params_.file_max_bytes - params_.file_min_bytes;
   const uint32_t piece = params_.file_chunk_size;
   TestMeter meter(test, ctx_.clock, recorder_);
@@ -141,7 +142,7 @@ StatusOr<Measurement> BonnieFileTests::Create(bool random_names) {
     const uint64_t size =
         range == 0 ? params_.file_max_bytes : params_.file_min_bytes + random_->Below(range + 1);
     const int64_t start = meter.Now();
-    ASSIGN_OR_RETURN(std::unique_ptr<File> file, target_->CreateFile(prefix + names_[i], O_WRONLY));
+    ASSIGN_OR_RETURN(std::unique_ptr<File> file, target_->CreateFile(names_[i], O_WRONLY));
     for (uint64_t done = 0; done < size; done += piece) {
       RETURN_IF_ERROR(WriteChunk(*file, buf_.data(), std::min<uint64_t>(piece, size - done), test));
     }
@@ -254,7 +255,7 @@ StatusOr<Measurement> BonnieFileTests::StatRandom() {
   for (const std::string& name : names_) {
     RETURN_IF_ERROR(CheckCancelled(test));
     const int64_t start = meter.Now();
-    ASSIGN_OR_RETURN(uint64_t bytes, StatAndRead(common::StrCat(kBonnieFilesDir, "/", name)));
+    ASSIGN_OR_RETURN(uint64_t bytes, StatAndRead(name));
     meter.Op(start, bytes);
   }
   return meter.Stop();
@@ -263,13 +264,12 @@ StatusOr<Measurement> BonnieFileTests::StatRandom() {
 StatusOr<Measurement> BonnieFileTests::DeleteRandom() {
   const char* test = "ran_del";
   Shuffle();
-  const std::string prefix = common::StrCat(kBonnieFilesDir, "/");
   TestMeter meter(test, ctx_.clock, recorder_);
   meter.Start();
   for (uint64_t i = 0; i < names_.size(); ++i) {
     RETURN_IF_ERROR(CheckCancelled(test));
     const int64_t start = meter.Now();
-    RETURN_IF_ERROR(target_->RemoveFile(prefix + names_[i]));
+    RETURN_IF_ERROR(target_->RemoveFile(names_[i]));
     if (params_.fsync_every_write) {
       if (const int err = dir_fds_[dir_of_[i]]->Sync(); err != 0) {
         return CallError(test, "fsync of a directory", err);

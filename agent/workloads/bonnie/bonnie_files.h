@@ -69,7 +69,7 @@ class BonnieFileTests {
   common::Recorder* const recorder_;
   BonnieRandom* const random_;
   AlignedBuffer buf_;
-  // File names relative to the test directory ("00003/0000000001ab"), and each one's
+  // File names below the phase directory ("Bonnie.files/00003/0000000001ab"), and each one's
   // directory number, in creation order (shuffled by the random tests).
   std::vector<std::string> names_;
   std::vector<uint32_t> dir_of_;
