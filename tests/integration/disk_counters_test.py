@@ -3,6 +3,8 @@ test attaches (root, losetup): every phase on a block target reports what reache
 (/sys/class/block/NAME/stat), and a phase whose reads did not reach it carries the cache note.
 
 - direct random reads: the disk read what the workload read (within 2%), and no note;
+- stream's direct sequential write and read of 64 MiB: the disk wrote and read what stream says
+  it wrote and read (within 2%), and no note;
 - buffered random reads of a 32 MiB region for 2 s: the first pass comes from the disk, the rest
   from the page cache; the disk read about the region, the workload many times more, and the row
   says its reads came from the page cache, with both figures."""
@@ -59,6 +61,31 @@ class DiskCountersTest(h.StormarkTestCase):
         self.assertLessEqual(abs(disk - read), 0.02 * read,
                              f"the workload read {read}, the disk {disk}")
         self.assertFalse([w for w in row["warnings"] if NOTE in w], row["warnings"])
+
+    def stream(self, rw, *sets):
+        json_path = os.path.join(self.make_dir(), "out.json")
+        result = self.run_stormark(
+            ["run", "--agent", self.agent.address, "--target", "loop", "--workload", "stream",
+             "--set", f"rw={rw}", "--set", "size=64M", "--set", "direct=true", "--json",
+             json_path, "--no-db", "--no-progress"] + [x for s in sets for x in ("--set", s)],
+            timeout=120)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 0, result.describe())
+        row = self.load_json(json_path)["phases"][0]["results"][0]
+        self.assertEqual(row["status"], "succeeded", row)
+        self.assertEqual(row["device_stats"]["disk"], os.path.basename(self.device),
+                         row["device_stats"])
+        return row
+
+    def test_stream_writes_and_reads_reached_the_disk(self):
+        for rw, counter in (("write", "disk.written_bytes"), ("read", "disk.read_bytes")):
+            row = self.stream(rw)
+            moved = row["bytes"]
+            disk = int(row["device_stats"][counter])
+            self.assertEqual(moved, 64 * MIB, row)
+            self.assertLessEqual(abs(disk - moved), 0.02 * moved,
+                                 f"stream {rw}: it moved {moved} bytes, the disk {disk}")
+            self.assertFalse([w for w in row["warnings"] if NOTE in w], row["warnings"])
 
     def test_reads_from_the_page_cache_say_so(self):
         result, row, read, disk = self.randio("randread", "time_based=true", "runtime=2s")
