@@ -25,7 +25,8 @@ class PhaseNames {
   common::Status CheckNew(std::string_view name) const;
 
   // The identity a file or directory was created with, or nullptr when the phase holds no
-  // such name.
+  // such name. The pointer is good until the next Add*: the maps move their entries as they
+  // grow.
   const ino_t* File(std::string_view name) const;
   const ino_t* Directory(std::string_view name) const;
   // `dir` is "" (the phase directory) or a directory the phase created.

@@ -27,7 +27,7 @@ class PostmarkFile {
     if (!buffered) return wrapped;
     wrapped.stream_ = wrapped.file_->OpenStream(mode);
     if (wrapped.stream_ == nullptr) {
-      return common::ErrnoError(StrCat("postmark: fdopen ", name), errno);
+      return common::ErrnoError(StrCat("postmark: open a stdio stream on ", name), errno);
     }
     return wrapped;
   }
