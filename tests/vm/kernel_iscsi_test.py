@@ -10,6 +10,9 @@ reads on both, one host after the other.
   workload read (within 2%).
 - The host's row is iSCSI too, with the user-space initiator named in its transport detail.
 - The guest's CPU is emulated, and its row says its figures measure the emulator.
+- The session's second LUN, with ext4 made on it in the guest and mounted, is a `dir:` target:
+  a stream phase writes and reads a file on it, its row is iSCSI with ext4 on /dev/sdb, and
+  sdb's own counters saw the direct writes and reads.
 - A pulled cable: the guest's iSCSI runs on a NIC of its own, whose link is set down (qemu's
   set_link) while the kernel's I/O is in flight. The kernel queues it through the session's
   recovery, so the phase fails at its deadline naming the call stuck in the kernel, while the
@@ -67,6 +70,18 @@ done
 echo "STORMARK-ISCSI-DISK ${disk:-none}"
 """
 
+# The disk the kernel made of LUN 2, for a filesystem (boot's fs_lun). The test adds LUN 2 once
+# LUN 1 is a disk, so that the names are sure (a session that finds two LUNs at login names them
+# in whichever order its scans end); the session is rescanned until it shows.
+FS_LUN = r"""for i in $(seq 1 120); do
+  chroot /host @ISCSIADM@ -m session --rescan >/dev/null 2>&1
+  fsdisk=$(ls /sys/class/iscsi_session/session*/device/target*/*:2/block 2>/dev/null)
+  [ -n "$fsdisk" ] && break
+  sleep 0.5
+done
+echo "STORMARK-ISCSI-FS-DISK ${fsdisk:-none}"
+"""
+
 # The guest's second NIC, on a user-mode network of its own (vmlab's user_nets): its cable
 # can be pulled while the agent's own network, on eth0, stays up.
 SAN_NIC = """ip link set eth1 up
@@ -83,7 +98,7 @@ def guest_sessions(tgtd):
 @unittest.skipIf(WHY_NOT, WHY_NOT)
 class KernelIscsiTest(h.StormarkTestCase):
 
-    def boot(self, tgtd, san=False, config_extra=""):
+    def boot(self, tgtd, san=False, config_extra="", fs_lun=None):
         """A guest whose kernel is logged in to `tgtd`'s LUN, served as the `block:` target
         kiscsi; over eth0 (tgtd at 10.0.2.2), or with `san` over a NIC of its own whose cable
         `guest.set_link("san", ...)` pulls (tgtd at 10.0.3.2). Returns (guest, portal)."""
@@ -93,20 +108,37 @@ class KernelIscsiTest(h.StormarkTestCase):
             "@GUEST_IQN@", GUEST_IQN).replace("@IQN@", tgtd.iqn).replace("@PORTAL@", portal)
         # The guest has no other SCSI disk: the LUN is sda, checked on the console below.
         config = config_extra + "targets:\n  kiscsi: {block: /dev/sda, disposable: true}\n"
+        if fs_lun:
+            # LUN 2 (FS_LUN above) is sdb, with ext4 made on it and mounted: a dir: target.
+            # `fs_lun` adds it at tgtd once the guest has made sda of LUN 1.
+            before += FS_LUN.replace("@ISCSIADM@", ISCSIADM) + vmlab.ext4_script(
+                "/dev/sdb", "/tmp/iscsifs")
+            config += "  kiscsifs: {dir: /tmp/iscsifs}\n"
         guest = vmlab.Guest(self, "kiscsi", vmlab.agent_script(h.bin_dir(), config, before=before),
                             extra_modules=("iscsi_tcp",), user_nets=["san"] if san else ()).start()
+        if fs_lun:
+            guest.wait_for(r"STORMARK-ISCSI-DISK \w+", timeout=240)
+            fs_lun()
         guest.wait_for(r"listening on", timeout=240)
         console = guest.console_text()
         self.assertNotIn("STORMARK-ISCSI-FAILED", console, console[-3000:])
         self.assertRegex(console, r"STORMARK-ISCSI-DISK sda\r?\n", console[-3000:])
+        if fs_lun:
+            self.assertRegex(console, r"STORMARK-ISCSI-FS-DISK sdb\r?\n", console[-3000:])
+            self.assertNotIn("STORMARK-FS-FAILED", console, console[-3000:])
         return guest, portal
 
     def test_kernel_and_user_space_iscsi_side_by_side(self):
         backing = net.make_backing_file(os.path.join(self.make_dir(), "lun.img"), 128 * MIB)
         tgtd = net.Tgtd(self, backing)
+        fs_backing = net.make_backing_file(os.path.join(self.make_dir(), "fs.img"), 128 * MIB)
+
+        def add_fs_lun():  # LUN 2, for the guest's filesystem.
+            tgtd.adm("--lld", "iscsi", "--mode", "logicalunit", "--op", "new", "--tid", "1",
+                     "--lun", "2", "--backing-store", fs_backing)
         # Both initiators log in from 127.0.0.1 as tgtd sees them (qemu's user-mode network
         # connects from the host's loopback), which is the address its ACL allows.
-        guest, portal = self.boot(tgtd)
+        guest, portal = self.boot(tgtd, fs_lun=add_fs_lun)
         host_agent = self.start_agent("uiscsi", extra_targets=(
             f"  uiscsi: {{iscsi: '{tgtd.uri}', disposable: true}}\n"))
 
@@ -153,6 +185,10 @@ phases:
 
         self.assertTrue([w for w in kernel["warnings"] if "emulated" in w], kernel["warnings"])
         self.assertFalse([w for w in user["warnings"] if "emulated" in w], user["warnings"])
+
+        # The filesystem on the session's second LUN, as a dir: target.
+        print(vmlab.check_stream_on_filesystem(self, guest, "kiscsifs", "/dev/sdb", "iSCSI"),
+              file=sys.stderr)
 
     def test_a_pulled_cable_under_kernel_iscsi_io_fails_the_phase_in_its_bound(self):
         # The guest's iSCSI NIC goes down while its kernel is reading and writing: the session

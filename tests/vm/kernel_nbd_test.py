@@ -8,6 +8,9 @@ own client. One plan runs the same direct random reads on both, one host after t
   disk's own counters saw what the workload read (within 2%).
 - The host's row is NBD too, with the user-space client named in its transport detail.
 - The guest's CPU is emulated, and its row says its figures measure the emulator.
+- A second export, attached as /dev/nbd1 with ext4 made on it in the guest and mounted, is a
+  `dir:` target: a stream phase writes and reads a file on it, its row is NBD with ext4 on
+  /dev/nbd1, and nbd1's own counters saw the direct writes and reads (and little else).
 """
 
 import os
@@ -32,16 +35,22 @@ class KernelNbdTest(h.StormarkTestCase):
 
     def test_kernel_and_user_space_nbd_side_by_side(self):
         _, port = net.start_nbdkit(self, "memory", "128M")
+        _, fs_port = net.start_nbdkit(self, "memory", "128M")
         # 10.0.2.2 is the host's loopback as qemu's user-mode network shows it to the guest.
         before = (f"chroot /host /usr/sbin/nbd-client 10.0.2.2 {port} /dev/nbd0 -N '' -b 4096 || "
-                  f"echo STORMARK-NBD-CLIENT-FAILED")
-        config = "targets:\n  knbd: {block: /dev/nbd0, disposable: true}\n"
+                  f"echo STORMARK-NBD-CLIENT-FAILED\n"
+                  f"chroot /host /usr/sbin/nbd-client 10.0.2.2 {fs_port} /dev/nbd1 -N '' -b 4096 "
+                  f"|| echo STORMARK-NBD-CLIENT-FAILED\n"
+                  + vmlab.ext4_script("/dev/nbd1", "/tmp/nbdfs"))
+        config = ("targets:\n  knbd: {block: /dev/nbd0, disposable: true}\n"
+                  "  knbdfs: {dir: /tmp/nbdfs}\n")
         guest = vmlab.Guest(self, "knbd", vmlab.agent_script(h.bin_dir(), config, before=before),
                             extra_modules=("nbd",)).start()
         host_agent = self.start_agent("unbd", extra_targets=(
             f"  unbd: {{nbd: 'nbd://127.0.0.1:{port}/', disposable: true}}\n"))
         guest.wait_for(r"listening on", timeout=240)
         self.assertNotIn("STORMARK-NBD-CLIENT-FAILED", guest.console_text())
+        self.assertNotIn("STORMARK-FS-FAILED", guest.console_text())
 
         work = self.make_dir()
         plan = self.write_file(os.path.join(work, "plan.yaml"), f"""mode: sequential
@@ -78,6 +87,9 @@ phases:
         self.assertTrue([w for w in kernel["warnings"] if "emulated" in w], kernel["warnings"])
         self.assertFalse([w for w in user["warnings"] if "emulated" in w], user["warnings"])
 
+        # The filesystem on the kernel's second NBD device, as a dir: target.
+        print(vmlab.check_stream_on_filesystem(self, guest, "knbdfs", "/dev/nbd1", "NBD"),
+              file=sys.stderr)
 
 if __name__ == "__main__":
     h.main()

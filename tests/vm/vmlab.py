@@ -382,3 +382,50 @@ def agent_script(bin_dir, config_yaml, before="", cgroup=None):
               f"exec chroot /host {bin_dir}/stormark-agent --listen 0.0.0.0:7420 --insecure "
               f"--config /tmp/agent.yaml"]
     return "\n".join(lines) + "\n"
+
+
+MKFS_EXT4 = shutil.which("mkfs.ext4") or "mkfs.ext4"  # The guest's PATH is busybox's.
+
+
+def ext4_script(device, mountpoint):
+    """Shell lines for a guest's `before`: a journaled ext4 on `device` (inode tables and
+    journal written now), mounted at `mountpoint` of the agent's view (/tmp/...), or the line
+    STORMARK-FS-FAILED on the console."""
+    return (f"mkdir -p /host{mountpoint} && chroot /host {MKFS_EXT4} -q -F -E "
+            f"lazy_itable_init=0,lazy_journal_init=0 {device} && "
+            f"mount -t ext4 {device} /host{mountpoint} || echo STORMARK-FS-FAILED {device}\n")
+
+
+def check_stream_on_filesystem(test, guest, target, device, transport, size_mib=16):
+    """Runs a direct stream write, then read, of `size_mib` MiB on the guest's `dir:` target
+    `target`, a filesystem made with ext4_script on network-attached `device`, and checks each
+    row: succeeded, `transport` with ext4 on `device`, and the device's own counters saw the
+    file's bytes (and at most 2% and 2 MiB of ext4's own besides). Returns the run's stdout."""
+    work = test.make_dir()
+    plan = test.write_file(os.path.join(work, "fs.yaml"), f"""hosts:
+  - {{name: kernel, address: "127.0.0.1:{guest.port(7420)}", target: {target}}}
+phases:
+  - {{name: w, workload: stream, rw: write, size: {size_mib}M, bs: 1M, direct: true}}
+  - {{name: r, workload: stream, rw: read, size: {size_mib}M, bs: 1M, direct: true}}
+""")
+    json_path = os.path.join(work, "fs.json")
+    result = test.run_stormark(["run", "--plan", plan, "--json", json_path, "--no-db",
+                                "--no-progress"], timeout=600)
+    test.assert_no_crash(result)
+    test.assertEqual(result.returncode, 0, result.describe() + guest.console_text()[-2000:])
+    size = size_mib << 20
+    for phase, counter in zip(test.load_json(json_path)["phases"],
+                              ("disk.written_bytes", "disk.read_bytes")):
+        row = phase["results"][0]
+        test.assertEqual(row["status"], "succeeded", row)
+        env = row["environment"]["target"]
+        test.assertEqual(env["transport"], transport, env)
+        test.assertEqual((env.get("filesystem"), env.get("device")),
+                         ("ext4", os.path.basename(device)), env)
+        stats = row["device_stats"]
+        test.assertEqual(stats["disk"], os.path.basename(device), stats)
+        test.assertEqual(row["bytes"], size, row)
+        moved = int(stats[counter])
+        test.assertGreaterEqual(moved, size, (counter, stats))
+        test.assertLessEqual(moved, size * 1.02 + (2 << 20), (counter, stats))
+    return result.stdout
