@@ -1,4 +1,9 @@
 """What the benchmark scripts in bench/ share."""
+import os
+
+# Debian's bonnie++ 2.00 (package bonnie++), or None where it is not installed.
+BONNIE = next((p for p in ("/usr/sbin/bonnie++", "/usr/bin/bonnie++") if os.access(p, os.X_OK)),
+              None)
 
 
 def parse_size(text):

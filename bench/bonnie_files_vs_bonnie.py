@@ -31,9 +31,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
+sys.path.insert(0, HERE)
+import benchlib  # noqa: E402
+
 BIN = os.environ.get("STORMARK_BIN_DIR", os.path.join(HERE, "..", "build", "bin"))
-BONNIE = next((p for p in ("/usr/sbin/bonnie++", "/usr/bin/bonnie++") if os.access(p, os.X_OK)),
-              None)
+BONNIE = benchlib.BONNIE
 
 # 0-based fields of a bonnie++ 2.00 CSV data line (1.98 format) holding the file tests' rates.
 FILE_FIELDS = {"seq_create": 26, "seq_stat": 28, "seq_del": 30,

@@ -32,21 +32,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
 sys.path.insert(0, HERE)
 import benchlib  # noqa: E402
+import memlimited  # noqa: E402
 
 BIN = os.environ.get("STORMARK_BIN_DIR", os.path.join(HERE, "..", "build", "bin"))
-BONNIE = next((p for p in ("/usr/sbin/bonnie++", "/usr/bin/bonnie++") if os.access(p, os.X_OK)),
-              None)
+BONNIE = benchlib.BONNIE
 SEEKS_FIELD = 19  # 0-based, in a bonnie++ 2.00 CSV data line (1.98 format)
 MIB = 1 << 20
-
-
-def own_memory_cgroup():
-    with open("/proc/self/cgroup") as f:
-        for line in f:
-            _, controllers, path = line.rstrip("\n").split(":", 2)
-            if "memory" in controllers.split(","):
-                return "/sys/fs/cgroup/memory" + ("" if path == "/" else path)
-    sys.exit("no v1 memory cgroup: this script needs the v1 memory controller")
 
 
 def bonnie(workdir, limit, seeks, cgroup):
@@ -54,11 +45,8 @@ def bonnie(workdir, limit, seeks, cgroup):
     argv = [BONNIE, "-d", workdir, "-s", f"{size_mib}:8k:{seeks}:5", "-r", str(limit // MIB),
             "-n", "0", "-f", "-u", "root", "-q"]
 
-    def enter():
-        with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
-            f.write(str(os.getpid()))
     done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          preexec_fn=enter)
+                          preexec_fn=cgroup.enter)
     if done.returncode != 0:
         sys.exit(f"bonnie++ failed ({done.returncode}): {done.stderr.strip()}")
     lines = [line for line in done.stdout.splitlines() if line.startswith("1.98,")]
@@ -101,13 +89,10 @@ def main():
     if os.geteuid() != 0:
         sys.exit("needs root (a memory cgroup for bonnie++)")
     limit = benchlib.parse_size(args.limit)
-    cgroup = os.path.join(own_memory_cgroup(), f"bench-bonnie-{os.getpid()}")
-    os.mkdir(cgroup)
+    cgroup = memlimited.MemoryCgroup(limit, "bonnie-seeks")
     workdir = tempfile.mkdtemp(prefix="stormark-bench-seeks-", dir=args.dir)
     out = tempfile.mkdtemp(prefix="stormark-bench-seeks-out-")
     try:
-        with open(os.path.join(cgroup, "memory.limit_in_bytes"), "w") as f:
-            f.write(str(limit))
         theirs, ours, spans, deletes = [], [], [], []
         for _ in range(args.repeat):
             os.sync()
@@ -120,7 +105,7 @@ def main():
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
-        os.rmdir(cgroup)
+        cgroup.close()
 
     print(f"bonnie seeks vs bonnie++ 2.00, memory limit {limit // MIB} MiB, file "
           f"{2 * limit // MIB} MiB, {args.seeks} seeks x 5 seekers, {args.repeat} runs each, "

@@ -31,11 +31,9 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
@@ -44,8 +42,7 @@ import benchlib  # noqa: E402
 import memlimited  # noqa: E402
 
 BIN = os.environ.get("STORMARK_BIN_DIR", os.path.join(HERE, "..", "build", "bin"))
-BONNIE = next((p for p in ("/usr/sbin/bonnie++", "/usr/bin/bonnie++") if os.access(p, os.X_OK)),
-              None)
+BONNIE = benchlib.BONNIE
 MIB = 1 << 20
 CHUNK = 8192
 
@@ -97,37 +94,6 @@ def stormark(mnt, args, out):
     return figures
 
 
-def measured(disk, run, settle):
-    """One run on a fresh filesystem, cold: its figures and what the device read and wrote."""
-    mnt = disk.fresh()
-    memlimited.drop_caches()
-    time.sleep(settle)
-    read0, written0 = disk.counters()
-    figures = run(mnt)
-    read1, written1 = disk.counters()
-    figures["device_read_mib"] = (read1 - read0) / MIB
-    figures["device_written_mib"] = (written1 - written0) / MIB
-    return figures
-
-
-def compare(theirs, ours, tests):
-    """Per test: each tool's runs, median and spread, and the ratio of the medians (None where a
-    run of either tool was too fast to time)."""
-    table = {}
-    for test in tests:
-        t = [r[test] for r in theirs]
-        o = [r[test] for r in ours]
-        row = {"bonnie++": t, "stormark": o, "ratio": None}
-        if None not in t and None not in o:
-            row.update({"bonnie++_median": statistics.median(t),
-                        "bonnie++_spread": memlimited.spread(t),
-                        "stormark_median": statistics.median(o),
-                        "stormark_spread": memlimited.spread(o)})
-            row["ratio"] = row["stormark_median"] / row["bonnie++_median"]
-        table[test] = row
-    return table
-
-
 def print_table(args, table, theirs, ours):
     print(f"bonnie vs bonnie++ 2.00, memory limit {args.limit // MIB} MiB, data file "
           f"{2 * args.limit // MIB} MiB in {CHUNK // 1024} KiB chunks, per-char "
@@ -140,9 +106,9 @@ def print_table(args, table, theirs, ours):
         unit = UNITS.get(test, "files/s")
         if row["ratio"] is None:
             print(f"{test:<12}{unit:<9}{'+++++':>11}{'':>8}{'+++++':>11}{'':>8}{'-':>19}"
-                  f"   (a run under 0.5 s: bonnie++ {row['bonnie++']}, stormark {row['stormark']})")
+                  f"   (a run under 0.5 s: bonnie++ {row['reference']}, stormark {row['stormark']})")
             continue
-        print(f"{test:<12}{unit:<9}{row['bonnie++_median']:>11.0f}{row['bonnie++_spread']:>7.2f}x"
+        print(f"{test:<12}{unit:<9}{row['reference_median']:>11.0f}{row['reference_spread']:>7.2f}x"
               f"{row['stormark_median']:>11.0f}{row['stormark_spread']:>7.2f}x"
               f"{row['ratio']:>19.2f}")
     # What the data-file tests read: rewrite reads the file, get_block reads it, getc reads the
@@ -184,16 +150,9 @@ def main():
     out = tempfile.mkdtemp(prefix="stormark-bench-bonnie-out-")
     try:
         disk = memlimited.LoopFilesystem(args.dir, args.disk)
-        theirs, ours = [], []
-
-        def run_theirs():
-            theirs.append(measured(disk, lambda mnt: bonnie(mnt, args, cgroup), args.settle))
-
-        def run_ours():
-            ours.append(measured(disk, lambda mnt: stormark(mnt, args, out), args.settle))
-        for i in range(args.repeat):
-            for run in ((run_theirs, run_ours) if i % 2 == 0 else (run_ours, run_theirs)):
-                run()
+        theirs, ours = memlimited.alternate(
+            disk, args.repeat, args.settle, lambda mnt: bonnie(mnt, args, cgroup),
+            lambda mnt: stormark(mnt, args, out))
     except RuntimeError as e:
         sys.exit(str(e))
     finally:
@@ -202,7 +161,7 @@ def main():
         cgroup.close()
         shutil.rmtree(out, ignore_errors=True)
 
-    table = compare(theirs, ours, FIELDS)
+    table = memlimited.compare(theirs, ours, FIELDS)
     print_table(args, table, theirs, ours)
     if args.json:
         with open(args.json, "w") as f:

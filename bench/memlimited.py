@@ -12,11 +12,14 @@ cache is the one above the loop device, which the memory limit bounds; its own c
 (/sys/class/block/loopN/stat) say what reached it.
 """
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 SECTOR = 512
+MIB = 1 << 20
 
 
 def run(*argv):
@@ -120,3 +123,47 @@ def drop_caches():
 def spread(runs):
     """Largest / smallest of the runs."""
     return max(runs) / min(runs)
+
+
+def measured(disk, run, settle):
+    """One run of `run(mountpoint)` on a fresh filesystem of `disk`, cold: the figures it
+    returns, with what the device read and wrote meanwhile (device_read_mib, _written_mib)."""
+    mnt = disk.fresh()
+    drop_caches()
+    time.sleep(settle)
+    read0, written0 = disk.counters()
+    figures = run(mnt)
+    read1, written1 = disk.counters()
+    figures["device_read_mib"] = (read1 - read0) / MIB
+    figures["device_written_mib"] = (written1 - written0) / MIB
+    return figures
+
+
+def alternate(disk, repeat, settle, theirs, ours):
+    """`repeat` runs of each tool, measured(), the reference tool `theirs(mountpoint)` first in
+    even rounds and stormark's `ours(mountpoint)` first in odd ones, so that neither always
+    follows the other. Returns (the reference tool's figures, stormark's), run by run."""
+    runs = {theirs: [], ours: []}
+    for i in range(repeat):
+        for tool in ((theirs, ours) if i % 2 == 0 else (ours, theirs)):
+            runs[tool].append(measured(disk, tool, settle))
+    return runs[theirs], runs[ours]
+
+
+def compare(theirs, ours, names):
+    """Per figure in `names`: the reference tool's runs and stormark's, each one's median and
+    spread, and the ratio of the medians (stormark / reference); the ratio is None, and there
+    are no medians, where a run of either tool has no figure (bonnie's +++++)."""
+    table = {}
+    for name in names:
+        t = [r[name] for r in theirs]
+        o = [r[name] for r in ours]
+        row = {"reference": t, "stormark": o, "ratio": None}
+        if None not in t and None not in o:
+            row.update({"reference_median": statistics.median(t),
+                        "reference_spread": spread(t),
+                        "stormark_median": statistics.median(o),
+                        "stormark_spread": spread(o)})
+            row["ratio"] = row["stormark_median"] / row["reference_median"]
+        table[name] = row
+    return table

@@ -102,32 +102,6 @@ def stormark(mnt, script, limit, out):
             "counts": counts(done.stdout, "stormark")}
 
 
-def measured(disk, run, settle):
-    mnt = disk.fresh()
-    memlimited.drop_caches()
-    time.sleep(settle)
-    read0, written0 = disk.counters()
-    figures = run(mnt)
-    read1, written1 = disk.counters()
-    figures["device_read_mib"] = (read1 - read0) / MIB
-    figures["device_written_mib"] = (written1 - written0) / MIB
-    return figures
-
-
-def compare(theirs, ours):
-    table = {}
-    for name in ("seconds", "cpu"):
-        t = [r[name] for r in theirs]
-        o = [r[name] for r in ours]
-        table[name] = {"postmark": t, "stormark": o,
-                       "postmark_median": statistics.median(t),
-                       "postmark_spread": memlimited.spread(t),
-                       "stormark_median": statistics.median(o),
-                       "stormark_spread": memlimited.spread(o),
-                       "ratio": statistics.median(o) / statistics.median(t)}
-    return table
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dir", default="/var/tmp", help="where the loop device's file goes")
@@ -161,26 +135,19 @@ def main():
             script = os.path.join(out, f"{case}.pm")
             with open(script, "w") as f:
                 f.write(CASES[case] + "set seed 7\nrun\nquit\n")
-            theirs, ours = [], []
-            for i in range(args.repeat):
-                order = ("theirs", "ours") if i % 2 == 0 else ("ours", "theirs")
-                for who in order:
-                    if who == "theirs":
-                        theirs.append(measured(
-                            disk, lambda mnt: postmark(mnt, script, cgroup), args.settle))
-                    else:
-                        ours.append(measured(
-                            disk, lambda mnt: stormark(mnt, script, limit, out), args.settle))
+            theirs, ours = memlimited.alternate(
+                disk, args.repeat, args.settle, lambda mnt: postmark(mnt, script, cgroup),
+                lambda mnt: stormark(mnt, script, limit, out))
             for t, o in zip(theirs, ours):
                 if t["counts"] != o["counts"]:
                     raise RuntimeError(f"{case}: the counts differ: postmark {t['counts']}, "
                                        f"stormark {o['counts']}")
-            table = compare(theirs, ours)
+            table = memlimited.compare(theirs, ours, ("seconds", "cpu"))
             reads = (f"{statistics.median(r['device_read_mib'] for r in theirs):.0f} / "
                      f"{statistics.median(r['device_read_mib'] for r in ours):.0f}")
             for name, row in table.items():
-                print(f"{case:<14}{name + ' s':<9}{row['postmark_median']:>10.2f}"
-                      f"{row['postmark_spread']:>7.2f}x{row['stormark_median']:>10.2f}"
+                print(f"{case:<14}{name + ' s':<9}{row['reference_median']:>10.2f}"
+                      f"{row['reference_spread']:>7.2f}x{row['stormark_median']:>10.2f}"
                       f"{row['stormark_spread']:>7.2f}x{row['ratio']:>19.2f}"
                       f"   {reads if name == 'seconds' else ''}", flush=True)
             results[case] = {"tests": table, "postmark_runs": theirs, "stormark_runs": ours}

@@ -89,8 +89,7 @@ MAKE_FILESYSTEMS = "\n".join(
     + [f'[ "$(cat /sys/block/{disk}/serial)" = fs-{fs} ] || echo STORMARK-FS-FAILED {disk} serial'
        for fs, disk in FILESYSTEMS]
     + ["mkdir -p " + " ".join(f"/host/tmp/{fs}" for fs, _ in FILESYSTEMS),
-       f"chroot /host {MKFS['ext4']} -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/vda "
-       "&& mount -t ext4 /dev/vda /host/tmp/ext4 || echo STORMARK-FS-FAILED ext4",
+       vmlab.ext4_script("/dev/vda", "/tmp/ext4").rstrip("\n"),
        f"chroot /host {MKFS['xfs']} -f -q /dev/vdb && mount -t xfs /dev/vdb /host/tmp/xfs "
        "|| echo STORMARK-FS-FAILED xfs",
        f"chroot /host {MKFS['jfs']} -q /dev/vdc && mount -t jfs /dev/vdc /host/tmp/jfs "

@@ -73,12 +73,10 @@ def script(location=None):
 MAKE_FILESYSTEMS = """mkdir -p /host/tmp/jfs /host/tmp/ext4
 chroot /host {mkfs_jfs} -q "$JFS" &&
   mount -t jfs "$JFS" /host/tmp/jfs || echo STORMARK-FS-FAILED jfs
-chroot /host {mkfs_ext4} -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$EXT4" &&
-  mount -t ext4 "$EXT4" /host/tmp/ext4 || echo STORMARK-FS-FAILED ext4
-grep -E ' /host/tmp/(jfs|ext4) ' /proc/mounts
+{ext4}grep -E ' /host/tmp/(jfs|ext4) ' /proc/mounts
 echo "jbd2: $(ls /proc/fs/jbd2)"
 """.format(mkfs_jfs=shutil.which("mkfs.jfs") or "mkfs.jfs",
-           mkfs_ext4=shutil.which("mkfs.ext4") or "mkfs.ext4")  # The guest's PATH is busybox's.
+           ext4=vmlab.ext4_script('"$EXT4"', "/tmp/ext4"))  # The guest's PATH is busybox's.
 
 # The local guest: its two virtio disks, found by the serial number the test gave each.
 LOCAL_DISKS = """for d in /sys/block/vd*; do

@@ -391,6 +391,26 @@ TEST_P(OsDirTest, AKeptSubdirectoryDescriptorStaysWithTheDirectoryThePhaseMade) 
   unlink(sub.c_str());
 }
 
+// A new file's create is exclusive and no longer asks O_NONBLOCK: what someone put at the name
+// before the phase made it (a FIFO, a link to a file outside) must still fail the create at once,
+// without blocking, and leave the thing in place as it was.
+TEST_P(OsDirTest, ACreateOverAFifoOrALinkPutInPlaceFailsAtOnce) {
+  auto d = MustCreate("p1");
+  ASSERT_NE(d, nullptr);
+  ASSERT_EQ(mkfifo(d->Describe("fifo").c_str(), 0600), 0);
+  ASSERT_EQ(symlink((victim_ + "/precious").c_str(), d->Describe("link").c_str()), 0);
+  for (const char* name : {"fifo", "link"}) {
+    auto created = d->CreateFile(name, O_WRONLY);
+    EXPECT_FALSE(created.ok()) << name;
+  }
+  struct stat st;
+  ASSERT_EQ(lstat(d->Describe("fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  unlink(d->Describe("fifo").c_str());
+  unlink(d->Describe("link").c_str());
+  ExpectVictimUnchanged();
+}
+
 TEST_P(OsDirTest, AFifoInPlaceOfAFileDoesNotBlockAndIsRefused) {
   auto d = MustCreate("p1");
   ASSERT_NE(d, nullptr);
