@@ -25,6 +25,23 @@ constexpr int64_t kNanosPerMilli = 1'000'000;
 
 }  // namespace
 
+AgentClient::LiveCall::LiveCall(AgentClient& client) : client_(client) {
+  absl::MutexLock lock(&client_.calls_mu_);
+  ++client_.live_calls_;
+}
+
+AgentClient::LiveCall::~LiveCall() {
+  absl::MutexLock lock(&client_.calls_mu_);
+  --client_.live_calls_;
+}
+
+AgentClient::~AgentClient() {
+  absl::MutexLock lock(&calls_mu_);
+  for (grpc::ClientContext* context : calls_) context->TryCancel();
+  calls_mu_.Await(absl::Condition(
+      +[](int* live) { return *live == 0; }, &live_calls_));
+}
+
 void AgentClient::Track(grpc::ClientContext* context) {
   absl::MutexLock lock(&calls_mu_);
   // A context cancelled before its call starts makes the call fail at once.
@@ -48,11 +65,13 @@ void AgentClient::CallAsync(Request request, int64_t timeout_nanos, Start start,
                             std::function<void(const grpc::Status&, Reply&)> done) {
   // Owned by the callback, which gRPC runs once and then destroys.
   struct Call {
+    explicit Call(AgentClient& client) : live(client) {}
+    LiveCall live;
     grpc::ClientContext context;
     Request request;
     Reply reply;
   };
-  auto call = std::make_shared<Call>();
+  auto call = std::make_shared<Call>(*this);
   call->request = std::move(request);
   if (timeout_nanos > 0) call->context.set_deadline(AfterNanos(timeout_nanos));
   Track(&call->context);
@@ -62,11 +81,8 @@ void AgentClient::CallAsync(Request request, int64_t timeout_nanos, Start start,
   start(context, sent, reply, [this, call, done = std::move(done)](grpc::Status status) mutable {
     Untrack(&call->context);
     Reply got = std::move(call->reply);
-    // The context holds a reference to the channel. It goes here, before `done` tells the
-    // owner that the call is over: after that the owner may destroy this client, and this
-    // (gRPC's callback) thread would then drop the channel's last reference, which gRPC 1.51
-    // cannot do from its own callback thread (it joins itself and frees the queue it runs on:
-    // "assertion failed: prior > 0", grpc/grpc#32584).
+    // The context holds a reference to the channel: let it go before `done` tells the owner
+    // that the call is over, so that a destructor of this client rarely has to wait for it.
     call.reset();
     done(status, got);
   });
@@ -261,7 +277,8 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
  public:
   RunCall(AgentClient& client, stormark::v1::RunRequest request, ProgressFn on_progress,
           ResultFn done)
-      : client_(client),
+      : live_(client),
+        client_(client),
         request_(std::move(request)),
         on_progress_(std::move(on_progress)),
         done_(std::move(done)) {}
@@ -306,6 +323,7 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
     return std::move(*result_);
   }
 
+  LiveCall live_;  // First: goes after the context.
   AgentClient& client_;
   grpc::ClientContext context_;
   const stormark::v1::RunRequest request_;

@@ -47,6 +47,14 @@ class AgentClient {
  public:
   // `host` is how the user named the agent (used as its label); `channel` reaches it.
   AgentClient(std::string host, std::shared_ptr<grpc::Channel> channel, const common::Clock& clock);
+  // Cancels the calls in flight and waits until every call's context is gone, so that the
+  // channel's last reference goes on this thread. A context in a gRPC frame (a copy of a
+  // call's callback, a call chained from another's callback) can outlive the callback that
+  // reported the call over; gRPC 1.51 cannot destroy a channel on its own callback thread:
+  // it joins that thread and frees the queue it runs on (grpc/grpc#32584).
+  ~AgentClient() ABSL_LOCKS_EXCLUDED(calls_mu_);
+  AgentClient(const AgentClient&) = delete;
+  AgentClient& operator=(const AgentClient&) = delete;
 
   // A channel to HOST:PORT or unix:/path, with keepalive so a dead peer is noticed.
   static std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
@@ -135,6 +143,19 @@ class AgentClient {
  private:
   class RunCall;
 
+  // Counts a call as alive from its construction to its destruction. The first member of a
+  // call's state, so that it goes after the call's context (see ~AgentClient).
+  class LiveCall {
+   public:
+    explicit LiveCall(AgentClient& client) ABSL_LOCKS_EXCLUDED(client.calls_mu_);
+    ~LiveCall();
+    LiveCall(const LiveCall&) = delete;
+    LiveCall& operator=(const LiveCall&) = delete;
+
+   private:
+    AgentClient& client_;
+  };
+
   // Keeps a call's context where GiveUp() can cancel it, from its start to its end.
   void Track(grpc::ClientContext* context) ABSL_LOCKS_EXCLUDED(calls_mu_);
   void Untrack(grpc::ClientContext* context) ABSL_LOCKS_EXCLUDED(calls_mu_);
@@ -169,6 +190,7 @@ class AgentClient {
   absl::Mutex calls_mu_;
   std::vector<grpc::ClientContext*> calls_ ABSL_GUARDED_BY(calls_mu_);  // Calls in flight.
   bool given_up_ ABSL_GUARDED_BY(calls_mu_) = false;
+  int live_calls_ ABSL_GUARDED_BY(calls_mu_) = 0;  // Calls whose state exists (LiveCall).
 
   mutable absl::Mutex token_mu_;
   std::string token_phase_ ABSL_GUARDED_BY(token_mu_);  // The phase this client last prepared.
