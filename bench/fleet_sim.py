@@ -394,6 +394,7 @@ def main():
     head = ["agents", "ok", "ctl CPU / phase / host", "ctl CPU", "ctl max RSS", "ctl threads",
             "start lead, ms (ph 1 / 2)", "barrier end to start, ms", "Run fan-out, ms", "start late p50 / p99, ms (ph 1)",
             "(ph 2)", "start spread +- clock uncertainty, ms (ph 1)", "(ph 2)",
+            "a host's clock +-, p50 / p99 / max, ms (ph 1)", "(ph 2)",
             "run start to 1st Prepare", "run start to last result", "last result to exit",
             "ctl wall", "load avg (1 min)"]
     print("| " + " | ".join(head) + " |")
@@ -409,6 +410,7 @@ def main():
                  f"{percentile(p2.late, 50):.2f} / {percentile(p2.late, 99):.2f}",
                  f"{p1.spread:.2f} +- {p1.uncertainty:.2f}",
                  f"{p2.spread:.2f} +- {p2.uncertainty:.2f}",
+                 scale.three(p1.host_uncertainty), scale.three(p2.host_uncertainty),
                  f"{r['to_first_prepare']:.2f} s", f"{r['to_last']:.2f} s",
                  f"{r['last_to_exit']:.2f} s", f"{r['wall']:.2f} s", f"{r['load'][0]:.2f}"]
         print("| " + " | ".join(cells) + " |")
@@ -422,6 +424,10 @@ def main():
               f"{pair(r['timer_late_max'], '{:.2f}')} ms late and built their results at most "
               f"{pair(r['result_late_max'], '{:.0f}')} ms after their end"
               + (f"; {r['note']}" if r["note"] else ""))
+        for k, p in enumerate(r["phases"]):
+            print(f"  phase {k + 1}: a host's clock sync round trip p50 / p99 / max "
+                  f"{scale.three(p.host_rtt)} ms, its offset's move over the phase "
+                  f"{scale.three(p.host_moved)} ms")
     print("\nctl CPU / phase / host is the controller's whole CPU time (connects, clock syncs, "
           "heartbeats, reports included) over phases x hosts. 'barrier end to start' is measured "
           "from the simulator's answer to the last Prepare, so it includes one loopback delivery. "

@@ -77,6 +77,14 @@ def percentile(values, p):
     return ordered[k]
 
 
+def three(values):
+    """p50 / p99 / max of `values`, to two decimals."""
+    if not values:
+        return "-"
+    return (f"{percentile(values, 50):.2f} / {percentile(values, 99):.2f} / "
+            f"{max(values):.2f}")
+
+
 class PhaseFigures:
     """Start figures of one phase of the JSON report."""
 
@@ -87,6 +95,11 @@ class PhaseFigures:
         corrected = [r["start_unix_nanos"] - r["clock_offset_nanos"] for r in done]
         self.spread = (max(corrected) - min(corrected)) / 1e6 if corrected else float("nan")
         self.uncertainty = phase["start_skew_uncertainty_nanos"] / 1e6
+        # Each host's clock for the phase: how far its offset can be off, the round trip of
+        # the sync it came from, and how far it moved between the syncs around the phase.
+        self.host_uncertainty = [r.get("clock_uncertainty_nanos", 0) / 1e6 for r in done]
+        self.host_rtt = [r.get("clock_rtt_nanos", 0) / 1e6 for r in done]
+        self.host_moved = [abs(r.get("clock_moved_nanos", 0)) / 1e6 for r in done]
         self.lead = phase.get("start_lead_nanos", 0) / 1e6
         self.last_end = max((r["end_unix_nanos"] - r["clock_offset_nanos"] for r in done),
                             default=0)
@@ -196,6 +209,12 @@ def run(args):
                    f"{max(p.late):.2f}" for p in phases]))
     rows.append(("start spread across agents, controller clock, ms",
                  *[f"{p.spread:.2f} (+- {p.uncertainty:.2f})" for p in phases]))
+    rows.append(("a host's clock uncertainty (p50 / p99 / max), ms",
+                 *[three(p.host_uncertainty) for p in phases]))
+    rows.append(("  its sync's round trip (p50 / p99 / max), ms",
+                 *[three(p.host_rtt) for p in phases]))
+    rows.append(("  its offset's move over the phase (p50 / p99 / max), ms",
+                 *[three(p.host_moved) for p in phases]))
     rows.append(("start lead, ms", *[f"{p.lead:.0f}" for p in phases]))
     cpu = usage.ru_utime + usage.ru_stime
     rows.append(("controller CPU time (user + system)",

@@ -176,13 +176,22 @@ void AgentClient::ConnectAsync(int timeout_ms, DoneFn done) {
 void AgentClient::SyncClockAsync(int rounds, DoneFn done) {
   auto samples = std::make_shared<std::vector<ClockSample>>();
   samples->reserve(rounds);
-  SyncRound(std::move(samples), rounds, std::move(done));
+  SyncRound(std::move(samples), rounds, /*refine=*/false, std::move(done));
+}
+
+void AgentClient::RefineClockAsync(int rounds, DoneFn done) {
+  auto samples = std::make_shared<std::vector<ClockSample>>();
+  samples->reserve(rounds);
+  SyncRound(std::move(samples), rounds, /*refine=*/true, std::move(done));
 }
 
 void AgentClient::SyncRound(std::shared_ptr<std::vector<ClockSample>> samples, int left,
-                            DoneFn done) {
+                            bool refine, DoneFn done) {
   if (left <= 0) {
-    if (!samples->empty()) estimate_ = EstimateClock(*samples);
+    if (!samples->empty()) {
+      const ClockEstimate estimate = EstimateClock(*samples);
+      if (!refine || estimate.rtt_nanos < estimate_.rtt_nanos) estimate_ = estimate;
+    }
     done(absl::OkStatus());
     return;
   }
@@ -194,7 +203,7 @@ void AgentClient::SyncRound(std::shared_ptr<std::vector<ClockSample>> samples, i
       [this](grpc::ClientContext* context, const auto* request, auto* reply, auto callback) {
         stub_->async()->SyncClock(context, request, reply, std::move(callback));
       },
-      [this, t0, samples = std::move(samples), left, done = std::move(done)](
+      [this, t0, samples = std::move(samples), left, refine, done = std::move(done)](
           const grpc::Status& status, stormark::v1::SyncClockReply& reply) mutable {
         const int64_t t3 = clock_.NowUnixNanos();
         if (Status s = FromGrpc(status, "SyncClock"); !s.ok()) {
@@ -203,7 +212,7 @@ void AgentClient::SyncRound(std::shared_ptr<std::vector<ClockSample>> samples, i
         }
         samples->push_back(
             {t0, reply.agent_receive_unix_nanos(), reply.agent_send_unix_nanos(), t3});
-        SyncRound(std::move(samples), left - 1, std::move(done));
+        SyncRound(std::move(samples), left - 1, refine, std::move(done));
       });
 }
 

@@ -89,6 +89,9 @@ class AgentClient {
   // Estimates the agent's clock offset from `rounds` exchanges, one after another.
   common::Status SyncClock(int rounds = 8);
   void SyncClockAsync(int rounds, DoneFn done);
+  // More exchanges for an estimate made moments ago: the new one replaces it only if its round
+  // trip is shorter, since queueing only ever lengthens a round trip.
+  void RefineClockAsync(int rounds, DoneFn done);
   const ClockEstimate& clock() const { return estimate_; }
 
   // The target a phase should use on this agent: `wanted`, else the default target, else
@@ -165,8 +168,10 @@ class AgentClient {
   template <typename Request, typename Reply, typename Start>
   void CallAsync(Request request, int64_t timeout_nanos, Start start,
                  std::function<void(const grpc::Status&, Reply&)> done);
-  // The next of `left` clock exchanges, then the estimate from all of `samples`.
-  void SyncRound(std::shared_ptr<std::vector<ClockSample>> samples, int left, DoneFn done);
+  // The next of `left` clock exchanges, then the estimate from all of `samples` (with
+  // `refine`, only if it beats the one in force).
+  void SyncRound(std::shared_ptr<std::vector<ClockSample>> samples, int left, bool refine,
+                 DoneFn done);
 
   // A grpc::Status as one line naming the host and what it means for a user.
   common::Status FromGrpc(const grpc::Status& status, std::string_view call) const;

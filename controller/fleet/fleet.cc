@@ -22,14 +22,22 @@ constexpr int64_t kMinStartLeadNanos = 250'000'000;
 // with: a few, as the one at connect has 8. Their time also measures the fan-out: how long one
 // small message to every prepared host and its answer take, which the start lead must cover.
 constexpr int kBarrierSyncRounds = 4;
+// Exchanges of the clock sync after a phase's end: a few, as the one after its barrier has 4.
+constexpr int kPhaseEndSyncRounds = 3;
 // Calls in flight at once. Connects: each may be a TLS handshake, CPU on this side, and a burst
-// of SYNs. Prepares: each carries a phase spec, and its reply the agent's facts. Clock syncs
-// after the barrier are small and keep the start tight: all at once.
+// of SYNs. Prepares: each carries a phase spec, and its reply the agent's facts.
 constexpr size_t kConnectsInFlight = 256;
 constexpr size_t kPreparesInFlight = 2048;
-// Post-barrier clock syncs: all at once, 40,000 exchanges at 10,000 hosts queued in the
-// controller long enough to time out (bench/fleet_sim.py); a bound keeps each round trip short.
-constexpr size_t kBarrierSyncsInFlight = 512;
+// Clock syncs after the barrier and after the phase. A round trip is half the stated
+// uncertainty, and every exchange in flight beside it waits in the same queues: all at once,
+// 40,000 exchanges at 10,000 hosts queued long enough to time out; 512 at once still gave
+// +-36 ms at 1,000 hosts and +-130 ms at 10,000 (bench/fleet_sim.py). A few keep each round
+// trip near the network's and cost little time, as each takes a fraction of a millisecond.
+constexpr size_t kSyncsInFlight = 32;
+// A sync whose best round trip is above both of these (the fleet's median times the factor)
+// is taken once more.
+constexpr int64_t kSlowSyncNanos = 2'000'000;
+constexpr int64_t kSlowSyncFactor = 4;
 constexpr size_t kUnbounded = SIZE_MAX;
 // The most the lead learned from late starts may add.
 constexpr int64_t kMaxLearnedLeadNanos = 5'000'000'000;
@@ -242,18 +250,15 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
   // start instant is sent with these offsets. Their time is the fan-out the lead must cover.
   const int64_t synced_from = clock_.NowUnixNanos();
   {
-    Throttle syncs(kBarrierSyncsInFlight);
+    std::vector<size_t> hosts;
     for (size_t i : group) {
-      if (!prepared[i]) continue;
-      syncs.Acquire();
-      clients_[i]->SyncClockAsync(kBarrierSyncRounds, [this, i, &syncs, outcome](const Status&) {
-        // A re-sync that failed (at 10,000 hosts on 2 cores, exchanges time out queued in
-        // the controller) keeps the estimate from before, which the end-of-phase sync then
-        // brackets: the host runs, and its uncertainty says how good the clock was.
-        outcome->hosts[i].clock = clients_[i]->clock();
-        syncs.Release();
-      });
+      if (prepared[i]) hosts.push_back(i);
     }
+    // A re-sync that failed keeps the estimate from before, which the end-of-phase sync then
+    // brackets: the host runs, and its uncertainty says how good the clock was.
+    SyncClocks(hosts, kBarrierSyncRounds, [this, outcome](size_t i, const Status&) {
+      outcome->hosts[i].clock = clients_[i]->clock();
+    });
   }
   const int64_t fan_out = (clock_.NowUnixNanos() - synced_from) / kBarrierSyncRounds;
 
@@ -281,6 +286,25 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
     }
   }
 
+  // 5. The clocks once more, now that every host's phase and cleanup are over: the phase's start
+  // lies between this sync and the one after the barrier, so how far the offset moved in
+  // between is part of its uncertainty (BracketPhase). Taken as each host ended, behind the
+  // other hosts' results arriving, these round trips measured the controller's queues (+-20 ms
+  // at 1,000 simulated hosts).
+  {
+    std::vector<size_t> hosts;
+    for (size_t i : group) {
+      const HostOutcome& host = outcome->hosts[i];
+      if (host.result && host.result->start_unix_nanos() != 0 && host_error(i).empty()) {
+        hosts.push_back(i);
+      }
+    }
+    SyncClocks(hosts, kPhaseEndSyncRounds, [this, outcome](size_t i, const Status& synced) {
+      HostOutcome& host = outcome->hosts[i];
+      if (synced.ok()) host.clock = BracketPhase(host.clock, clients_[i]->clock());
+    });
+  }
+
   // Run calls that reached their agents after the instant: give later phases more lead.
   int64_t latest = 0;
   for (size_t i : group) {
@@ -290,6 +314,38 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
   if (latest > 1'000'000) {
     learned_lead_nanos_ = std::min(kMaxLearnedLeadNanos, std::max(learned_lead_nanos_, 2 * latest));
   }
+}
+
+void Fleet::SyncClocks(const std::vector<size_t>& hosts, int rounds,
+                       const std::function<void(size_t, const Status&)>& synced) {
+  std::vector<Status> statuses(clients_.size());
+  {
+    Throttle syncs(kSyncsInFlight);
+    for (size_t i : hosts) {
+      syncs.Acquire();
+      clients_[i]->SyncClockAsync(rounds, [i, &statuses, &syncs](const Status& status) {
+        statuses[i] = status;
+        syncs.Release();
+      });
+    }
+  }
+  // Hosts whose best round trip came out far above the fleet's usual one were measured behind
+  // a stall (on this side, most often): once more, keeping the better estimate.
+  std::vector<int64_t> rtts;
+  for (size_t i : hosts) {
+    if (statuses[i].ok()) rtts.push_back(clients_[i]->clock().rtt_nanos);
+  }
+  if (!rtts.empty()) {
+    std::nth_element(rtts.begin(), rtts.begin() + rtts.size() / 2, rtts.end());
+    const int64_t slow = std::max(kSlowSyncNanos, kSlowSyncFactor * rtts[rtts.size() / 2]);
+    Throttle syncs(kSyncsInFlight);
+    for (size_t i : hosts) {
+      if (!statuses[i].ok() || clients_[i]->clock().rtt_nanos <= slow) continue;
+      syncs.Acquire();
+      clients_[i]->RefineClockAsync(rounds, [&syncs](const Status&) { syncs.Release(); });
+    }
+  }
+  for (size_t i : hosts) synced(i, statuses[i]);
 }
 
 void Fleet::MeasureStartSkew(PhaseOutcome* outcome) {

@@ -149,6 +149,10 @@ class Fleet {
   // Aborts `phase_id` on host i without waiting; JoinBackground waits for every such abort.
   void AbortInBackground(size_t i, const std::string& phase_id) ABSL_LOCKS_EXCLUDED(mu_);
   void JoinBackground() ABSL_LOCKS_EXCLUDED(mu_);
+  // Clock syncs of `rounds` exchanges with each of `hosts`, a few hosts at a time, a second
+  // one for each host whose round trip stood out, then synced(host, status) for each.
+  void SyncClocks(const std::vector<size_t>& hosts, int rounds,
+                  const std::function<void(size_t, const common::Status&)>& synced);
   static void MeasureStartSkew(PhaseOutcome* outcome);
 
   std::vector<std::unique_ptr<AgentClient>> clients_;

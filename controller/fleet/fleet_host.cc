@@ -15,8 +15,6 @@ using common::Status;
 using common::StatusOr;
 using common::StrCat;
 
-// Exchanges of the clock sync after a phase's end: a few, as the one after its barrier has 4.
-constexpr int kPhaseEndSyncRounds = 3;
 // How long past its prepare deadline a Prepare call may still take to answer the abort.
 constexpr int64_t kPrepareBackstopNanos = 60'000'000'000;
 // How long removing a phase's files may take on a host (a large file on a slow disk).
@@ -134,19 +132,6 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
       [this, i, &plan, phase_id, host,
        done = std::move(done)](StatusOr<stormark::v1::PhaseResult> result) mutable {
         Finished(i, std::move(result), host);
-        // The clock again, right after the end: the phase's start lies between this sync and
-        // the one after the barrier, so how far the offset moved in between is part of its
-        // uncertainty.
-        if (host->result && host->result->start_unix_nanos() != 0 && host_error(i).empty()) {
-          clients_[i]->SyncClockAsync(kPhaseEndSyncRounds,
-                                      [this, i, &plan, phase_id, host, before = host->clock,
-                                       done = std::move(done)](const Status& synced) mutable {
-                                        if (synced.ok())
-                                          host->clock = BracketPhase(before, clients_[i]->clock());
-                                        CleanUpHost(i, plan, phase_id, host, std::move(done));
-                                      });
-          return;
-        }
         CleanUpHost(i, plan, phase_id, host, std::move(done));
       });
 }

@@ -223,6 +223,11 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
     row["transport_note"] = host.transport_note;
     row["environment_differs"] = RowDiffers(i, envs, differing);
     row["clock_offset_nanos"] = host.clock.offset_nanos;
+    // How good that offset is for this phase (clock_sync.h BracketPhase): half the best round
+    // trip, plus how far the offset moved between the syncs around the phase.
+    row["clock_uncertainty_nanos"] = host.clock.uncertainty_nanos;
+    row["clock_rtt_nanos"] = host.clock.rtt_nanos;
+    row["clock_moved_nanos"] = host.clock.moved_nanos;
     if (host.result) {
       const auto& r = *host.result;
       row["start_unix_nanos"] = r.start_unix_nanos();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "common/clock.h"
 #include "common/version.h"
 #include "gmock/gmock.h"
@@ -48,6 +49,27 @@ TEST_F(AgentClientTest, SyncClockOnLoopbackFindsNoOffset) {
   EXPECT_GT(client->clock().rtt_nanos, 0);
   EXPECT_LT(client->clock().rtt_nanos, 50 * kMs);
   EXPECT_EQ(client->clock().uncertainty_nanos, client->clock().rtt_nanos / 2);
+}
+
+TEST_F(AgentClientTest, RefiningTheClockKeepsTheShorterRoundTrip) {
+  agent::AgentServer* server = StartAgent();
+  ASSERT_NE(server, nullptr);
+  auto client = ClientFor(*server);
+  ASSERT_TRUE(client->Connect().ok());
+  ASSERT_TRUE(client->SyncClock(8).ok());
+  for (int i = 0; i < 20; ++i) {
+    const ClockEstimate before = client->clock();
+    absl::Notification over;
+    client->RefineClockAsync(1, [&](const common::Status& s) {
+      EXPECT_TRUE(s.ok()) << s;
+      over.Notify();
+    });
+    over.WaitForNotification();
+    EXPECT_LE(client->clock().rtt_nanos, before.rtt_nanos);
+    if (client->clock().rtt_nanos == before.rtt_nanos) {
+      EXPECT_EQ(client->clock().offset_nanos, before.offset_nanos);
+    }
+  }
 }
 
 TEST_F(AgentClientTest, ResolveTargetWithoutANameTakesTheOnlyTarget) {
