@@ -163,7 +163,7 @@ def run(args):
 
         json_path = os.path.join(base, "out.json")
         argv = [binary("stormark"), "run", "--workload", "randio", "--target", "sink",
-                "--set", "rw=randread", "--set", "rate_iops=200", "--set", f"runtime={args.runtime}s",
+                "--set", "rw=randread", "--set", f"rate_iops={args.rate_iops}", "--set", f"runtime={args.runtime}s",
                 "--set", "time_based=true", "--set", "repeat=2", "--json", json_path, "--no-db",
                 "--no-progress"]
         for address in agents.addresses:
@@ -183,6 +183,11 @@ def run(args):
         code = os.waitstatus_to_exitcode(status)
         with open(out_path, errors="replace") as f:
             output = f.read()
+        if args.keep:  # The controller's output and JSON report, which the run's directory loses.
+            os.makedirs(args.keep, exist_ok=True)
+            for name in ("out.json", "controller.out"):
+                if os.path.exists(os.path.join(base, name)):
+                    shutil.copy(os.path.join(base, name), args.keep)
         if code != 0:
             print(output)
             sys.exit(f"scale.py: the controller exited {code}")
@@ -199,7 +204,7 @@ def run(args):
         shutil.rmtree(base, ignore_errors=True)
 
     load = os.getloadavg()[0]
-    print(f"agents: {args.agents} on loopback, {ok} succeeded in every phase; randio randread at 200 IOPS on a "
+    print(f"agents: {args.agents} on loopback, {ok} succeeded in every phase; randio randread at {args.rate_iops} IOPS on a "
           f"null target, {args.runtime} s time-based, 2 phases; {os.cpu_count()} CPUs shared by "
           f"all (load average {load:.1f} at the end)")
     print(f"agents started in {started_in:.1f} s (not part of the run)")
@@ -244,6 +249,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=200)
     parser.add_argument("--runtime", type=int, default=3, help="phase seconds (default 3)")
+    parser.add_argument("--rate-iops", type=int, default=200,
+                        help="each agent's I/O rate (default 200); 1,000 agents at 200 IOPS keep 2 "
+                             "CPUs busy, so their start contends with the phase already running")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="copy the controller's output and JSON report into DIR")
     sys.exit(run(parser.parse_args()))
 
 

@@ -19,8 +19,11 @@ inline constexpr uint32_t kProtocolMajor = stormark::v1::PROTOCOL_MAJOR;
 // Minor 2: phase ownership (PrepareReply.phase_token, carried by Run, Abort, Cleanup and
 // Heartbeat; AbortHeldPhase). An agent refuses Prepare from an older controller, which would
 // not send the token.
-inline constexpr uint32_t kProtocolMinor = 2;
+// Minor 3: a Run armed ahead of its start (RunRequest.await_start, RunUpdate.armed), started by
+// a Start call. A controller starts an older agent's Run with its instant, as before.
+inline constexpr uint32_t kProtocolMinor = 3;
 inline constexpr uint32_t kPhaseTokenMinor = 2;
+inline constexpr uint32_t kArmedStartMinor = 3;
 
 // The git commit this build was made from: 12 hex digits, "-dirty" appended when the tree
 // had changes, or "unknown" when it was built outside a git checkout. Taken at build time

@@ -132,13 +132,19 @@ grpc::Status AgentService::Run(grpc::ServerContext* context,
     return writer->Write(update);
   };
   auto gone = [&] { return context->IsCancelled(); };
+  auto armed = [&] {
+    stormark::v1::RunUpdate update;
+    update.mutable_armed()->set_armed_unix_nanos(clock_.NowUnixNanos());
+    return writer->Write(update);
+  };
   if (common::Status named = common::CheckName("phase id", request->phase_id()); !named.ok()) {
     Log(caller, common::StrCat("refused run: ", named.message()));
     return ToGrpc(named);
   }
   const std::string held_by = HeldByOther(request->phase_id(), caller);
-  Log(caller, common::StrCat("run phase '", request->phase_id(), "'"));
-  auto result = runner_.Run(*request, caller, progress, gone);
+  Log(caller, common::StrCat(request->await_start() ? "arm phase '" : "run phase '",
+                             request->phase_id(), "'"));
+  auto result = runner_.Run(*request, caller, progress, gone, armed);
   if (!result.ok()) {
     Log(caller, common::StrCat("refused run of phase '", request->phase_id(), "'", held_by, ": ",
                                result.status().message()));
@@ -150,6 +156,26 @@ grpc::Status AgentService::Run(grpc::ServerContext* context,
   stormark::v1::RunUpdate update;
   *update.mutable_result() = std::move(*result);
   writer->Write(update);
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::Start(grpc::ServerContext* context,
+                                 const stormark::v1::StartRequest* request,
+                                 stormark::v1::StartReply* reply) {
+  const Identity caller = Caller(*context);
+  const int64_t received = clock_.NowUnixNanos();
+  if (common::Status named = common::CheckName("phase id", request->phase_id()); !named.ok()) {
+    Log(caller, common::StrCat("refused start: ", named.message()));
+    return ToGrpc(named);
+  }
+  const common::Status started = runner_.Start(request->phase_id(), request->phase_token(), caller,
+                                               request->start_at_unix_nanos());
+  if (!started.ok()) {
+    Log(caller, common::StrCat("refused start of phase '", request->phase_id(), "'",
+                               HeldByOther(request->phase_id(), caller), ": ", started.message()));
+    return ToGrpc(started);
+  }
+  reply->set_received_unix_nanos(received);
   return grpc::Status::OK;
 }
 

@@ -39,6 +39,8 @@ class AgentService final : public stormark::v1::Agent::Service {
                        stormark::v1::PrepareReply* reply) override;
   grpc::Status Run(grpc::ServerContext* context, const stormark::v1::RunRequest* request,
                    grpc::ServerWriter<stormark::v1::RunUpdate>* writer) override;
+  grpc::Status Start(grpc::ServerContext* context, const stormark::v1::StartRequest* request,
+                     stormark::v1::StartReply* reply) override;
   grpc::Status Abort(grpc::ServerContext* context, const stormark::v1::AbortRequest* request,
                      stormark::v1::AbortReply* reply) override;
   grpc::Status Cleanup(grpc::ServerContext* context, const stormark::v1::CleanupRequest* request,

@@ -22,8 +22,21 @@ using stormark::v1::PhaseResult;
 
 // A start instant further ahead than this means the clocks or the request are wrong.
 constexpr int64_t kMaxStartDelayNanos = 60'000'000'000;
+
+// A start further ahead than kMaxStartDelayNanos is a clock far off, not a plan.
+Status CheckStartAhead(int64_t ahead_nanos) {
+  if (ahead_nanos <= kMaxStartDelayNanos) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format(
+      "start time is {:.1f} s ahead of this agent's clock (limit 60 s): are the clocks far apart?",
+      static_cast<double>(ahead_nanos) / 1e9));
+}
+
 // How often a waiting or running phase looks for a caller that has gone.
 constexpr int64_t kPollNanos = 20'000'000;
+// The same for a phase waiting for its Start (seconds, while the other hosts prepare) or for
+// its start instant: a Start or an abort wakes it at once, and a thousand agents on one machine
+// polling every 20 ms would be 50,000 wake-ups a second, starving the controller's fan-out.
+constexpr int64_t kArmedPollNanos = 200'000'000;
 
 double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 
@@ -232,9 +245,32 @@ StatusOr<stormark::v1::PrepareReply> PhaseRunner::Prepare(const stormark::v1::Ph
   return reply;
 }
 
+Status PhaseRunner::Start(const std::string& phase_id, const std::string& token,
+                          const Identity& caller, int64_t start_at_unix_nanos) {
+  absl::MutexLock lock(&mu_);
+  if (state_ == State::kIdle || spec_.phase_id() != phase_id) {
+    return absl::FailedPreconditionError(
+        common::StrCat("phase '", common::LogSafe(phase_id), "' is not prepared on this agent"));
+  }
+  RETURN_IF_ERROR(owner_.Check(caller.name, token, "start", phase_id));
+  if (state_ != State::kRunning || !awaiting_start_ || start_at_unix_ != 0) {
+    return absl::FailedPreconditionError(common::StrCat(
+        "phase '", common::LogSafe(phase_id), "' is not armed for a start: it is ",
+        state_ == State::kRunning ? (start_at_unix_ != 0 ? "started already" : "running")
+                                  : StateName(state_)));
+  }
+  if (start_at_unix_nanos <= 0) {
+    return absl::InvalidArgumentError("the start instant is missing");
+  }
+  RETURN_IF_ERROR(CheckStartAhead(start_at_unix_nanos - clock_.NowUnixNanos()));
+  start_at_unix_ = start_at_unix_nanos;
+  state_changed_.NotifyAll();
+  return absl::OkStatus();
+}
+
 StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
                                        const Identity& caller, const ProgressFn& progress,
-                                       const GoneFn& gone) {
+                                       const GoneFn& gone, const ArmedFn& armed) {
   Workload* workload = nullptr;
   int64_t interval_nanos = 0;
   int64_t series_nanos = 0;
@@ -256,14 +292,12 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
           common::StrCat("phase '", common::LogSafe(request.phase_id()), "' cannot run: it is ",
                          StateName(state_)));
     }
-    const int64_t ahead = request.start_at_unix_nanos() - clock_.NowUnixNanos();
-    if (ahead > kMaxStartDelayNanos) {
-      return absl::InvalidArgumentError(fmt::format(
-          "start time is {:.1f} s ahead of this agent's clock (limit 60 s): are the clocks "
-          "far apart?",
-          static_cast<double>(ahead) / 1e9));
+    if (!request.await_start()) {
+      RETURN_IF_ERROR(CheckStartAhead(request.start_at_unix_nanos() - clock_.NowUnixNanos()));
     }
     state_ = State::kRunning;
+    awaiting_start_ = request.await_start();
+    start_at_unix_ = request.await_start() ? 0 : request.start_at_unix_nanos();
     workload = workload_.get();
     target = spec_.target();
     target_identity = target_identity_;
@@ -280,26 +314,50 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
 
   PhaseResult result;
   bool caller_gone = false;
+  // Made before the wait, so that what a woken agent does before its timed region begins is
+  // little: at a thousand agents on a few cores, that work, one agent after another, is how late
+  // the last one starts.
+  auto shared = std::make_shared<RunShared>(clock_, lasting_, series_nanos);
   auto lease_expired = [this] {
     absl::MutexLock lock(&mu_);
     return LeaseExpiredLocked();
   };
 
-  // Wait for the common start instant, watching for an abort.
-  while (!clock_.SleepUntilUnixNanos(request.start_at_unix_nanos(), kPollNanos)) {
+  // An armed phase waits for its Start, watching for an abort.
+  int64_t start_at = request.start_at_unix_nanos();
+  if (request.await_start()) {
+    if (armed && !armed()) caller_gone = true;
+    auto started = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return start_at_unix_ != 0 || cancelled_;
+    };
+    mu_.Lock();
+    while (!caller_gone && !state_changed_.WaitFor(mu_, kArmedPollNanos, started)) {
+      if (LeaseExpiredLocked()) cancelled_ = true;
+      mu_.Unlock();
+      caller_gone = gone();
+      mu_.Lock();
+    }
+    awaiting_start_ = false;
+    start_at = start_at_unix_;
+    mu_.Unlock();
+  }
+
+  // Wait for the common start instant, watching for an abort. In long steps: every agent of a
+  // fleet waits here at once, and this wait is not what an abort waits for (it sets
+  // cancelled_, which is checked before the run begins).
+  while (!caller_gone && !cancelled_ && !clock_.SleepUntilUnixNanos(start_at, kArmedPollNanos)) {
     if (gone()) caller_gone = true;
     if (lease_expired()) cancelled_ = true;
-    if (caller_gone || cancelled_) break;
   }
 
   std::string stuck_in;
   std::shared_ptr<DetachedWorker> stuck_worker;
   if (!caller_gone && !cancelled_) {
-    auto shared = std::make_shared<RunShared>(clock_, lasting_, series_nanos);
     const std::optional<DiskCounters> disk_before =
         disk.empty() ? std::nullopt : ReadDiskCounters(paths_.sys_class_block, disk);
+    shared->region.Restart();  // Nothing has been recorded yet.
     // How late the start was is measured as Run begins, before any warm-up.
-    const int64_t start_late = shared->region.span().start_unix - request.start_at_unix_nanos();
+    const int64_t start_late = shared->region.span().start_unix - start_at;
     // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
     auto worker = DetachedWorker::Start(
         [shared, workload, what] {

@@ -93,13 +93,24 @@ class PhaseRunner {
   // Called with progress every interval; returns false when nobody listens any more, which
   // aborts the phase.
   using ProgressFn = std::function<bool(const stormark::v1::RunUpdate::Progress&)>;
+  // Called once an armed Run is ready for its Start; returns false when nobody listens.
+  using ArmedFn = std::function<bool()>;
   // Waits for the start instant, runs the prepared phase and returns its result, which
   // tells success, failure or abort. An error Status means the phase could not start (wrong
   // id, not prepared; PERMISSION_DENIED when `caller` or request.phase_token is not the
-  // phase's). Blocks for the whole phase.
+  // phase's). Blocks for the whole phase. With request.await_start, the phase is armed:
+  // `armed` is called, and the instant is the one a Start call gives.
   common::StatusOr<stormark::v1::PhaseResult> Run(const stormark::v1::RunRequest& request,
                                                   const Identity& caller,
-                                                  const ProgressFn& progress, const GoneFn& gone)
+                                                  const ProgressFn& progress, const GoneFn& gone,
+                                                  const ArmedFn& armed = nullptr)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Gives the armed Run of `phase_id`, owned by `caller` with `token`, its start instant on
+  // this agent's clock. FAILED_PRECONDITION when that phase is not armed and waiting;
+  // INVALID_ARGUMENT for an instant more than 60 s ahead.
+  common::Status Start(const std::string& phase_id, const std::string& token,
+                       const Identity& caller, int64_t start_at_unix_nanos)
       ABSL_LOCKS_EXCLUDED(mu_);
 
   // Cancels the phase `phase_id` and removes its files, for its owner (`caller` with
@@ -269,6 +280,9 @@ class PhaseRunner {
   std::shared_ptr<DetachedWorker> stuck_worker_ ABSL_GUARDED_BY(mu_);  // Set in kStuck.
   std::shared_ptr<PhaseSetup> stuck_setup_ ABSL_GUARDED_BY(mu_);       // A set-up left stuck.
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;                       // Counts accepted Prepares.
+  // An armed Run waiting for its Start, and the instant the Start gave (0 until then).
+  bool awaiting_start_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t start_at_unix_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<bool>& cancelled_ = lasting_->cancelled;
   std::string abort_reason_ ABSL_GUARDED_BY(mu_);  // Why cancelled_ was set.
   std::optional<Kept> kept_ ABSL_GUARDED_BY(mu_);  // A handed-over file, between phases.

@@ -162,6 +162,7 @@ PhaseRunner::ForcedAbort PhaseRunner::AbortHeldPhase(const std::string& reason) 
 void PhaseRunner::AbortHeldLocked(const std::string& reason, int64_t max_wait_nanos) {
   if (abort_reason_.empty()) abort_reason_ = reason;
   cancelled_ = true;
+  state_changed_.NotifyAll();  // An armed Run waiting for its Start.
   // A preparing or running phase notices the flag and leaves that state by itself; a
   // running phase whose caller went away resets to idle by itself too. Once the slot
   // holds another phase (a new generation), this abort has nothing left to do.

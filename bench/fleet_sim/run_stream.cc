@@ -15,23 +15,55 @@ int64_t Now(clockid_t clock) {
 
 }  // namespace
 
-RunStream::RunStream(const SimAgent& agent, std::shared_ptr<const PhaseShape> shape,
+RunStream::RunStream(SimAgent& agent, std::shared_ptr<const PhaseShape> shape,
                      int64_t start_at_unix_nanos, TimerQueue& timers, PhaseLog& log)
     : agent_(agent),
       shape_(std::move(shape)),
       timers_(timers),
       log_(log),
-      start_at_(start_at_unix_nanos - agent.clock_offset_nanos()) {}
+      start_at_(start_at_unix_nanos == 0 ? 0 : start_at_unix_nanos - agent.clock_offset_nanos()) {}
 
 void RunStream::Start() {
   const int64_t now = Now(CLOCK_REALTIME);
+  int64_t start_at = 0;
   {
     absl::MutexLock lock(&mu_);
     received_ = now;
+    start_at = start_at_;
+    if (start_at == 0) {
+      armed_.mutable_armed()->set_armed_unix_nanos(now + agent_.clock_offset_nanos());
+      write_in_flight_ = true;
+    } else {
+      timer_pending_ = true;
+    }
+  }
+  if (start_at == 0) {
+    armed_run_ = std::make_shared<ArmedRun>();
+    {
+      absl::MutexLock lock(&armed_run_->mu);
+      armed_run_->stream = this;
+    }
+    agent_.Arm(armed_run_);
+    StartWrite(&armed_);
+    return;
+  }
+  log_.RunReceived(shape_->phase_id, now, start_at);
+  timers_.At(start_at, [this] { Wake(); });
+}
+
+bool RunStream::StartAt(int64_t start_at_unix_nanos) {
+  const int64_t now = Now(CLOCK_REALTIME);
+  int64_t start_at = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    if (start_at_ != 0 || finish_called_ || cancelled_ || done_) return false;
+    start_at = start_at_ = start_at_unix_nanos - agent_.clock_offset_nanos();
+    received_ = now;
     timer_pending_ = true;
   }
-  log_.RunReceived(shape_->phase_id, now, start_at_);
-  timers_.At(start_at_, [this] { Wake(); });
+  log_.RunReceived(shape_->phase_id, now, start_at);
+  timers_.At(start_at, [this] { Wake(); });
+  return true;
 }
 
 int64_t RunStream::NextEvent() const {
@@ -139,6 +171,10 @@ void RunStream::OnCancel() {
 }
 
 void RunStream::OnDone() {
+  if (armed_run_) {
+    absl::MutexLock lock(&armed_run_->mu);
+    armed_run_->stream = nullptr;
+  }
   Act act = Act::kNothing;
   {
     absl::MutexLock lock(&mu_);

@@ -8,6 +8,9 @@
 // reaction inline. At most one write is in flight; Finish waits for it. The stream owns itself
 // and is deleted once gRPC is done with it (OnDone) and no timer still names it.
 //
+// An armed Run (RunRequest.await_start) writes RunUpdate.armed and waits, with no timer, until
+// a Start gives it its instant (StartAt).
+//
 // An Abort does not stop the stream (the simulator keeps no link from an agent to its stream):
 // it ends with its result as planned. A cancelled call (the controller gone, or giving up on
 // the host) ends at once.
@@ -32,11 +35,15 @@ namespace stormark::fleet_sim {
 
 class RunStream final : public grpc::ServerWriteReactor<stormark::v1::RunUpdate> {
  public:
-  // The phase `shape` on `agent`, to start at `start_at_unix_nanos` on the agent's clock.
-  // Start() puts it on `timers`; `agent`, `timers` and `log` outlive the stream.
-  RunStream(const SimAgent& agent, std::shared_ptr<const PhaseShape> shape,
-            int64_t start_at_unix_nanos, TimerQueue& timers, PhaseLog& log);
+  // The phase `shape` on `agent`, to start at `start_at_unix_nanos` on the agent's clock, or,
+  // when it is 0, armed in `armed` for a Start. Start() puts it on `timers`, or arms it;
+  // `agent`, `timers` and `log` outlive the stream.
+  RunStream(SimAgent& agent, std::shared_ptr<const PhaseShape> shape, int64_t start_at_unix_nanos,
+            TimerQueue& timers, PhaseLog& log);
   void Start() ABSL_LOCKS_EXCLUDED(mu_);
+  // The Start of an armed stream: false if it is not armed (started already, or over). Called
+  // with the ArmedRun's mutex held, which keeps the stream alive.
+  bool StartAt(int64_t start_at_unix_nanos) ABSL_LOCKS_EXCLUDED(mu_);
 
   void OnWriteDone(bool ok) override ABSL_LOCKS_EXCLUDED(mu_);
   void OnCancel() override ABSL_LOCKS_EXCLUDED(mu_);
@@ -54,14 +61,16 @@ class RunStream final : public grpc::ServerWriteReactor<stormark::v1::RunUpdate>
   // Acts on what was decided; the last thing a reaction does, as it may delete the stream.
   void Do(Act act);
 
-  const SimAgent& agent_;
+  SimAgent& agent_;
   const std::shared_ptr<const PhaseShape> shape_;
   TimerQueue& timers_;
   PhaseLog& log_;
-  // The start instant on this process's clock (the agent's less its offset).
-  const int64_t start_at_;
+  // Set while armed; cleared when gRPC is done with the stream.
+  std::shared_ptr<ArmedRun> armed_run_;
 
   absl::Mutex mu_;
+  // The start instant on this process's clock (the agent's less its offset); 0 while armed.
+  int64_t start_at_ ABSL_GUARDED_BY(mu_);
   int64_t received_ ABSL_GUARDED_BY(mu_) = 0;  // When the Run arrived, this process's clock.
   bool timer_pending_ ABSL_GUARDED_BY(mu_) = false;
   bool write_in_flight_ ABSL_GUARDED_BY(mu_) = false;
@@ -76,6 +85,7 @@ class RunStream final : public grpc::ServerWriteReactor<stormark::v1::RunUpdate>
   // Given to gRPC by StartWrite: untouched while a write is in flight.
   stormark::v1::RunUpdate progress_;
   stormark::v1::RunUpdate result_;
+  stormark::v1::RunUpdate armed_;
 };
 
 // A Run refused before it starts: finishes with `status` at once.

@@ -54,6 +54,16 @@ std::shared_ptr<const PhaseShape> SimAgent::Held() const {
   return held_;
 }
 
+void SimAgent::Arm(std::shared_ptr<ArmedRun> run) {
+  absl::MutexLock lock(&mu_);
+  armed_ = std::move(run);
+}
+
+std::shared_ptr<ArmedRun> SimAgent::Armed() const {
+  absl::MutexLock lock(&mu_);
+  return armed_;
+}
+
 bool SimAgent::Release(const std::string& phase_id) {
   absl::MutexLock lock(&mu_);
   if (!held_ || held_->phase_id != phase_id) return false;

@@ -10,8 +10,8 @@
 // own authority (a TLS name override, grpc.default_authority) is refused: the simulator is
 // plain text only.
 //
-// The agents' facts are fixed at start; Hold(), Held(), Release() and ForAuthority() are
-// thread-safe.
+// The agents' facts are fixed at start; Hold(), Held(), Release(), Arm(), Armed() and
+// ForAuthority() are thread-safe.
 #ifndef STORMARK_BENCH_FLEET_SIM_SIM_FLEET_H_
 #define STORMARK_BENCH_FLEET_SIM_SIM_FLEET_H_
 
@@ -34,6 +34,15 @@ namespace stormark::fleet_sim {
 // agent's config.
 inline constexpr char kTargetName[] = "sink";
 
+class RunStream;
+
+// Where a Start finds the Run stream it starts: the stream sets `stream` when it is armed and
+// clears it when gRPC is done with it, so a Start never reaches a deleted stream.
+struct ArmedRun {
+  absl::Mutex mu;
+  RunStream* stream ABSL_GUARDED_BY(mu) = nullptr;
+};
+
 class SimAgent {
  public:
   SimAgent(size_t index, int64_t clock_offset_nanos);
@@ -53,6 +62,9 @@ class SimAgent {
   std::shared_ptr<const PhaseShape> Held() const ABSL_LOCKS_EXCLUDED(mu_);
   // Lets go of the held phase if it is `phase_id`; whether it was.
   bool Release(const std::string& phase_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // The armed Run of this agent, the last one armed.
+  void Arm(std::shared_ptr<ArmedRun> run) ABSL_LOCKS_EXCLUDED(mu_);
+  std::shared_ptr<ArmedRun> Armed() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const size_t index_;
@@ -60,6 +72,7 @@ class SimAgent {
   const std::string hostname_;
   mutable absl::Mutex mu_;
   std::shared_ptr<const PhaseShape> held_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<ArmedRun> armed_ ABSL_GUARDED_BY(mu_);
 };
 
 class SimFleet {

@@ -109,9 +109,31 @@ grpc::ServerWriteReactor<stormark::v1::RunUpdate>* SimService::Run(
         common::StrCat("phase '", request->phase_id(), "' is not prepared on this agent")));
   }
   auto* stream =
-      new RunStream(*agent, std::move(held), request->start_at_unix_nanos(), timers_, log_);
+      new RunStream(*agent, std::move(held),
+                    request->await_start() ? 0 : request->start_at_unix_nanos(), timers_, log_);
   stream->Start();
   return stream;
+}
+
+grpc::ServerUnaryReactor* SimService::Start(grpc::CallbackServerContext* context,
+                                            const stormark::v1::StartRequest* request,
+                                            stormark::v1::StartReply* reply) {
+  grpc::Status status;
+  SimAgent* agent = AgentOf(context, &status);
+  if (agent == nullptr) return Answer(context, status);
+  reply->set_received_unix_nanos(agent->NowUnixNanos());
+  std::shared_ptr<ArmedRun> armed = agent->Armed();
+  bool started = false;
+  if (armed) {
+    absl::MutexLock lock(&armed->mu);
+    started = armed->stream != nullptr && armed->stream->StartAt(request->start_at_unix_nanos());
+  }
+  if (!started) {
+    return Answer(context, grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                                        common::StrCat("phase '", request->phase_id(),
+                                                       "' is not armed for a start")));
+  }
+  return Answer(context, grpc::Status::OK);
 }
 
 grpc::ServerUnaryReactor* SimService::Abort(grpc::CallbackServerContext* context,

@@ -1,5 +1,6 @@
 // The Agent service of every simulated agent at once, on gRPC's callback API: unary calls are
-// answered in their handler, a Run is a RunStream on the shared timer queue. The agent a call
+// answered in their handler, a Run is a RunStream on the shared timer queue (an armed one
+// waits for its Start). The agent a call
 // is for is found by the call's :authority (sim_fleet.h).
 //
 // GetInfo, SyncClock and Heartbeat answer on the agent's clock (this process's CLOCK_REALTIME
@@ -37,6 +38,9 @@ class SimService final : public stormark::v1::Agent::CallbackService {
                                     stormark::v1::PrepareReply* reply) override;
   grpc::ServerWriteReactor<stormark::v1::RunUpdate>* Run(
       grpc::CallbackServerContext* context, const stormark::v1::RunRequest* request) override;
+  grpc::ServerUnaryReactor* Start(grpc::CallbackServerContext* context,
+                                  const stormark::v1::StartRequest* request,
+                                  stormark::v1::StartReply* reply) override;
   grpc::ServerUnaryReactor* Abort(grpc::CallbackServerContext* context,
                                   const stormark::v1::AbortRequest* request,
                                   stormark::v1::AbortReply* reply) override;

@@ -1,5 +1,6 @@
 #include "controller/fleet/agent_client.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -284,11 +285,12 @@ std::string AgentClient::TokenFor(const std::string& phase_id) const {
 // is over, after its context (and that context's reference to the channel) is gone.
 class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::RunUpdate> {
  public:
-  RunCall(AgentClient& client, stormark::v1::RunRequest request, ProgressFn on_progress,
-          ResultFn done)
+  RunCall(AgentClient& client, stormark::v1::RunRequest request, ArmedFn on_armed,
+          ProgressFn on_progress, ResultFn done)
       : live_(client),
         client_(client),
         request_(std::move(request)),
+        on_armed_(std::move(on_armed)),
         on_progress_(std::move(on_progress)),
         done_(std::move(done)) {}
 
@@ -301,6 +303,7 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
 
   void OnReadDone(bool ok) override {
     if (!ok) return;  // The stream is over; OnDone follows.
+    if (update_.has_armed() && on_armed_) on_armed_();
     if (update_.has_progress() && on_progress_) on_progress_(update_.progress());
     if (update_.has_result()) result_ = std::move(*update_.mutable_result());
     StartRead(&update_);
@@ -338,6 +341,7 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
   const stormark::v1::RunRequest request_;
   stormark::v1::RunUpdate update_;
   std::optional<stormark::v1::PhaseResult> result_;
+  const ArmedFn on_armed_;
   const ProgressFn on_progress_;
   ResultFn done_;
 };
@@ -348,7 +352,43 @@ void AgentClient::RunAsync(const std::string& phase_id, int64_t start_at_control
   request.set_phase_id(phase_id);
   request.set_phase_token(TokenFor(phase_id));
   request.set_start_at_unix_nanos(start_at_controller_nanos + estimate_.offset_nanos);
-  (new RunCall(*this, std::move(request), std::move(on_progress), std::move(done)))->Start();
+  (new RunCall(*this, std::move(request), nullptr, std::move(on_progress), std::move(done)))
+      ->Start();
+}
+
+bool AgentClient::arms_runs() const { return info_.protocol().minor() >= common::kArmedStartMinor; }
+
+void AgentClient::ArmAsync(const std::string& phase_id, ArmedFn on_armed, ProgressFn on_progress,
+                           ResultFn done) {
+  stormark::v1::RunRequest request;
+  request.set_phase_id(phase_id);
+  request.set_phase_token(TokenFor(phase_id));
+  request.set_await_start(true);
+  (new RunCall(*this, std::move(request), std::move(on_armed), std::move(on_progress),
+               std::move(done)))
+      ->Start();
+}
+
+void AgentClient::StartAsync(const std::string& phase_id, int64_t start_at_controller_nanos,
+                             StartFn done) {
+  stormark::v1::StartRequest request;
+  request.set_phase_id(phase_id);
+  request.set_phase_token(TokenFor(phase_id));
+  const int64_t start_at = start_at_controller_nanos + estimate_.offset_nanos;
+  request.set_start_at_unix_nanos(start_at);
+  // Past the instant: a Start that arrives after it starts the phase late, which its result
+  // says; one that fails leaves the phase armed, and the caller aborts it.
+  const int64_t timeout = std::max<int64_t>(start_at_controller_nanos - clock_.NowUnixNanos(), 0) +
+                          5000 * kNanosPerMilli;
+  CallAsync<stormark::v1::StartRequest, stormark::v1::StartReply>(
+      std::move(request), timeout,
+      [this](grpc::ClientContext* context, const auto* request, auto* reply, auto callback) {
+        stub_->async()->Start(context, request, reply, std::move(callback));
+      },
+      [this, start_at, done = std::move(done)](const grpc::Status& status,
+                                               stormark::v1::StartReply& reply) {
+        done(FromGrpc(status, "Start"), start_at - reply.received_unix_nanos());
+      });
 }
 
 void AgentClient::AbortAsync(const std::string& phase_id, std::function<void()> done) {

@@ -121,6 +121,19 @@ class AgentClient {
   void RunAsync(const std::string& phase_id, int64_t start_at_controller_nanos,
                 ProgressFn on_progress, ResultFn done);
 
+  // True when the agent arms a Run ahead of its start (protocol 1.3): ArmAsync, then StartAsync.
+  bool arms_runs() const;
+  // Opens the Run stream of a prepared phase without an instant: `on_armed` is called (on a
+  // gRPC thread) once the agent is ready for its Start; then as RunAsync.
+  using ArmedFn = std::function<void()>;
+  void ArmAsync(const std::string& phase_id, ArmedFn on_armed, ProgressFn on_progress,
+                ResultFn done);
+  // Gives the armed phase its start instant, `start_at_controller_nanos` on the controller's
+  // clock (translated with the offset measured last). On success, `ahead_nanos` is how long
+  // before the instant the Start reached the agent, on its clock (negative: after it).
+  using StartFn = std::function<void(const common::Status&, int64_t ahead_nanos)>;
+  void StartAsync(const std::string& phase_id, int64_t start_at_controller_nanos, StartFn done);
+
   // Asks the agent to abort `phase_id`; a Run() in flight then returns the agent's ABORTED
   // result. Best effort: an unreachable agent aborts by itself when its controller goes.
   void Abort(const std::string& phase_id);

@@ -225,14 +225,20 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
   const PhasePlan& plan = outcome->plan;
 
   // 1. Prepare everywhere; the barrier is the last answer. One byte per host: callbacks write
-  // their own element (a vector<bool> would share words).
+  // their own element (a vector<bool> would share words). A host whose agent arms runs opens
+  // its Run stream as soon as it is prepared, so that the start instant, chosen once every host
+  // is armed, has only one small Start message per host to cover, not the Run calls' set-up.
   std::vector<char> prepared(clients_.size(), 0);
+  std::vector<char> armed(clients_.size(), 0);
+  Throttle runs(kUnbounded);    // Every host's run and cleanup; waited for after step 4.
+  Throttle arming(kUnbounded);  // Runs opened and not yet armed.
   {
     Throttle prepares(kPreparesInFlight);
     for (size_t i : group) {
       prepares.Acquire();
       PrepareHost(i, plan, phase_id, &outcome->hosts[i],
-                  [this, i, &prepared, &prepares, outcome](bool ok) {
+                  [this, i, &plan, &phase_id, &progress, &prepared, &armed, &prepares, &runs,
+                   &arming, outcome](bool ok) {
                     prepared[i] = ok ? 1 : 0;
                     const std::string& error = outcome->hosts[i].error;
                     if (!ok) {
@@ -240,34 +246,42 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
                       if (!error.starts_with("not run: ") && !error.starts_with("interrupted")) {
                         HostFailed(i, error);
                       }
+                    } else if (clients_[i]->arms_runs()) {
+                      arming.Acquire();
+                      runs.Acquire();
+                      RunHost(
+                          i, plan, phase_id, 0, progress, &outcome->hosts[i],
+                          [i, &armed, &arming](bool is_armed) {
+                            armed[i] = is_armed ? 1 : 0;
+                            arming.Release();
+                          },
+                          [&runs] { runs.Release(); });
                     }
                     prepares.Release();
                   });
     }
   }
+  arming.WaitIdle();
+  // The hosts that take part: prepared, and armed if their agent arms runs.
+  std::vector<size_t> starting;
+  for (size_t i : group) {
+    if (prepared[i] && (armed[i] || !clients_[i]->arms_runs())) starting.push_back(i);
+  }
 
   // 2. The clocks again, right after the barrier: a Prepare may have taken minutes, and the
   // start instant is sent with these offsets. Their time is the fan-out the lead must cover.
   const int64_t synced_from = clock_.NowUnixNanos();
-  {
-    std::vector<size_t> hosts;
-    for (size_t i : group) {
-      if (prepared[i]) hosts.push_back(i);
-    }
-    // A re-sync that failed keeps the estimate from before, which the end-of-phase sync then
-    // brackets: the host runs, and its uncertainty says how good the clock was.
-    SyncClocks(hosts, kBarrierSyncRounds, [this, outcome](size_t i, const Status&) {
-      outcome->hosts[i].clock = clients_[i]->clock();
-    });
-  }
+  // A re-sync that failed keeps the estimate from before, which the end-of-phase sync then
+  // brackets: the host runs, and its uncertainty says how good the clock was.
+  SyncClocks(starting, kBarrierSyncRounds, [this, outcome](size_t i, const Status&) {
+    outcome->hosts[i].clock = clients_[i]->clock();
+  });
   const int64_t fan_out = (clock_.NowUnixNanos() - synced_from) / kBarrierSyncRounds;
 
   // 3. One start instant for all: ahead of the slowest round trip, and of the time it takes to
   // reach every host, as the syncs just measured.
   int64_t max_rtt = 0;
-  for (size_t i : group) {
-    if (prepared[i]) max_rtt = std::max(max_rtt, clients_[i]->clock().rtt_nanos);
-  }
+  for (size_t i : starting) max_rtt = std::max(max_rtt, clients_[i]->clock().rtt_nanos);
   const int64_t lead = kMinStartLeadNanos + 4 * max_rtt + 2 * fan_out + learned_lead_nanos_;
   const int64_t start_at = clock_.NowUnixNanos() + lead;
   if (outcome->start_at_unix_nanos == 0) {
@@ -275,16 +289,25 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
     outcome->start_lead_nanos = lead;
   }
 
-  // 4. Run everywhere, then clean up.
+  // 4. Start everywhere (an armed host by a Start, any other by its Run), then wait for every
+  // run and cleanup.
   {
-    Throttle runs(kUnbounded);
-    for (size_t i : group) {
-      HostOutcome* host = &outcome->hosts[i];
-      if (!prepared[i]) continue;
-      runs.Acquire();
-      RunHost(i, plan, phase_id, start_at, progress, host, [&runs] { runs.Release(); });
+    Throttle starts(kUnbounded);
+    const bool halted_now = (aborted_ || stopped_) && !plan.runs_after_halt;
+    for (size_t i : starting) {
+      if (!clients_[i]->arms_runs()) {
+        runs.Acquire();
+        RunHost(i, plan, phase_id, start_at, progress, &outcome->hosts[i], nullptr,
+                [&runs] { runs.Release(); });
+      } else if (halted_now) {
+        AbortInBackground(i, phase_id);  // Armed, and no longer to start.
+      } else {
+        starts.Acquire();
+        StartHost(i, phase_id, start_at, [&starts] { starts.Release(); });
+      }
     }
   }
+  runs.WaitIdle();
 
   // 5. The clocks once more, now that every host's phase and cleanup are over: the phase's start
   // lies between this sync and the one after the barrier, so how far the offset moved in
@@ -305,11 +328,18 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
     });
   }
 
-  // Run calls that reached their agents after the instant: give later phases more lead.
+  // Start or Run calls that reached their agents after the instant: give later phases more
+  // lead. An armed host's late start is its own (a busy host, its scheduler), which no lead
+  // cures; an older agent's start late says when its Run came.
   int64_t latest = 0;
   for (size_t i : group) {
     const auto& result = outcome->hosts[i].result;
-    if (result) latest = std::max(latest, result->start_late_nanos());
+    if (result && !clients_[i]->arms_runs()) latest = std::max(latest, result->start_late_nanos());
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    latest = std::max(latest, late_start_message_nanos_);
+    late_start_message_nanos_ = 0;
   }
   if (latest > 1'000'000) {
     learned_lead_nanos_ = std::min(kMaxLearnedLeadNanos, std::max(learned_lead_nanos_, 2 * latest));

@@ -133,9 +133,16 @@ class Fleet {
   // Prepare, with the host's phase in flight, or the reason it cannot take part; done(prepared).
   void PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id, HostOutcome* host,
                    std::function<void(bool)> done);
-  // The run, clock sync and cleanup of one prepared host; sets host->result or host->error.
+  // The run and cleanup of one prepared host; sets host->result or host->error. With a
+  // `start_at` of 0 the run is armed (an agent that arms_runs): on_armed(true) once the agent
+  // waits for its Start, on_armed(false) if the run ended before; StartHost then starts it.
   void RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
-               const ProgressFn& progress, HostOutcome* host, std::function<void()> done);
+               const ProgressFn& progress, HostOutcome* host, std::function<void(bool)> on_armed,
+               std::function<void()> done);
+  // Sends an armed host its start instant; done() when the call is over. A host that cannot
+  // be started is aborted, and its result says why.
+  void StartHost(size_t i, const std::string& phase_id, int64_t start_at,
+                 std::function<void()> done) ABSL_LOCKS_EXCLUDED(mu_);
   // A Run stream ended: the host's result or error, our own reasons first.
   void Finished(size_t i, common::StatusOr<stormark::v1::PhaseResult> result, HostOutcome* host);
   // Removes the phase's files on host i, unless it is lost (its agent does that itself).
@@ -160,12 +167,15 @@ class Fleet {
   const FleetOptions options_;
   std::atomic<bool> aborted_{false};
   std::atomic<bool> stopped_{false};
-  // Extra lead before the start instant, learned from the late starts of earlier phases.
+  // Extra lead before the start instant, learned from the starts of earlier phases whose
+  // message (a Start, or an older agent's Run) came after the instant.
   int64_t learned_lead_nanos_ = 0;
 
   mutable absl::Mutex mu_;
   std::vector<std::string> host_errors_ ABSL_GUARDED_BY(mu_);
   std::vector<Running> running_ ABSL_GUARDED_BY(mu_);
+  // How long after the instant the latest Start of the group in flight reached its agent.
+  int64_t late_start_message_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   std::string current_phase_ ABSL_GUARDED_BY(mu_);
   std::string stop_reason_ ABSL_GUARDED_BY(mu_);
   size_t background_ ABSL_GUARDED_BY(mu_) = 0;  // Aborts in flight.

@@ -2,6 +2,7 @@
 // result with the fleet's own reasons first, and cleanup. RunGroup (fleet.cc) starts each.
 #include "controller/fleet/fleet.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "common/strings.h"
@@ -96,13 +97,16 @@ void Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
 }
 
 void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
-                    const ProgressFn& progress, HostOutcome* host, std::function<void()> done) {
+                    const ProgressFn& progress, HostOutcome* host,
+                    std::function<void(bool)> on_armed, std::function<void()> done) {
   if (aborted_ && !plan.runs_after_halt) {
     host->error = "interrupted before the phase started";
+    if (on_armed) on_armed(false);
     return CleanUpHost(i, plan, phase_id, host, std::move(done));
   }
   if (stopped_ && !plan.runs_after_halt) {
     host->error = StrCat("not run: ", stopped());
+    if (on_armed) on_armed(false);
     return CleanUpHost(i, plan, phase_id, host, std::move(done));
   }
   {
@@ -110,7 +114,8 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
     const WorkloadKind* kind = KindOf(plan.spec);
     running_[i] = Running{.active = true,
                           .phase_id = phase_id,
-                          .start_at = start_at,
+                          // An armed run's deadline counts from the instant StartHost sends.
+                          .start_at = start_at == 0 ? INT64_MAX : start_at,
                           .deadline = PhaseDeadline(plan.spec, plan.deadline_nanos,
                                                     kind ? kind->expected_bytes(plan.spec) : 0),
                           .overdue = "",
@@ -119,20 +124,69 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
                           .prepare_started = 0,
                           .prepare_deadline = std::nullopt};
   }
-  clients_[i]->RunAsync(
-      phase_id, start_at,
-      [this, i, &progress](const stormark::v1::RunUpdate::Progress& p) {
-        {
-          absl::MutexLock lock(&mu_);
-          if (running_[i].deadline) running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
-        }
-        if (monitor_) monitor_->Heard(i);  // A stream that delivers is alive.
-        if (progress) progress(i, p);
+  auto on_progress = [this, i, &progress](const stormark::v1::RunUpdate::Progress& p) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (running_[i].deadline) running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
+    }
+    if (monitor_) monitor_->Heard(i);  // A stream that delivers is alive.
+    if (progress) progress(i, p);
+  };
+  if (start_at != 0) {
+    clients_[i]->RunAsync(phase_id, start_at, std::move(on_progress),
+                          [this, i, &plan, phase_id, host, done = std::move(done)](
+                              StatusOr<stormark::v1::PhaseResult> result) mutable {
+                            Finished(i, std::move(result), host);
+                            CleanUpHost(i, plan, phase_id, host, std::move(done));
+                          });
+    return;
+  }
+  // The stream's first update says it is armed; one that ends first was never armed. Both
+  // come on the stream's own reactor, one after the other, so the flag needs no lock.
+  auto armed = std::make_shared<bool>(false);
+  clients_[i]->ArmAsync(
+      phase_id,
+      [armed, on_armed] {
+        if (*armed) return;
+        *armed = true;
+        on_armed(true);
       },
-      [this, i, &plan, phase_id, host,
+      std::move(on_progress),
+      [this, i, &plan, phase_id, host, armed, on_armed,
        done = std::move(done)](StatusOr<stormark::v1::PhaseResult> result) mutable {
+        if (!*armed) {
+          *armed = true;
+          on_armed(false);
+        }
         Finished(i, std::move(result), host);
         CleanUpHost(i, plan, phase_id, host, std::move(done));
+      });
+}
+
+void Fleet::StartHost(size_t i, const std::string& phase_id, int64_t start_at,
+                      std::function<void()> done) {
+  {
+    absl::MutexLock lock(&mu_);
+    running_[i].start_at = start_at;
+  }
+  clients_[i]->StartAsync(
+      phase_id, start_at,
+      [this, i, phase_id, done = std::move(done)](const Status& started, int64_t ahead) {
+        if (started.ok()) {
+          absl::MutexLock lock(&mu_);
+          // Only a Start that came after the instant counts: the lead was too short for it.
+          late_start_message_nanos_ = std::max(late_start_message_nanos_, -ahead);
+        } else {
+          {
+            absl::MutexLock lock(&mu_);
+            if (running_[i].active && running_[i].overdue.empty()) {
+              running_[i].overdue = StrCat("the start did not reach host ", clients_[i]->host(),
+                                           " (", started.message(), "); aborted there");
+            }
+          }
+          AbortInBackground(i, phase_id);
+        }
+        done();
       });
 }
 

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <string>
 #include <thread>
@@ -280,6 +281,118 @@ TEST_F(PhaseRunnerTest, RunFarInTheFutureIsRefused) {
   result = runner_->Run(RunNow("p1"), caller_, KeepListening, StillHere);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->state(), PhaseResult::SUCCEEDED);
+}
+
+// An armed Run (await_start) from another thread; `armed` is set once it waits for its Start.
+std::future<common::StatusOr<PhaseResult>> ArmAsync(PhaseRunner& runner, const Identity& caller,
+                                                    const std::string& phase_id,
+                                                    const std::string& token,
+                                                    std::promise<void>& armed,
+                                                    std::function<bool()> gone = StillHere) {
+  stormark::v1::RunRequest request;
+  request.set_phase_id(phase_id);
+  request.set_phase_token(token);
+  request.set_await_start(true);
+  return std::async(std::launch::async, [&runner, &caller, &armed, request, gone] {
+    return runner.Run(request, caller, KeepListening, gone, [&armed] {
+      armed.set_value();
+      return true;
+    });
+  });
+}
+
+TEST_F(PhaseRunnerTest, ArmedRunStartsAtTheInstantItsStartGives) {
+  MustPrepare(WriteSpec("p1"));
+  std::promise<void> armed;
+  auto result = ArmAsync(*runner_, caller_, "p1", token_, armed);
+  ASSERT_EQ(armed.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  // Armed, it waits: nothing runs until the Start comes.
+  EXPECT_EQ(result.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  const int64_t start_at = common::SystemClock().NowUnixNanos() + 100'000'000;
+  ASSERT_TRUE(runner_->Start("p1", token_, caller_, start_at).ok());
+  // One Start per phase.
+  common::Status again = runner_->Start("p1", token_, caller_, start_at);
+  EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(again.message(), HasSubstr("started already"));
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  common::StatusOr<PhaseResult> r = result.get();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->state(), PhaseResult::SUCCEEDED) << r->error();
+  EXPECT_EQ(r->bytes(), 2 * kMiB);
+  EXPECT_GE(r->start_unix_nanos(), start_at);
+  EXPECT_EQ(r->start_late_nanos(), r->start_unix_nanos() - start_at);
+}
+
+TEST_F(PhaseRunnerTest, StartIsRefusedUnlessItsOwnersPhaseIsArmed) {
+  common::Status s = runner_->Start("p1", token_, caller_, common::SystemClock().NowUnixNanos());
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("'p1' is not prepared"));
+  MustPrepare(WriteSpec("p1"));
+  s = runner_->Start("p1", token_, caller_, common::SystemClock().NowUnixNanos());
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), HasSubstr("not armed for a start: it is prepared"));
+
+  std::promise<void> armed;
+  auto result = ArmAsync(*runner_, caller_, "p1", token_, armed);
+  ASSERT_EQ(armed.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  const int64_t soon = common::SystemClock().NowUnixNanos() + 50'000'000;
+  // Another identity, or the owner without the token, cannot start it.
+  Identity other;
+  other.name = "CN=someone-else";
+  EXPECT_EQ(runner_->Start("p1", token_, other, soon).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(runner_->Start("p1", "0123456789abcdef0123456789abcdef", caller_, soon).code(),
+            absl::StatusCode::kPermissionDenied);
+  // Nor another phase id, a missing instant, or one far ahead; the phase stays armed.
+  EXPECT_EQ(runner_->Start("p2", token_, caller_, soon).code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(runner_->Start("p1", token_, caller_, 0).code(), absl::StatusCode::kInvalidArgument);
+  s = runner_->Start("p1", token_, caller_, soon + 3600'000'000'000);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("ahead of this agent's clock"));
+  EXPECT_EQ(result.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout);
+
+  ASSERT_TRUE(runner_->Start("p1", token_, caller_, soon).ok());
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  common::StatusOr<PhaseResult> r = result.get();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->state(), PhaseResult::SUCCEEDED) << r->error();
+}
+
+TEST_F(PhaseRunnerTest, AbortOfAnArmedRunEndsItAtOnce) {
+  MustPrepare(WriteSpec("p1"));
+  std::promise<void> armed;
+  auto result = ArmAsync(*runner_, caller_, "p1", token_, armed);
+  ASSERT_EQ(armed.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_TRUE(Abort("p1"));
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(1));
+  common::StatusOr<PhaseResult> r = result.get();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->state(), PhaseResult::ABORTED);
+  EXPECT_THAT(r->error(), HasSubstr("before it started"));
+  EXPECT_EQ(r->bytes(), 0u);
+  EXPECT_EQ(runner_->BusyWith(), "");
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+  // A Start that comes after the abort finds nothing to start.
+  EXPECT_EQ(runner_->Start("p1", token_, caller_, common::SystemClock().NowUnixNanos()).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(PhaseRunnerTest, ArmedRunWhoseCallerGoesFreesTheSlot) {
+  MustPrepare(WriteSpec("p1"));
+  std::promise<void> armed;
+  std::atomic<bool> gone{false};
+  auto result = ArmAsync(*runner_, caller_, "p1", token_, armed, [&gone] { return gone.load(); });
+  ASSERT_EQ(armed.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  gone = true;
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  common::StatusOr<PhaseResult> r = result.get();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->state(), PhaseResult::ABORTED);
+  EXPECT_THAT(r->error(), HasSubstr("went away"));
+  EXPECT_EQ(runner_->BusyWith(), "");
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
 }
 
 TEST_F(PhaseRunnerTest, RunOfAnUnpreparedPhaseFails) {

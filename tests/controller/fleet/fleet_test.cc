@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/version.h"
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/controller/test_agents.h"
@@ -94,6 +96,38 @@ TEST_F(FleetTest, RunPhaseOnTwoAgentsStartsThemTogether) {
   EXPECT_GE(*outcome.start_skew_nanos, 0);
   EXPECT_LT(*outcome.start_skew_nanos, 50 * kMs);
   EXPECT_GE(outcome.start_skew_uncertainty_nanos, 0);
+}
+
+TEST_F(FleetTest, AnArmedAgentAndAnOlderOneStartTogether) {
+  // This build's agent arms its Run and waits for a Start; one that speaks protocol 1.2 is
+  // given the instant in its Run, as before.
+  agent::AgentServer* armed = StartAgent();
+  agent::AgentServer* older = StartAgent({"scratch"}, MakeVersion(common::kProtocolMajor, 2));
+  ASSERT_NE(armed, nullptr);
+  ASSERT_NE(older, nullptr);
+  std::vector<std::unique_ptr<AgentClient>> clients;
+  clients.push_back(ClientFor(*armed));
+  clients.push_back(ClientFor(*older));
+  Fleet fleet(std::move(clients), common::SystemClock(), FleetOptions());
+  for (const auto& s : fleet.ConnectAll()) ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(fleet.client(0).arms_runs());
+  EXPECT_FALSE(fleet.client(1).arms_runs());
+  for (int phase = 0; phase < 2; ++phase) {
+    const PhaseOutcome outcome =
+        fleet.RunPhase(StreamWrite(2 * kMiB, 256 * 1024), fmt::format("mixed-{}", phase), nullptr);
+    for (size_t i = 0; i < 2; ++i) {
+      const HostOutcome& host = outcome.hosts[i];
+      SCOPED_TRACE(host.host);
+      ASSERT_TRUE(host.succeeded()) << host.error;
+      EXPECT_EQ(host.result->bytes(), 2 * kMiB);
+      EXPECT_GE(host.result->start_unix_nanos() - host.clock.offset_nanos,
+                outcome.start_at_unix_nanos - 5 * kMs);
+      EXPECT_LT(host.result->start_late_nanos(), 100 * kMs);
+      EXPECT_EQ(CountEntries(TargetDir(i)), 0);
+    }
+    ASSERT_TRUE(outcome.start_skew_nanos.has_value());
+    EXPECT_LT(*outcome.start_skew_nanos, 50 * kMs);
+  }
 }
 
 TEST_F(FleetTest, UnreachableHostBecomesARowAndTheOthersGoOn) {
