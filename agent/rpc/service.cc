@@ -142,8 +142,8 @@ grpc::Status AgentService::Run(grpc::ServerContext* context,
     return ToGrpc(named);
   }
   const std::string held_by = HeldByOther(request->phase_id(), caller);
-  Log(caller, common::StrCat(request->await_start() ? "arm phase '" : "run phase '",
-                             request->phase_id(), "'"));
+  Log(caller, common::StrCat("run phase '", request->phase_id(), "'",
+                             request->await_start() ? ", armed for its start" : ""));
   auto result = runner_.Run(*request, caller, progress, gone, armed);
   if (!result.ok()) {
     Log(caller, common::StrCat("refused run of phase '", request->phase_id(), "'", held_by, ": ",

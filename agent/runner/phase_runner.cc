@@ -33,6 +33,8 @@ Status CheckStartAhead(int64_t ahead_nanos) {
 
 // How often a waiting or running phase looks for a caller that has gone.
 constexpr int64_t kPollNanos = 20'000'000;
+// The same for a running phase (at most: progress may be asked for more often).
+constexpr int64_t kRunPollNanos = 100'000'000;
 // The same for a phase waiting for its Start (seconds, while the other hosts prepare) or for
 // its start instant: a Start or an abort wakes it at once, and a thousand agents on one machine
 // polling every 20 ms would be 50,000 wake-ups a second, starving the controller's fan-out.
@@ -476,8 +478,12 @@ std::string PhaseRunner::AwaitWorker(DetachedWorker& worker, RunShared& shared,
   int64_t next_progress = start + interval_nanos;
   WorkerWatch watch(start, config_.stalled_io_after_nanos, config_.stuck_worker_after_nanos,
                     paths_.proc_self);
+  // The worker's end wakes this wait at once; the steps are for progress, a caller gone, the
+  // lease and stalled I/O, none of which needs 20 ms: a running fleet of a thousand agents on
+  // one machine would spend a quarter of two cores waking up for them.
+  const int64_t step = std::min(interval_nanos, kRunPollNanos);
   for (;;) {
-    if (worker.WaitFor(kPollNanos)) return "";
+    if (worker.WaitFor(step)) return "";
     const int64_t now = clock_.MonotonicNanos();
     if (!*caller_gone && gone()) {
       *caller_gone = true;

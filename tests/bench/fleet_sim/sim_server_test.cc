@@ -75,6 +75,59 @@ TEST(SimServer, RunStartsAtTheInstantAndEndsWithTheResult) {
   EXPECT_TRUE(client->Cleanup("run-1", 1000).ok());
 }
 
+TEST(SimServer, AnArmedRunWaitsForItsStart) {
+  auto sim = StartSim({.agents = 1, .clock_offsets_nanos = {40'000'000}});
+  auto client = ClientFor(sim->ports()[0]);
+  ASSERT_TRUE(client->Connect().ok());
+  ASSERT_TRUE(client->SyncClock(4).ok());
+  EXPECT_TRUE(client->arms_runs());
+  stormark::v1::PhaseSpec spec;
+  spec.set_phase_id("run-1");
+  spec.set_target("sink");
+  spec.mutable_randio()->set_rw(stormark::v1::RandioSpec::RANDREAD);
+  spec.mutable_randio()->set_rate_iops(100);
+  spec.mutable_randio()->set_runtime_nanos(200'000'000);
+  ASSERT_TRUE(client->Prepare(spec).ok());
+
+  // Nothing is armed yet: a Start is refused.
+  absl::Notification refused;
+  client->StartAsync("run-1", common::SystemClock().NowUnixNanos(),
+                     [&](const common::Status& s, int64_t) {
+                       EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+                       refused.Notify();
+                     });
+  ASSERT_TRUE(refused.WaitForNotificationWithTimeout(absl::Seconds(5)));
+
+  absl::Notification armed, over;
+  common::StatusOr<stormark::v1::PhaseResult> result = absl::UnknownError("no result");
+  client->ArmAsync(
+      "run-1", [&] { armed.Notify(); }, nullptr,
+      [&](common::StatusOr<stormark::v1::PhaseResult> r) {
+        result = std::move(r);
+        over.Notify();
+      });
+  ASSERT_TRUE(armed.WaitForNotificationWithTimeout(absl::Seconds(5)));
+  // Armed, it does not start by itself.
+  EXPECT_FALSE(over.WaitForNotificationWithTimeout(absl::Milliseconds(300)));
+  const int64_t start_at = common::SystemClock().NowUnixNanos() + 100'000'000;
+  absl::Notification started;
+  int64_t ahead = 0;
+  client->StartAsync("run-1", start_at, [&](const common::Status& s, int64_t a) {
+    EXPECT_TRUE(s.ok()) << s;
+    ahead = a;
+    started.Notify();
+  });
+  ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(5)));
+  EXPECT_GT(ahead, 50'000'000);  // It came well before the instant.
+  ASSERT_TRUE(over.WaitForNotificationWithTimeout(absl::Seconds(5)));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->state(), stormark::v1::PhaseResult::SUCCEEDED);
+  // On the agent's clock, which runs 40 ms ahead.
+  EXPECT_GE(result->start_unix_nanos() - client->clock().offset_nanos, start_at - 5'000'000);
+  EXPECT_LT(result->start_late_nanos(), 50'000'000);
+  EXPECT_EQ(result->ops(), 20u);
+}
+
 TEST(SimServer, RunOfAPhaseNotPreparedIsRefused) {
   auto sim = StartSim({.agents = 1, .clock_offsets_nanos = {}});
   auto client = ClientFor(sim->ports()[0]);
