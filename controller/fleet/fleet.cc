@@ -164,10 +164,22 @@ void Fleet::HostLost(size_t i, const std::string& reason) {
 void Fleet::CheckDeadlines() {
   const int64_t now = clock_.NowUnixNanos();
   std::vector<std::pair<size_t, std::string>> overdue;
+  std::vector<std::pair<size_t, std::string>> not_armed;
+  const int64_t arm_limit = options_.arm_deadline_nanos;
   {
     absl::MutexLock lock(&mu_);
     for (size_t i = 0; i < running_.size(); ++i) {
       Running& r = running_[i];
+      if (r.active && r.arm_started != 0 && r.overdue.empty() && now - r.arm_started > arm_limit) {
+        // An agent that takes the Run and never says it is ready would hold the barrier, and
+        // the phase has no instant yet for its deadline to count from.
+        r.overdue = fmt::format(
+            "host {} did not arm phase '{}' within {:g} s of its Run (is it overloaded or "
+            "broken?); given up",
+            clients_[i]->host(), r.phase_id, static_cast<double>(arm_limit) / 1e9);
+        not_armed.emplace_back(i, r.overdue);
+        continue;
+      }
       if (r.preparing && r.overdue.empty() &&
           now - r.prepare_started > r.prepare_deadline->limit_nanos) {
         r.overdue = fmt::format(
@@ -186,6 +198,7 @@ void Fleet::CheckDeadlines() {
     }
   }
   for (auto& [i, phase] : overdue) AbortInBackground(i, phase);
+  for (auto& [i, why] : not_armed) HostLost(i, why);
 }
 
 PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,

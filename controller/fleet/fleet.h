@@ -72,6 +72,8 @@ struct FleetOptions {
   HeartbeatOptions heartbeat;
   // The first host failure stops the run (--fail-fast).
   bool fail_fast = false;
+  // A host whose agent has not armed a Run this long after it was opened is given up.
+  int64_t arm_deadline_nanos = 30'000'000'000;
 };
 
 class Fleet {
@@ -123,6 +125,9 @@ class Fleet {
     std::string phase_name;
     int64_t prepare_started = 0;
     std::optional<PrepareDeadline> prepare_deadline;
+    // While an armed Run has been opened and the agent has not said it is armed: since when,
+    // on the controller clock (0 otherwise).
+    int64_t arm_started = 0;
   };
 
   // Prepare barrier, clock sync, common start, run and cleanup for the hosts in `group`. The

@@ -122,7 +122,8 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
                           .preparing = false,
                           .phase_name = "",
                           .prepare_started = 0,
-                          .prepare_deadline = std::nullopt};
+                          .prepare_deadline = std::nullopt,
+                          .arm_started = start_at == 0 ? clock_.NowUnixNanos() : 0};
   }
   auto on_progress = [this, i, &progress](const stormark::v1::RunUpdate::Progress& p) {
     {
@@ -146,9 +147,13 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
   auto armed = std::make_shared<bool>(false);
   clients_[i]->ArmAsync(
       phase_id,
-      [armed, on_armed] {
+      [this, i, armed, on_armed] {
         if (*armed) return;
         *armed = true;
+        {
+          absl::MutexLock lock(&mu_);
+          running_[i].arm_started = 0;
+        }
         on_armed(true);
       },
       std::move(on_progress),
