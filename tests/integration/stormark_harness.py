@@ -49,7 +49,8 @@ def bin_dir():
     if not path:
         raise RuntimeError("set STORMARK_BIN_DIR to the directory holding stormark and "
                            "stormark-agent (e.g. build/bin)")
-    return path
+    # Absolute: a guest of the lab reaches the build through the host's root, from /.
+    return os.path.abspath(path)
 
 
 def binary(name):
