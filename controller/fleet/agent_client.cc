@@ -299,7 +299,10 @@ void AgentClient::StartAsync(const std::string& phase_id, int64_t start_at_contr
       },
       [this, start_at, done = std::move(done)](const grpc::Status& status,
                                                stormark::v1::StartReply& reply) {
-        done(FromGrpc(status, "Start"), start_at - reply.received_unix_nanos());
+        // The agent's word: a time that is not one (0, negative) says nothing, and must not
+        // overflow the difference.
+        const int64_t received = reply.received_unix_nanos();
+        done(FromGrpc(status, "Start"), received > 0 ? start_at - received : 0);
       });
 }
 
