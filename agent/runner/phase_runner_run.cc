@@ -3,6 +3,7 @@
 #include "agent/runner/phase_runner.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "agent/host/disk_counters.h"
 #include "agent/runner/run_result.h"
@@ -49,11 +50,16 @@ struct PhaseRunner::RunShared {
       : lasting(std::move(lasting)),
         recorders(clock.MonotonicNanos(), series_interval_nanos),
         region(clock, recorders),
-        ctx{clock, this->lasting->cancelled, recorders, region} {}
+        start(clock, region, this->lasting->cancelled),
+        ctx{clock, this->lasting->cancelled, recorders, region, &start} {}
   const std::shared_ptr<Lasting> lasting;  // Holds the cancel flag ctx refers to.
   common::RecorderSet recorders;
   TimedRegion region;
+  StartGate start;
   RunContext ctx;
+  // The target's disk counters as the region opened (written by the run's thread, read once
+  // it is done).
+  std::optional<DiskCounters> disk_before;
 };
 
 Status PhaseRunner::Start(const std::string& phase_id, const std::string& token,
@@ -125,10 +131,21 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
 
   PhaseResult result;
   bool caller_gone = false;
-  // Made before the wait, so that what a woken agent does before its timed region begins is
-  // little: at a thousand agents on a few cores, that work, one agent after another, is how late
-  // the last one starts.
+  // The run's thread exists before the wait, and waits for the instant itself (StartGate):
+  // at the instant it is the one thread of this agent that wakes, and a workload that
+  // StartsItself has its own threads ready too. At a thousand agents on a few cores, what
+  // each does at the instant, one after another, is how late the last one starts.
   auto shared = std::make_shared<RunShared>(clock_, lasting_, series_nanos);
+  const bool starts_itself = workload->StartsItself();
+  // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
+  auto worker = DetachedWorker::Start(
+      [shared, workload, what, starts_itself]() -> Status {
+        if (!starts_itself && !shared->start.AwaitStart()) {
+          return absl::CancelledError("the run did not begin");
+        }
+        return CatchAtThreadTop(what, [&] { return workload->Run(shared->ctx); });
+      },
+      [this] { ReleaseStuck(); });
   auto lease_expired = [this] {
     absl::MutexLock lock(&mu_);
     return LeaseExpiredLocked();
@@ -152,29 +169,31 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     start_at = start_at_unix_;
     mu_.Unlock();
   }
-
-  // Wait for the common start instant, watching for an abort. In long steps: every agent of a
-  // fleet waits here at once, and this wait is not what an abort waits for (it sets
-  // cancelled_, which is checked before the run begins).
-  while (!caller_gone && !cancelled_ && !clock_.SleepUntilUnixNanos(start_at, kArmedPollNanos)) {
-    if (gone()) caller_gone = true;
+  if (caller_gone || cancelled_) {
+    cancelled_ = true;
+    shared->start.CallOff();
+  } else {
+    RunShared* run = shared.get();
+    const std::string sys_class_block = paths_.sys_class_block;
+    shared->start.Open(start_at, [run, disk, sys_class_block] {
+      if (!disk.empty()) run->disk_before = ReadDiskCounters(sys_class_block, disk);
+    });
+  }
+  // Until the run begins (or should it never), watch for an abort, the caller and the lease;
+  // in long steps, not at the instant: every agent of a fleet waits here at once. An abort
+  // sets cancelled_, which the run's thread checks before it begins.
+  while (!shared->start.begun() && !worker->WaitFor(kArmedPollNanos)) {
+    if (!caller_gone && gone()) {
+      caller_gone = true;
+      cancelled_ = true;
+    }
     if (lease_expired()) cancelled_ = true;
   }
 
   std::string stuck_in;
   std::shared_ptr<DetachedWorker> stuck_worker;
-  if (!caller_gone && !cancelled_) {
-    const std::optional<DiskCounters> disk_before =
-        disk.empty() ? std::nullopt : ReadDiskCounters(paths_.sys_class_block, disk);
-    shared->region.Restart();  // Nothing has been recorded yet.
-    // How late the start was is measured as Run begins, before any warm-up.
-    const int64_t start_late = shared->region.span().start_unix - start_at;
-    // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
-    auto worker = DetachedWorker::Start(
-        [shared, workload, what] {
-          return CatchAtThreadTop(what, [&] { return workload->Run(shared->ctx); });
-        },
-        [this] { ReleaseStuck(); });
+  if (shared->start.begun()) {
+    const int64_t start_late = shared->start.start_late_nanos();
     stuck_in = AwaitWorker(*worker, *shared, interval_nanos, progress, gone, &caller_gone);
     if (stuck_in.empty()) {
       shared->region.Close();
@@ -191,9 +210,9 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
       result.set_cpu_system_nanos(span.cpu_end.system_nanos - span.cpu_start.system_nanos);
       FillResult(worker->status(), shared->recorders, span.start_mono, span.end_mono, &result);
       workload->AddToResult(&result);
-      if (disk_before) {
+      if (shared->disk_before) {
         if (auto after = ReadDiskCounters(paths_.sys_class_block, disk)) {
-          AddDiskFigures(disk, *disk_before, *after, spec, &result);
+          AddDiskFigures(disk, *shared->disk_before, *after, spec, &result);
         }
       }
       // A failed run may have lost writes it was told were done (a device error, a lost
@@ -214,6 +233,11 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
           "This agent takes no new phase until it does",
           stuck_in, abort_reason_.empty() ? "the phase was aborted" : abort_reason_));
     }
+  } else if (const Status status = worker->status();
+             !status.ok() && !absl::IsCancelled(status) && !caller_gone && !cancelled_) {
+    // Its threads could not be made ready (out of threads or memory): nothing ran.
+    result.set_state(PhaseResult::FAILED);
+    result.set_error(std::string(status.message()));
   } else {
     absl::MutexLock lock(&mu_);
     result.set_state(PhaseResult::ABORTED);

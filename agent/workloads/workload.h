@@ -11,6 +11,7 @@
 #include "agent/dir/dir.h"
 #include "agent/targets/written_prefix.h"
 #include "agent/workloads/handed_over.h"
+#include "agent/workloads/start_gate.h"
 #include "agent/workloads/timed_region.h"
 #include "common/clock.h"
 #include "common/recorder.h"
@@ -28,6 +29,9 @@ struct RunContext {
   common::RecorderSet& recorders;
   // The timed region, open when Run is called; see timed_region.h.
   TimedRegion& region;
+  // For a workload that StartsItself(): the common instant it waits for, once its threads
+  // are ready, before its first I/O. nullptr when the region is open already.
+  StartGate* start = nullptr;
 };
 
 class Workload {
@@ -43,6 +47,13 @@ class Workload {
   // The timed region: returns when the work is done, fails, or `ctx.cancelled` is set.
   // Called at most once, after a successful Prepare, from one thread.
   virtual common::Status Run(RunContext& ctx) = 0;
+
+  // True for a workload whose Run is called before the start instant, to make its threads
+  // ready, and which calls ctx.start->AwaitStart() before its first I/O (returning
+  // CANCELLED, with none, when that is false). Run of any other workload is called at the
+  // instant, its region open. At a thousand agents on one machine, threads started at the
+  // instant are what makes the last agent's start late.
+  virtual bool StartsItself() const { return false; }
 
   // Removes every file Prepare and Run created, through the phase's Dir; says what it removed
   // and what it could not remove, and why. Idempotent.

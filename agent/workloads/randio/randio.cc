@@ -379,17 +379,7 @@ Status RandioWorkload::Run(RunContext& ctx) {
   const int64_t lead = spec_.startdelay_nanos() + spec_.ramp_time_nanos();
   std::atomic<bool> measuring{lead == 0};
   series_interval_nanos_ = ctx.recorders.interval_nanos();
-  const int64_t start = ctx.clock.MonotonicNanos();
-  const int64_t job_start = spec_.startdelay_nanos() == 0 ? 0 : start + spec_.startdelay_nanos();
-  std::vector<JobShared> shared;
-  shared.reserve(members_.size());
-  for (const Member& m : members_) {
-    const int64_t deadline =
-        m.spec.runtime_nanos() == 0 ? 0 : start + lead + m.spec.runtime_nanos();
-    shared.push_back(JobShared{ctx.clock, ctx.cancelled, measuring, ctx.recorders, book_.get(),
-                               deadline, job_start,
-                               /*start_measured=*/spec_.ramp_time_nanos() == 0});
-  }
+  std::vector<JobShared> shared;  // Filled at the start; the jobs read it after `created`.
 
   std::vector<Status> statuses(jobs_.size());
   std::atomic<size_t> running{jobs_.size()};
@@ -422,12 +412,24 @@ Status RandioWorkload::Run(RunContext& ctx) {
       break;
     }
   }
-  if (!start_error.ok()) {
+  // The threads are ready before the instant: what is left at the instant is one wake-up.
+  const bool begun = start_error.ok() && (ctx.start == nullptr || ctx.start->AwaitStart());
+  if (!begun) {
     start_failed = true;
     created.count_down();
     for (std::thread& t : threads) t.join();
     ctx.region.Close();
-    return start_error;
+    return start_error.ok() ? absl::CancelledError("randio: aborted before it began") : start_error;
+  }
+  const int64_t start = ctx.clock.MonotonicNanos();
+  const int64_t job_start = spec_.startdelay_nanos() == 0 ? 0 : start + spec_.startdelay_nanos();
+  shared.reserve(members_.size());
+  for (const Member& m : members_) {
+    const int64_t deadline =
+        m.spec.runtime_nanos() == 0 ? 0 : start + lead + m.spec.runtime_nanos();
+    shared.push_back(JobShared{ctx.clock, ctx.cancelled, measuring, ctx.recorders, book_.get(),
+                               deadline, job_start,
+                               /*start_measured=*/spec_.ramp_time_nanos() == 0});
   }
   created.count_down();
   if (!measuring.load()) {

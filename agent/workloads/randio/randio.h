@@ -56,6 +56,8 @@ class RandioWorkload final : public Workload {
   common::Status Prepare(const std::atomic<bool>& cancelled,
                          std::vector<std::string>* warnings) override;
   common::Status Run(RunContext& ctx) override;
+  // Its job threads exist before the instant (see Run).
+  bool StartsItself() const override { return true; }
   CleanupReport Cleanup() override;
   void AddToResult(stormark::v1::PhaseResult* result) const override;
   // The verify layout, when it covers a prefix of a block or network target's device (offset

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <future>
 #include <string>
@@ -377,6 +378,93 @@ TEST_F(PhaseRunnerTest, AbortOfAnArmedRunEndsItAtOnce) {
   // A Start that comes after the abort finds nothing to start.
   EXPECT_EQ(runner_->Start("p1", token_, caller_, common::SystemClock().NowUnixNanos()).code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// A time-based randread of the scratch target: a workload that StartsItself.
+PhaseSpec RandioReadSpec(const std::string& phase_id, uint32_t numjobs) {
+  PhaseSpec spec;
+  spec.set_phase_id(phase_id);
+  spec.set_target("scratch");
+  spec.set_progress_interval_ms(10);
+  stormark::v1::RandioSpec* randio = spec.mutable_randio();
+  randio->set_rw(stormark::v1::RandioSpec::RANDREAD);
+  randio->set_bs_min(4096);
+  randio->set_size_bytes(kMiB);
+  randio->set_runtime_nanos(200'000'000);
+  randio->set_time_based(true);
+  randio->set_numjobs(numjobs);
+  return spec;
+}
+
+// The threads of this process.
+size_t ThreadCount() {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    (void)entry;
+    ++n;
+  }
+  return n;
+}
+
+// Waits up to 5 s for this process to have at least `n` threads.
+bool ThreadsReach(size_t n) {
+  for (int i = 0; i < 500 && ThreadCount() < n; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return ThreadCount() >= n;
+}
+
+TEST_F(PhaseRunnerTest, AnArmedRandioRunHasItsThreadsReadyBeforeTheInstant) {
+  MustPrepare(RandioReadSpec("p1", 3));
+  const size_t before = ThreadCount();
+  std::promise<void> armed;
+  auto result = ArmAsync(*runner_, caller_, "p1", token_, armed);
+  ASSERT_EQ(armed.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  // The run's thread and its 3 jobs' (plus the test's own async caller) exist while armed,
+  // and none of them has done I/O: the instant is not known yet.
+  ASSERT_TRUE(ThreadsReach(before + 1 + 1 + 3))
+      << ThreadCount() << " threads, " << before << " before arming";
+  EXPECT_EQ(result.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout);
+  const int64_t start_at = common::SystemClock().NowUnixNanos() + 100'000'000;
+  ASSERT_TRUE(runner_->Start("p1", token_, caller_, start_at).ok());
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  common::StatusOr<PhaseResult> r = result.get();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->state(), PhaseResult::SUCCEEDED) << r->error();
+  EXPECT_GT(r->ops(), 0u);
+  EXPECT_GE(r->start_unix_nanos(), start_at);
+  EXPECT_EQ(r->start_late_nanos(), r->start_unix_nanos() - start_at);
+  // The run is measured from the instant: 0.2 s of it, not the time spent armed.
+  EXPECT_LT(r->elapsed_nanos(), 1'000'000'000);
+  EXPECT_GE(r->elapsed_nanos(), 200'000'000);
+}
+
+TEST_F(PhaseRunnerTest, AbortOfAnArmedRandioRunEndsItsReadyThreadsWithoutIo) {
+  MustPrepare(RandioReadSpec("p1", 2));
+  const size_t before = ThreadCount();
+  std::promise<void> armed;
+  auto result = ArmAsync(*runner_, caller_, "p1", token_, armed);
+  ASSERT_EQ(armed.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  ASSERT_TRUE(ThreadsReach(before + 1 + 1 + 2));
+  EXPECT_TRUE(Abort("p1"));
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  common::StatusOr<PhaseResult> r = result.get();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->state(), PhaseResult::ABORTED);
+  EXPECT_THAT(r->error(), HasSubstr("before it started"));
+  EXPECT_EQ(r->ops(), 0u);
+  EXPECT_EQ(r->bytes(), 0u);
+  EXPECT_EQ(runner_->BusyWith(), "");
+  EXPECT_THAT(ListDir(dir()), IsEmpty());
+}
+
+TEST_F(PhaseRunnerTest, AStartAlreadyPastBeginsTheRunAtOnceAndSaysHowLate) {
+  MustPrepare(RandioReadSpec("p1", 1));
+  common::StatusOr<PhaseResult> r =
+      runner_->Run(RunNow("p1", -50'000'000), caller_, KeepListening, StillHere);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->state(), PhaseResult::SUCCEEDED) << r->error();
+  EXPECT_GE(r->start_late_nanos(), 50'000'000);
 }
 
 TEST_F(PhaseRunnerTest, ArmedRunWhoseCallerGoesFreesTheSlot) {
