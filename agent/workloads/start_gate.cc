@@ -15,7 +15,8 @@ constexpr int64_t kCancelPollNanos = 200'000'000;
 
 void StartGate::Open(int64_t start_at_unix_nanos, std::function<void()> at_begin) {
   absl::MutexLock lock(&mu_);
-  if (start_at_ != 0 || called_off_) return;
+  if (opened_ || called_off_) return;
+  opened_ = true;
   start_at_ = start_at_unix_nanos;
   at_begin_ = std::move(at_begin);
   resolved_.NotifyAll();
@@ -23,7 +24,7 @@ void StartGate::Open(int64_t start_at_unix_nanos, std::function<void()> at_begin
 
 void StartGate::CallOff() {
   absl::MutexLock lock(&mu_);
-  if (start_at_ != 0 || called_off_) return;
+  if (opened_ || called_off_) return;
   called_off_ = true;
   resolved_.NotifyAll();
 }
@@ -34,7 +35,7 @@ bool StartGate::AwaitStart() {
   {
     absl::MutexLock lock(&mu_);
     resolved_.Wait(
-        mu_, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return start_at_ != 0 || called_off_; });
+        mu_, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return opened_ || called_off_; });
     if (called_off_) return false;
     start_at = start_at_;
     at_begin = std::move(at_begin_);
@@ -43,7 +44,9 @@ bool StartGate::AwaitStart() {
          !clock_.SleepUntilUnixNanos(start_at, kCancelPollNanos)) {
   }
   if (cancelled_.load(std::memory_order_relaxed) || !region_.Restart()) return false;
-  start_late_nanos_.store(region_.span().start_unix - start_at, std::memory_order_relaxed);
+  if (start_at > 0) {
+    start_late_nanos_.store(region_.span().start_unix - start_at, std::memory_order_relaxed);
+  }
   begun_.store(true, std::memory_order_release);
   // Every agent of a fleet on one machine wakes at this instant. Letting the others that
   // woke with this one open their regions before this one's first I/O keeps the last

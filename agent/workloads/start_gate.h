@@ -26,7 +26,8 @@ class StartGate {
   StartGate(const common::Clock& clock, TimedRegion& region, const std::atomic<bool>& cancelled)
       : clock_(clock), region_(region), cancelled_(cancelled) {}
 
-  // The phase runner: the run begins at `start_at_unix_nanos` (> 0), and `at_begin` (if any)
+  // The phase runner: the run begins at `start_at_unix_nanos` (0: at once, and then it is
+  // not late), and `at_begin` (if any)
   // is called on the run's thread as its region opens, before its first I/O. Only the first
   // call of Open or CallOff counts.
   void Open(int64_t start_at_unix_nanos, std::function<void()> at_begin = nullptr)
@@ -50,6 +51,7 @@ class StartGate {
   const std::atomic<bool>& cancelled_;
   absl::Mutex mu_;
   common::MonotonicCondVar resolved_;
+  bool opened_ ABSL_GUARDED_BY(mu_) = false;
   int64_t start_at_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void()> at_begin_ ABSL_GUARDED_BY(mu_);
   bool called_off_ ABSL_GUARDED_BY(mu_) = false;

@@ -43,6 +43,16 @@ TEST(StartGate, AnInstantPassedAlreadyBeginsAtOnceAndSaysHowLate) {
   EXPECT_GE(g.gate.start_late_nanos(), 30'000'000);
 }
 
+TEST(StartGate, AnInstantOfZeroBeginsAtOnceAndIsNotLate) {
+  Gate g;
+  auto waiter = std::async(std::launch::async, [&] { return g.gate.AwaitStart(); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  g.gate.Open(0);
+  ASSERT_EQ(waiter.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_TRUE(waiter.get());
+  EXPECT_EQ(g.gate.start_late_nanos(), 0);
+}
+
 TEST(StartGate, CalledOffNeverBegins) {
   Gate g;
   auto waiter = std::async(std::launch::async, [&] { return g.gate.AwaitStart(); });
