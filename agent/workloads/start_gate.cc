@@ -34,8 +34,8 @@ bool StartGate::AwaitStart() {
   std::function<void()> at_begin;
   {
     absl::MutexLock lock(&mu_);
-    resolved_.Wait(
-        mu_, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return opened_ || called_off_; });
+    resolved_.Wait(mu_,
+                   [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return opened_ || called_off_; });
     if (called_off_) return false;
     start_at = start_at_;
     at_begin = std::move(at_begin_);
