@@ -50,9 +50,9 @@ bool StartGate::AwaitStart() {
   begun_.store(true, std::memory_order_release);
   // Every agent of a fleet on one machine wakes at this instant. Letting the others that
   // woke with this one open their regions before this one's first I/O keeps the last
-  // start close to the first: measured with 1,000 processes on 2 cores, a yield here took
-  // the p99 of their starts from 38 ms to 9 ms when each then woke a thread of its own.
-  // Alone on its machine, the thread goes on at once.
+  // start close to the first: measured with 1,000 processes on 2 cores, each then waking a
+  // thread of its own (bench/wake_floor), a yield here took the p99 of their starts from
+  // 24-28 ms to 8-10 ms. Alone on its machine, the thread goes on at once.
   sched_yield();
   if (at_begin) at_begin();
   return true;
