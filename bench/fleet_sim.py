@@ -239,18 +239,20 @@ def run_controller(argv, out_path, perf_path, heaptrack_path=None):
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL)
         peak_threads = 0
+        rss_samples = []  # (unix ns, KiB): to tell what the results hold from what the reports do
         while True:  # Its thread count, sampled every 20 ms, until it exits.
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid != 0:
                 exited = time.time_ns()
                 break
             peak_threads = max(peak_threads, proc_status(proc.pid, "Threads"))
+            rss_samples.append((time.time_ns(), proc_status(proc.pid, "VmRSS")))
             time.sleep(0.02)
         wall = time.monotonic() - wall0
     if perf is not None:
         perf.send_signal(signal.SIGINT)
         perf.wait(timeout=120)
-    return os.waitstatus_to_exitcode(status), usage, peak_threads, wall, exited
+    return os.waitstatus_to_exitcode(status), usage, peak_threads, wall, exited, rss_samples
 
 
 def ms(nanos):
@@ -274,14 +276,14 @@ def measure(agents, args, base):
         sim_rss_idle = sum(proc_status(pid, "VmRSS") for pid in sim.pids())
         argv = [binary("stormark"), "run", "--workload", "randio", "--target", "sink",
                 "--set", "rw=randread", "--set", "rate_iops=200", "--set",
-                f"runtime={args.runtime}s", "--set", "time_based=true", "--set", "repeat=2",
+                f"runtime={args.runtime}s", "--set", "time_based=true", "--set", f"repeat={args.repeat}",
                 "--json", json_path, "--no-db", "--no-progress"]
         for port in sim.ports:
             argv += ["--agent", f"127.0.0.1:{port}"]
         perf_path = os.path.join(args.perf, f"perf-{agents}.data") if args.perf else None
         heaptrack_path = (os.path.join(args.heaptrack, f"heaptrack-{agents}") if args.heaptrack
                           else None)
-        code, usage, peak_threads, wall, exited = run_controller(argv, out_path, perf_path,
+        code, usage, peak_threads, wall, exited, rss_samples = run_controller(argv, out_path, perf_path,
                                                                  heaptrack_path)
         sim_cpu = sum(cpu_seconds(pid) for pid in sim.pids()) - sim_cpu0
         sim_rss = sum(proc_status(pid, "VmHWM") for pid in sim.pids())
@@ -292,6 +294,7 @@ def measure(agents, args, base):
     with open(out_path, errors="replace") as f:
         output = f.read()
     report = None
+    json_mib = os.path.getsize(json_path) / 2**20 if os.path.exists(json_path) else 0
     if os.path.exists(json_path):
         with open(json_path) as f:
             report = json.load(f)
@@ -314,6 +317,8 @@ def measure(agents, args, base):
             fan_outs.append(float("nan"))
             runs_late.append(-1)
     last_result = max(p.last_end for p in phases)
+    # The controller's RSS as the last result arrived (the results held, before any report).
+    rss_at_last = max([kib for t, kib in rss_samples if t <= last_result] or [0])
     first = by_id.get(phases[0].phase_id)
     to_first_prepare = ((first["first_prepare_unix_nanos"] - report["started_unix_nanos"]) / 1e9
                         if first and first["prepares"] else float("nan"))
@@ -326,6 +331,8 @@ def measure(agents, args, base):
         "cpu": cpu,
         "cpu_per_phase_host_us": cpu / (len(phases) * agents) * 1e6,
         "rss_mib": usage.ru_maxrss / 1024,
+        "rss_at_last_result_mib": rss_at_last / 1024,
+        "json_mib": json_mib,
         "threads": peak_threads,
         "leads": leads,
         "fan_outs": fan_outs,
@@ -357,6 +364,8 @@ def main():
     parser.add_argument("--agents", default="1000,5000,10000",
                         help="fleet sizes, comma-separated (default 1000,5000,10000)")
     parser.add_argument("--runtime", type=int, default=3, help="phase seconds (default 3)")
+    parser.add_argument("--repeat", type=int, default=2,
+                        help="phases: the same phase this many times (default 2)")
     parser.add_argument("--clock-offset-ms-spread", type=float, default=0,
                         help="simulated clocks off by up to +- half this (default 0)")
     parser.add_argument("--processes", type=int, default=0,
@@ -399,10 +408,10 @@ def main():
                              text=True).stdout.split("\n")
     print(f"\ncontroller: {binary('stormark')}, {' '.join(v for v in version[:2] if v)}")
     print(f"randio randread at 200 IOPS per agent on a simulated null target, {args.runtime} s "
-          f"time-based, 2 phases; one stormark-fleet-sim process; {os.cpu_count()} CPUs shared "
+          f"time-based, {args.repeat} phases; one stormark-fleet-sim process; {os.cpu_count()} CPUs shared "
           f"by the simulator and the controller{' (perf recording)' if args.perf else ''}")
     print()
-    head = ["agents", "ok", "ctl CPU / phase / host", "ctl CPU", "ctl max RSS", "ctl threads",
+    head = ["agents", "ok", "ctl CPU / phase / host", "ctl CPU", "ctl max RSS (until the last result)", "ctl threads",
             "start lead, ms (ph 1 / 2)", "barrier end to start, ms", "Run fan-out, ms", "start late p50 / p99, ms (ph 1)",
             "(ph 2)", "start spread +- clock uncertainty, ms (ph 1)", "(ph 2)",
             "a host's clock +-, p50 / p99 / max, ms (ph 1)", "(ph 2)",
@@ -414,7 +423,7 @@ def main():
         p1, p2 = (r["phases"] + r["phases"])[:2]
         cells = [str(r["agents"]), f"{r['ok']}",
                  f"{r['cpu_per_phase_host_us']:.0f} us", f"{r['cpu']:.2f} s",
-                 f"{r['rss_mib']:.0f} MiB", str(r["threads"]),
+                 f"{r['rss_mib']:.0f} MiB ({r['rss_at_last_result_mib']:.0f})", str(r["threads"]),
                  pair([p.lead for p in r["phases"]], "{:.0f}"), pair(r["leads"], "{:.0f}"),
                  pair(r["fan_outs"], "{:.0f}"),
                  f"{percentile(p1.late, 50):.2f} / {percentile(p1.late, 99):.2f}",
@@ -427,7 +436,8 @@ def main():
         print("| " + " | ".join(cells) + " |")
     print()
     for r in rows:
-        print(f"{r['agents']} agents: controller exit {r['exit']}; Runs that reached the "
+        print(f"{r['agents']} agents: controller exit {r['exit']}, JSON report "
+              f"{r['json_mib']:.1f} MiB; Runs that reached the "
               f"simulator after the start instant: {pair(r['runs_late'], '{}')}; simulator: "
               f"ready in {r['sim_started_in']:.1f} s, {r['sim_cpu']:.2f} s CPU during the run, "
               f"RSS {r['sim_rss_idle_mib']:.0f} MiB idle / {r['sim_rss_mib']:.0f} MiB peak, "

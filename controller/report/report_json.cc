@@ -3,6 +3,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <charconv>
+#include <functional>
 #include <map>
 
 #include "common/atomic_file.h"
@@ -190,8 +191,24 @@ json WorkloadJson(const PhasePlan& plan) {
   return out;
 }
 
-json PhaseJson(const PhaseOutcome& outcome, size_t index) {
-  const PhaseSummary summary = Summarize(outcome);
+// What every row of a phase's JSON needs besides its host: the phase's summary, and the
+// hosts' environments compared.
+struct PhaseRows {
+  explicit PhaseRows(const PhaseOutcome& outcome) : summary(Summarize(outcome)) {
+    for (const HostOutcome& host : outcome.hosts) {
+      names.push_back(host.host);
+      envs.push_back(RowEnvironment(host, nullptr));
+    }
+    differing = DifferingKeys(envs);
+  }
+  PhaseSummary summary;
+  std::vector<std::string> names;
+  std::vector<Environment> envs;
+  std::vector<std::string> differing;
+};
+
+// A phase's object, but for its "results" (ResultJson, one per host).
+json PhaseJsonWithoutResults(const PhaseOutcome& outcome, size_t index, const PhaseRows& rows) {
   json phase = {{"index", index},
                 {"name", outcome.plan.name},
                 {"phase_id", outcome.phase_id},
@@ -206,119 +223,122 @@ json PhaseJson(const PhaseOutcome& outcome, size_t index) {
                 {"start_skew_nanos",
                  outcome.start_skew_nanos ? json(*outcome.start_skew_nanos) : json(nullptr)},
                 {"start_skew_uncertainty_nanos", outcome.start_skew_uncertainty_nanos}};
-  json results = json::array();
-  std::vector<std::string> names;
-  std::vector<Environment> envs;
-  for (const HostOutcome& host : outcome.hosts) {
-    names.push_back(host.host);
-    envs.push_back(RowEnvironment(host, nullptr));
-  }
-  const std::vector<std::string> differing = DifferingKeys(envs);
-  phase["environment_differs"] = {{"keys", differing},
-                                  {"note", FormatDiffers(names, envs, differing)}};
-  for (size_t i = 0; i < summary.rows.size(); ++i) {
-    json row = RowJson(summary.rows[i]);
-    const HostOutcome& host = outcome.hosts[i];
-    row["via"] = host.transport;
-    row["transport_note"] = host.transport_note;
-    row["environment_differs"] = RowDiffers(i, envs, differing);
-    row["clock_offset_nanos"] = host.clock.offset_nanos;
-    // How good that offset is for this phase (clock_sync.h BracketPhase): half the best round
-    // trip, plus how far the offset moved between the syncs around the phase.
-    row["clock_uncertainty_nanos"] = host.clock.uncertainty_nanos;
-    row["clock_rtt_nanos"] = host.clock.rtt_nanos;
-    row["clock_moved_nanos"] = host.clock.moved_nanos;
-    if (host.result) {
-      const auto& r = *host.result;
-      row["start_unix_nanos"] = r.start_unix_nanos();
-      row["end_unix_nanos"] = r.end_unix_nanos();
-      row["start_late_nanos"] = r.start_late_nanos();
-      row["cpu_user_nanos"] = r.cpu_user_nanos();
-      row["cpu_system_nanos"] = r.cpu_system_nanos();
-      json series = json::array();
-      for (const auto& s : r.series()) {
-        series.push_back({{"host", host.host},
-                          {"offset_nanos", s.offset_nanos()},
-                          {"length_nanos", s.length_nanos()},
-                          {"bytes", s.bytes()},
-                          {"ops", s.ops()}});
-      }
-      row["series"] = std::move(series);
-      const auto& c = r.cache();
-      row["cache"] = {{"requested", common::CacheModeName(c.requested())},
-                      {"synced", c.synced()},
-                      {"sync_nanos", c.sync_nanos()},
-                      {"dropped", c.dropped()},
-                      {"drop_nanos", c.drop_nanos()},
-                      {"not_done", c.not_done()}};
-      row["environment"] = {{"host", MapJson(r.host_environment())},
-                            {"target", MapJson(r.target_environment())}};
-      if (!r.tuning().empty()) {
-        json tuning = json::object();
-        for (const auto& [key, value] : r.tuning()) tuning[key] = value;
-        row["tuning"] = std::move(tuning);
-      }
-      if (!r.device_stats().empty()) {
-        json stats = json::object();
-        for (const auto& [key, value] : r.device_stats()) stats[key] = value;
-        row["device_stats"] = std::move(stats);
-      }
-      if (r.measurements_size() > 0) {
-        row["measurements"] = MeasurementsJson(r.measurements(), host.host);
-      }
-      // A run group of unlike jobs: each job's own figures (the measurements add them up).
-      if (r.jobs_size() > 0) {
-        json jobs = json::array();
-        for (const auto& job : r.jobs()) {
-          jobs.push_back({{"name", job.name()},
-                          {"measurements", MeasurementsJson(job.measurements(), host.host)}});
-        }
-        row["jobs"] = std::move(jobs);
-      }
-      if (r.last_done_nanos() > 0) {
-        row["stonewall"] = {{"first_done_nanos", r.first_done_nanos()},
-                            {"first_done_bytes", r.first_done_bytes()},
-                            {"first_done_ops", r.first_done_ops()},
-                            {"last_done_nanos", r.last_done_nanos()}};
-      }
-      if (r.has_verify()) {
-        const auto& v = r.verify();
-        json mismatches = json::array();
-        for (const auto& m : v.first_mismatches()) {
-          mismatches.push_back({{"offset", m.offset()},
-                                {"kind", m.kind()},
-                                {"field", m.field()},
-                                {"expected", m.expected()},
-                                {"actual", m.actual()},
-                                {"during", m.during()}});
-        }
-        row["verify"] = {{"unit_bytes", v.unit_bytes()},
-                         {"units_checked", v.units_checked()},
-                         {"mismatches", v.mismatches()},
-                         {"first_mismatches", std::move(mismatches)}};
-      }
-      if (!r.stuck_worker().empty()) row["stuck_worker"] = r.stuck_worker();
-      if (!r.device_stats().empty()) {
-        row["device_stats"] = json(
-            std::map<std::string, std::string>(r.device_stats().begin(), r.device_stats().end()));
-      }
-      if (!r.resolved().empty()) {
-        json resolved = json::object();
-        for (const auto& [key, value] : r.resolved()) resolved[key] = value;
-        row["resolved"] = std::move(resolved);
-      }
-    }
-    results.push_back(std::move(row));
-  }
-  phase["results"] = std::move(results);
-  phase["all_hosts"] = summary.all_hosts ? RowJson(*summary.all_hosts) : json(nullptr);
-  phase["validity"] = ValidityJson(summary.validity);
+  phase["environment_differs"] = {{"keys", rows.differing},
+                                  {"note", FormatDiffers(rows.names, rows.envs, rows.differing)}};
+  phase["all_hosts"] = rows.summary.all_hosts ? RowJson(*rows.summary.all_hosts) : json(nullptr);
+  phase["validity"] = ValidityJson(rows.summary.validity);
   return phase;
 }
 
-}  // namespace
+// Host i's row of a phase's "results".
+json ResultJson(const PhaseOutcome& outcome, const PhaseRows& rows, size_t i) {
+  json row = RowJson(rows.summary.rows[i]);
+  const HostOutcome& host = outcome.hosts[i];
+  row["via"] = host.transport;
+  row["transport_note"] = host.transport_note;
+  row["environment_differs"] = RowDiffers(i, rows.envs, rows.differing);
+  row["clock_offset_nanos"] = host.clock.offset_nanos;
+  // How good that offset is for this phase (clock_sync.h BracketPhase): half the best round
+  // trip, plus how far the offset moved between the syncs around the phase.
+  row["clock_uncertainty_nanos"] = host.clock.uncertainty_nanos;
+  row["clock_rtt_nanos"] = host.clock.rtt_nanos;
+  row["clock_moved_nanos"] = host.clock.moved_nanos;
+  if (host.result) {
+    const auto& r = *host.result;
+    row["start_unix_nanos"] = r.start_unix_nanos();
+    row["end_unix_nanos"] = r.end_unix_nanos();
+    row["start_late_nanos"] = r.start_late_nanos();
+    row["cpu_user_nanos"] = r.cpu_user_nanos();
+    row["cpu_system_nanos"] = r.cpu_system_nanos();
+    json series = json::array();
+    for (const auto& s : r.series()) {
+      series.push_back({{"host", host.host},
+                        {"offset_nanos", s.offset_nanos()},
+                        {"length_nanos", s.length_nanos()},
+                        {"bytes", s.bytes()},
+                        {"ops", s.ops()}});
+    }
+    row["series"] = std::move(series);
+    const auto& c = r.cache();
+    row["cache"] = {{"requested", common::CacheModeName(c.requested())},
+                    {"synced", c.synced()},
+                    {"sync_nanos", c.sync_nanos()},
+                    {"dropped", c.dropped()},
+                    {"drop_nanos", c.drop_nanos()},
+                    {"not_done", c.not_done()}};
+    row["environment"] = {{"host", MapJson(r.host_environment())},
+                          {"target", MapJson(r.target_environment())}};
+    if (!r.tuning().empty()) {
+      json tuning = json::object();
+      for (const auto& [key, value] : r.tuning()) tuning[key] = value;
+      row["tuning"] = std::move(tuning);
+    }
+    if (!r.device_stats().empty()) {
+      json stats = json::object();
+      for (const auto& [key, value] : r.device_stats()) stats[key] = value;
+      row["device_stats"] = std::move(stats);
+    }
+    if (r.measurements_size() > 0) {
+      row["measurements"] = MeasurementsJson(r.measurements(), host.host);
+    }
+    // A run group of unlike jobs: each job's own figures (the measurements add them up).
+    if (r.jobs_size() > 0) {
+      json jobs = json::array();
+      for (const auto& job : r.jobs()) {
+        jobs.push_back({{"name", job.name()},
+                        {"measurements", MeasurementsJson(job.measurements(), host.host)}});
+      }
+      row["jobs"] = std::move(jobs);
+    }
+    if (r.last_done_nanos() > 0) {
+      row["stonewall"] = {{"first_done_nanos", r.first_done_nanos()},
+                          {"first_done_bytes", r.first_done_bytes()},
+                          {"first_done_ops", r.first_done_ops()},
+                          {"last_done_nanos", r.last_done_nanos()}};
+    }
+    if (r.has_verify()) {
+      const auto& v = r.verify();
+      json mismatches = json::array();
+      for (const auto& m : v.first_mismatches()) {
+        mismatches.push_back({{"offset", m.offset()},
+                              {"kind", m.kind()},
+                              {"field", m.field()},
+                              {"expected", m.expected()},
+                              {"actual", m.actual()},
+                              {"during", m.during()}});
+      }
+      row["verify"] = {{"unit_bytes", v.unit_bytes()},
+                       {"units_checked", v.units_checked()},
+                       {"mismatches", v.mismatches()},
+                       {"first_mismatches", std::move(mismatches)}};
+    }
+    if (!r.stuck_worker().empty()) row["stuck_worker"] = r.stuck_worker();
+    if (!r.device_stats().empty()) {
+      row["device_stats"] = json(
+          std::map<std::string, std::string>(r.device_stats().begin(), r.device_stats().end()));
+    }
+    if (!r.resolved().empty()) {
+      json resolved = json::object();
+      for (const auto& [key, value] : r.resolved()) resolved[key] = value;
+      row["resolved"] = std::move(resolved);
+    }
+  }
+  return row;
+}
 
-json RunToJson(const RunRecord& run) {
+json PhaseJson(const PhaseOutcome& outcome, size_t index) {
+  const PhaseRows rows(outcome);
+  json phase = PhaseJsonWithoutResults(outcome, index, rows);
+  json results = json::array();
+  for (size_t i = 0; i < rows.summary.rows.size(); ++i) {
+    results.push_back(ResultJson(outcome, rows, i));
+  }
+  phase["results"] = std::move(results);
+  return phase;
+}
+
+// The run's object, but for its "phases" (PhaseJson, one per phase).
+json RunJsonWithoutPhases(const RunRecord& run) {
   json agents = json::array();
   for (const AgentRecord& a : run.agents) {
     json targets = json::array();
@@ -358,8 +378,6 @@ json RunToJson(const RunRecord& run) {
                       {"clock_rtt_nanos", a.clock.rtt_nanos},
                       {"targets", std::move(targets)}});
   }
-  json phases = json::array();
-  for (size_t i = 0; i < run.phases.size(); ++i) phases.push_back(PhaseJson(run.phases[i], i));
   json hooks = json::array();
   for (const HookOutcome& hook : run.hooks) {
     json failures = json::array();
@@ -392,13 +410,129 @@ json RunToJson(const RunRecord& run) {
           {"reasons", status.reasons},
           {"agents", std::move(agents)},
           {"hooks", std::move(hooks)},
-          {"skipped_points", std::move(skipped)},
-          {"phases", std::move(phases)}};
+          {"skipped_points", std::move(skipped)}};
 }
+
+// The report's text as json::dump(2) writes it, one phase and one host's row at a time: at
+// 10,000 hosts the whole document as one tree held several times the results' own memory.
+class JsonWriter {
+ public:
+  // Writes into `out`; with `spill`, hands `out` to it (and empties it) whenever Spill() finds
+  // it past 1 MiB.
+  explicit JsonWriter(std::string* out, common::PieceFn spill = nullptr)
+      : out_(*out), spill_(std::move(spill)) {}
+
+  void Spill() {
+    if (!spill_ || out_.size() < (size_t{1} << 20)) return;
+    spill_(out_);
+    out_.clear();
+  }
+
+  // `value` at nesting `level`.
+  void Value(const json& value, int level) {
+    const std::string text = Dump(value);
+    for (char c : text) {
+      out_.push_back(c);
+      if (c == '\n') out_.append(static_cast<size_t>(level) * 2, ' ');
+    }
+  }
+
+  // `object` at nesting `level`, with one more member, `key` (which it lacks), written in its
+  // sorted place (as nlohmann's map orders keys) by `write(level)`.
+  void ObjectWith(const json& object, int level, const std::string& key,
+                  const std::function<void(int)>& write) {
+    out_ += "{\n";
+    bool first = true;
+    bool written = false;
+    const auto member = [&](const std::string& name) {
+      if (!first) out_ += ",\n";
+      first = false;
+      out_.append(static_cast<size_t>(level + 1) * 2, ' ');
+      out_ += Dump(json(name));
+      out_ += ": ";
+    };
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      if (!written && key < it.key()) {
+        member(key);
+        write(level + 1);
+        written = true;
+      }
+      member(it.key());
+      Value(it.value(), level + 1);
+    }
+    if (!written) {
+      member(key);
+      write(level + 1);
+    }
+    out_ += "\n";
+    out_.append(static_cast<size_t>(level) * 2, ' ');
+    out_ += "}";
+  }
+
+  // An array of `n` elements at nesting `level`, element i written by `write(i, level + 1)`.
+  void Array(size_t n, int level, const std::function<void(size_t, int)>& write) {
+    if (n == 0) {
+      out_ += "[]";
+      return;
+    }
+    out_ += "[\n";
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0) out_ += ",\n";
+      out_.append(static_cast<size_t>(level + 1) * 2, ' ');
+      write(i, level + 1);
+    }
+    out_ += "\n";
+    out_.append(static_cast<size_t>(level) * 2, ' ');
+    out_ += "]";
+  }
+
+ private:
+  static std::string Dump(const json& value) {
+    return value.dump(2, ' ', false, json::error_handler_t::replace);
+  }
+  std::string& out_;
+  const common::PieceFn spill_;
+};
+
+// The report's text, handed to `spill` in pieces when it is given (else returned whole).
+std::string WriteRunJson(const RunRecord& run, const common::PieceFn& spill) {
+  std::string out;
+  JsonWriter writer(&out, spill);
+  writer.ObjectWith(RunJsonWithoutPhases(run), 0, "phases", [&](int level) {
+    writer.Array(run.phases.size(), level, [&](size_t p, int at) {
+      const PhaseOutcome& outcome = run.phases[p];
+      const PhaseRows rows(outcome);
+      writer.ObjectWith(PhaseJsonWithoutResults(outcome, p, rows), at, "results", [&](int in) {
+        writer.Array(rows.summary.rows.size(), in, [&](size_t i, int row_at) {
+          writer.Value(ResultJson(outcome, rows, i), row_at);
+          writer.Spill();
+        });
+      });
+    });
+  });
+  out += "\n";
+  if (spill) {
+    spill(out);
+    out.clear();
+  }
+  return out;
+}
+
+}  // namespace
+
+json RunToJson(const RunRecord& run) {
+  json j = RunJsonWithoutPhases(run);
+  json phases = json::array();
+  for (size_t i = 0; i < run.phases.size(); ++i) phases.push_back(PhaseJson(run.phases[i], i));
+  j["phases"] = std::move(phases);
+  return j;
+}
+
+std::string RunJsonText(const RunRecord& run) { return WriteRunJson(run, nullptr); }
 
 common::Status WriteJsonReport(const RunRecord& run, const std::string& path) {
   return common::WriteFileAtomically(
-      path, RunToJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      path, [&run](const common::PieceFn& put) { WriteRunJson(run, put); });
 }
 
 }  // namespace stormark::controller

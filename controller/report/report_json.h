@@ -13,7 +13,11 @@ namespace stormark::controller {
 
 inline constexpr char kJsonSchema[] = "stormark.run/1";
 
+// The report as one tree (for tests and small runs).
 nlohmann::json RunToJson(const RunRecord& run);
+// The report's text, exactly RunToJson(run).dump(2) and a newline, built one host's row at a
+// time, so that a large fleet's report is never held as one tree.
+std::string RunJsonText(const RunRecord& run);
 
 // Writes the report to `path` atomically (a temporary file renamed into place), so a crash
 // never leaves a half-written report.

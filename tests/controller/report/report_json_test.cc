@@ -178,6 +178,39 @@ TEST(RunToJson, PhaseWithoutSuccessHasNullAllHosts) {
   EXPECT_TRUE(j["phases"][0].at("start_skew_nanos").is_null());
 }
 
+// The text written one row at a time is the tree's dump(2), byte for byte.
+std::string TreeText(const RunRecord& run) {
+  return RunToJson(run).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+TEST(RunJsonText, IsTheWholeTreesDumpByteForByte) {
+  EXPECT_EQ(RunJsonText(SampleRun()), TreeText(SampleRun()));
+}
+
+TEST(RunJsonText, IsTheTreesDumpWithoutPhasesOrHostsToo) {
+  RunRecord none = SampleRun();
+  none.phases.clear();
+  EXPECT_EQ(RunJsonText(none), TreeText(none));
+  RunRecord empty = SampleRun();
+  empty.phases[0].hosts.clear();
+  EXPECT_EQ(RunJsonText(empty), TreeText(empty));
+  EXPECT_EQ(RunJsonText(RunRecord{}), TreeText(RunRecord{}));
+}
+
+TEST(RunJsonText, IsTheTreesDumpForManyPhasesAndHostileText) {
+  RunRecord run = SampleRun();
+  // Names that sort around the keys the writer places itself, quotes, newlines, control
+  // characters and bytes that are not UTF-8.
+  run.phases[0].plan.name = "phases\"\n\x01 results";
+  run.phases[0].hosts[0].host = "\"results\": [],\n  \"phases\": x";
+  run.phases[0].hosts[0].result->mutable_host_environment()->insert({"k\xff\xfe", "v\t\x02"});
+  run.agents[0].labels = {{"phases", "results"}, {"zz\n", "\xc3\x28"}};
+  for (int i = 0; i < 3; ++i) run.phases.push_back(run.phases[0]);
+  run.phases[2].hosts.clear();
+  run.phases[3].hosts.push_back(run.phases[3].hosts[0]);
+  EXPECT_EQ(RunJsonText(run), TreeText(run));
+}
+
 class WriteJsonReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -202,6 +235,20 @@ TEST_F(WriteJsonReportTest, WritesJsonThatParsesBack) {
   ASSERT_FALSE(parsed.is_discarded()) << text.str();
   EXPECT_EQ(parsed, RunToJson(SampleRun()));
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
+TEST_F(WriteJsonReportTest, AReportWrittenInPiecesIsTheTreesDump) {
+  RunRecord run = SampleRun();
+  for (int i = 0; i < 1500; ++i) run.phases[0].hosts.push_back(run.phases[0].hosts[0]);
+  run.phases.push_back(run.phases[0]);
+  const std::string path = dir_ + "/big.json";
+  ASSERT_TRUE(WriteJsonReport(run, path).ok());
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string expected = TreeText(run);
+  ASSERT_GT(expected.size(), size_t{2} << 20);  // Several pieces of 1 MiB.
+  EXPECT_TRUE(text.str() == expected);
 }
 
 TEST_F(WriteJsonReportTest, ReplacesAnExistingReport) {
