@@ -5,8 +5,10 @@ each, bench/fleet_sim/), runs the real controller against all of them (a timed, 
 randio phase on the null target, twice, each time at one instant), and prints one markdown row
 per size:
 
-  - the controller's CPU time (user + system, wait4) per phase per host, its max RSS, its peak
-    thread count (sampled every 20 ms from /proc);
+  - the controller's CPU time (user + system, wait4) per phase per host, its max RSS and (in
+    brackets) its RSS as the last result arrived, sampled every 20 ms from /proc like its peak
+    thread count, so that what the results hold shows apart from what the reports add; the size
+    of its JSON report;
   - the start lead the controller chose (its JSON's start_lead_nanos: from the start decision,
     after the clock sync that follows the barrier, to the start instant), and the start instant
     less the moment the simulator answered the phase's last Prepare (the barrier ends just
@@ -19,7 +21,7 @@ per size:
     result, and from that result to the controller's exit (its reports); its wall time.
 
 Usage: STORMARK_BIN_DIR=build/bin python3 bench/fleet_sim.py [--agents 1000,5000,10000]
-       [--runtime 3] [--clock-offset-ms-spread 0] [--processes N] [--perf DIR]
+       [--runtime 3] [--repeat 2] [--clock-offset-ms-spread 0] [--processes N] [--perf DIR]
 
 One simulator process serves every agent, unless RLIMIT_NOFILE's hard limit cannot hold two
 descriptors per agent (a listener and the controller's connection); then the agents are split
