@@ -227,11 +227,9 @@ class Simulators:
         return list(merged.values()) or None
 
 
-def run_controller(argv, out_path, perf_path, heaptrack_path=None):
+def run_controller(argv, out_path, perf_path):
     """Runs the controller to its end; its exit code, rusage, peak threads and wall time."""
     perf = None
-    if heaptrack_path:
-        argv = ["heaptrack", "-o", heaptrack_path] + argv
     with open(out_path, "wb") as out:
         wall0 = time.monotonic()
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
@@ -283,10 +281,8 @@ def measure(agents, args, base):
         for port in sim.ports:
             argv += ["--agent", f"127.0.0.1:{port}"]
         perf_path = os.path.join(args.perf, f"perf-{agents}.data") if args.perf else None
-        heaptrack_path = (os.path.join(args.heaptrack, f"heaptrack-{agents}") if args.heaptrack
-                          else None)
-        code, usage, peak_threads, wall, exited, rss_samples = run_controller(argv, out_path, perf_path,
-                                                                 heaptrack_path)
+        code, usage, peak_threads, wall, exited, rss_samples = run_controller(argv, out_path,
+                                                                              perf_path)
         sim_cpu = sum(cpu_seconds(pid) for pid in sim.pids()) - sim_cpu0
         sim_rss = sum(proc_status(pid, "VmHWM") for pid in sim.pids())
         sim_threads = sum(proc_status(pid, "Threads") for pid in sim.pids())
@@ -376,16 +372,10 @@ def main():
     parser.add_argument("--perf", metavar="DIR",
                         help="record the controller with perf record -g into DIR/perf-N.data "
                              "(perf slows it: not for the figures)")
-    parser.add_argument("--heaptrack", metavar="DIR",
-                        help="record the controller's allocations with heaptrack into "
-                             "DIR/heaptrack-N (slows it, and its RSS and threads are "
-                             "heaptrack's too: not for the figures)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.agents.split(",") if s]
     if args.perf:
         os.makedirs(args.perf, exist_ok=True)
-    if args.heaptrack:
-        os.makedirs(args.heaptrack, exist_ok=True)
 
     rows = []
     for agents in sizes:
