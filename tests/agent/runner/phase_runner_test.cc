@@ -381,7 +381,8 @@ TEST_F(PhaseRunnerTest, AbortOfAnArmedRunEndsItAtOnce) {
 }
 
 // A time-based randread of the scratch target: a workload that StartsItself.
-PhaseSpec RandioReadSpec(const std::string& phase_id, uint32_t numjobs) {
+PhaseSpec RandioReadSpec(const std::string& phase_id, uint32_t numjobs,
+                         int64_t runtime_nanos = 200'000'000) {
   PhaseSpec spec;
   spec.set_phase_id(phase_id);
   spec.set_target("scratch");
@@ -390,7 +391,7 @@ PhaseSpec RandioReadSpec(const std::string& phase_id, uint32_t numjobs) {
   randio->set_rw(stormark::v1::RandioSpec::RANDREAD);
   randio->set_bs_min(4096);
   randio->set_size_bytes(kMiB);
-  randio->set_runtime_nanos(200'000'000);
+  randio->set_runtime_nanos(runtime_nanos);
   randio->set_time_based(true);
   randio->set_numjobs(numjobs);
   return spec;
@@ -626,17 +627,7 @@ TEST_F(PhaseRunnerTest, RunThatEndsByItselfAsItsCallerGoesSaysSoAndFreesTheSlot)
   // A timed read runs its 0.3 s while the first progress report is being sent; only then does
   // that report find nobody listening (as when an agent resumes after SIGSTOP and its
   // workload's time is already up).
-  PhaseSpec spec;
-  spec.set_phase_id("p1");
-  spec.set_target("scratch");
-  spec.set_progress_interval_ms(10);
-  stormark::v1::RandioSpec* randio = spec.mutable_randio();
-  randio->set_rw(stormark::v1::RandioSpec::RANDREAD);
-  randio->set_bs_min(4096);
-  randio->set_size_bytes(kMiB);
-  randio->set_runtime_nanos(300'000'000);
-  randio->set_time_based(true);
-  MustPrepare(spec);
+  MustPrepare(RandioReadSpec("p1", 1, 300'000'000));
   auto gone_while_reporting = [](const stormark::v1::RunUpdate::Progress&) {
     std::this_thread::sleep_for(std::chrono::seconds(2));
     return false;
