@@ -14,6 +14,7 @@
 #include "common/version.h"
 #include "controller/report/run_status.h"
 #include "controller/report/environment.h"
+#include "controller/report/json_text_writer.h"
 #include "controller/report/summary.h"
 #include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
@@ -413,91 +414,11 @@ json RunJsonWithoutPhases(const RunRecord& run) {
           {"skipped_points", std::move(skipped)}};
 }
 
-// The report's text as json::dump(2) writes it, one phase and one host's row at a time: at
-// 10,000 hosts the whole document as one tree held several times the results' own memory.
-class JsonWriter {
- public:
-  // Writes into `out`; with `spill`, hands `out` to it (and empties it) whenever Spill() finds
-  // it past 1 MiB.
-  explicit JsonWriter(std::string* out, common::PieceFn spill = nullptr)
-      : out_(*out), spill_(std::move(spill)) {}
-
-  void Spill() {
-    if (!spill_ || out_.size() < (size_t{1} << 20)) return;
-    spill_(out_);
-    out_.clear();
-  }
-
-  // `value` at nesting `level`.
-  void Value(const json& value, int level) {
-    const std::string text = Dump(value);
-    for (char c : text) {
-      out_.push_back(c);
-      if (c == '\n') out_.append(static_cast<size_t>(level) * 2, ' ');
-    }
-  }
-
-  // `object` at nesting `level`, with one more member, `key` (which it lacks), written in its
-  // sorted place (as nlohmann's map orders keys) by `write(level)`.
-  void ObjectWith(const json& object, int level, const std::string& key,
-                  const std::function<void(int)>& write) {
-    out_ += "{\n";
-    bool first = true;
-    bool written = false;
-    const auto member = [&](const std::string& name) {
-      if (!first) out_ += ",\n";
-      first = false;
-      out_.append(static_cast<size_t>(level + 1) * 2, ' ');
-      out_ += Dump(json(name));
-      out_ += ": ";
-    };
-    for (auto it = object.begin(); it != object.end(); ++it) {
-      if (!written && key < it.key()) {
-        member(key);
-        write(level + 1);
-        written = true;
-      }
-      member(it.key());
-      Value(it.value(), level + 1);
-    }
-    if (!written) {
-      member(key);
-      write(level + 1);
-    }
-    out_ += "\n";
-    out_.append(static_cast<size_t>(level) * 2, ' ');
-    out_ += "}";
-  }
-
-  // An array of `n` elements at nesting `level`, element i written by `write(i, level + 1)`.
-  void Array(size_t n, int level, const std::function<void(size_t, int)>& write) {
-    if (n == 0) {
-      out_ += "[]";
-      return;
-    }
-    out_ += "[\n";
-    for (size_t i = 0; i < n; ++i) {
-      if (i > 0) out_ += ",\n";
-      out_.append(static_cast<size_t>(level + 1) * 2, ' ');
-      write(i, level + 1);
-    }
-    out_ += "\n";
-    out_.append(static_cast<size_t>(level) * 2, ' ');
-    out_ += "]";
-  }
-
- private:
-  static std::string Dump(const json& value) {
-    return value.dump(2, ' ', false, json::error_handler_t::replace);
-  }
-  std::string& out_;
-  const common::PieceFn spill_;
-};
-
-// The report's text, handed to `spill` in pieces when it is given (else returned whole).
+// The report's text, one phase and one host's row at a time (at 10,000 hosts the document as
+// one tree held several times the results' own memory), handed to `spill` in pieces when it
+// is given, else returned whole.
 std::string WriteRunJson(const RunRecord& run, const common::PieceFn& spill) {
-  std::string out;
-  JsonWriter writer(&out, spill);
+  JsonTextWriter writer(spill);
   writer.ObjectWith(RunJsonWithoutPhases(run), 0, "phases", [&](int level) {
     writer.Array(run.phases.size(), level, [&](size_t p, int at) {
       const PhaseOutcome& outcome = run.phases[p];
@@ -510,12 +431,7 @@ std::string WriteRunJson(const RunRecord& run, const common::PieceFn& spill) {
       });
     });
   });
-  out += "\n";
-  if (spill) {
-    spill(out);
-    out.clear();
-  }
-  return out;
+  return writer.Finish();
 }
 
 }  // namespace
