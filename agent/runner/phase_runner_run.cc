@@ -137,6 +137,8 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   // each does at the instant, one after another, is how late the last one starts.
   auto shared = std::make_shared<RunShared>(clock_, lasting_, series_nanos);
   const bool starts_itself = workload->StartsItself();
+  // Any other workload is called with its region open, and has no gate to wait at.
+  if (!starts_itself) shared->ctx.start = nullptr;
   // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
   auto worker = DetachedWorker::Start(
       [shared, workload, what, starts_itself]() -> Status {
