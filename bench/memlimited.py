@@ -10,12 +10,23 @@ get slower and the order of the tools decides the ratio. mkfs before every run g
 the same empty filesystem. The loop device uses direct I/O on its backing file, so the only page
 cache is the one above the loop device, which the memory limit bounds; its own counters
 (/sys/class/block/loopN/stat) say what reached it.
+
+Why a disk of a stated bandwidth (LoopFilesystem's `bandwidth`): the development VM's virtual
+disk is cached by its host and moves 1-2 GB/s, so at a 256 MiB limit bonnie's 512 MiB data file
+is written and read in under bonnie++'s 0.5 s and both tools print +++++, and a neighbour on the
+host moves single runs by 2x. With a bandwidth, the filesystem's loop device sits on a second
+loop device whose reads and writes the kernel's block throttle (a v1 blkio rule at the root
+cgroup, so the loop device's own workers and the writeback threads are held to it as well as the
+tools) caps at that many bytes a second: a disk that moves what a real one moves, the same for
+both tools, whatever the host's cache does.
 """
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 SECTOR = 512
@@ -30,11 +41,45 @@ def run(*argv):
     return done.stdout
 
 
+BLKIO_ROOT = "/sys/fs/cgroup/blkio"
+THROTTLES = ("blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device")
+
+
+def device_numbers(device):
+    """'MAJ:MIN' of a block device node."""
+    with open(f"/sys/class/block/{os.path.basename(device)}/dev") as f:
+        return f.read().strip()
+
+
+def throttle(device, bytes_per_second):
+    """Caps every read and write that reaches `device` at bytes_per_second (0 lifts the cap),
+    by a rule of the v1 blkio controller's root cgroup, which every process and kernel thread
+    is under. The rule lives with the device, not with this process: lift it before detaching."""
+    for name in THROTTLES:
+        with open(os.path.join(BLKIO_ROOT, name), "w") as f:
+            f.write(f"{device_numbers(device)} {bytes_per_second}")
+
+
+def raise_on_sigterm():
+    """A SIGTERM (a test's timeout, a kill by PID) unwinds through the callers' finally blocks as
+    Ctrl-C does, so that a throttle rule and the loop devices never outlive the script."""
+    def stop(signum, frame):
+        raise SystemExit(f"stopped by signal {signum}")
+    signal.signal(signal.SIGTERM, stop)
+
+
 class LoopFilesystem:
     """A loop device over a sparse file in `workdir`, attached with direct I/O. fresh() makes a
-    new ext4 on it and mounts it; close() unmounts, detaches and deletes everything."""
+    new ext4 on it and mounts it; close() unmounts, detaches and deletes everything.
 
-    def __init__(self, workdir, size):
+    With `bandwidth` (bytes a second), the file is attached to a first loop device that the block
+    throttle caps at that rate, and the filesystem's loop device reads and writes that one with
+    direct I/O: a disk of that bandwidth. Its counters are the filesystem's device's."""
+
+    def __init__(self, workdir, size, bandwidth=None, inodes=None):
+        if bandwidth and not os.path.exists(os.path.join(BLKIO_ROOT, THROTTLES[0])):
+            raise RuntimeError(f"a disk of a given bandwidth needs the v1 blkio controller "
+                               f"({BLKIO_ROOT}), which this machine does not mount")
         self.work = tempfile.mkdtemp(prefix="stormark-bench-loop-", dir=workdir)
         self.backing = os.path.join(self.work, "disk.img")
         with open(self.backing, "wb") as f:
@@ -42,17 +87,33 @@ class LoopFilesystem:
         self.mountpoint = os.path.join(self.work, "mnt")
         os.mkdir(self.mountpoint)
         self.device = None
+        self.lower = None
+        self.throttled = False
         self.mounted = False
-        self.device = run("losetup", "--direct-io=on", "-f", "--show", self.backing).strip()
+        self.bandwidth = bandwidth
+        self.inodes = inodes
+        try:
+            under = self.backing
+            if bandwidth:
+                self.lower = run("losetup", "--direct-io=on", "-f", "--show", self.backing).strip()
+                self.throttled = True
+                throttle(self.lower, bandwidth)
+                under = self.lower
+            self.device = run("losetup", "--direct-io=on", "-f", "--show", under).strip()
+        except BaseException:
+            self.close()
+            raise
         self.name = os.path.basename(self.device)
 
     def fresh(self):
         """A new, empty, journaled ext4 mounted at self.mountpoint, with its inode tables and
-        journal written now (no lazy initialisation writing behind the next run's back), and an
-        inode per 8 KiB (twice ext4's default), for bonnie's file tests of 256 x 1024 files."""
+        journal written now (no lazy initialisation writing behind the next run's back), and
+        `inodes` inodes if that was given, else one per 8 KiB (twice ext4's default), for
+        bonnie's file tests."""
         self.unmount()
-        run("mkfs.ext4", "-q", "-F", "-i", "8192", "-E",
-            "lazy_itable_init=0,lazy_journal_init=0", self.device)
+        count = ["-N", str(self.inodes)] if self.inodes else ["-i", "8192"]
+        run("mkfs.ext4", "-q", "-F", *count, "-E", "lazy_itable_init=0,lazy_journal_init=0",
+            self.device)
         run("mount", "-t", "ext4", self.device, self.mountpoint)
         self.mounted = True
         return self.mountpoint
@@ -68,12 +129,23 @@ class LoopFilesystem:
             fields = [int(x) for x in f.read().split()]
         return fields[2] * SECTOR, fields[6] * SECTOR
 
+    def describe(self):
+        """What the disk is, for a table's heading."""
+        if not self.bandwidth:
+            return "a loop device (direct I/O)"
+        return (f"a loop device (direct I/O) capped at {self.bandwidth // MIB} MiB/s for reads "
+                f"and for writes by the block throttle")
+
     def close(self):
         try:
             self.unmount()
         finally:
             if self.device:
                 subprocess.run(["losetup", "-d", self.device], check=False)
+            if self.throttled:
+                throttle(self.lower, 0)  # Before the device is free for anyone else.
+            if self.lower:
+                subprocess.run(["losetup", "-d", self.lower], check=False)
             subprocess.run(["rm", "-rf", self.work], check=False)
 
 
@@ -90,19 +162,56 @@ def own_memory_cgroup():
 
 class MemoryCgroup:
     """A v1 memory cgroup beside this process's own, limited to `limit` bytes. A child started
-    with preexec_fn=cgroup.enter runs in it, page cache included."""
+    with preexec_fn=cgroup.enter runs in it, page cache included.
+
+    As stormark's `memory_limit` does, the limit holds the page cache and the kernel's caches,
+    not the tool's own memory: a thread reads the cgroup's anonymous memory (memory.stat rss)
+    every FOLLOW seconds and sets the kernel's limit to `limit` plus that, in whole MiB
+    (agent/host/memory_cgroup.h, "What the limit holds"). Both tools then get the same cache,
+    whatever each keeps for itself."""
+
+    FOLLOW = 0.1
 
     def __init__(self, limit, tag):
+        self.limit = limit
         self.path = os.path.join(own_memory_cgroup(), f"bench-{tag}-{os.getpid()}")
         os.mkdir(self.path)
-        with open(os.path.join(self.path, "memory.limit_in_bytes"), "w") as f:
-            f.write(str(limit))
+        self.applied = None
+        self.set_limit(limit)
+        self.stop = threading.Event()
+        self.follower = threading.Thread(target=self.follow, daemon=True)
+        self.follower.start()
+
+    def set_limit(self, limit):
+        if limit == self.applied:
+            return
+        try:
+            with open(os.path.join(self.path, "memory.limit_in_bytes"), "w") as f:
+                f.write(str(limit))
+            self.applied = limit
+        except OSError:
+            pass  # The kernel could not reclaim down to it yet: the last limit holds.
+
+    def own_bytes(self):
+        with open(os.path.join(self.path, "memory.stat")) as f:
+            for line in f:
+                key, value = line.split()
+                if key == "rss":
+                    return int(value)
+        return 0
+
+    def follow(self):
+        while not self.stop.wait(self.FOLLOW):
+            own = -(-self.own_bytes() // MIB) * MIB
+            self.set_limit(self.limit + own)
 
     def enter(self):
         with open(os.path.join(self.path, "cgroup.procs"), "w") as f:
             f.write(str(os.getpid()))
 
     def close(self):
+        self.stop.set()
+        self.follower.join()
         # The pages the last run left are charged here; force_empty hands them back so that
         # rmdir does not have to wait for reclaim.
         try:

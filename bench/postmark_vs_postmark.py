@@ -6,7 +6,12 @@ same PostMark script, alternately (PostMark first in even rounds, stormark first
 REPEAT runs each.
 
     python3 bench/postmark_vs_postmark.py [--dir /var/tmp] [--disk 1G] [--limit 256M]
-                                          [--repeat 5] [--case NAME]... [--json FILE]
+                                          [--bandwidth 200M] [--repeat 5] [--case NAME]...
+                                          [--json FILE]
+
+The disk's reads and writes are capped at BANDWIDTH (bench/memlimited.py), as a real disk's are;
+`--bandwidth 0` uses the machine's disk as it is. For both tools the limit holds the caches and
+the tool's own memory comes on top.
 
 The invocations, on the mounted filesystem MNT:
     cd MNT && postmark SCRIPT                                               (in the cgroup)
@@ -109,6 +114,9 @@ def main():
     parser.add_argument("--limit", default="256M")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--case", action="append", choices=sorted(CASES))
+    parser.add_argument("--bandwidth", default="200M",
+                        help="cap the disk's reads and writes at this many bytes a second "
+                             "(e.g. 200M; 0: as fast as the machine's disk)")
     parser.add_argument("--settle", type=float, default=2.0,
                         help="seconds to pause before every measured run")
     parser.add_argument("--json", help="write the table as JSON here")
@@ -120,14 +128,16 @@ def main():
     limit = benchlib.parse_size(args.limit)
     cases = args.case or list(CASES)
 
+    bandwidth = benchlib.parse_size(args.bandwidth)
+    memlimited.raise_on_sigterm()
     cgroup = memlimited.MemoryCgroup(limit, "postmark")
     disk = None
     out = tempfile.mkdtemp(prefix="stormark-bench-postmark-out-")
     results = {}
     try:
-        disk = memlimited.LoopFilesystem(args.dir, benchlib.parse_size(args.disk))
-        print(f"postmark vs PostMark 1.53, memory limit {limit // MIB} MiB, fresh ext4 on a "
-              f"{benchlib.parse_size(args.disk) // MIB} MiB loop device (direct I/O) each run, "
+        disk = memlimited.LoopFilesystem(args.dir, benchlib.parse_size(args.disk), bandwidth)
+        print(f"postmark vs PostMark 1.53, memory limit {limit // MIB} MiB, fresh ext4 each run "
+              f"on {disk.describe()} of {benchlib.parse_size(args.disk) // MIB} MiB, "
               f"{args.repeat} runs each, alternating (spread = largest / smallest run)")
         print(f"{'case':<14}{'time':<9}{'postmark':>10}{'spread':>8}{'stormark':>10}"
               f"{'spread':>8}{'stormark/postmark':>19}   device read MiB, postmark / stormark")
@@ -160,7 +170,8 @@ def main():
         shutil.rmtree(out, ignore_errors=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"limit": limit, "repeat": args.repeat, "cases": results}, f, indent=1)
+            json.dump({"limit": limit, "repeat": args.repeat, "bandwidth": bandwidth,
+                       "cases": results}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -212,11 +212,45 @@ PhaseMemoryCgroup::PhaseMemoryCgroup(int version, std::string path, std::string 
                                      uint64_t limit, pid_t pid)
     : version_(version),
       path_(std::move(path)),
+      limit_file_(path_ + (version == 1 ? "/memory.limit_in_bytes" : "/memory.max")),
       home_(std::move(home)),
       limit_bytes_(limit),
-      pid_(pid) {}
+      pid_(pid),
+      applied_(limit) {}
 
 PhaseMemoryCgroup::~PhaseMemoryCgroup() { Leave().IgnoreError(); }
+
+uint64_t PhaseMemoryCgroup::OwnBytes() const {
+  return ReadCount(path_ + "/memory.stat", version_ == 1 ? "rss" : "anon");
+}
+
+uint64_t PhaseMemoryCgroup::EffectiveLimitBytes() const {
+  absl::MutexLock lock(&mu_);
+  return applied_;
+}
+
+void PhaseMemoryCgroup::Follow(absl::Duration interval) {
+  constexpr uint64_t kStep = uint64_t{1} << 20;
+  absl::MutexLock lock(&mu_);
+  while (!stop_) {
+    // Whole MiB, so that a few pages more or less do not rewrite the limit every round. A
+    // lower limit than the usage makes the kernel reclaim cache down to it, which is the point
+    // when the agent frees its own memory; a write the kernel refuses leaves the last limit.
+    const uint64_t own = (OwnBytes() + kStep - 1) / kStep * kStep;
+    const uint64_t want = limit_bytes_ + own;
+    if (want != applied_ && WriteFile(limit_file_, StrCat(want)) == 0) applied_ = want;
+    mu_.AwaitWithTimeout(absl::Condition(&stop_), interval);
+  }
+}
+
+void PhaseMemoryCgroup::StopFollowing() {
+  if (!follower_.joinable()) return;
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  follower_.join();
+}
 
 StatusOr<std::unique_ptr<PhaseMemoryCgroup>> PhaseMemoryCgroup::Enter(const SystemPaths& paths,
                                                                       std::string_view phase_id,
@@ -297,11 +331,17 @@ StatusOr<std::unique_ptr<PhaseMemoryCgroup>> PhaseMemoryCgroup::Enter(const Syst
   if (const int err = WriteFile(child + "/cgroup.procs", StrCat(pid)); err != 0) {
     return undo(Unusable(StrCat("cannot move the agent into ", child, ": ", ErrnoText(err))));
   }
-  return std::unique_ptr<PhaseMemoryCgroup>(
+  std::unique_ptr<PhaseMemoryCgroup> cgroup(
       new PhaseMemoryCgroup(member.version, child, home, held, pid));
+  if (options.exclude_own_memory) {
+    const absl::Duration interval = options.follow_interval;
+    cgroup->follower_ = std::thread([raw = cgroup.get(), interval] { raw->Follow(interval); });
+  }
+  return cgroup;
 }
 
 Status PhaseMemoryCgroup::Leave() {
+  StopFollowing();
   if (left_) return absl::OkStatus();
   if (const int err = WriteFile(home_ + "/cgroup.procs", StrCat(pid_)); err != 0) {
     return absl::InternalError(

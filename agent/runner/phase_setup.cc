@@ -94,7 +94,11 @@ StatusOr<HostFacts> EnterMemoryCgroup(const stormark::v1::PhaseSpec& spec,
         "target '", target->name, "' is on ", fs,
         ", whose files are memory the limit cannot reclaim (the kernel would kill the agent)"));
   } else {
-    cgroup = PhaseMemoryCgroup::Enter(paths, spec.phase_id(), limit);
+    // The limit holds the caches, not the agent's own memory; a command's programs stay under
+    // it (memory_cgroup.h, "What the limit holds").
+    PhaseMemoryCgroup::Options options;
+    options.exclude_own_memory = ProgramOf(spec) == nullptr;
+    cgroup = PhaseMemoryCgroup::Enter(paths, spec.phase_id(), limit, options);
   }
   if (cgroup.ok()) {
     setup->memory_cgroup = std::move(*cgroup);

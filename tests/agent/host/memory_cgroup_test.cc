@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -134,14 +136,21 @@ class MemoryCgroupRealTest : public TempDirTest {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to make cgroups";
   }
 
-  // A child that waits for a byte on a pipe, then writes `bytes` to `file` without syncing,
-  // then waits for another byte and exits.
-  pid_t StartWriter(const std::string& file, uint64_t bytes) {
+  // A child that waits for a byte on a pipe, then allocates and touches `own` bytes a MiB at
+  // a time (2 ms apart), then writes `bytes` to `file` without syncing, then waits for another
+  // byte and exits.
+  pid_t StartWriter(const std::string& file, uint64_t bytes, uint64_t own = 0) {
     if (pipe(go_) != 0 || pipe(done_) != 0) return -1;
     const pid_t pid = fork();
     if (pid == 0) {
       char c;
       if (read(go_[0], &c, 1) != 1) _exit(1);
+      for (uint64_t held = 0; held < own; held += kMiB) {
+        char* piece = static_cast<char*>(malloc(kMiB));
+        if (piece == nullptr) _exit(5);
+        memset(piece, 1, kMiB);
+        usleep(2000);
+      }
       const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       static char block[1 << 20];
       for (uint64_t done = 0; fd >= 0 && done < bytes; done += sizeof(block)) {
@@ -226,6 +235,44 @@ TEST_F(MemoryCgroupRealTest, AProcessInThePhasesCgroupHoldsNoMoreCacheThanTheLim
   EXPECT_THAT(ReadAll("/proc/" + std::to_string(pid) + "/cgroup"),
               ::testing::Not(HasSubstr("stormark-phase")));
   EXPECT_TRUE(cgroup.Leave().ok());  // Idempotent.
+  Signal();
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// With exclude_own_memory, the limit holds the cache and the process's own memory comes on top:
+// a process that allocates 96 MiB under a 64 MiB limit is not killed, and its file's cache is
+// still held to about 64 MiB.
+TEST_F(MemoryCgroupRealTest, TheProcessesOwnMemoryIsAddedToTheLimitAndTheCacheStillHeld) {
+  const std::string file = dir() + "/data";
+  const pid_t pid = StartWriter(file, 256 * kMiB, 96 * kMiB);
+  ASSERT_GT(pid, 0);
+  PhaseMemoryCgroup::Options options;
+  options.pid = pid;
+  options.exclude_own_memory = true;
+  options.follow_interval = absl::Milliseconds(10);
+  auto made = PhaseMemoryCgroup::Enter(SystemPaths(), "owntest", 64 * kMiB, options);
+  if (!made.ok() && absl::IsFailedPrecondition(made.status())) {
+    Signal();
+    Signal();
+    waitpid(pid, nullptr, 0);
+    GTEST_SKIP() << "no memory cgroup here: " << made.status().message();
+  }
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  PhaseMemoryCgroup& cgroup = **made;
+  EXPECT_EQ(cgroup.limit_bytes(), 64 * kMiB);
+  Signal();
+  AwaitWritten();
+  // The 96 MiB are the process's own: counted, and added to the kernel's limit.
+  EXPECT_GE(cgroup.OwnBytes(), 96 * kMiB);
+  EXPECT_GE(cgroup.EffectiveLimitBytes(), 160 * kMiB);
+  EXPECT_LE(cgroup.EffectiveLimitBytes(), 176 * kMiB);
+  // The file's cache is held to the limit (the follower rounds the own memory up to a MiB and
+  // trails it by a round).
+  EXPECT_LE(CachedBytes(file), 72 * kMiB);
+  EXPECT_GT(cgroup.LimitHits(), 0u);
+  ASSERT_TRUE(cgroup.Leave().ok());
   Signal();
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
