@@ -43,7 +43,7 @@ TOLERANCE = 0.15
 ATTEMPTS = 3
 REPEAT = 3
 MIB = 1 << 20
-BENCH_TIMEOUT = 1500
+BENCH_TIMEOUT = 900
 NOT_COMPARED = ("seq_stat", "ran_stat")  # +++++ in bonnie++ at the 1 GiB machine below
 # The machine the docs' 2026-12-04 table was measured on: a 1 GiB limit on the VM's own disk. At
 # the issue's 256 MiB limit on a 1 GiB disk capped at 200 MB/s (bench/bonnie_vs_bonnie.py's
