@@ -176,13 +176,15 @@ class MemoryCgroup:
         self.limit = limit
         self.path = os.path.join(own_memory_cgroup(), f"bench-{tag}-{os.getpid()}")
         os.mkdir(self.path)
-        self.applied = None
-        self.set_limit(limit)
+        with open(os.path.join(self.path, "memory.limit_in_bytes"), "w") as f:
+            f.write(str(limit))
+        self.applied = limit
         self.stop = threading.Event()
         self.follower = threading.Thread(target=self.follow, daemon=True)
         self.follower.start()
 
     def set_limit(self, limit):
+        """The follower's write: one the kernel refuses leaves the last limit."""
         if limit == self.applied:
             return
         try:

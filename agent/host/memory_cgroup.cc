@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "agent/host/sysinfo.h"
+#include "common/memory_estimate.h"
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/units.h"
@@ -236,8 +237,10 @@ void PhaseMemoryCgroup::Follow(absl::Duration interval) {
     // Whole MiB, so that a few pages more or less do not rewrite the limit every round. A
     // lower limit than the usage makes the kernel reclaim cache down to it, which is the point
     // when the agent frees its own memory; a write the kernel refuses leaves the last limit.
-    const uint64_t own = (OwnBytes() + kStep - 1) / kStep * kStep;
-    const uint64_t want = limit_bytes_ + own;
+    // Saturating: a limit near 2^64 (v2 reads "max" back as the number asked for) plus the
+    // agent's memory must not wrap to a small limit that would have the kernel kill the agent.
+    const uint64_t own = common::SaturatingAdd(OwnBytes(), kStep - 1) / kStep * kStep;
+    const uint64_t want = common::SaturatingAdd(limit_bytes_, own);
     if (want != applied_ && WriteFile(limit_file_, StrCat(want)) == 0) applied_ = want;
     mu_.AwaitWithTimeout(absl::Condition(&stop_), interval);
   }

@@ -9,8 +9,8 @@
 // phase at a time), and moves back after. Every page the phase's I/O brings into the page
 // cache, and every process a command phase starts, is then charged to the child. What was
 // charged before the move stays where it was: the agent's own memory, and pages another phase
-// left in the cache (use `cache: drop` to start without them). While the phase is held, the
-// agent's RPC threads allocate under the limit too; a few MiB.
+// left in the cache (use `cache: drop` to start without them). What the agent allocates while
+// the phase is held is charged to the child too, and added to its limit (below).
 //
 // What the limit holds. The limit stands for a machine's RAM as a page cache sees it: the
 // phase's page cache and the kernel's caches of its files (inodes, dentries). The agent's own

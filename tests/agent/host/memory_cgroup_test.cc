@@ -164,6 +164,15 @@ class MemoryCgroupRealTest : public TempDirTest {
     return pid;
   }
   void Signal() { ASSERT_EQ(write(go_[1], "g", 1), 1); }
+  // True when this host has no memory cgroup to use (Enter's FAILED_PRECONDITION); the writer
+  // `pid` is then let go and reaped, for the test to skip.
+  bool Unavailable(const common::StatusOr<std::unique_ptr<PhaseMemoryCgroup>>& made, pid_t pid) {
+    if (made.ok() || !absl::IsFailedPrecondition(made.status())) return false;
+    Signal();
+    Signal();
+    waitpid(pid, nullptr, 0);
+    return true;
+  }
   void AwaitWritten() {
     char c;
     ASSERT_EQ(read(done_[0], &c, 1), 1);
@@ -204,12 +213,7 @@ TEST_F(MemoryCgroupRealTest, AProcessInThePhasesCgroupHoldsNoMoreCacheThanTheLim
   PhaseMemoryCgroup::Options options;
   options.pid = pid;
   auto made = PhaseMemoryCgroup::Enter(SystemPaths(), "memtest", 64 * kMiB, options);
-  if (!made.ok() && absl::IsFailedPrecondition(made.status())) {
-    Signal();
-    Signal();
-    waitpid(pid, nullptr, 0);
-    GTEST_SKIP() << "no memory cgroup here: " << made.status().message();
-  }
+  if (Unavailable(made, pid)) GTEST_SKIP() << "no memory cgroup here: " << made.status().message();
   ASSERT_TRUE(made.ok()) << made.status().message();
   PhaseMemoryCgroup& cgroup = **made;
   EXPECT_EQ(cgroup.limit_bytes(), 64 * kMiB);
@@ -253,12 +257,7 @@ TEST_F(MemoryCgroupRealTest, TheProcessesOwnMemoryIsAddedToTheLimitAndTheCacheSt
   options.exclude_own_memory = true;
   options.follow_interval = absl::Milliseconds(10);
   auto made = PhaseMemoryCgroup::Enter(SystemPaths(), "owntest", 64 * kMiB, options);
-  if (!made.ok() && absl::IsFailedPrecondition(made.status())) {
-    Signal();
-    Signal();
-    waitpid(pid, nullptr, 0);
-    GTEST_SKIP() << "no memory cgroup here: " << made.status().message();
-  }
+  if (Unavailable(made, pid)) GTEST_SKIP() << "no memory cgroup here: " << made.status().message();
   ASSERT_TRUE(made.ok()) << made.status().message();
   PhaseMemoryCgroup& cgroup = **made;
   EXPECT_EQ(cgroup.limit_bytes(), 64 * kMiB);
