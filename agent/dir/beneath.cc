@@ -4,9 +4,11 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <string>
 
 namespace stormark::agent {
@@ -18,7 +20,15 @@ constexpr int kOpenat2Attempts = 16;
 // Whether a walk may go onto another filesystem than the one it starts on.
 enum class Mounts { kStay, kCross };
 
-int Openat2(int dir_fd, const std::string& name, int flags, mode_t mode, Mounts mounts) {
+int Openat2(int dir_fd, std::string_view name, int flags, mode_t mode, Mounts mounts) {
+  // NUL-terminated on the stack: a create in a timed loop allocates nothing.
+  char path[PATH_MAX];
+  if (name.size() >= sizeof(path)) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(path, name.data(), name.size());
+  path[name.size()] = '\0';
   open_how how{};
   how.flags = static_cast<uint64_t>(flags);
   how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
@@ -26,7 +36,7 @@ int Openat2(int dir_fd, const std::string& name, int flags, mode_t mode, Mounts 
                 (mounts == Mounts::kStay ? RESOLVE_NO_XDEV : 0);
   long fd = -1;
   for (int attempt = 0; attempt < kOpenat2Attempts; ++attempt) {
-    fd = syscall(SYS_openat2, dir_fd, name.c_str(), &how, sizeof(how));
+    fd = syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
     if (fd >= 0 || errno != EAGAIN) break;
   }
   return static_cast<int>(fd);
@@ -79,7 +89,7 @@ int Open(int dir_fd, std::string_view name, int flags, mode_t mode, Resolver res
     return -1;
   }
   if (resolver == Resolver::kOpenat2) {
-    const int fd = Openat2(dir_fd, std::string(name), flags, mode, mounts);
+    const int fd = Openat2(dir_fd, name, flags, mode, mounts);
     if (fd >= 0 || (errno != ENOSYS && errno != E2BIG)) return fd;
   }
   return Walk(dir_fd, name, flags, mode, mounts);

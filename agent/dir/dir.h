@@ -14,12 +14,14 @@
 //     symbolic link followed in any component, and never on another filesystem (openat2's
 //     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV, or
 //     O_NOFOLLOW per component where the kernel has no openat2).
-//   - Every descriptor is checked with fstat before use: a regular file (or directory) on the
-//     target's filesystem, with one link, and the very inode this phase created under that
-//     name. Anything else fails the call with one line naming the file and what it is.
+//   - A file is made by an exclusive create (O_CREAT | O_EXCL), which opens nothing that was in
+//     place. Every other descriptor, and every Stat, is checked: a regular file (or directory)
+//     on the target's filesystem, with one link, and the very inode this phase saw first under
+//     that name. Anything else fails the call with one line naming the file and what it is.
 //   - A phase reaches only what it created: opening, listing or removing anything else is
-//     NOT_FOUND. Removal is unlinkat below the phase directory's descriptor; it never follows
-//     a link and never leaves the phase directory.
+//     NOT_FOUND. Removal is one unlinkat of the name below its parent's descriptor (as an
+//     unlink is one call): it follows no link, removes no directory, frees no data another
+//     name holds, and never leaves the phase directory.
 //
 // File calls return what the system call would: a byte count or 0, or -errno. They are
 // cheap to call in a timed loop (one virtual call over the system call).
@@ -137,6 +139,11 @@ class Dir {
   virtual common::StatusOr<FileInfo> Stat(std::string_view name) = 0;
   // Bytes free to an unprivileged user on the phase directory's filesystem, if known.
   virtual std::optional<uint64_t> FreeBytes() = 0;
+
+  // A hint before a timed loop: about `count` more files are about to be created, so that the
+  // Dir's own table of names grows once, now, not in the middle of the loop. The caller has
+  // counted their memory (common/memory_estimate.h).
+  virtual void ExpectFiles(uint64_t count) {}
 
   // From now on, Cleanup also removes what others wrote in the phase directory (a command's
   // output), without following symbolic links or entering other filesystems.

@@ -50,6 +50,7 @@ class FaultDir final : public Dir {
   common::Status SyncFilesystem() override;
   common::StatusOr<FileInfo> Stat(std::string_view name) override { return base_->Stat(name); }
   std::optional<uint64_t> FreeBytes() override { return base_->FreeBytes(); }
+  void ExpectFiles(uint64_t count) override { base_->ExpectFiles(count); }
   void AdoptContents() override { base_->AdoptContents(); }
   CleanupReport Cleanup() override { return base_->Cleanup(); }
   int fd() const override { return base_->fd(); }

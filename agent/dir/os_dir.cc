@@ -139,7 +139,8 @@ OsDir::OsDir(std::string target_name, std::string target_path, Fd target_fd, std
       dev_(phase.st_dev),
       phase_ino_(phase.st_ino),
       owner_(phase.st_uid),
-      resolver_(resolver) {}
+      resolver_(resolver),
+      blksize_(phase.st_blksize > 0 ? phase.st_blksize : BUFSIZ) {}
 
 OsDir::~OsDir() { Cleanup(); }
 
@@ -190,46 +191,55 @@ StatusOr<Fd> OsDir::OpenDirFd(std::string_view dir) const {
 
 StatusOr<int> OsDir::DirFd(std::string_view dir) {
   if (dir.empty()) return phase_fd_.get();
-  if (kept_dir_fd_.get() >= 0 && kept_dir_ == dir) return kept_dir_fd_.get();
+  if (auto it = kept_dirs_.find(absl::string_view(dir.data(), dir.size()));
+      it != kept_dirs_.end()) {
+    return it->second.get();
+  }
   ASSIGN_OR_RETURN(Fd fd, OpenDirFd(dir));
-  kept_dir_ = std::string(dir);
-  kept_dir_fd_ = std::move(fd);
-  return kept_dir_fd_.get();
+  if (kept_dirs_.size() >= kKeptDirs) kept_dirs_.clear();
+  const int kept = fd.get();
+  kept_dirs_.emplace(std::string(dir), std::move(fd));
+  return kept;
 }
 
 void OsDir::ForgetDirFd(std::string_view dir) {
-  if (kept_dir_fd_.get() < 0) return;
-  if (kept_dir_ == dir || (kept_dir_.size() > dir.size() && kept_dir_.starts_with(dir) &&
-                           kept_dir_[dir.size()] == '/')) {
-    kept_dir_fd_ = Fd();
-    kept_dir_.clear();
-  }
+  absl::erase_if(kept_dirs_, [dir](const auto& entry) {
+    const std::string& kept = entry.first;
+    return kept == dir ||
+           (kept.size() > dir.size() && kept.starts_with(dir) && kept[dir.size()] == '/');
+  });
 }
 
-StatusOr<Fd> OsDir::OpenChecked(std::string_view name, int flags, mode_t mode,
-                                const ino_t* expected, std::string_view what, ino_t* ino,
-                                blksize_t* blksize) const {
+StatusOr<Fd> OsDir::OpenChecked(std::string_view name, int flags, mode_t mode, ino_t* known,
+                                std::string_view what, blksize_t* blksize) {
+  ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
   // O_NONBLOCK: opening a FIFO or a device put in our place must not block or act; the
   // descriptor is refused below before anything reads or writes it. An exclusive create opens
   // nothing that was in place (it fails on any name that exists, a FIFO or a symlink too), so it
   // needs neither O_NONBLOCK nor the fcntl that takes it off again.
   const bool exclusive = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
-  Fd fd(OpenBeneath(phase_fd_.get(), name, flags | O_NOCTTY | (exclusive ? 0 : O_NONBLOCK), mode,
-                    resolver_));
+  Fd fd(OpenBeneath(parent, PhaseNames::Base(name), flags | O_NOCTTY | (exclusive ? 0 : O_NONBLOCK),
+                    mode, resolver_));
   if (fd.get() < 0) return Errno(what, name, errno, flags);
+  if (blksize != nullptr) *blksize = blksize_;
+  // What O_EXCL made is a new regular file in the checked parent, the agent's, with one link:
+  // an fstat would tell nothing more than its inode, which the first call to stat it learns.
+  if (exclusive) return fd;
   struct stat st;
   if (fstat(fd.get(), &st) != 0) return Errno("stat", name, errno);
   if (!S_ISREG(st.st_mode)) return NotOurs(name, KindOf(st.st_mode));
   if (st.st_dev != dev_) return NotOurs(name, "on another filesystem");
-  if (expected != nullptr && st.st_ino != *expected) return NotOurs(name, "another file");
+  if (known != nullptr && *known != PhaseNames::kNotSeen && st.st_ino != *known) {
+    return NotOurs(name, "another file");
+  }
   // A second link would make a write here a write to someone else's file.
   if (st.st_nlink != 1 || st.st_uid != owner_) {
     return NotOurs(name, StrCat("a file with ", st.st_nlink, " links owned by uid ", st.st_uid));
   }
-  if (ino != nullptr) *ino = st.st_ino;
+  if (known != nullptr) *known = st.st_ino;
   if (blksize != nullptr) *blksize = st.st_blksize;
   // Off again (io_uring would answer EAGAIN on a non-blocking file); F_SETFL sets these only.
-  if (!exclusive && fcntl(fd.get(), F_SETFL, flags & (O_APPEND | O_DIRECT)) != 0) {
+  if (fcntl(fd.get(), F_SETFL, flags & (O_APPEND | O_DIRECT)) != 0) {
     return Errno(what, name, errno);
   }
   return fd;
@@ -237,63 +247,69 @@ StatusOr<Fd> OsDir::OpenChecked(std::string_view name, int flags, mode_t mode,
 
 StatusOr<std::unique_ptr<File>> OsDir::CreateFile(std::string_view name, int flags) {
   const int caller = CallerFlags(flags);
-  const ino_t* known = names_.File(name);
-  blksize_t blksize = BUFSIZ;
-  if (known != nullptr) {
+  blksize_t blksize = blksize_;
+  auto [known, added] = names_.FindOrAddFile(name);
+  if (!added) {
     // Created before: the same inode, emptied, as O_TRUNC would (which is not given to open,
     // so that nothing is emptied before it is known to be ours).
     const int access = (caller & O_ACCMODE) == O_RDONLY ? (caller & ~O_ACCMODE) | O_RDWR : caller;
-    StatusOr<Fd> fd = OpenChecked(name, access, 0, known, "create", nullptr, &blksize);
+    StatusOr<Fd> fd = OpenChecked(name, access, 0, known, "create", &blksize);
     if (fd.ok()) {
       if (ftruncate(fd->get(), 0) != 0) return Errno("truncate", name, errno);
       if (access != caller) {
-        // Asked for read-only: reopen so, through the descriptor's own, checked, inode.
+        // Asked for read-only: reopen so, checked again to be the inode just emptied.
         ASSIGN_OR_RETURN(Fd again, OpenChecked(name, caller, 0, known, "open"));
         return std::unique_ptr<File>(new OsFile(again.Release(), blksize));
       }
       return std::unique_ptr<File>(new OsFile(fd->Release(), blksize));
     }
     if (!absl::IsNotFound(fd.status())) return fd.status();
-    names_.RemoveFile(name);  // Gone (removed by hand): made anew below.
+    *known = PhaseNames::kNotSeen;  // Gone (removed by hand): made anew below.
   }
-  RETURN_IF_ERROR(names_.CheckNew(name));
-  ino_t ino = 0;
-  ASSIGN_OR_RETURN(
-      Fd fd, OpenChecked(name, caller | O_CREAT | O_EXCL, 0600, nullptr, "create", &ino, &blksize));
-  names_.AddFile(name, ino);
-  return std::unique_ptr<File>(new OsFile(fd.Release(), blksize));
+  Status made = names_.CheckNew(name);
+  StatusOr<Fd> fd = made.ok()
+                        ? OpenChecked(name, caller | O_CREAT | O_EXCL, 0600, nullptr, "create")
+                        : StatusOr<Fd>(made);
+  if (!fd.ok()) {
+    names_.RemoveFile(name);
+    return fd.status();
+  }
+  return std::unique_ptr<File>(new OsFile(fd->Release(), blksize));
 }
 
 StatusOr<std::unique_ptr<File>> OsDir::OpenFile(std::string_view name, int flags) {
-  const ino_t* known = names_.File(name);
+  ino_t* known = names_.File(name);
   if (known == nullptr) {
     return absl::NotFoundError(StrCat("file '", name, "' was not created by this phase"));
   }
-  blksize_t blksize = BUFSIZ;
-  ASSIGN_OR_RETURN(Fd fd,
-                   OpenChecked(name, CallerFlags(flags), 0, known, "open", nullptr, &blksize));
+  blksize_t blksize = blksize_;
+  ASSIGN_OR_RETURN(Fd fd, OpenChecked(name, CallerFlags(flags), 0, known, "open", &blksize));
   return std::unique_ptr<File>(new OsFile(fd.Release(), blksize));
 }
 
 Status OsDir::RemoveFile(std::string_view name) {
-  const ino_t* known = names_.File(name);
-  if (known == nullptr) {
+  const std::optional<ino_t> known = names_.TakeFile(name);  // Put back unless removed.
+  if (!known) {
     return absl::NotFoundError(StrCat("file '", name, "' was not created by this phase"));
   }
-  const ino_t expected = *known;
-  ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
+  // One unlinkat of the name below its parent's checked descriptor, as bonnie++'s and
+  // PostMark's delete is one unlink. unlinkat follows no link, removes no directory (EISDIR),
+  // crosses no mount (EBUSY), and frees no data another name still holds: whatever was put in
+  // the phase's place (which only the agent's user can do: the phase directory is its own,
+  // mode 0700), what is removed is that name, in the phase's own directory, and nothing it
+  // points to. A stat before it would cost a call per file that bonnie++ does not make.
+  StatusOr<int> parent = DirFd(PhaseNames::Parent(name));
+  if (!parent.ok()) {
+    names_.AddFile(name, *known);
+    return parent.status();
+  }
   const CName base(PhaseNames::Base(name));
-  struct stat st;
-  if (fstatat(parent, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (unlinkat(*parent, base.c_str(), 0) != 0) {
     const int err = errno;
-    if (err == ENOENT) names_.RemoveFile(name);
+    if (err != ENOENT) names_.AddFile(name, *known);  // Still there: still the phase's.
+    if (err == EISDIR) return NotOurs(name, "a directory");
     return Errno("remove", name, err);
   }
-  if (st.st_ino != expected || !S_ISREG(st.st_mode)) {
-    return NotOurs(name, S_ISREG(st.st_mode) ? "another file" : KindOf(st.st_mode));
-  }
-  if (unlinkat(parent, base.c_str(), 0) != 0) return Errno("remove", name, errno);
-  names_.RemoveFile(name);
   return absl::OkStatus();
 }
 
@@ -361,7 +377,7 @@ Status OsDir::SyncFilesystem() {
 }
 
 StatusOr<FileInfo> OsDir::Stat(std::string_view name) {
-  const ino_t* file = names_.File(name);
+  ino_t* file = names_.File(name);
   const ino_t* dir = file == nullptr ? names_.Directory(name) : nullptr;
   if (file == nullptr && dir == nullptr) {
     return absl::NotFoundError(StrCat("'", name, "' was not created by this phase"));
@@ -369,7 +385,7 @@ StatusOr<FileInfo> OsDir::Stat(std::string_view name) {
   // One fstatat below the checked parent, as stat(2) is one call: a link is stat'ed as the
   // link (refused below), and a mount over the name shows as another filesystem.
   ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
-  const std::string base(PhaseNames::Base(name));
+  const CName base(PhaseNames::Base(name));
   struct stat st;
   if (fstatat(parent, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     return Errno("stat", name, errno);
@@ -378,7 +394,14 @@ StatusOr<FileInfo> OsDir::Stat(std::string_view name) {
   if ((file != nullptr && !S_ISREG(st.st_mode)) || (dir != nullptr && !is_dir)) {
     return NotOurs(name, KindOf(st.st_mode));
   }
-  if (st.st_ino != (file != nullptr ? *file : *dir) || st.st_dev != dev_) {
+  if (st.st_dev != dev_) return NotOurs(name, "on another filesystem");
+  if (file != nullptr && *file == PhaseNames::kNotSeen) {
+    // First seen now (an exclusive create does not stat): from here on, the phase's file.
+    if (st.st_nlink != 1 || st.st_uid != owner_) {
+      return NotOurs(name, StrCat("a file with ", st.st_nlink, " links owned by uid ", st.st_uid));
+    }
+    *file = st.st_ino;
+  } else if (st.st_ino != (file != nullptr ? *file : *dir)) {
     return NotOurs(name, is_dir ? "another directory" : "another file");
   }
   FileInfo info;
@@ -395,8 +418,7 @@ std::optional<uint64_t> OsDir::FreeBytes() {
 
 CleanupReport OsDir::Cleanup() {
   CleanupReport report;
-  kept_dir_fd_ = Fd();  // Cleanup opens each directory afresh, checked again.
-  kept_dir_.clear();
+  kept_dirs_.clear();  // Cleanup opens each directory afresh, checked again.
   if (phase_dir_removed_) return report;
   auto leave = [&](std::string_view name, std::string_view why) {
     report.left.push_back(StrCat(name.empty() ? phase_name_ : name, ": ", why));
@@ -423,7 +445,7 @@ CleanupReport OsDir::Cleanup() {
       if (errno != ENOENT) leave(name, std::strerror(errno));
       continue;  // Already gone: nothing to do.
     }
-    if (st.st_ino != ino || !S_ISREG(st.st_mode)) {
+    if ((ino != PhaseNames::kNotSeen && st.st_ino != ino) || !S_ISREG(st.st_mode)) {
       leave(name, StrCat("replaced by ", KindOf(st.st_mode), " this phase did not create"));
       continue;
     }

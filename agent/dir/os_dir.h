@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "agent/dir/beneath.h"
 #include "agent/dir/dir.h"
 #include "agent/dir/phase_names.h"
@@ -40,6 +41,7 @@ class OsDir final : public Dir {
   common::Status SyncFilesystem() override;
   common::StatusOr<FileInfo> Stat(std::string_view name) override;
   std::optional<uint64_t> FreeBytes() override;
+  void ExpectFiles(uint64_t count) override { names_.ReserveFiles(count); }
   void AdoptContents() override { adopt_contents_ = true; }
   CleanupReport Cleanup() override;
   int fd() const override { return phase_fd_.get(); }
@@ -54,18 +56,20 @@ class OsDir final : public Dir {
   // it), checked to be the one the phase made.
   common::StatusOr<Fd> OpenDirFd(std::string_view dir) const;
   // The same directory as a borrowed descriptor, valid until the next call: the phase
-  // directory's own for "", else the last subdirectory asked for, kept open, so that a test
-  // walking one directory's files (bonnie's, PostMark's) opens and checks it once, not once
-  // per file. A descriptor keeps meaning the directory the phase made, wherever it is moved.
+  // directory's own for "", else the subdirectory's, kept open (up to kKeptDirs of them), so
+  // that a test walking its directories' files (bonnie's, PostMark's) opens and checks each
+  // directory once, not once per file. A descriptor keeps meaning the directory the phase made,
+  // wherever it is moved.
   common::StatusOr<int> DirFd(std::string_view dir);
-  // Closes the kept descriptor if it is `dir` or below it (before `dir` is removed).
+  // Closes the kept descriptors of `dir` and of what is below it (before `dir` is removed).
   void ForgetDirFd(std::string_view dir);
-  // Opens `name` beneath the phase directory and checks what it got: a regular file on the
-  // target's filesystem with one link, owned by the agent, and inode `*expected` if given.
-  // Sets `*ino` and `*blksize` (if given) to the inode opened and its st_blksize.
-  common::StatusOr<Fd> OpenChecked(std::string_view name, int flags, mode_t mode,
-                                   const ino_t* expected, std::string_view what,
-                                   ino_t* ino = nullptr, blksize_t* blksize = nullptr) const;
+  // Opens `name` by its last component beneath its parent's kept descriptor. An exclusive
+  // create (O_CREAT | O_EXCL) is a new regular file of the agent's, with one link, by
+  // construction, and is not stat'ed. Anything else is checked with fstat: a regular file on the
+  // target's filesystem with one link, owned by the agent, and inode `*known` if that is not
+  // PhaseNames::kNotSeen (which the inode opened then replaces). Sets `*blksize` if given.
+  common::StatusOr<Fd> OpenChecked(std::string_view name, int flags, mode_t mode, ino_t* known,
+                                   std::string_view what, blksize_t* blksize = nullptr);
   // The error for a descriptor (or an open's errno) that is not what the phase made.
   common::Status NotOurs(std::string_view name, std::string_view is) const;
   common::Status Errno(std::string_view what, std::string_view name, int err, int flags = 0) const;
@@ -79,9 +83,11 @@ class OsDir final : public Dir {
   const ino_t phase_ino_;
   const uid_t owner_;
   const Resolver resolver_;
+  const blksize_t blksize_;  // The phase directory's st_blksize: its filesystem's.
   PhaseNames names_;
-  std::string kept_dir_;  // The subdirectory kept_dir_fd_ is (DirFd).
-  Fd kept_dir_fd_;
+  // Subdirectories' descriptors kept open by DirFd, by name; emptied when full.
+  static constexpr size_t kKeptDirs = 64;
+  absl::flat_hash_map<std::string, Fd> kept_dirs_;
   bool adopt_contents_ = false;
   bool phase_dir_removed_ = false;
 };

@@ -30,6 +30,11 @@ const ino_t* PhaseNames::File(std::string_view name) const {
   return it == files_.end() ? nullptr : &it->second;
 }
 
+ino_t* PhaseNames::File(std::string_view name) {
+  auto it = files_.find(Key(name));
+  return it == files_.end() ? nullptr : &it->second;
+}
+
 const ino_t* PhaseNames::Directory(std::string_view name) const {
   auto it = dirs_.find(Key(name));
   return it == dirs_.end() ? nullptr : &it->second;

@@ -10,7 +10,9 @@
 #include <sys/types.h>
 
 #include <string>
+#include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -21,18 +23,37 @@ namespace stormark::agent {
 
 class PhaseNames {
  public:
+  // A file's identity before anything has looked at it (no filesystem gives a file inode 0).
+  static constexpr ino_t kNotSeen = 0;
+
   // INVALID_ARGUMENT unless `name` may be created: valid components, a known parent.
   common::Status CheckNew(std::string_view name) const;
 
   // The identity a file or directory was created with, or nullptr when the phase holds no
   // such name. The pointer is good until the next Add*: the maps move their entries as they
-  // grow.
+  // grow. A file's identity is kNotSeen until a call that stats it first sees it (OsDir's
+  // exclusive create makes a new file without a stat); the caller then stores what it saw.
   const ino_t* File(std::string_view name) const;
+  ino_t* File(std::string_view name);
   const ino_t* Directory(std::string_view name) const;
   // `dir` is "" (the phase directory) or a directory the phase created.
   bool IsDirectory(std::string_view dir) const { return dir.empty() || Directory(dir); }
 
   void AddFile(std::string_view name, ino_t id) { files_.insert_or_assign(Key(name), id); }
+  // Room for `count` more files without growing.
+  void ReserveFiles(size_t count) { files_.reserve(files_.size() + count); }
+  // One lookup where a timed loop would make two: the identity of `name`, added as kNotSeen if
+  // the phase held no such file, and whether it was added.
+  std::pair<ino_t*, bool> FindOrAddFile(std::string_view name) {
+    auto [it, added] = files_.try_emplace(Key(name), kNotSeen);
+    return {&it->second, added};
+  }
+  // Takes `name` out and returns its identity, or nullopt when the phase holds no such file.
+  std::optional<ino_t> TakeFile(std::string_view name) {
+    auto node = files_.extract(Key(name));
+    if (node.empty()) return std::nullopt;
+    return node.mapped();
+  }
   void AddDirectory(std::string_view name, ino_t id) { dirs_.insert_or_assign(Key(name), id); }
   void RemoveFile(std::string_view name) { files_.erase(Key(name)); }
   void RemoveDirectory(std::string_view name) { dirs_.erase(Key(name)); }

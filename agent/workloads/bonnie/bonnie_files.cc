@@ -133,6 +133,7 @@ StatusOr<Measurement> BonnieFileTests::Create(bool random_names) {
     }
   }
 
+  target_->ExpectFiles(names_.size());
   const uint64_t range = params_.file_max_bytes - params_.file_min_bytes;
   const uint32_t piece = params_.file_chunk_size;
   TestMeter meter(test, ctx_.clock, recorder_);

@@ -147,6 +147,7 @@ Status PostmarkWorkload::Run(RunContext& ctx) {
   }
   clock_ = &ctx.clock;
   recorder_ = ctx.recorders.Add();
+  target_->ExpectFiles(params_.number);  // The pool's: PostMark's own table is sized so too.
 
   cpu_start_ = common::ProcessCpuTimes();
   start_ = clock_->MonotonicNanos();

@@ -296,7 +296,9 @@ TEST_P(OsDirTest, ATargetDirectorySwappedAfterItWasOpenedChangesNothing) {
   rename(moved.c_str(), target_.c_str());
 }
 
-TEST_P(OsDirTest, AFileReplacedByASymlinkIsRefusedEverywhere) {
+// Opening, creating over or stat'ing the link is refused; removing the name removes the link
+// (unlinkat never follows one), not what it points to.
+TEST_P(OsDirTest, AFileReplacedByASymlinkIsNeverFollowed) {
   auto d = MustCreate("p1");
   ASSERT_NE(d, nullptr);
   Touch(*d, "precious");
@@ -310,11 +312,44 @@ TEST_P(OsDirTest, AFileReplacedByASymlinkIsRefusedEverywhere) {
   EXPECT_THAT(opened.status().message(), HasSubstr("target 'scratch'"));
   EXPECT_FALSE(d->CreateFile("precious", O_WRONLY).ok());
   EXPECT_FALSE(d->Stat("precious").ok());
-  EXPECT_FALSE(d->RemoveFile("precious").ok());
+  // Cleanup does stat first, and leaves the link, reported.
   CleanupReport report = d->Cleanup();
   ASSERT_FALSE(report.left.empty());
   EXPECT_THAT(report.left[0], HasSubstr("precious: replaced by a symbolic link"));
   ExpectVictimUnchanged();
+  unlink(d->Describe("precious").c_str());
+}
+
+TEST_P(OsDirTest, RemovingAFileReplacedByALinkRemovesTheLinkOnly) {
+  auto d = MustCreate("p1");
+  ASSERT_NE(d, nullptr);
+  Touch(*d, "sym");
+  Touch(*d, "hard");
+  ASSERT_EQ(unlink(d->Describe("sym").c_str()), 0);
+  ASSERT_EQ(symlink((victim_ + "/precious").c_str(), d->Describe("sym").c_str()), 0);
+  ASSERT_EQ(unlink(d->Describe("hard").c_str()), 0);
+  ASSERT_EQ(link((victim_ + "/precious").c_str(), d->Describe("hard").c_str()), 0);
+  EXPECT_TRUE(d->RemoveFile("sym").ok());
+  EXPECT_TRUE(d->RemoveFile("hard").ok());
+  EXPECT_THAT(ListDir(d->Describe("")), IsEmpty());
+  struct stat st;
+  ASSERT_EQ(stat((victim_ + "/precious").c_str(), &st), 0);
+  EXPECT_EQ(st.st_nlink, 1u);
+  ExpectVictimUnchanged();
+}
+
+// A directory put in a file's place is not removed.
+TEST_P(OsDirTest, RemovingAFileReplacedByADirectoryIsRefused) {
+  auto d = MustCreate("p1");
+  ASSERT_NE(d, nullptr);
+  Touch(*d, "f");
+  ASSERT_EQ(unlink(d->Describe("f").c_str()), 0);
+  ASSERT_EQ(mkdir(d->Describe("f").c_str(), 0700), 0);
+  const common::Status removed = d->RemoveFile("f");
+  EXPECT_EQ(removed.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(removed.message(), HasSubstr("is a directory"));
+  EXPECT_EQ(access(d->Describe("f").c_str(), F_OK), 0);
+  rmdir(d->Describe("f").c_str());
 }
 
 // A second name for the victim, in place of the phase's file: writing or truncating it would
@@ -344,24 +379,23 @@ TEST_P(OsDirTest, ANameTakenBeforeItIsCreatedIsRefused) {
   ExpectVictimUnchanged();
 }
 
+// A subdirectory swapped before any of its files was reached: resolving it meets the link.
 TEST_P(OsDirTest, ASubdirectoryReplacedByASymlinkIsNotEntered) {
   auto d = MustCreate("p1");
   ASSERT_NE(d, nullptr);
   ASSERT_TRUE(d->CreateDirectory("d").ok());
-  Touch(*d, "d/precious");
   const std::string sub = d->Describe("d");
   ASSERT_EQ(rename(sub.c_str(), (dir() + "/moved-sub").c_str()), 0);
   ASSERT_EQ(symlink(victim_.c_str(), sub.c_str()), 0);
 
-  EXPECT_FALSE(d->CreateFile("d/new", O_WRONLY).ok());
-  EXPECT_FALSE(d->OpenFile("d/precious", O_RDWR).ok());
-  EXPECT_FALSE(d->RemoveFile("d/precious").ok());
+  EXPECT_FALSE(d->CreateFile("d/precious", O_WRONLY).ok());
   EXPECT_FALSE(d->List("d").ok());
   EXPECT_FALSE(d->CreateDirectory("d/e").ok());
   CleanupReport report = d->Cleanup();
   EXPECT_FALSE(report.left.empty());
   ExpectVictimUnchanged();
   unlink(sub.c_str());
+  rmdir((dir() + "/moved-sub").c_str());
 }
 
 TEST_P(OsDirTest, AKeptSubdirectoryDescriptorStaysWithTheDirectoryThePhaseMade) {
@@ -376,13 +410,15 @@ TEST_P(OsDirTest, AKeptSubdirectoryDescriptorStaysWithTheDirectoryThePhaseMade) 
   ASSERT_EQ(rename(sub.c_str(), moved.c_str()), 0);
   ASSERT_EQ(symlink(victim_.c_str(), sub.c_str()), 0);
 
-  // What goes through the kept descriptor acts on the phase's own directory, moved or not;
-  // what resolves the name anew meets the link and is refused. Neither reaches the victim.
+  // What goes through the kept descriptor acts on the phase's own directory, moved or not, as
+  // the phase directory's does; what resolves the name anew meets the link and is refused.
+  // Neither reaches the victim.
   EXPECT_TRUE(d->Stat("d/b").ok());
   EXPECT_TRUE(d->RemoveFile("d/a").ok());
   EXPECT_NE(access((moved + "/b").c_str(), F_OK), -1);
   EXPECT_EQ(access((moved + "/a").c_str(), F_OK), -1);
-  EXPECT_FALSE(d->CreateFile("d/new", O_WRONLY).ok());
+  Touch(*d, "d/new");
+  EXPECT_NE(access((moved + "/new").c_str(), F_OK), -1);
   // Removing the directory drops the kept descriptor: it is not used for a new "d".
   EXPECT_FALSE(d->RemoveDirectory("d").ok());
   EXPECT_FALSE(d->Stat("d/b").ok());
