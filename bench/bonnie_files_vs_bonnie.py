@@ -5,9 +5,10 @@ directory, same parameters, in the same run.
 Each case runs bonnie++ and stormark alternately, REPEAT times each, and prints for every file
 test (sequential and random create, stat and delete) the median files/s of both tools, their
 ratio, and each tool's spread (largest / smallest run). This is what the agent's file-safety
-seam costs: every file stormark creates is opened with openat2 below the phase directory's
-descriptor and checked with fstat, every stat is an fstatat below it and every delete an
-unlinkat, where bonnie++ uses plain paths.
+seam costs: both tools make the same system calls per file (an open and a close per create, a
+stat per stat, an unlink per delete), stormark's below the phase directory's descriptors
+(openat2, fstatat, unlinkat) where bonnie++ uses names below its working directory, and
+stormark looks each name up in the phase's table of the names it created.
 
     python3 bench/bonnie_files_vs_bonnie.py [--dir /var/tmp] [--files 64] [--repeat 5]
 

@@ -12,21 +12,22 @@ The invocations (no data-file tests; 128 x 1024 empty files in one directory):
     bonnie++ -d DIR -s 0 -n 128 -u root -q
     stormark run --workload bonnie --dir DIR --set io=false --set files=128 --csv C
 
-Measured on this VM (bench/bonnie_files_vs_bonnie.py, 3 alternating runs each, 2026-12-02),
-files/s, median (spread), stormark / bonnie++:
-    seq_create  bonnie++ 56180 (1.16x)  ours 51144 (1.04x)  0.91
-    seq_del     bonnie++ 56231 (1.07x)  ours 48835 (1.04x)  0.87
-    ran_create  bonnie++ 55913 (1.01x)  ours 51071 (1.03x)  0.91
-    ran_del     bonnie++ 45037 (1.14x)  ours 41264 (1.18x)  0.92
+Measured on this VM (bench/bonnie_files_vs_bonnie.py --files 128 --repeat 5, on a journaled ext4
+on a loop device, commit 4e27bc9, 2026-12-06), files/s, median (spread), stormark / bonnie++:
+    seq_create  bonnie++ 58443 (1.25x)  ours 57039 (1.26x)  0.98
+    seq_del     bonnie++ 47159 (1.14x)  ours 42106 (1.07x)  0.89
+    ran_create  bonnie++ 57858 (1.08x)  ours 53294 (1.07x)  0.92
+    ran_del     bonnie++ 37344 (1.11x)  ours 35110 (1.20x)  0.94
 Both stat tests take under 0.5 s at this size (+++++ in both tools) and are only checked to be
-too fast in both. Ours is 8-13% slower: each create is an openat2 below the phase directory
-checked with fstat, each delete an unlinkat below it, where bonnie++ uses plain paths.
+too fast in both. Both tools make the same system calls per file now (perf trace -s: an open and
+a close per create, a stat per stat, an unlink per delete); ours are openat2 and unlinkat below
+the phase directory's descriptors where bonnie++ uses plain names below its working directory,
+and ours look each name up in the phase's table of names.
 
 FACTOR = 1.35: the medians (2 runs each) must be within 1.35x of each other, either way. That is
-above the 1.15x measured and each tool's spread (up to 1.18x), and still fails a 2x error.
+above the 1.12x measured and each tool's spread (up to 1.26x), and still fails a 2x error.
 
-The per-character tests are not compared: ours go through stdio (bonnie++ 1.0x's putc/getc),
-bonnie++ 2.00 makes one system call per byte, so the figures differ by design.
+The data-file and per-character tests are compared in integration.memory_limited_agreement.
 """
 
 import os
