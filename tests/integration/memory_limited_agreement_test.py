@@ -59,8 +59,8 @@ NOT_COMPARED = ("seq_create", "ran_create", "seq_stat", "ran_stat")  # See the d
 # The machine the docs' 2026-12-04 table was measured on: a 1 GiB limit on the VM's own disk. At
 # the issue's 256 MiB limit on a 1 GiB disk capped at 200 MB/s (bench/bonnie_vs_bonnie.py's
 # defaults now) the data-file tests agree within 2-5%, but the file tests read 0.80 of bonnie++'s
-# (docs/performance.md), and on 2026-12-06 the kernel's OOM killer killed the agent in one of two runs
-# there: the phase cgroup held 232 MiB of kernel memory (the inodes and dentries of the file
+# (docs/performance.md), and on 2026-12-06 the kernel's OOM killer killed the agent in one of two
+# runs there: the phase cgroup held 232 MiB of kernel memory (the inodes and dentries of the file
 # tests) that an allocation inside ext4 (GFP_NOFS) could not reclaim. This test moves to that
 # machine when both are found.
 BONNIE_MACHINE = ("--limit", "1G", "--disk", "3G", "--bandwidth", "0", "--char-size", "4M")
