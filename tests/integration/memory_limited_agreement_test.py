@@ -19,12 +19,11 @@ any run. Every count of the two PostMark reports must be equal; the script stops
 Why the create and stat tests are not compared (issue 21 stays open on them): at this test's
 256 x 1024 files in one directory, stormark's creates read 0.77-0.86 of bonnie++'s and its stats
 0.70-0.84 (2026-12-06, 3 rounds: seq_create 0.77, ran_create 0.86, seq_stat 0.72, ran_stat
-0.84), outside 15%. Both tools make the same system calls per file (perf trace -s), and the
-kernel time of each call is the same; what is left is the agent's table of the names a phase
-created, looked up once per call, whose cache misses grow with the table: the same filesystem
-gives 0.98 for sequential create at 128 x 1024 files and 0.85 at 256 x 1024 (perf: 20% of the
-stat test is that lookup), and at 256 x 1024 the random tests agree (1.02, 0.99, 1.03) where the
-sequential ones do not (0.78, 0.67, 0.90): docs/performance.md. integration.bonnie_files_vs_bonnie holds the file tests within 1.35x
+0.84), outside 15%. Both tools make the same system calls per file (perf trace -s), in the
+same kernel time per call. What is left is not found: at 256 x 1024 files on one filesystem the
+random tests agree (1.02, 0.99, 1.03) and the sequential ones do not (0.78, 0.67, 0.90), and a
+cheaper table of the phase's names (20% of the stat test in perf) changed nothing measurable
+(docs/performance.md). integration.bonnie_files_vs_bonnie holds the file tests within 1.35x
 meanwhile; the deletes are compared here (0.88-0.92).
 
 Measured on the development VM (2026-12-06, medians of 3): the data-file and per-character
