@@ -4,12 +4,12 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <limits.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <string>
+
+#include "agent/dir/c_name.h"
 
 namespace stormark::agent {
 namespace {
@@ -21,14 +21,7 @@ constexpr int kOpenat2Attempts = 16;
 enum class Mounts { kStay, kCross };
 
 int Openat2(int dir_fd, std::string_view name, int flags, mode_t mode, Mounts mounts) {
-  // NUL-terminated on the stack: a create in a timed loop allocates nothing.
-  char path[PATH_MAX];
-  if (name.size() >= sizeof(path)) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  std::memcpy(path, name.data(), name.size());
-  path[name.size()] = '\0';
+  const CName path(name);
   open_how how{};
   how.flags = static_cast<uint64_t>(flags);
   how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
@@ -36,7 +29,7 @@ int Openat2(int dir_fd, std::string_view name, int flags, mode_t mode, Mounts mo
                 (mounts == Mounts::kStay ? RESOLVE_NO_XDEV : 0);
   long fd = -1;
   for (int attempt = 0; attempt < kOpenat2Attempts; ++attempt) {
-    fd = syscall(SYS_openat2, dir_fd, path, &how, sizeof(how));
+    fd = syscall(SYS_openat2, dir_fd, path.c_str(), &how, sizeof(how));
     if (fd >= 0 || errno != EAGAIN) break;
   }
   return static_cast<int>(fd);

@@ -1,7 +1,6 @@
 #include "agent/dir/os_dir.h"
 
 #include <dirent.h>
-#include <limits.h>
 #include <fcntl.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "agent/dir/c_name.h"
 #include "agent/dir/os_file.h"
 #include "agent/dir/remove_tree.h"
 #include "common/log_text.h"
@@ -42,28 +42,6 @@ const char* KindOf(mode_t mode) {
   }
   return "of an unknown type";
 }
-
-// A name NUL-terminated for a system call, on the stack: a phase's names are at most 64
-// characters (IsValidName), and a delete of bonnie's files then allocates nothing. A longer one
-// (never made by a phase) goes to the heap rather than being cut.
-class CName {
- public:
-  explicit CName(std::string_view name) {
-    if (name.size() < sizeof(buf_)) {
-      std::memcpy(buf_, name.data(), name.size());
-      buf_[name.size()] = '\0';
-    } else {
-      long_ = std::string(name);
-    }
-  }
-  CName(const CName&) = delete;
-  CName& operator=(const CName&) = delete;
-  const char* c_str() const { return long_.empty() ? buf_ : long_.c_str(); }
-
- private:
-  char buf_[NAME_MAX + 1];
-  std::string long_;
-};
 
 // The access mode and the flags a caller may add; the rest are the Dir's to choose.
 int CallerFlags(int flags) { return flags & (O_ACCMODE | O_DIRECT | O_APPEND | O_SYNC | O_DSYNC); }
@@ -266,10 +244,12 @@ StatusOr<std::unique_ptr<File>> OsDir::CreateFile(std::string_view name, int fla
     if (!absl::IsNotFound(fd.status())) return fd.status();
     *known = PhaseNames::kNotSeen;  // Gone (removed by hand): made anew below.
   }
-  Status made = names_.CheckNew(name);
-  StatusOr<Fd> fd = made.ok()
-                        ? OpenChecked(name, caller | O_CREAT | O_EXCL, 0600, nullptr, "create")
-                        : StatusOr<Fd>(made);
+  // Made anew: the name stays in the table only if the exclusive create succeeds.
+  if (Status valid = names_.CheckNew(name); !valid.ok()) {
+    names_.RemoveFile(name);
+    return valid;
+  }
+  StatusOr<Fd> fd = OpenChecked(name, caller | O_CREAT | O_EXCL, 0600, nullptr, "create");
   if (!fd.ok()) {
     names_.RemoveFile(name);
     return fd.status();
@@ -316,7 +296,7 @@ Status OsDir::RemoveFile(std::string_view name) {
 Status OsDir::CreateDirectory(std::string_view name) {
   RETURN_IF_ERROR(names_.CheckNew(name));
   ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
-  const std::string base(PhaseNames::Base(name));
+  const CName base(PhaseNames::Base(name));
   if (mkdirat(parent, base.c_str(), 0700) != 0) return Errno("create", name, errno);
   Fd made(openat(parent, base.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (made.get() < 0) return Errno("open", name, errno);
@@ -335,7 +315,7 @@ Status OsDir::RemoveDirectory(std::string_view name) {
   const ino_t expected = *known;
   ForgetDirFd(name);
   ASSIGN_OR_RETURN(const int parent, DirFd(PhaseNames::Parent(name)));
-  const std::string base(PhaseNames::Base(name));
+  const CName base(PhaseNames::Base(name));
   struct stat st;
   if (fstatat(parent, base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     const int err = errno;
@@ -439,7 +419,7 @@ CleanupReport OsDir::Cleanup() {
       leave(name, "its directory is gone or was replaced");
       continue;
     }
-    const std::string base(PhaseNames::Base(name));
+    const CName base(PhaseNames::Base(name));
     struct stat st;
     if (fstatat(parent.get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno != ENOENT) leave(name, std::strerror(errno));
@@ -462,7 +442,7 @@ CleanupReport OsDir::Cleanup() {
       leave(name, "its directory is gone or was replaced");
       continue;
     }
-    const std::string base(PhaseNames::Base(name));
+    const CName base(PhaseNames::Base(name));
     struct stat st;
     if (fstatat(above->get(), base.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno != ENOENT) leave(name, std::strerror(errno));
