@@ -26,8 +26,9 @@ a close per create, a stat per stat, an unlink per delete); ours are openat2 and
 the phase directory's descriptors where bonnie++ uses plain names below its working directory,
 and ours look each name up in the phase's table of names.
 
-FACTOR = 1.35: the medians (2 runs each) must be within 1.35x of each other, either way. That is
-above the 1.18x of the 5-run medians and the 1.30x (0.77) of one 2-run median here, and
+FACTOR = 1.35: the medians (3 runs each) must be within 1.35x of each other, either way. That is
+above the 1.18x of the 5-run medians and the 1.30x (0.77) of one 2-run median here (3 runs:
+0.87-0.95, 62 s), and
 still fails a 2x error; the margin over 0.77 is thin, and the note on issue 21 says so.
 
 The data-file and per-character tests are compared in integration.memory_limited_agreement.
@@ -47,7 +48,7 @@ import stormark_harness as h  # noqa: E402
 BONNIE = next((p for p in ("/usr/sbin/bonnie++", "/usr/bin/bonnie++") if os.access(p, os.X_OK)),
               None)
 FILES = "128"
-ROUNDS = 2
+ROUNDS = 3  # A median of 3: one run slowed by a neighbour does not decide it.
 FACTOR = 1.35
 FIELDS = {"seq_create": 26, "seq_stat": 28, "seq_del": 30,
           "ran_create": 32, "ran_stat": 34, "ran_del": 36}
