@@ -28,8 +28,8 @@ and ours look each name up in the phase's table of names.
 
 FACTOR = 1.35: the medians (3 runs each) must be within 1.35x of each other, either way. That is
 above the 1.18x of the 5-run medians and the 1.30x (0.77) of one 2-run median here (3 runs:
-0.87-0.95, 62 s), and
-still fails a 2x error; the margin over 0.77 is thin, and the note on issue 21 says so.
+0.87-0.95, 62 s), and still fails a 2x error; the margin over 0.77 is thin, and the note on
+issue 21 says so.
 
 The data-file and per-character tests are compared in integration.memory_limited_agreement.
 """
