@@ -9,9 +9,12 @@ with fewer rounds and reads their JSON:
   run inherits another's deletions or fragmentation, and the runs alternate which tool is first;
 - the loop device's own counters say the data-file tests' reads reached it;
 - each test's ratio of the medians (stormark / reference) must be within TOLERANCE = 15%
-  either way. A test outside it is measured again, up to ATTEMPTS times in all (this VM's
-  virtual disk is cached by the host, and a neighbour moves single runs); the tolerance is
-  never widened. A real error (a wrong unit, a doubled count) is outside 15% every time.
+  either way. A test outside it is measured again, up to ATTEMPTS times in all, and judged on
+  the medians of all its runs (3 each, then 6): this VM's virtual disk is cached by the host,
+  and a neighbour moves single runs and even a median of 3 (CI, 2026-12-06: get_block read
+  0.71 with spreads of 1.52x and 1.45x, then 1.15; each attempt judged alone failed it twice).
+  The tolerance is never widened. A real error (a wrong unit, a doubled count) stays outside
+  15% however many runs are pooled.
 
 Not compared: bonnie's create and stat tests, and a test that either tool printed as +++++ in
 any run. Every count of the two PostMark reports must be equal; the script stops when one is not.
@@ -37,6 +40,7 @@ bonnie++'s 0.5 s; 16 MiB took 27 s per test per run on a slow day."""
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import unittest
@@ -107,51 +111,62 @@ class MemoryLimitedAgreementTest(h.StormarkTestCase):
             return json.load(f), stdout
 
     def agree(self, measure, name):
-        """Calls measure() -> ({test: ratio}, table) until every test is within the tolerance,
-        ATTEMPTS times at most; a test passes once it is within in an attempt."""
-        pending, tables = None, []
+        """Calls measure() -> ({test: (reference runs, stormark runs)}, table) until every test
+        is within the tolerance, ATTEMPTS times at most. A test outside it is judged again on
+        the ratio of the medians of all its runs so far (3, then 6 each): more runs of the same
+        two tools, alternating, under the same tolerance."""
+        pending, tables, runs = None, [], {}
         for _ in range(ATTEMPTS):
-            ratios, table = measure(pending)
+            measured, table = measure()
             tables.append(table)
+            for test, (theirs, ours) in measured.items():
+                pooled = runs.setdefault(test, ([], []))
+                pooled[0].extend(theirs)
+                pooled[1].extend(ours)
+            ratios = {t: statistics.median(o) / statistics.median(r) for t, (r, o) in runs.items()
+                      if pending is None or t in pending}
             pending = [t for t, r in ratios.items() if not within(r)]
             if not pending:
                 return
+            tables.append("pooled: " + ", ".join(f"{t} {ratios[t]:.2f} (stormark "
+                                                  f"{runs[t][1]}, reference {runs[t][0]})"
+                                                  for t in pending))
         self.fail(f"{name}: outside {TOLERANCE:.0%} in {ATTEMPTS} attempts: {pending}\n"
                   + "\n".join(tables))
 
     @unittest.skipUnless(BONNIE, "needs bonnie++ (scripts/install-deps.sh installs it)")
     def test_bonnie_agrees_with_bonnie_plus_plus_on_every_test(self):
-        def measure(pending):
+        def measure():
             report, table = self.bench("bonnie_vs_bonnie.py", *BONNIE_MACHINE)
-            ratios = {}
+            measured = {}
             for test, row in report["tests"].items():
                 if test in NOT_COMPARED:
                     continue
                 # Every compared test was timed by both tools in every run.
                 self.assertIsNotNone(row["ratio"], f"{test} was +++++ in a run\n{table}")
-                ratios[test] = row["ratio"]
+                measured[test] = (row["reference"], row["stormark"])
             # The data-file tests read the file (2 x the limit) twice, rewrite and block input,
             # of which the limit's worth at most was cached: at least 2 x the limit reached the
             # disk, in every run.
             floor = 2 * report["limit"] / MIB
             for run in report["bonnie++_runs"] + report["stormark_runs"]:
                 self.assertGreaterEqual(run["device_read_mib"], floor, table)
-            return ({t: r for t, r in ratios.items() if pending is None or t in pending}, table)
+            return measured, table
         self.agree(measure, "bonnie vs bonnie++")
 
     @unittest.skipUnless(net.have("postmark"), "needs postmark (scripts/install-deps.sh)")
     def test_postmark_agrees_with_postmark_on_time_and_cpu(self):
-        def measure(pending):
+        def measure():
             report, table = self.bench("postmark_vs_postmark.py", *POSTMARK_MACHINE)
-            ratios = {}
+            measured = {}
             for case, result in report["cases"].items():
                 for name, row in result["tests"].items():
-                    ratios[f"{case} {name}"] = row["ratio"]
+                    measured[f"{case} {name}"] = (row["reference"], row["stormark"])
             # Beyond the cache, the reads of files written long before reach the disk.
             beyond = report["cases"]["beyond-cache"]
             for run in beyond["postmark_runs"] + beyond["stormark_runs"]:
                 self.assertGreater(run["device_read_mib"], 64, table)
-            return ({t: r for t, r in ratios.items() if pending is None or t in pending}, table)
+            return measured, table
         self.agree(measure, "postmark vs PostMark")
 
 
