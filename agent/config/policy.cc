@@ -275,6 +275,25 @@ Status CheckMemory(const common::MemoryEstimate& estimate, const MemoryBudget& b
       common::DescribeOverBudget(estimate, budget.bytes, budget.note));
 }
 
+Status CheckKernelMemory(const stormark::v1::PhaseSpec& spec, const HostFacts& host) {
+  const WorkloadModule* module = FindWorkload(spec);
+  if (host.memory_limit_bytes == 0 || module == nullptr || module->live_files == nullptr) {
+    return absl::OkStatus();
+  }
+  const uint64_t files = module->live_files(spec);
+  const uint64_t kernel = common::SaturatingMul(files, kKernelBytesPerFile);
+  if (kernel <= host.memory_limit_bytes / 4 * 3) return absl::OkStatus();
+  return absl::InvalidArgumentError(StrCat(
+      common::WorkloadName(spec), " holds up to ", files,
+      " files at once, whose inodes and directory entries take about ", common::FormatBytes(kernel),
+      " of memory the kernel cannot reclaim while they are new (", kKernelBytesPerFile,
+      " bytes a file on ext4), over three quarters of the memory limit of ",
+      common::FormatBytes(host.memory_limit_bytes),
+      " (the rest is the page cache's): the phase would run out of memory; lower files, or "
+      "raise memory_limit to at least ",
+      common::FormatBytes(common::SaturatingMul(kernel, 4) / 3)));
+}
+
 int64_t PhaseRequestedRuntimeNanos(const stormark::v1::PhaseSpec& spec) {
   const WorkloadModule* module = FindWorkload(spec);
   return module == nullptr || module->runtime_nanos == nullptr ? 0 : module->runtime_nanos(spec);
@@ -307,6 +326,7 @@ Status CheckPolicy(const stormark::v1::PhaseSpec& spec, const AgentConfig& confi
   const WorkloadModule* module = FindWorkload(spec);
   if (module != nullptr && module->check(spec).ok()) {
     RETURN_IF_ERROR(CheckMemory(PhaseMemory(spec, *target), PhaseMemoryBudget(limits, host)));
+    RETURN_IF_ERROR(CheckKernelMemory(spec, host));
   }
   if (limits.max_runtime_nanos > 0) {
     const int64_t runtime = PhaseRequestedRuntimeNanos(spec);

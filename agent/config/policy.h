@@ -110,6 +110,22 @@ common::StatusOr<uint64_t> PhaseDataBytes(const stormark::v1::PhaseSpec& spec,
 // per transaction; 0 for the single-file workloads.
 uint64_t PhaseFileCount(const stormark::v1::PhaseSpec& spec);
 
+// The memory one file holds, while it exists, that a memory cgroup counts and the kernel cannot
+// reclaim before the file is written back. On ext4 (Linux 6.18, /proc/slabinfo): its inode of
+// 1,128 bytes in its slab (14 to 16 KiB: 1,170 bytes each), its directory entry of 192 (21 to
+// 4 KiB: 195), the 256 bytes of its inode on disk in the block device's cache, and its name in
+// a directory block (about 32 bytes): 1,653, rounded up. Measured: 48 x 1024 files filled a
+// 64 MiB limit (53 MiB of it kernel memory), 36 x 1024 did not.
+inline constexpr uint64_t kKernelBytesPerFile = 1700;
+
+// OK unless the phase holds more files at once than a memory limit has room for (`host`'s
+// memory_limit_bytes: the phase's, or the agent's own cgroup's): their inodes and directory
+// entries (kKernelBytesPerFile each) would take over three quarters of it, and the phase would
+// run out of memory midway (memory_cgroup.h, "When the limit is full"; at 36 x 1024 files in
+// 64 MiB, 90% by this estimate, a stat failed with ENOMEM under load). INVALID_ARGUMENT with
+// one line naming the files, their memory and the limit otherwise.
+common::Status CheckKernelMemory(const stormark::v1::PhaseSpec& spec, const HostFacts& host);
+
 // The runtime a phase asks for (randio's runtime plus ramp, a command's timeout); 0 when it
 // does not say, and then the agent's watchdog stops it at max_runtime.
 int64_t PhaseRequestedRuntimeNanos(const stormark::v1::PhaseSpec& spec);

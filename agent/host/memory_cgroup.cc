@@ -8,13 +8,16 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "agent/host/sysinfo.h"
 #include "common/memory_estimate.h"
 #include "common/spec_check.h"
@@ -217,6 +220,7 @@ PhaseMemoryCgroup::PhaseMemoryCgroup(int version, std::string path, std::string 
       home_(std::move(home)),
       limit_bytes_(limit),
       pid_(pid),
+      oom_control_(version == 1 ? path_ + "/memory.oom_control" : ""),
       applied_(limit) {}
 
 PhaseMemoryCgroup::~PhaseMemoryCgroup() { Leave().IgnoreError(); }
@@ -234,16 +238,105 @@ void PhaseMemoryCgroup::Follow(absl::Duration interval) {
   constexpr uint64_t kStep = uint64_t{1} << 20;
   absl::MutexLock lock(&mu_);
   while (!stop_) {
-    // Whole MiB, so that a few pages more or less do not rewrite the limit every round. A
-    // lower limit than the usage makes the kernel reclaim cache down to it, which is the point
-    // when the agent frees its own memory; a write the kernel refuses leaves the last limit.
-    // Saturating: a limit near 2^64 (v2 reads "max" back as the number asked for) plus the
-    // agent's memory must not wrap to a small limit that would have the kernel kill the agent.
-    const uint64_t own = common::SaturatingAdd(OwnBytes(), kStep - 1) / kStep * kStep;
-    const uint64_t want = common::SaturatingAdd(limit_bytes_, own);
-    if (want != applied_ && WriteFile(limit_file_, StrCat(want)) == 0) applied_ = want;
+    if (oom_kill_disabled_ && UnderOom()) Relieve();
+    if (exclude_own_) {
+      // Whole MiB, so that a few pages more or less do not rewrite the limit every round. A
+      // lower limit than the usage makes the kernel reclaim cache down to it, which is the
+      // point when the agent frees its own memory; a write the kernel refuses leaves the last
+      // limit. Saturating: a limit near 2^64 (v2 reads "max" back as the number asked for)
+      // plus the agent's memory must not wrap to a small limit that would have the kernel kill
+      // the agent.
+      const uint64_t own = common::SaturatingAdd(OwnBytes(), kStep - 1) / kStep * kStep;
+      const uint64_t want = common::SaturatingAdd(common::SaturatingAdd(limit_bytes_, own),
+                                                  relief_bytes_);
+      if (want != applied_ && WriteFile(limit_file_, StrCat(want)) == 0) applied_ = want;
+    }
     mu_.AwaitWithTimeout(absl::Condition(&stop_), interval);
   }
+}
+
+bool PhaseMemoryCgroup::UnderOom() const {
+  char text[256];
+  const int fd = open(oom_control_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const ssize_t n = read(fd, text, sizeof(text) - 1);
+  close(fd);
+  if (n <= 0) return false;
+  text[n] = '\0';
+  return std::strstr(text, "under_oom 1") != nullptr;
+}
+
+void PhaseMemoryCgroup::Relieve() {
+  // The largest process that is not the agent, by resident pages (/proc/PID/statm's second
+  // field), as the OOM killer would choose.
+  pid_t victim = 0;
+  uint64_t victim_pages = 0;
+  if (FILE* procs = fopen(StrCat(path_, "/cgroup.procs").c_str(), "re")) {
+    long pid = 0;  // NOLINT(runtime/int): fscanf's %ld.
+    while (fscanf(procs, "%ld", &pid) == 1) {
+      if (static_cast<pid_t>(pid) == pid_) continue;
+      char statm[128];
+      snprintf(statm, sizeof(statm), "/proc/%ld/statm", pid);
+      uint64_t size = 0, resident = 0;
+      if (FILE* f = fopen(statm, "re")) {
+        if (fscanf(f, "%lu %lu", &size, &resident) != 2) resident = 0;
+        fclose(f);
+      }
+      if (victim == 0 || resident > victim_pages) {
+        victim = static_cast<pid_t>(pid);
+        victim_pages = resident;
+      }
+    }
+    fclose(procs);
+  }
+  ++waits_relieved_;
+  if (victim > 0 && kill(victim, SIGKILL) == 0) {
+    std::string comm = ReadWhole(StrCat("/proc/", victim, "/comm")).value_or("?");
+    stopped_.push_back(StrCat(victim, " (", common::Trim(comm), "), ",
+                              common::FormatBytes(victim_pages * 4096)));
+    return;
+  }
+  // The agent alone: a step of an eighth of the limit (8 MiB at least) lets its threads go on.
+  const uint64_t step = std::max<uint64_t>(limit_bytes_ / 8, uint64_t{8} << 20);
+  const uint64_t want = common::SaturatingAdd(applied_, step);
+  if (WriteFile(limit_file_, StrCat(want)) == 0) {
+    applied_ = want;
+    relief_bytes_ += step;
+  }
+}
+
+uint64_t PhaseMemoryCgroup::KernelPeakBytes() const {
+  return version_ == 1 ? ReadCount(path_ + "/memory.kmem.max_usage_in_bytes")
+                       : ReadCount(path_ + "/memory.stat", "kernel");
+}
+
+std::string PhaseMemoryCgroup::DescribeRelief() const {
+  absl::MutexLock lock(&mu_);
+  if (waits_relieved_ == 0) return "";
+  std::string what = StrCat("the phase's memory limit of ", common::FormatBytes(limit_bytes_),
+                            " was full with nothing the kernel could reclaim ",
+                            common::Counted(waits_relieved_, "time", "times"), " while a thread ",
+                            "waited for memory (the OOM killer is off in the phase's cgroup)");
+  if (!stopped_.empty()) {
+    what += StrCat(": stopped the largest program in it, as the OOM killer of a machine that ",
+                   "small would: ", absl::StrJoin(stopped_, "; "));
+  }
+  if (relief_bytes_ > 0) {
+    what += StrCat(stopped_.empty() ? ": " : "; ", "the limit was raised by ",
+                   common::FormatBytes(relief_bytes_),
+                   " so that the agent went on, so the page cache was held to that much more "
+                   "from then on");
+  }
+  return what;
+}
+
+std::string PhaseMemoryCgroup::DescribeExhaustion() const {
+  if (LimitHits() == 0) return "";
+  return StrCat("the phase's memory limit of ", common::FormatBytes(limit_bytes_), " was full, up to ",
+                common::FormatBytes(KernelPeakBytes()),
+                " of it kernel memory (the inodes and directory entries of the phase's files, "
+                "which the kernel cannot reclaim before they are written back): give the phase "
+                "fewer files or a larger memory_limit");
 }
 
 void PhaseMemoryCgroup::StopFollowing() {
@@ -331,12 +424,18 @@ StatusOr<std::unique_ptr<PhaseMemoryCgroup>> PhaseMemoryCgroup::Enter(const Syst
   }
   uint64_t held = ReadCount(limit_file);
   if (held == 0) held = limit_bytes;  // "max" cannot be read back from what was written.
+  // v1: no OOM kill in the child ("When the limit is full" in the header); a kernel without
+  // the switch keeps its killer, as v2 does.
+  const bool oom_kill_disabled =
+      member.version == 1 && WriteFile(child + "/memory.oom_control", "1") == 0;
   if (const int err = WriteFile(child + "/cgroup.procs", StrCat(pid)); err != 0) {
     return undo(Unusable(StrCat("cannot move the agent into ", child, ": ", ErrnoText(err))));
   }
   std::unique_ptr<PhaseMemoryCgroup> cgroup(
       new PhaseMemoryCgroup(member.version, child, home, held, pid));
-  if (options.exclude_own_memory) {
+  cgroup->oom_kill_disabled_ = oom_kill_disabled;
+  cgroup->exclude_own_ = options.exclude_own_memory;
+  if (options.exclude_own_memory || oom_kill_disabled) {
     const absl::Duration interval = options.follow_interval;
     cgroup->follower_ = std::thread([raw = cgroup.get(), interval] { raw->Follow(interval); });
   }

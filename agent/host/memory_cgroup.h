@@ -24,6 +24,23 @@
 // so the caches are held to limit_bytes() whatever the agent allocates. A command phase's
 // programs are not the agent: their memory stays under the limit, as on a machine that small.
 //
+// When the limit is full of what the kernel cannot reclaim. The inodes and directory entries
+// of files not yet written back cannot be freed, and ext4 allocates inodes without leave to
+// reclaim the ones that could be (GFP_NOFS): a phase that creates more files than the limit
+// holds fills it with them (measured on ext4: about 1.3 KiB a file, so 64 MiB fills at about
+// 48,000 files), and the kernel's memory-cgroup OOM killer then kills a process in the cgroup,
+// which was the agent. bonnie++ in a cgroup of that limit is killed the same way. A real
+// machine with that much RAM does not kill for such an allocation; it waits for the flusher. So
+// on v1 the child's OOM killer is turned off (memory.oom_control): an allocation in a system
+// call that finds nothing to reclaim fails with ENOMEM, which fails the phase with a line that
+// says why (DescribeExhaustion), and a page fault waits instead. A follower thread watches for
+// waiters (under_oom): it stops the largest process of the child that is not the agent (a
+// command phase's program, as the OOM killer of a machine that small would), or, when the agent
+// alone is there, raises the limit by a step so that the agent's threads go on; both are
+// counted and said in the result. v2 has no such switch: the kernel may still kill the agent
+// there. The policy refuses beforehand a phase whose files cannot fit (policy.h,
+// kKernelBytesPerFile).
+//
 // v1 (a `cgroup` mount with the memory controller): the child is made next to the agent in
 // that hierarchy, with memory.limit_in_bytes. v2 (`cgroup2`): the child needs the memory
 // controller enabled in its parent's cgroup.subtree_control, which v2 allows only in a cgroup
@@ -44,6 +61,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -120,6 +138,20 @@ class PhaseMemoryCgroup {
   uint64_t PeakBytes() const;
   // How many times an allocation hit the limit (v1 memory.failcnt, v2 memory.events "max").
   uint64_t LimitHits() const;
+  // The most kernel memory (inodes, directory entries and the kernel's other objects) the
+  // child has held (v1 memory.kmem.max_usage_in_bytes), or on v2 what it holds now (memory.stat
+  // kernel; v2 keeps no peak of it); 0 when unknown. Read at once after an ENOMEM, "now" may
+  // already be much less: the flusher makes inodes reclaimable.
+  uint64_t KernelPeakBytes() const;
+  // Whether the kernel's OOM killer is off in the child (v1; see "When the limit is full").
+  bool oom_kill_disabled() const { return oom_kill_disabled_; }
+  // What the follower did when a thread waited for memory the kernel could not find: "" when
+  // nothing; else one line for the phase's result ("the phase's memory limit of 64 MiB was
+  // full 2 times: ... the limit was raised by 16 MiB so that the agent went on").
+  std::string DescribeRelief() const;
+  // One line on why an allocation failed with ENOMEM in the phase, for its error: the limit,
+  // how much of it was kernel memory, and what to change; "" when the limit was never hit.
+  std::string DescribeExhaustion() const;
 
  private:
   PhaseMemoryCgroup(int version, std::string path, std::string home, uint64_t limit, pid_t pid);
@@ -129,6 +161,13 @@ class PhaseMemoryCgroup {
   void Follow(absl::Duration interval);
   // Stops and joins the follower, if there is one.
   void StopFollowing();
+  // Whether a thread of the child waits for memory now (v1 memory.oom_control under_oom).
+  // Reads into a stack buffer: the follower must not need a new page of its own while the
+  // child is full.
+  bool UnderOom() const;
+  // Ends a wait for memory: SIGKILLs the largest process of the child that is not pid_, or
+  // raises the limit by a step when there is none.
+  void Relieve() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int version_;
   const std::string path_;
@@ -136,11 +175,17 @@ class PhaseMemoryCgroup {
   const std::string home_;  // Where the process goes back to.
   const uint64_t limit_bytes_;
   const pid_t pid_;
+  const std::string oom_control_;  // v1's memory.oom_control, "" on v2.
   bool left_ = false;
+  bool oom_kill_disabled_ = false;  // Set by Enter before the process moves.
+  bool exclude_own_ = false;        // Options.exclude_own_memory.
 
   mutable absl::Mutex mu_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t applied_ ABSL_GUARDED_BY(mu_);  // The limit last written.
+  int waits_relieved_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t relief_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // Added to the limit by Relieve.
+  std::vector<std::string> stopped_ ABSL_GUARDED_BY(mu_);  // "PID (comm), 40 MiB".
   std::thread follower_;                   // Started by Enter, joined by StopFollowing.
 };
 

@@ -3,9 +3,13 @@
 #include "agent/runner/phase_runner.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 
+#include "absl/strings/match.h"
 #include "agent/host/disk_counters.h"
+#include "agent/host/memory_cgroup.h"
 #include "agent/runner/run_result.h"
 #include "agent/runner/thread_top.h"
 #include "agent/runner/worker_watch.h"
@@ -345,16 +349,30 @@ std::string PhaseRunner::AwaitWorker(DetachedWorker& worker, RunShared& shared,
 void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& recorders,
                              int64_t start_mono, int64_t end_mono, PhaseResult* result) {
   std::string abort_reason, hint;
+  Status explained = status;
   {
     absl::MutexLock lock(&mu_);
     hint = TooFastHint(spec_);
     for (const auto& w : warnings_) result->add_warnings(w);
+    if (memory_cgroup_ != nullptr) {
+      // A memory-limited phase whose kernel memory filled the limit (memory_cgroup.h, "When
+      // the limit is full"): the ENOMEM gets the why, the follower's steps a warning.
+      if (std::string relief = memory_cgroup_->DescribeRelief(); !relief.empty()) {
+        result->add_warnings(relief);
+      }
+      if (!status.ok() && absl::StrContains(status.message(), std::strerror(ENOMEM))) {
+        if (std::string why = memory_cgroup_->DescribeExhaustion(); !why.empty()) {
+          explained = Status(status.code(), common::StrCat(status.message(), " (", why, ")"));
+        }
+      }
+    }
     *result->mutable_cache() = cache_report_;
     if (tuning_)
       result->mutable_tuning()->insert(tuning_->report().begin(), tuning_->report().end());
     abort_reason = abort_reason_;
   }
-  FillRunResult(status, cancelled_, abort_reason, recorders, start_mono, end_mono, result, hint);
+  FillRunResult(explained, cancelled_, abort_reason, recorders, start_mono, end_mono, result,
+                hint);
 }
 
 }  // namespace stormark::agent

@@ -71,6 +71,9 @@ struct WorkloadModule {
                                            const HostFacts& host) = nullptr;
   // Files it may create; nullptr for none.
   uint64_t (*files)(const stormark::v1::PhaseSpec& spec) = nullptr;
+  // Files it holds at once at most, whose inodes and directory entries are kernel memory that
+  // a memory limit must hold too (policy.h, kKernelBytesPerFile); nullptr for none.
+  uint64_t (*live_files)(const stormark::v1::PhaseSpec& spec) = nullptr;
   // The memory it will hold at most (common/memory_estimate.h).
   common::MemoryEstimate (*memory)(const stormark::v1::PhaseSpec& spec, const TargetConfig& target,
                                    const TargetCaps& caps) = nullptr;

@@ -15,6 +15,7 @@ that much RAM, and the disk's own counters (/sys/class/block/NAME/stat) prove it
 
 import glob
 import os
+import subprocess
 import sys
 import unittest
 
@@ -35,6 +36,13 @@ def memory_cgroup_dir(pid):
             if "memory" in controllers.split(","):
                 return "/sys/fs/cgroup/memory" + ("" if path == "/" else path)
     return None
+
+
+def oom_kills(pid):
+    """The kernel's log lines of an OOM kill of process `pid` (dmesg)."""
+    log = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+    return [line for line in log.splitlines()
+            if f"Memory cgroup out of memory: Killed process {pid} " in line]
 
 
 def usable_memory_cgroup():
@@ -148,6 +156,32 @@ phases:
         notes = [w for w in row["warnings"] if CACHE_NOTE in w]
         self.assertEqual(len(notes), 1, row["warnings"])
         self.assertTrue([w for w in row["warnings"] if "under 2x RAM" in w], row["warnings"])
+
+    def test_files_that_cannot_fit_the_limit_are_refused_and_the_agent_is_never_killed(self):
+        # 2026-12-06: bonnie's file tests at 64 MiB with 64 x 1024 files filled the phase's
+        # cgroup with inodes and directory entries the kernel could not reclaim, and the
+        # kernel's OOM killer killed the agent, 3 times in 3. Now the phase is refused before it
+        # starts, with the figures, and the agent still serves.
+        result, out = self.run_plan("""phases:
+  - {name: b, workload: bonnie, memory_limit: 64M, io: false, fast: true, files: 64}
+""", expect=1)
+        text = result.stdout + result.stderr
+        self.assertIn("bonnie holds up to 65536 files at once, whose inodes and directory entries "
+                      "take about 106 MiB of memory the kernel cannot reclaim while they are new",
+                      text)
+        self.assertIn("over three quarters of the memory limit of 64 MiB", text)
+        self.assertIn("raise memory_limit to at least 142 MiB", text)
+        # Under the line (24 x 1024 files, 40 MiB by the estimate) it runs, twice, and nothing
+        # is killed: had the cgroup filled, a create or stat would have failed with ENOMEM (the
+        # OOM killer is off in the phase's cgroup), not killed the agent.
+        for _ in range(2):
+            result, out = self.run_plan("""phases:
+  - {name: b, workload: bonnie, memory_limit: 64M, io: false, fast: true, files: 24}
+""")
+            row = out["phases"][0]["results"][0]
+            self.assertEqual(row["status"], "succeeded", row)
+        self.assertEqual(oom_kills(self.agent.pid), [])
+        self.assertIsNone(self.agent.proc.poll(), "the agent is gone")
 
     def test_a_tmpfs_target_is_refused_or_runs_unlimited_with_a_note(self):
         if not os.path.isdir("/dev/shm"):

@@ -34,6 +34,8 @@ const WorkloadModule& Module() {
       .make = Make,
       .data_bytes = DataBytes,
       .files = [](const PhaseSpec& spec) { return uint64_t{spec.bonnie().files_k()} * 1024; },
+      // Each file test creates them all before it deletes any.
+      .live_files = [](const PhaseSpec& spec) { return uint64_t{spec.bonnie().files_k()} * 1024; },
       .memory = [](const PhaseSpec& spec, const TargetConfig&,
                    const TargetCaps&) { return common::EstimateMemory(spec.bonnie()); },
   };

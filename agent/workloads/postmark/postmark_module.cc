@@ -1,4 +1,6 @@
 // postmark, as the agent's registry knows it (agent/workloads/workload_module.h).
+#include <algorithm>
+
 #include "agent/targets/dir/dir_target.h"
 #include "agent/workloads/postmark/postmark.h"
 #include "agent/workloads/workload_module.h"
@@ -26,6 +28,13 @@ uint64_t Files(const PhaseSpec& spec) {
   return uint64_t{p.number()} + p.transactions();
 }
 
+// The initial files, and one more per transaction that creates, at most as many again (the
+// file table's 2 x number).
+uint64_t LiveFiles(const PhaseSpec& spec) {
+  const stormark::v1::PostmarkSpec p = common::WithPostmarkDefaults(spec.postmark());
+  return uint64_t{p.number()} + std::min(p.number(), p.transactions());
+}
+
 }  // namespace
 
 const WorkloadModule& Module() {
@@ -38,6 +47,7 @@ const WorkloadModule& Module() {
       .make = Make,
       .data_bytes = DataBytes,
       .files = Files,
+      .live_files = LiveFiles,
       .memory = [](const PhaseSpec& spec, const TargetConfig&,
                    const TargetCaps&) { return common::EstimateMemory(spec.postmark()); },
       .too_fast_hint = [](const PhaseSpec&) -> std::string_view { return "use more transactions"; },

@@ -2,10 +2,16 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <linux/magic.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -20,6 +26,7 @@
 namespace stormark::agent {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 constexpr uint64_t kMiB = 1 << 20;
@@ -316,6 +323,183 @@ TEST_F(MemoryCgroupRealTest, AChildAnEarlierAgentLeftIsRemovedAndAUsedOneRefused
   Signal();
   Signal();
   waitpid(pid, nullptr, 0);
+}
+
+// A child standing for the agent that creates empty files in `where` once told to (a byte on
+// `go`), keeping them open, until a create fails or `most` are made; writes how it ended to
+// `done` ('e' for ENOMEM, 'a' for every file made, 'x' for another error) and exits at the next
+// byte. An open file's inode and directory entry cannot be reclaimed at all, so the kernel
+// memory they are charged as fills the limit whatever the flusher does (a file closed at once
+// is freed once it is written back, and whether the kernel finds room for the next then
+// depends on timing).
+pid_t StartCreator(const std::string& where, int most, int go, int done) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  char c;
+  if (read(go, &c, 1) != 1) _exit(3);
+  // As many open as the hard limit allows (20,000 here: about 37 MiB of inodes, entries and
+  // open files), then created and closed.
+  rlimit open_files{};
+  getrlimit(RLIMIT_NOFILE, &open_files);
+  open_files.rlim_cur = open_files.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &open_files);
+  char how = 'a';
+  bool keep_open = true;
+  for (int i = 0; i < most && how == 'a'; ++i) {
+    char name[64];
+    snprintf(name, sizeof(name), "f%07d", i);
+    const std::string path = where + "/" + name;
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EMFILE && keep_open) {
+      keep_open = false;
+      close(3 + i % 16);  // One descriptor back, for the files after.
+      fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (fd < 0) how = errno == ENOMEM ? 'e' : 'x';
+    if (fd >= 0 && !keep_open) close(fd);
+  }
+  if (write(done, &how, 1) != 1) _exit(4);
+  if (read(go, &c, 1) != 1) _exit(3);
+  _exit(0);
+}
+
+bool OnExt4(const std::string& path) {
+  struct statfs fs {};
+  return statfs(path.c_str(), &fs) == 0 && fs.f_type == EXT4_SUPER_MAGIC;
+}
+
+// The kernel memory of files filled the limit: the kernel's OOM killer killed the process in
+// the cgroup (it was the agent, 2026-12-06; this test's creator too, before). With the killer
+// off, the create that finds no room fails with ENOMEM instead, the process lives, and the
+// phase can say why.
+TEST_F(MemoryCgroupRealTest, FilesThatFillTheLimitFailACreateAndKillNothing) {
+  if (!OnExt4(dir())) GTEST_SKIP() << "the figures are ext4's; " << dir() << " is not ext4";
+  ASSERT_EQ(pipe(go_), 0);
+  ASSERT_EQ(pipe(done_), 0);
+  const pid_t pid = StartCreator(dir(), 100000, go_[0], done_[1]);
+  ASSERT_GT(pid, 0);
+  PhaseMemoryCgroup::Options options;
+  options.pid = pid;
+  options.exclude_own_memory = true;
+  options.follow_interval = absl::Milliseconds(10);
+  auto made = PhaseMemoryCgroup::Enter(SystemPaths(), "kmemtest", 32 * kMiB, options);
+  if (!made.ok() || (*made)->version() != 1) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    if (!made.ok() && absl::IsFailedPrecondition(made.status())) {
+      GTEST_SKIP() << "no memory cgroup here: " << made.status().message();
+    }
+    ASSERT_TRUE(made.ok()) << made.status().message();
+    GTEST_SKIP() << "v2 has no switch for its OOM killer";
+  }
+  PhaseMemoryCgroup& cgroup = **made;
+  EXPECT_TRUE(cgroup.oom_kill_disabled());
+  EXPECT_EQ(cgroup.DescribeExhaustion(), "");  // Not full yet.
+  Signal();
+  char how = 0;
+  ASSERT_EQ(read(done_[0], &how, 1), 1) << "the creator was killed";
+  // Long before 100,000 files (32 MiB holds under 20,000 open ones), mostly their inodes and
+  // entries.
+  EXPECT_EQ(how, 'e') << "a: every file made; x: another error";
+  EXPECT_GT(cgroup.LimitHits(), 0u);
+  EXPECT_GT(cgroup.KernelPeakBytes(), 16 * kMiB) << ReadAll(cgroup.path() + "/memory.stat");
+  EXPECT_THAT(cgroup.DescribeExhaustion(),
+              AllOf(HasSubstr("memory limit of 32 MiB was full"), HasSubstr("of it kernel memory"),
+                    HasSubstr("fewer files or a larger memory_limit")));
+  ASSERT_TRUE(cgroup.Leave().ok());
+  Signal();
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// A thread of the agent that faults for memory when the limit is full waits (the OOM killer
+// is off): the follower raises the limit a step at a time, so the agent goes on, and says so.
+TEST_F(MemoryCgroupRealTest, AnAgentThatWaitsForMemoryIsLetGoAndTheResultSaysSo) {
+  const std::string file = dir() + "/data";
+  // 64 MiB of its own under a 32 MiB limit whose follower does not add it (a command phase's
+  // way), the agent standing alone in the cgroup.
+  const pid_t pid = StartWriter(file, 0, 64 * kMiB);
+  ASSERT_GT(pid, 0);
+  PhaseMemoryCgroup::Options options;
+  options.pid = pid;
+  options.follow_interval = absl::Milliseconds(10);
+  auto made = PhaseMemoryCgroup::Enter(SystemPaths(), "relieftest", 32 * kMiB, options);
+  if (Unavailable(made, pid)) GTEST_SKIP() << "no memory cgroup here: " << made.status().message();
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  PhaseMemoryCgroup& cgroup = **made;
+  if (!cgroup.oom_kill_disabled()) {
+    Signal();
+    Signal();
+    waitpid(pid, nullptr, 0);
+    GTEST_SKIP() << "the kernel's OOM killer is on in this cgroup (v2)";
+  }
+  Signal();
+  AwaitWritten();  // It got its 64 MiB.
+  EXPECT_GE(cgroup.EffectiveLimitBytes(), 64 * kMiB);
+  EXPECT_THAT(cgroup.DescribeRelief(),
+              AllOf(HasSubstr("memory limit of 32 MiB was full"), HasSubstr("the limit was raised by"),
+                    HasSubstr("so that the agent went on")));
+  ASSERT_TRUE(cgroup.Leave().ok());
+  Signal();
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// A program in the cgroup besides the agent (a command phase's) that needs more than the limit
+// is stopped, as the OOM killer of a machine that small would, and the agent is not.
+TEST_F(MemoryCgroupRealTest, AProgramBesideTheAgentThatOutgrowsTheLimitIsStoppedNotTheAgent) {
+  const std::string file = dir() + "/data";
+  const pid_t agent = StartWriter(file, 0);  // Stands for the agent: waits, allocates nothing.
+  ASSERT_GT(agent, 0);
+  PhaseMemoryCgroup::Options options;
+  options.pid = agent;
+  options.follow_interval = absl::Milliseconds(10);
+  auto made = PhaseMemoryCgroup::Enter(SystemPaths(), "programtest", 32 * kMiB, options);
+  if (Unavailable(made, agent)) {
+    GTEST_SKIP() << "no memory cgroup here: " << made.status().message();
+  }
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  PhaseMemoryCgroup& cgroup = **made;
+  if (!cgroup.oom_kill_disabled()) {
+    Signal();
+    Signal();
+    waitpid(agent, nullptr, 0);
+    GTEST_SKIP() << "the kernel's OOM killer is on in this cgroup (v2)";
+  }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t program = fork();
+  if (program == 0) {
+    char c;
+    if (read(ready[0], &c, 1) != 1) _exit(3);
+    for (int i = 0; i < 256; ++i) {  // 256 MiB, a MiB at a time.
+      char* piece = static_cast<char*>(malloc(kMiB));
+      if (piece == nullptr) _exit(5);
+      memset(piece, 1, kMiB);
+    }
+    _exit(0);
+  }
+  ASSERT_GT(program, 0);
+  std::ofstream(cgroup.path() + "/cgroup.procs") << program;
+  ASSERT_EQ(write(ready[1], "g", 1), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(program, &status, 0), program);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  close(ready[0]);
+  close(ready[1]);
+  EXPECT_THAT(cgroup.DescribeRelief(),
+              AllOf(HasSubstr("stopped the largest program in it"),
+                    HasSubstr(std::to_string(program) + " (")));
+  EXPECT_EQ(cgroup.EffectiveLimitBytes(), 32 * kMiB);  // Not raised for a program.
+  // The agent lives.
+  EXPECT_EQ(waitpid(agent, &status, WNOHANG), 0);
+  ASSERT_TRUE(cgroup.Leave().ok());
+  Signal();
+  Signal();
+  ASSERT_EQ(waitpid(agent, &status, 0), agent);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 }  // namespace
