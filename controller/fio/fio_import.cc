@@ -271,6 +271,20 @@ Status MakeGroup(const std::vector<FioJob>& jobs, std::vector<GroupMember>& memb
     member->set_name(job.name.substr(0, 64));
   }
   if (interval != 0) plan.spec.set_series_interval_ms(interval);
+  // A verifying job and one that writes the same bytes: refused at the verify option.
+  const std::vector<common::RandioJobRegions> regions = common::RegionsOf(plan.spec.randio());
+  if (auto conflict = common::FindVerifyConflict(regions)) {
+    const FioJob& verifier = jobs[members[conflict->verifier].first];
+    const FioJob& writer = jobs[members[conflict->writer].first];
+    const std::string why =
+        StrCat(common::DescribeVerifyConflict(regions, *conflict),
+               members[conflict->writer].first > members[conflict->verifier].first
+                   ? RunLater(writer, verifier)
+                   : RunLater(verifier, writer));
+    if (const JobOption* o = FindOption(verifier, "verify"); o != nullptr) return Refuse(*o, why);
+    return absl::InvalidArgumentError(
+        StrCat(verifier.file, ":", verifier.line, ": job '", verifier.name, "': ", why));
+  }
   if (Status s = common::CheckRandioSpec(plan.spec.randio()); !s.ok()) {
     return absl::InvalidArgumentError(
         StrCat(head.file, ":", head.line, ": the jobs from '", head.name,
