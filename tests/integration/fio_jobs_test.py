@@ -172,6 +172,25 @@ class FioJobsTest(h.StormarkTestCase):
                 self.assertGreaterEqual(mean, m["latency"]["min"], (name, done.stdout))
                 self.assertLessEqual(mean, m["latency"]["max"], (name, done.stdout))
 
+    def test_a_log_of_a_later_job_of_a_run_group_holds_that_jobs_figures(self):
+        """Only the writer of a reader+writer group logs: its file has writes (ddir 1), not
+        the reader's reads."""
+        agent = self.start_agent()
+        logs = self.make_dir()
+        job = self.write_file(os.path.join(self.work, "later_log.fio"), (
+            "[global]\nsize=2m\ntime_based\nruntime=1\nlog_avg_msec=200\n"
+            "[reader]\nrw=randread\n"
+            f"[writer]\nrw=randwrite\noffset=2m\nwrite_bw_log={logs}/w\n"))
+        result = self.run_stormark(["run", "--fio", job, "--agent", agent.address, "--no-db",
+                                    "--no-progress"], timeout=120)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 0, result.describe())
+        host = re.sub(r"[^A-Za-z0-9._-]", "_", agent.address)
+        self.assertEqual(sorted(os.listdir(logs)), [f"w_bw.2.log.{host}"])
+        with open(os.path.join(logs, f"w_bw.2.log.{host}")) as f:
+            ddirs = {line.split(", ")[2] for line in f.read().splitlines()}
+        self.assertEqual(ddirs, {"1"})
+
     def test_the_job_files_values_reach_the_agent(self):
         json_path = os.path.join(self.work, "out.json")
         self.run_fio("with_include.fio", "--dir", self.make_dir(), "--no-db", "--json",

@@ -83,15 +83,15 @@ Status RandioWorkload::SetUpVerify(const std::atomic<bool>& cancelled) {
     }
   }
   RETURN_IF_ERROR(device_->Flush(/*data_only=*/true));
-  // A layout that covers the device from offset 0 without a gap is a prefix a later phase
-  // need not lay out again (a file in a dir target is the phase's own, and goes with it).
+  // A layout that is a prefix of the device (from offset 0, without a gap) is one a later
+  // phase need not lay out again (a file in a dir target is the phase's own, and goes with it).
   std::sort(laid.begin(), laid.end());
-  uint64_t covered = 0;
+  uint64_t covered = 0, last = 0;
   for (const auto& [begin, end] : laid) {
-    if (begin > covered) break;
-    covered = std::max(covered, end);
+    if (begin <= covered) covered = std::max(covered, end);
+    last = std::max(last, end);
   }
-  if (dir_ == nullptr && covered > 0) {
+  if (dir_ == nullptr && covered > 0 && covered == last) {
     laid_out_.bytes = covered;
     laid_out_.device_size = device_->size();
     laid_out_.how = "randio's verify layout";

@@ -264,6 +264,23 @@ write_iops_log=w
   EXPECT_EQ(every_io->phases[0].spec.series_interval_ms(), 0u);
 }
 
+// A run group where only a later job asks for a log: every job keeps its place in fio_logs,
+// so that the log is made from the job that asked for it, not from the group's first job.
+TEST(ImportJobs, ALogAskedForByALaterJobOfARunGroupKeepsItsPlace) {
+  auto imported = Import("[reader]\nrw=randread\n[writer]\nrw=randwrite\nwrite_bw_log=w\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const PhasePlan& phase = imported->phases[0];
+  ASSERT_EQ(phase.fio_logs.size(), 2u);
+  EXPECT_EQ(phase.fio_logs[0].job, "reader");
+  EXPECT_EQ(phase.fio_logs[0].bw, "");
+  EXPECT_EQ(phase.fio_logs[1].job, "writer");
+  EXPECT_EQ(phase.fio_logs[1].bw, "w");
+  EXPECT_EQ(phase.fio_logs[1].thread_number, 2);
+  auto none = Import("[reader]\nrw=randread\n[writer]\nrw=randwrite\n");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->phases[0].fio_logs.empty());
+}
+
 TEST(ImportJobs, TrimwriteWritesEachBlockAfterItsDiscard) {
   auto imported = Import("[a]\nrw=trimwrite\nbs=64k\nsize=1m\n[b]\nstonewall\nrw=randtrimwrite\n");
   ASSERT_TRUE(imported.ok()) << imported.status();

@@ -833,6 +833,28 @@ TEST(RandioWrittenFromStart, VerifyLayoutFromOffsetZeroIsAWrittenPrefix) {
   EXPECT_EQ(workload.WrittenFromStart().device_size, uint64_t{4} << 20);
 }
 
+// In a run group, the verifying jobs' layouts together; an unverified job lays out nothing.
+TEST(RandioWrittenFromStart, AGroupsVerifyLayoutsTogetherMakeThePrefix) {
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 1 << 20);
+  spec.set_name("second");
+  spec.set_offset_bytes(1 << 20);
+  spec.set_verify(true);
+  RandioSpec* first = spec.add_group();
+  *first = Spec(RandioSpec::RANDWRITE, 1 << 20);
+  first->set_name("first");
+  first->set_verify(true);
+  RandioSpec* plain = spec.add_group();
+  *plain = Spec(RandioSpec::RANDREAD, 1 << 20);
+  plain->set_name("plain");
+  plain->set_offset_bytes(2 << 20);
+  MemoryDevice memory(4 << 20);
+  HostFacts host;
+  RandioWorkload workload(spec, memory, host);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_EQ(workload.WrittenFromStart().bytes, uint64_t{2} << 20);
+}
+
 TEST(RandioWrittenFromStart, LayoutsWithGapsOrAnOffsetAndPlainRunsCountNothing) {
   RandioSpec gaps = Spec(RandioSpec::RANDWRITE, 1 << 20);
   gaps.set_verify(true);
