@@ -71,6 +71,7 @@ int FioCheckCommand(const FioCheckOptions& options, FILE* out, FILE* err) {
         files += common::StrCat(files.empty() ? "" : ", ", *prefix, "_", type, ".",
                                 log.thread_number, ".log.HOST");
       }
+      if (files.empty()) continue;  // A job of a run group that asks for no log.
       std::fprintf(out, "  logs of %s: %s, every %u ms%s\n", log.job.c_str(), files.c_str(),
                    phase.spec.series_interval_ms() == 0 ? 1000u : phase.spec.series_interval_ms(),
                    log.unix_epoch ? ", Unix times" : "");

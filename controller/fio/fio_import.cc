@@ -256,10 +256,12 @@ Status MakeGroup(const std::vector<FioJob>& jobs, std::vector<GroupMember>& memb
                  plan.target.empty() ? "(the host's)" : plan.target,
                  "': the jobs of a run group share one target", RunLater(job, head)));
     }
-    for (PhasePlan::FioLog log : own.fio_logs) {
-      log.thread_number = static_cast<int>(m.first) + 1;
-      plan.fio_logs.push_back(std::move(log));
-    }
+    // One entry per job, in the group's order (fio_logs.h finds a job's figures by it): a job
+    // that asks for no log has one without prefixes.
+    PhasePlan::FioLog log = own.fio_logs.empty() ? PhasePlan::FioLog{} : own.fio_logs.front();
+    log.job = job.name;
+    log.thread_number = static_cast<int>(m.first) + 1;
+    plan.fio_logs.push_back(std::move(log));
     const uint32_t mine = own.spec.series_interval_ms();
     if (mine != 0 && (interval == 0 || mine < interval)) interval = mine;
     if (&m == &members[0]) {
@@ -271,6 +273,25 @@ Status MakeGroup(const std::vector<FioJob>& jobs, std::vector<GroupMember>& memb
     member->set_name(job.name.substr(0, 64));
   }
   if (interval != 0) plan.spec.set_series_interval_ms(interval);
+  if (std::all_of(plan.fio_logs.begin(), plan.fio_logs.end(), [](const PhasePlan::FioLog& log) {
+        return log.bw.empty() && log.lat.empty() && log.iops.empty();
+      })) {
+    plan.fio_logs.clear();
+  }
+  // A verifying job and one that writes the same bytes: refused at the verify option.
+  const std::vector<common::RandioJobRegions> regions = common::RegionsOf(plan.spec.randio());
+  if (auto conflict = common::FindVerifyConflict(regions)) {
+    const FioJob& verifier = jobs[members[conflict->verifier].first];
+    const FioJob& writer = jobs[members[conflict->writer].first];
+    const std::string why =
+        StrCat(common::DescribeVerifyConflict(regions, *conflict),
+               members[conflict->writer].first > members[conflict->verifier].first
+                   ? RunLater(writer, verifier)
+                   : RunLater(verifier, writer));
+    if (const JobOption* o = FindOption(verifier, "verify"); o != nullptr) return Refuse(*o, why);
+    return absl::InvalidArgumentError(
+        StrCat(verifier.file, ":", verifier.line, ": job '", verifier.name, "': ", why));
+  }
   if (Status s = common::CheckRandioSpec(plan.spec.randio()); !s.ok()) {
     return absl::InvalidArgumentError(
         StrCat(head.file, ":", head.line, ": the jobs from '", head.name,

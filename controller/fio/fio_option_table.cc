@@ -125,7 +125,8 @@ const std::vector<FioOption>& Table() {
       Job("verify",
           "every checksum fio knows (crc32c, md5, sha256, xxhash, ...), meta and pattern run "
           "as stormark's own verify: every 4 KiB stamped with its offset, a generation and a "
-          "CRC32C, checked on each read and all read back at the end; 0 and null: none"),
+          "CRC32C, checked on each read and all read back at the end; 0 and null: none. Per "
+          "job, also in a run group, where a job may not write the bytes another verifies"),
       Refused("do_verify", kNotYet),
       Refused("verify_interval", kNotYet),
       Refused("verify_offset", kNotYet),

@@ -130,6 +130,22 @@ json ValidityJson(const PhaseValidity& v) {
   return out;
 }
 
+json VerifyJson(const stormark::v1::VerifyReport& v) {
+  json mismatches = json::array();
+  for (const auto& m : v.first_mismatches()) {
+    mismatches.push_back({{"offset", m.offset()},
+                          {"kind", m.kind()},
+                          {"field", m.field()},
+                          {"expected", m.expected()},
+                          {"actual", m.actual()},
+                          {"during", m.during()}});
+  }
+  return {{"unit_bytes", v.unit_bytes()},
+          {"units_checked", v.units_checked()},
+          {"mismatches", v.mismatches()},
+          {"first_mismatches", std::move(mismatches)}};
+}
+
 json MeasurementsJson(
     const google::protobuf::RepeatedPtrField<stormark::v1::Measurement>& measurements,
     const std::string& host) {
@@ -286,8 +302,10 @@ json ResultJson(const PhaseOutcome& outcome, const PhaseRows& rows, size_t i) {
     if (r.jobs_size() > 0) {
       json jobs = json::array();
       for (const auto& job : r.jobs()) {
-        jobs.push_back({{"name", job.name()},
-                        {"measurements", MeasurementsJson(job.measurements(), host.host)}});
+        json one = {{"name", job.name()},
+                    {"measurements", MeasurementsJson(job.measurements(), host.host)}};
+        if (job.has_verify()) one["verify"] = VerifyJson(job.verify());
+        jobs.push_back(std::move(one));
       }
       row["jobs"] = std::move(jobs);
     }
@@ -297,22 +315,7 @@ json ResultJson(const PhaseOutcome& outcome, const PhaseRows& rows, size_t i) {
                           {"first_done_ops", r.first_done_ops()},
                           {"last_done_nanos", r.last_done_nanos()}};
     }
-    if (r.has_verify()) {
-      const auto& v = r.verify();
-      json mismatches = json::array();
-      for (const auto& m : v.first_mismatches()) {
-        mismatches.push_back({{"offset", m.offset()},
-                              {"kind", m.kind()},
-                              {"field", m.field()},
-                              {"expected", m.expected()},
-                              {"actual", m.actual()},
-                              {"during", m.during()}});
-      }
-      row["verify"] = {{"unit_bytes", v.unit_bytes()},
-                       {"units_checked", v.units_checked()},
-                       {"mismatches", v.mismatches()},
-                       {"first_mismatches", std::move(mismatches)}};
-    }
+    if (r.has_verify()) row["verify"] = VerifyJson(r.verify());
     if (!r.stuck_worker().empty()) row["stuck_worker"] = r.stuck_worker();
     if (!r.device_stats().empty()) {
       row["device_stats"] = json(

@@ -115,6 +115,28 @@ TEST(MemoryEstimate, RandioVerifyBookFollowsTheRegion) {
   EXPECT_THAT(book->breakdown, HasSubstr("not known yet"));
 }
 
+// The verifying jobs of a run group share one unit, the smallest of theirs: a job of 4 KiB
+// blocks verifying next to one of 512-byte blocks keeps 8 times the book it would alone.
+TEST(MemoryEstimate, RandioRunGroupVerifyBooksShareTheSmallestUnit) {
+  stormark::v1::RandioSpec spec = Randio(1, 4096, 1);
+  spec.set_name("pages");
+  spec.set_verify(true);
+  spec.set_size_bytes(64 * kMiB);
+  stormark::v1::RandioSpec* small = spec.add_group();
+  *small = Randio(1, 512, 1);
+  small->set_name("sectors");
+  small->set_size_bytes(kMiB);
+  small->set_offset_bytes(64 * kMiB);
+  EXPECT_EQ(Part(EstimateMemory(spec, 0), "job 'pages': the verify book")->bytes,
+            (64 * kMiB / 4096 + 1) * kVerifyBytesPerUnit);
+  EXPECT_EQ(Part(EstimateMemory(spec, 0), "job 'sectors': the verify book"), nullptr);
+  small->set_verify(true);
+  EXPECT_EQ(Part(EstimateMemory(spec, 0), "job 'pages': the verify book")->bytes,
+            (64 * kMiB / 512 + 1) * kVerifyBytesPerUnit);
+  EXPECT_EQ(Part(EstimateMemory(spec, 0), "job 'sectors': the verify book")->bytes,
+            (kMiB / 512 + 1) * kVerifyBytesPerUnit);
+}
+
 TEST(MemoryEstimate, StreamIsItsBlockBuffer) {
   stormark::v1::StreamSpec spec;
   spec.set_block_size(64 << 20);

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import unittest
 
 sys.dont_write_bytecode = True  # No __pycache__ in the source tree.
@@ -171,6 +172,25 @@ class FioJobsTest(h.StormarkTestCase):
                 self.assertGreaterEqual(mean, m["latency"]["min"], (name, done.stdout))
                 self.assertLessEqual(mean, m["latency"]["max"], (name, done.stdout))
 
+    def test_a_log_of_a_later_job_of_a_run_group_holds_that_jobs_figures(self):
+        """Only the writer of a reader+writer group logs: its file has writes (ddir 1), not
+        the reader's reads."""
+        agent = self.start_agent()
+        logs = self.make_dir()
+        job = self.write_file(os.path.join(self.work, "later_log.fio"), (
+            "[global]\nsize=2m\ntime_based\nruntime=1\nlog_avg_msec=200\n"
+            "[reader]\nrw=randread\n"
+            f"[writer]\nrw=randwrite\noffset=2m\nwrite_bw_log={logs}/w\n"))
+        result = self.run_stormark(["run", "--fio", job, "--agent", agent.address, "--no-db",
+                                    "--no-progress"], timeout=120)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, 0, result.describe())
+        host = re.sub(r"[^A-Za-z0-9._-]", "_", agent.address)
+        self.assertEqual(sorted(os.listdir(logs)), [f"w_bw.2.log.{host}"])
+        with open(os.path.join(logs, f"w_bw.2.log.{host}")) as f:
+            ddirs = {line.split(", ")[2] for line in f.read().splitlines()}
+        self.assertEqual(ddirs, {"1"})
+
     def test_the_job_files_values_reach_the_agent(self):
         json_path = os.path.join(self.work, "out.json")
         self.run_fio("with_include.fio", "--dir", self.make_dir(), "--no-db", "--json",
@@ -293,6 +313,10 @@ class FioJobsTest(h.StormarkTestCase):
              "randio: job 'b': the jobs of a run group share one open device"),
             ("[a]\nrw=read\n[b]\nrw=trim\n", ":3: job 'b' runs at the same time as job 'a'"),
             ("rw=read\n[j]\n", ":1: "),
+            ("[global]\nsize=8m\n[check]\nrw=randread\nverify=crc32c\n"
+             "[scribble]\nrw=randwrite\noffset=4m\n",
+             ":5: verify=crc32c: job 'check' verifies bytes 4M-8M, which job 'scribble' "
+             "writes at the same time: its verify would check data another job overwrote"),
         ]
         for text, why in cases:
             with self.subTest(job=text):
@@ -307,6 +331,98 @@ class FioJobsTest(h.StormarkTestCase):
                     self.assertTrue(lines[0].startswith(f"stormark: {job}"), lines[0])
                     self.assertIn(why, lines[0])
                     self.assertNotIn("Phase ", result.stdout)
+
+    def start_img_agent(self, name="verify"):
+        """An agent with a disposable 16 MiB block target 'img' on a file; returns it and the
+        file's path."""
+        agent = self.start_agent(name, extra_targets=(
+            "  img: {block: $BASE/disk.img, size: 16M, disposable: true}\n"))
+        return agent, os.path.join(os.path.dirname(agent.target_dir), "disk.img")
+
+    def run_job_text(self, agent, name, text, expect, timeout=120):
+        job = self.write_file(os.path.join(self.work, name), text)
+        json_path = os.path.join(self.work, name + ".json")
+        result = self.run_stormark(["run", "--fio", job, "--agent", agent.address, "--no-db",
+                                    "--no-progress", "--json", json_path], timeout=timeout)
+        self.assert_no_crash(result)
+        self.assertEqual(result.returncode, expect, result.describe())
+        return result, self.load_json(json_path)["phases"][0]["results"][0]
+
+    def test_each_job_of_a_run_group_verifies_for_itself(self):
+        """Issue 20: a verifying writer, an unverified reader of the same bytes and a verifying
+        reader of others, at once on one agent's block target: each verifying job lays out,
+        checks and reports its own bytes."""
+        agent, _ = self.start_img_agent()
+        result, row = self.run_job_text(agent, "verify_group.fio", (
+            "[global]\nfilename=img\nbs=4k\nsize=4m\n"
+            "[writer]\nrw=randwrite\nverify=crc32c\n"
+            "[reader]\nrw=randread\n"
+            "[checker]\nrw=read\noffset=4m\nverify=crc32c\n"), expect=0)
+        self.assertEqual(row["status"], "succeeded", row)
+        jobs = {j["name"]: j for j in row["jobs"]}
+        self.assertEqual(sorted(jobs), ["checker", "reader", "writer"])
+        self.assertNotIn("verify", jobs["reader"])
+        # 1024 units each read back; the checker also checked each of its 1024 reads.
+        self.assertEqual(jobs["writer"]["verify"]["units_checked"], 1024)
+        self.assertEqual(jobs["checker"]["verify"]["units_checked"], 2048)
+        for name in ("writer", "checker"):
+            self.assertEqual(jobs[name]["verify"]["mismatches"], 0)
+        self.assertEqual(row["verify"]["units_checked"], 3072)
+        self.assertIn(f"verify {agent.address} job 'writer': 1024 units of 4 KiB checked, "
+                      "0 mismatches", result.stdout)
+        self.assertIn(f"verify {agent.address} job 'checker': 2048 units", result.stdout)
+
+    def test_verify_where_another_job_writes_is_refused_by_the_agent_before_writing(self):
+        """The verifying job's region is the rest of the device, which only the agent knows:
+        the agent refuses the phase in Prepare, naming both jobs and the bytes, and writes
+        nothing."""
+        agent, image = self.start_img_agent()
+        result, row = self.run_job_text(agent, "verify_overlap.fio", (
+            "[check]\nfilename=img\nrw=randread\nverify=crc32c\n"
+            "[scribble]\nfilename=img\nrw=randwrite\nsize=1m\noffset=8m\n"), expect=1)
+        self.assertNotEqual(row["status"], "succeeded", row)
+        out = result.stdout + result.stderr
+        self.assertIn("job 'check' verifies bytes 8M-9M, which job 'scribble' writes at the "
+                      "same time", out)
+        self.assertIn(agent.address, out)
+        # The agent fills a new image with random data; verify's layout stamps every unit.
+        with open(image, "rb") as f:
+            self.assertNotIn(b"SMV1", f.read(), "the refused phase laid out verify data")
+
+    def test_bytes_another_writer_overwrites_are_reported_not_passed(self):
+        """The attack: something else writes into a verifying job's bytes while the group
+        runs (here this test, through the image file). The verify reports it, naming the job
+        and the host; it never passes it as clean."""
+        agent, image = self.start_img_agent()
+        stop = threading.Event()
+
+        def scribble():
+            # The agent creates the image when the phase prepares: reopened each time.
+            while not stop.is_set():
+                try:
+                    with open(image, "r+b") as f:
+                        f.seek(1 << 20)
+                        f.write(b"scribbled" * 455)  # 4095 bytes: no header survives
+                except FileNotFoundError:
+                    pass
+                stop.wait(0.05)
+        writer = threading.Thread(target=scribble)
+        writer.start()
+        try:
+            result, row = self.run_job_text(agent, "verify_attacked.fio", (
+                "[global]\nfilename=img\nbs=4k\nsize=4m\ntime_based\nruntime=2\n"
+                "[check]\nrw=randread\nverify=crc32c\n"
+                "[other]\nrw=randread\noffset=4m\n"), expect=1)
+        finally:
+            stop.set()
+            writer.join()
+        check = {j["name"]: j for j in row["jobs"]}["check"]
+        self.assertGreater(check["verify"]["mismatches"], 0, row)
+        self.assertEqual(check["verify"]["first_mismatches"][0]["offset"], 1 << 20)
+        self.assertEqual(check["verify"]["first_mismatches"][0]["kind"], "corrupt")
+        self.assertIn("job 'check': verify: ", result.stdout + result.stderr)
+        self.assertRegex(result.stdout, rf"verify {re.escape(agent.address)} job 'check': "
+                                        r"\d+ units of 4 KiB checked, [1-9]\d* mismatch")
 
     def test_a_job_file_given_as_a_plan_says_to_use_fio(self):
         job = os.path.join(CORPUS, "kube_style.fio")

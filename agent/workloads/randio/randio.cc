@@ -116,15 +116,19 @@ Status RandioWorkload::OpenDevice(const std::atomic<bool>& cancelled,
   if (const int err = file->Close(); err != 0) {
     return common::ErrnoError(common::StrCat("randio: close ", dir_->Describe(kFileName)), -err);
   }
-  if (!spec_.verify()) {
+  // Verify lays out its own data over its jobs' regions; anything else is read as filled.
+  const bool all_verify = std::all_of(members_.begin(), members_.end(),
+                                      [](const Member& m) { return m.spec.verify(); });
+  if (!all_verify) {
     FileDeviceOptions fill_options;
     fill_options.writable = true;
     ASSIGN_OR_RETURN(auto filler, OpenFileDevice(*dir_, kFileName, fill_options));
     RETURN_IF_ERROR(FillRandom(*filler, 0, file_size, seed_, cancelled));
   }
   FileDeviceOptions options;
-  // Verify lays out its own data through this device, after the regions are known.
-  options.writable = writes || spec_.verify();
+  // Verify lays out its own data through this device, after the regions are known (`writes`
+  // counts that).
+  options.writable = writes;
   options.direct = spec_.direct();
   options.engine = EngineOf(spec_);
   ASSIGN_OR_RETURN(owned_device_, OpenFileDevice(*dir_, kFileName, options));
@@ -208,45 +212,24 @@ Status RandioWorkload::Prepare(const std::atomic<bool>& cancelled,
     members_.push_back(std::move(m));
   }
   RETURN_IF_ERROR(OpenDevice(cancelled, warnings));
-  uint64_t read_begin = UINT64_MAX, read_end = 0;
+  // Where the jobs read, and where jobs read that verify does not lay out.
+  uint64_t read_end = 0, unlaid_begin = UINT64_MAX, unlaid_end = 0;
   for (Member& m : members_) {
     RETURN_IF_ERROR(ResolveRegions(m));
     // A synchronous engine runs one request at a time whatever the depth (as fio's psync).
     m.iodepth = device_->caps().async ? std::max<uint32_t>(1, m.spec.iodepth()) : 1;
-    if (Reads(m.spec)) {
-      read_begin = std::min(read_begin, m.offset);
-      read_end = std::max(read_end, m.SpanEnd());
+    if (!Reads(m.spec)) continue;
+    read_end = std::max(read_end, m.SpanEnd());
+    if (!m.spec.verify()) {
+      unlaid_begin = std::min(unlaid_begin, m.offset);
+      unlaid_end = std::max(unlaid_end, m.SpanEnd());
     }
   }
-  if (!spec_.verify() && dir_ == nullptr && owned_device_ != nullptr && read_end > 0) {
-    // Verify lays out all it reads; other reads may land in a sparse file's holes.
-    WarnUnallocated(*block_, read_begin, read_end, SystemPaths().sys_dev_block, warnings);
+  if (dir_ == nullptr && owned_device_ != nullptr && unlaid_end > 0) {
+    // Reads that verify does not lay out may land in a sparse file's holes.
+    WarnUnallocated(*block_, unlaid_begin, unlaid_end, SystemPaths().sys_dev_block, warnings);
   }
-  if (spec_.verify()) {  // Never in a run group (CheckRandioSpec).
-    const Member& m = members_[0];
-    const uint32_t unit = m.bs_min % 4096 == 0 && spec_.blockalign() % 4096 == 0 &&
-                                  m.offset % 4096 == 0 && m.offset_increment % 4096 == 0 &&
-                                  m.region_size % 4096 == 0
-                              ? 4096
-                              : 512;
-    const uint64_t span = m.SpanEnd() - m.offset;
-    if (span / unit > VerifyBook::kMaxUnits) {
-      return absl::InvalidArgumentError(
-          common::StrCat("randio: verify tracks at most ", VerifyBook::kMaxUnits, " units of ",
-                         unit, " bytes (", common::FormatBytes(VerifyBook::kMaxUnits * unit),
-                         "); the region is ", common::FormatBytes(span)));
-    }
-    uint64_t salt_state = seed_;
-    book_ = std::make_unique<VerifyBook>(m.offset, span, unit,
-                                         static_cast<uint32_t>(common::SplitMix64(&salt_state)));
-    RETURN_IF_ERROR(LayOutVerifiable(cancelled));
-    if (dir_ == nullptr && m.offset == 0 &&
-        (m.jobs_count == 1 || m.offset_increment <= m.region_size)) {
-      laid_out_.bytes = m.SpanEnd();
-      laid_out_.device_size = device_->size();
-      laid_out_.how = "randio's verify layout";
-    }
-  }
+  RETURN_IF_ERROR(SetUpVerify(cancelled));
   // Buffered reads must start from the disk, not from the data just laid out.
   const Device* file = device_->caps().file_backed ? device_ : nullptr;
   if (file != nullptr && !spec_.direct() && read_end > 0) {
@@ -427,7 +410,7 @@ Status RandioWorkload::Run(RunContext& ctx) {
   for (const Member& m : members_) {
     const int64_t deadline =
         m.spec.runtime_nanos() == 0 ? 0 : start + lead + m.spec.runtime_nanos();
-    shared.push_back(JobShared{ctx.clock, ctx.cancelled, measuring, ctx.recorders, book_.get(),
+    shared.push_back(JobShared{ctx.clock, ctx.cancelled, measuring, ctx.recorders, m.book.get(),
                                deadline, job_start,
                                /*start_measured=*/spec_.ramp_time_nanos() == 0});
   }
@@ -458,22 +441,32 @@ Status RandioWorkload::Run(RunContext& ctx) {
     last_done_nanos_ = std::max<int64_t>(0, last - region_start);
   }
 
+  // In a run group, a verification failure names its job.
+  auto job_of = [&](const Member& m) {
+    return members_.size() > 1 ? common::StrCat("job '", m.spec.name(), "': ") : std::string();
+  };
   Status status;
-  for (const Status& s : statuses) {
-    if (!s.ok() && (status.ok() || absl::IsCancelled(status))) status = s;
+  for (size_t j = 0; j < statuses.size(); ++j) {
+    const Status& s = statuses[j];
+    if (s.ok() || !(status.ok() || absl::IsCancelled(status))) continue;
+    status = absl::IsDataLoss(s)
+                 ? absl::DataLossError(common::StrCat(job_of(members_[member_of_[j]]), s.message()))
+                 : s;
   }
-  if (book_ != nullptr && (status.ok() || absl::IsDataLoss(status)) && !ctx.cancelled.load()) {
-    const Status read_back = ReadBack(ctx.cancelled);
+  for (const Member& m : members_) {
+    if (m.book == nullptr || !(status.ok() || absl::IsDataLoss(status)) || ctx.cancelled.load()) {
+      continue;
+    }
+    const Status read_back = ReadBack(*m.book, ctx.cancelled);
     if (!read_back.ok() && status.ok()) status = read_back;
-    const auto report = book_->Report();
+    const auto report = m.book->Report();
     if (status.ok() && report.mismatches() > 0) {
-      const auto& m = report.first_mismatches(0);
+      const auto& first = report.first_mismatches(0);
       status = absl::DataLossError(
-          common::StrCat("verify: ", report.mismatches(), " of ", report.units_checked(),
-                         " units differ from "
-                         "what was written; first at offset ",
-                         m.offset(), ": ", m.kind(), " (", m.field(), ": expected ", m.expected(),
-                         ", found ", m.actual(), ")"));
+          common::StrCat(job_of(m), "verify: ", report.mismatches(), " of ", report.units_checked(),
+                         " units differ from what was written; first at offset ", first.offset(),
+                         ": ", first.kind(), " (", first.field(), ": expected ", first.expected(),
+                         ", found ", first.actual(), ")"));
     }
   }
   return status;

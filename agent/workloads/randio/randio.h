@@ -15,11 +15,17 @@
 // lays out verifiable data when verifying, and evicts the page cache before buffered reads.
 // Run is the timed region; with ramp_time it restarts the region when the ramp ends, and with
 // verify it closes the region before reading everything back.
+//
+// Verify is a job's own: in a run group, each job that verifies has its own book of its own
+// regions (one unit size and one salt for the phase), lays out and reads back only those, and
+// reports its own mismatches. Prepare refuses a group where such a job shares bytes with
+// another that writes them (common::FindVerifyConflict), once the regions are resolved.
 #ifndef STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_H_
 #define STORMARK_AGENT_WORKLOADS_RANDIO_RANDIO_H_
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,10 +73,13 @@ class RandioWorkload final : public Workload {
  private:
   // Opens device_ (creating and filling the dir target's file first).
   common::Status OpenDevice(const std::atomic<bool>& cancelled, std::vector<std::string>* warnings);
-  // Writes verifiable data over every job's region (generation 1).
-  common::Status LayOutVerifiable(const std::atomic<bool>& cancelled);
-  // Reads every tracked unit back and checks it; after the timed region.
-  common::Status ReadBack(const std::atomic<bool>& cancelled);
+  // Refuses regions where a verifying job meets another that writes; then makes each
+  // verifying job's book and writes verifiable data over its regions (generation 1).
+  common::Status SetUpVerify(const std::atomic<bool>& cancelled);
+  // Reads every unit of `book` back and checks it; after the timed region.
+  common::Status ReadBack(VerifyBook& book, const std::atomic<bool>& cancelled);
+  // The verify reports of every verifying job, added up; nullopt when none verifies.
+  std::optional<stormark::v1::VerifyReport> VerifyTotals() const;
   // One job of the phase (the spec's own, or one of its group), as Prepare settled it.
   struct Member {
     stormark::v1::RandioSpec spec;  // Its group cleared.
@@ -82,6 +91,8 @@ class RandioWorkload final : public Workload {
     uint64_t offset = 0, offset_increment = 0;
     // Its threads are jobs_[first_job, first_job + jobs_count).
     uint32_t first_job = 0;
+    // What its threads wrote where, when it verifies; nullptr otherwise.
+    std::unique_ptr<VerifyBook> book;
     // Where its last job's region ends.
     uint64_t SpanEnd() const {
       return offset + uint64_t{jobs_count - 1} * offset_increment + region_size;
@@ -115,7 +126,6 @@ class RandioWorkload final : public Workload {
   uint64_t seed_ = 0;
   std::unique_ptr<Device> owned_device_;
   Device* device_ = nullptr;
-  std::unique_ptr<VerifyBook> book_;
   WrittenPrefix laid_out_;  // The verify layout, when it is a prefix of the target's device.
 
   // Built in Prepare, after device_, so that they go first: every member's threads, in

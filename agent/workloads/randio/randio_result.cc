@@ -81,6 +81,7 @@ void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
       job->set_name(m.spec.name());
       AddMeasurements(m.first_job, m.first_job + m.jobs_count, result->elapsed_nanos(),
                       job->mutable_measurements());
+      if (m.book != nullptr) *job->mutable_verify() = m.book->Report();
     }
   }
   if (jobs_.size() > 1) {
@@ -89,7 +90,7 @@ void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
     result->set_first_done_bytes(first_done_bytes_);
     result->set_first_done_ops(first_done_ops_);
   }
-  if (book_ != nullptr) *result->mutable_verify() = book_->Report();
+  if (auto verify = VerifyTotals()) *result->mutable_verify() = std::move(*verify);
   for (const auto& w : run_warnings_) result->add_warnings(w);
 
   auto& resolved = *result->mutable_resolved();

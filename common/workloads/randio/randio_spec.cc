@@ -23,6 +23,64 @@ bool RandioWrites(const stormark::v1::RandioSpec& spec) {
                      [](const stormark::v1::RandioSpec& job) { return RandioJobWrites(job); });
 }
 
+uint32_t VerifyUnitOf(uint32_t bs_min, uint32_t blockalign, uint64_t offset,
+                      uint64_t offset_increment, uint64_t region) {
+  return bs_min % 4096 == 0 && blockalign % 4096 == 0 && offset % 4096 == 0 &&
+                 offset_increment % 4096 == 0 && region % 4096 == 0
+             ? 4096
+             : 512;
+}
+
+std::vector<RandioJobRegions> RegionsOf(const stormark::v1::RandioSpec& spec) {
+  using stormark::v1::RandioSpec;
+  std::vector<RandioJobRegions> jobs;
+  for (int i = -1; i < spec.group_size(); ++i) {
+    const RandioSpec& job = i < 0 ? spec : spec.group(i);
+    RandioJobRegions r;
+    r.name = job.name();
+    r.verify = job.verify();
+    r.writes = job.rw() == RandioSpec::WRITE || job.rw() == RandioSpec::RANDWRITE ||
+               ((job.rw() == RandioSpec::RANDRW || job.rw() == RandioSpec::READWRITE) &&
+                job.rwmixread() < 100);
+    r.offset = job.offset_bytes();
+    r.offset_increment = job.offset_increment_bytes();
+    r.size = job.size_bytes();
+    r.threads = std::max<uint32_t>(1, job.numjobs());
+    r.known = job.size_bytes() != 0 && job.size_percent() == 0 && job.offset_percent() == 0 &&
+              job.offset_increment_percent() == 0;
+    jobs.push_back(std::move(r));
+  }
+  return jobs;
+}
+
+std::optional<VerifyConflict> FindVerifyConflict(const std::vector<RandioJobRegions>& jobs) {
+  for (size_t v = 0; v < jobs.size(); ++v) {
+    if (!jobs[v].verify || !jobs[v].known) continue;
+    for (size_t w = 0; w < jobs.size(); ++w) {
+      // A job's own threads are checked with the job (CheckRandioJob: a region per thread).
+      if (w == v || !jobs[w].writes || !jobs[w].known) continue;
+      for (uint32_t i = 0; i < jobs[v].threads; ++i) {
+        const uint64_t vb = jobs[v].offset + uint64_t{i} * jobs[v].offset_increment;
+        for (uint32_t k = 0; k < jobs[w].threads; ++k) {
+          const uint64_t wb = jobs[w].offset + uint64_t{k} * jobs[w].offset_increment;
+          const uint64_t begin = std::max(vb, wb);
+          const uint64_t end = std::min(vb + jobs[v].size, wb + jobs[w].size);
+          if (begin < end) return VerifyConflict{v, w, begin, end};
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string DescribeVerifyConflict(const std::vector<RandioJobRegions>& jobs,
+                                   const VerifyConflict& c) {
+  return StrCat("job '", jobs[c.verifier].name, "' verifies bytes ", FormatSizeShort(c.begin), "-",
+                FormatSizeShort(c.end), ", which job '", jobs[c.writer].name,
+                "' writes at the same time: its verify would check data another job "
+                "overwrote; give the jobs regions apart (offset, size, offset_increment)");
+}
+
 namespace {
 
 // bssplit and write_bssplit: sizes in range, shares adding up to 100, and bs_min / bs_max the
@@ -228,7 +286,6 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
       return Status(s.code(), StrCat("randio: ", name, message));
     }
     if (i >= 0 && job.group_size() > 0) return bad(name, "a job of a run group has no group");
-    if (job.verify()) return bad(name, "verify is not supported in a run group of unlike jobs");
     if (job.engine() != spec.engine() || job.direct() != spec.direct()) {
       return bad(name,
                  "the jobs of a run group share one open device: engine and direct must be "
@@ -246,24 +303,57 @@ Status CheckRandioSpec(const stormark::v1::RandioSpec& spec) {
     return bad("the run group's jobs come to ", threads, " threads (numjobs); at most ",
                kMaxRandioJobs);
   }
+  // Regions that depend on the device are checked by the agent, once it has opened it.
+  const std::vector<RandioJobRegions> regions = RegionsOf(spec);
+  if (auto conflict = FindVerifyConflict(regions)) {
+    return bad(DescribeVerifyConflict(regions, *conflict));
+  }
   return absl::OkStatus();
 }
 
+namespace {
+
+// The verify unit of a job as its spec gives it, `region_bytes` standing for a size of 0.
+uint32_t SpecVerifyUnit(const stormark::v1::RandioSpec& spec, uint64_t region_bytes) {
+  return VerifyUnitOf(spec.bs_min(), spec.blockalign(), spec.offset_bytes(),
+                      spec.offset_increment_bytes(),
+                      spec.size_bytes() != 0 ? spec.size_bytes() : region_bytes);
+}
+
+// One job's estimate; with verify, its book in units of `verify_unit` bytes.
+MemoryEstimate EstimateJob(const stormark::v1::RandioSpec& spec, uint64_t region_bytes,
+                           uint32_t series_interval_ms, uint32_t verify_unit);
+
+}  // namespace
+
 MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t region_bytes,
                               uint32_t series_interval_ms) {
-  if (spec.group_size() > 0) {
-    MemoryEstimate e{"randio", {}};
-    for (int i = -1; i < spec.group_size(); ++i) {
-      stormark::v1::RandioSpec job = i < 0 ? spec : spec.group(i);
-      job.clear_group();
-      MemoryEstimate part = EstimateMemory(job, region_bytes, series_interval_ms);
-      for (auto& p : part.parts) {
-        p.name = StrCat("job '", job.name(), "': ", p.name);
-        e.parts.push_back(std::move(p));
-      }
-    }
-    return e;
+  if (spec.group_size() == 0) {
+    return EstimateJob(spec, region_bytes, series_interval_ms, SpecVerifyUnit(spec, region_bytes));
   }
+  // The verifying jobs of a group share the smallest unit of theirs.
+  uint32_t unit = 4096;
+  for (int i = -1; i < spec.group_size(); ++i) {
+    const stormark::v1::RandioSpec& job = i < 0 ? spec : spec.group(i);
+    if (job.verify()) unit = std::min(unit, SpecVerifyUnit(job, region_bytes));
+  }
+  MemoryEstimate e{"randio", {}};
+  for (int i = -1; i < spec.group_size(); ++i) {
+    stormark::v1::RandioSpec job = i < 0 ? spec : spec.group(i);
+    job.clear_group();
+    MemoryEstimate part = EstimateJob(job, region_bytes, series_interval_ms, unit);
+    for (auto& p : part.parts) {
+      p.name = StrCat("job '", job.name(), "': ", p.name);
+      e.parts.push_back(std::move(p));
+    }
+  }
+  return e;
+}
+
+namespace {
+
+MemoryEstimate EstimateJob(const stormark::v1::RandioSpec& spec, uint64_t region_bytes,
+                           uint32_t series_interval_ms, uint32_t verify_unit) {
   MemoryEstimate e{"randio", {}};
   const uint64_t jobs = std::max<uint32_t>(1, spec.numjobs());
   const uint64_t depth = std::max<uint32_t>(1, spec.iodepth());
@@ -307,10 +397,7 @@ MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t reg
                                 " bytes, the device's size not known yet"),
                          "size (the verified region)"});
     } else {
-      const bool whole_pages = spec.bs_min() % 4096 == 0 && spec.blockalign() % 4096 == 0 &&
-                               spec.offset_bytes() % 4096 == 0 &&
-                               spec.offset_increment_bytes() % 4096 == 0 && region % 4096 == 0;
-      const uint64_t unit = whole_pages ? 4096 : 512;
+      const uint64_t unit = verify_unit;
       const uint64_t span =
           SaturatingAdd(SaturatingMul(jobs - 1, spec.offset_increment_bytes()), region);
       const uint64_t units = std::min(kVerifyMaxUnits, span / unit + 1);
@@ -322,5 +409,7 @@ MemoryEstimate EstimateMemory(const stormark::v1::RandioSpec& spec, uint64_t reg
   }
   return e;
 }
+
+}  // namespace
 
 }  // namespace stormark::common

@@ -4,6 +4,9 @@
 #define STORMARK_COMMON_WORKLOADS_RANDIO_RANDIO_SPEC_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "common/memory_estimate.h"
 #include "common/status.h"
@@ -20,6 +23,45 @@ inline constexpr uint32_t kMaxRandioJobs = 256;
 bool RandioWrites(const stormark::v1::RandioSpec& spec);
 // The same for one job, its group aside.
 bool RandioJobWrites(const stormark::v1::RandioSpec& spec);
+
+// The unit verify checks a job in: 4 KiB when its smallest block, its alignment, its offsets
+// and its region are all whole 4 KiB, 512 bytes otherwise. The verifying jobs of a run group
+// share the smallest of their units.
+uint32_t VerifyUnitOf(uint32_t bs_min, uint32_t blockalign, uint64_t offset,
+                      uint64_t offset_increment, uint64_t region);
+
+// One job of a run group as verify sees it: its threads' regions (thread j's is [offset + j x
+// offset_increment, + size)) and what it does there.
+struct RandioJobRegions {
+  std::string name;
+  bool verify = false;
+  bool writes = false;  // Its pattern writes in the timed region (verify's layout aside).
+  uint64_t offset = 0, offset_increment = 0, size = 0;
+  uint32_t threads = 1;
+  // False when the regions depend on the device (size 0, a percentage): not known yet.
+  bool known = true;
+};
+
+// A job that verifies and another job that writes in the timed region reach the same bytes:
+// the verify would check data the other job overwrote (or flag the other's writes as
+// corruption), so such a group is refused. [begin, end) is where the first two regions meet.
+struct VerifyConflict {
+  size_t verifier = 0, writer = 0;  // Indices into the jobs.
+  uint64_t begin = 0, end = 0;
+};
+
+// The jobs of `spec` (its own first, then its group's), their regions as far as the spec
+// alone says.
+std::vector<RandioJobRegions> RegionsOf(const stormark::v1::RandioSpec& spec);
+
+// The first conflict between the jobs of a run group, or nullopt; jobs not `known` are
+// skipped. Two verifying jobs that only read may share bytes (both check the same layout), as
+// may a verifying job and one that only reads.
+std::optional<VerifyConflict> FindVerifyConflict(const std::vector<RandioJobRegions>& jobs);
+
+// "job 'check' verifies 0-1 MiB, which job 'scribble' writes at the same time: ..."
+std::string DescribeVerifyConflict(const std::vector<RandioJobRegions>& jobs,
+                                   const VerifyConflict& conflict);
 
 // The first problem with a randio spec, as one line naming the parameter (with fio's name),
 // or OK. Checks what can be known without the target; the agent checks the rest (alignment,

@@ -134,9 +134,25 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
   for (size_t i = 0; i < outcome.hosts.size() && i < summary.rows.size(); ++i) {
     const HostOutcome& host = outcome.hosts[i];
     const RowSummary& row = summary.rows[i];
-    // Also for a failed host: a verification failure is what its mismatches explain.
+    // A job of a run group, named as the plan names it (an agent's text does not reach the
+    // terminal).
+    const stormark::v1::RandioSpec& planned = outcome.plan.spec.randio();
+    auto job_name = [&](int j) {
+      return j == 0                      ? planned.name()
+             : j <= planned.group_size() ? planned.group(j - 1).name()
+                                         : common::StrCat("job ", j + 1);
+    };
+    // Also for a failed host: a verification failure is what its mismatches explain. A run
+    // group's verifying jobs each have their own lines.
     if (host.result && host.result->has_verify()) {
-      verify += VerifyLines(row.host, host.result->verify());
+      bool per_job = false;
+      for (int j = 0; j < host.result->jobs_size(); ++j) {
+        if (!host.result->jobs(j).has_verify()) continue;
+        per_job = true;
+        verify += VerifyLines(common::StrCat(row.host, " job '", job_name(j), "'"),
+                              host.result->jobs(j).verify());
+      }
+      if (!per_job) verify += VerifyLines(row.host, host.result->verify());
     }
     if (!host.succeeded() || row.status != "succeeded") {
       const std::string status = row.status == "aborted"  ? "ABORTED"
@@ -173,14 +189,10 @@ std::string RandioTable(const PhaseOutcome& outcome, const PhaseSummary& summary
                            {"-", "0", "0.0", "-", "-", "-", "-", "-", "-",
                             fmt::format("{:.1f}", row.cpu_percent), "ok" + mark}));
       }
-      // A run group of unlike jobs: each job's own figures under the host's totals, named as
-      // the plan names them (an agent's text does not reach the terminal).
-      const stormark::v1::RandioSpec& planned = outcome.plan.spec.randio();
+      // A run group of unlike jobs: each job's own figures under the host's totals.
       for (int j = 0; j < r.jobs_size(); ++j) {
         const auto& job = r.jobs(j);
-        const std::string name = j == 0                      ? planned.name()
-                                 : j <= planned.group_size() ? planned.group(j - 1).name()
-                                                             : common::StrCat("job ", j + 1);
+        const std::string name = job_name(j);
         const std::map<std::string, OpFigures> own = Figures(job.measurements());
         for (const char* op : kOps) {
           auto it = own.find(op);

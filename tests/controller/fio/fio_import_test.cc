@@ -166,10 +166,59 @@ TEST(ImportJobs, WhatTheJobsOfARunGroupCannotShareIsRefusedNamingTheJob) {
   EXPECT_THAT(ErrorOf("[reader]\nrw=randread\n[trimmer]\nrw=trim\n"),
               HasSubstr("job.fio:3: job 'trimmer' runs at the same time as job 'reader' (no "
                         "stonewall between them): a trim job runs alone"));
-  EXPECT_THAT(ErrorOf("[a]\nrw=randread\n[b]\nrw=randwrite\nverify=crc32c\n"),
-              HasSubstr("verify is not supported in a run group"));
   EXPECT_THAT(ErrorOf("[a]\nrw=randread\nruntime=5\n[b]\nrw=randwrite\nramp_time=1\n"),
               HasSubstr("startdelay + ramp_time differs"));
+}
+
+// Verify in a run group (issue 20): each job keeps its own verify setting, as in fio.
+TEST(ImportJobs, EachJobOfARunGroupKeepsItsOwnVerify) {
+  auto imported = Import(R"([global]
+size=8m
+bs=4k
+[writer]
+rw=randwrite
+verify=crc32c
+[reader]
+rw=randread
+[checker]
+rw=read
+offset=8m
+verify=md5
+)");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  ASSERT_EQ(imported->phases.size(), 1u);
+  const RandioSpec& head = imported->phases[0].spec.randio();
+  ASSERT_EQ(head.group_size(), 2);
+  EXPECT_TRUE(head.verify());
+  EXPECT_FALSE(head.group(0).verify());
+  EXPECT_TRUE(head.group(1).verify());
+  EXPECT_TRUE(common::CheckRandioSpec(head).ok()) << common::CheckRandioSpec(head);
+}
+
+// A verifying job and one that writes the same bytes at the same time: one line at the verify
+// option, naming both jobs, the bytes, and the way out.
+TEST(ImportJobs, VerifyOverBytesAnotherJobWritesIsRefusedAtTheVerifyOption) {
+  EXPECT_EQ(ErrorOf("[global]\nsize=8m\n[check]\nrw=randread\nverify=crc32c\n"
+                    "[scribble]\nrw=randwrite\noffset=4m\n"),
+            "job.fio:5: verify=crc32c: job 'check' verifies bytes 4M-8M, which job 'scribble' "
+            "writes at the same time: its verify would check data another job overwrote; give "
+            "the jobs regions apart (offset, size, offset_increment); add stonewall to "
+            "'scribble' to run it after 'check', or run one job alone with --section scribble");
+  // In [global], the verify line is the global's; the writer may come first in the file.
+  EXPECT_THAT(ErrorOf("[global]\nsize=8m\nverify=crc32c\n[w]\nrw=write\nverify=0\n"
+                      "[r]\nrw=read\n"),
+              HasSubstr("job.fio:3: verify=crc32c: job 'r' verifies bytes 0-8M, which job 'w' "
+                        "writes at the same time"));
+  EXPECT_THAT(ErrorOf("[global]\nsize=8m\nverify=crc32c\n[w]\nrw=write\nverify=0\n"
+                      "[r]\nrw=read\n"),
+              HasSubstr("add stonewall to 'r' to run it after 'w'"));
+  // Apart, or with a stonewall between, the same jobs run.
+  EXPECT_TRUE(Import("[global]\nsize=4m\n[check]\nrw=randread\nverify=crc32c\n"
+                     "[scribble]\nrw=randwrite\noffset=4m\n")
+                  .ok());
+  EXPECT_TRUE(Import("[global]\nsize=8m\n[check]\nrw=randread\nverify=crc32c\n"
+                     "[scribble]\nstonewall\nrw=randwrite\n")
+                  .ok());
 }
 
 // --set and sweeps reach every job of a run group.
@@ -213,6 +262,23 @@ write_iops_log=w
   auto every_io = Import("[a]\nwrite_bw_log=x\n");
   ASSERT_TRUE(every_io.ok());
   EXPECT_EQ(every_io->phases[0].spec.series_interval_ms(), 0u);
+}
+
+// A run group where only a later job asks for a log: every job keeps its place in fio_logs,
+// so that the log is made from the job that asked for it, not from the group's first job.
+TEST(ImportJobs, ALogAskedForByALaterJobOfARunGroupKeepsItsPlace) {
+  auto imported = Import("[reader]\nrw=randread\n[writer]\nrw=randwrite\nwrite_bw_log=w\n");
+  ASSERT_TRUE(imported.ok()) << imported.status();
+  const PhasePlan& phase = imported->phases[0];
+  ASSERT_EQ(phase.fio_logs.size(), 2u);
+  EXPECT_EQ(phase.fio_logs[0].job, "reader");
+  EXPECT_EQ(phase.fio_logs[0].bw, "");
+  EXPECT_EQ(phase.fio_logs[1].job, "writer");
+  EXPECT_EQ(phase.fio_logs[1].bw, "w");
+  EXPECT_EQ(phase.fio_logs[1].thread_number, 2);
+  auto none = Import("[reader]\nrw=randread\n[writer]\nrw=randwrite\n");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->phases[0].fio_logs.empty());
 }
 
 TEST(ImportJobs, TrimwriteWritesEachBlockAfterItsDiscard) {

@@ -20,6 +20,7 @@
 #include "common/histogram.h"
 #include "common/recorder.h"
 #include "common/strings.h"
+#include "common/workloads/randio/randio_spec.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/agent/test_dir.h"
@@ -686,6 +687,136 @@ TEST_F(RandioVerifyTest, ReadsInTheRunCheckTooAndFailTheRun) {
   EXPECT_EQ(out.result.verify().first_mismatches(0).kind(), "corrupt");
 }
 
+// Verify in a run group: each job verifies, or not, for itself, with its own book and report.
+class RandioGroupVerifyTest : public ::testing::Test {
+ protected:
+  static RandioSpec Job(const std::string& name, RandioSpec::Pattern rw, uint64_t offset,
+                        bool verify) {
+    RandioSpec spec = Spec(rw, 1 << 20);
+    spec.set_name(name);
+    spec.set_offset_bytes(offset);
+    spec.set_verify(verify);
+    return spec;
+  }
+  // 'check' reads and verifies [0, 1M); 'writer' writes and verifies [1M, 2M); 'reads' reads
+  // both, unverified. Only 'writer' writes in the run.
+  static RandioSpec CheckWriterReads() {
+    RandioSpec spec = Job("check", RandioSpec::RANDREAD, 0, true);
+    *spec.add_group() = Job("writer", RandioSpec::RANDWRITE, 1 << 20, true);
+    RandioSpec* reads = spec.add_group();
+    *reads = Job("reads", RandioSpec::RANDREAD, 0, false);
+    reads->set_size_bytes(2 << 20);
+    return spec;
+  }
+  MemoryDevice memory_{2 << 20};
+  FaultDevice faulty_{memory_};
+};
+
+TEST_F(RandioGroupVerifyTest, EachJobVerifiesItsOwnRegionAndReportsItsOwnChecks) {
+  const Outcome out = RunOn(CheckWriterReads(), faulty_);
+  ASSERT_TRUE(out.prepare.ok()) << out.prepare;
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  ASSERT_EQ(out.result.jobs_size(), 3);
+  const auto& check = out.result.jobs(0);
+  const auto& writer = out.result.jobs(1);
+  ASSERT_TRUE(check.has_verify());
+  ASSERT_TRUE(writer.has_verify());
+  EXPECT_FALSE(out.result.jobs(2).has_verify());
+  // Each read back its own 256 units of 4 KiB, and 'check' checked its 256 reads as well.
+  EXPECT_EQ(check.verify().units_checked(), 2u * 256);
+  EXPECT_EQ(writer.verify().units_checked(), 256u);
+  EXPECT_EQ(check.verify().unit_bytes(), 4096u);
+  EXPECT_EQ(out.result.verify().units_checked(), 3u * 256);
+  EXPECT_EQ(out.result.verify().mismatches(), 0u);
+  // Both regions hold stamped units: the layout's, and 'writer''s own writes over it.
+  EXPECT_EQ(memory_.Contents(0, 4), "SMV1");
+  EXPECT_EQ(memory_.Contents(1 << 20, 4), "SMV1");
+}
+
+TEST_F(RandioGroupVerifyTest, ALostWriteIsReportedOnTheJobThatWroteIt) {
+  // Two layout writes of 1 MiB, one per verifying job; then only 'writer' writes.
+  faulty_.ArmWrite(2 + 5, Fault::kDrop);
+  const Outcome out = RunOn(CheckWriterReads(), faulty_);
+  ASSERT_EQ(faulty_.fired().size(), 1u);
+  EXPECT_GE(faulty_.fired()[0], uint64_t{1} << 20);
+  EXPECT_EQ(out.run.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(out.run.message(), HasSubstr("job 'writer': verify: 1 of 256 units differ"));
+  ASSERT_EQ(out.result.jobs_size(), 3);
+  EXPECT_EQ(out.result.jobs(0).verify().mismatches(), 0u);
+  ASSERT_EQ(out.result.jobs(1).verify().mismatches(), 1u);
+  EXPECT_EQ(out.result.jobs(1).verify().first_mismatches(0).kind(), "stale");
+  EXPECT_EQ(out.result.jobs(1).verify().first_mismatches(0).offset(), faulty_.fired()[0]);
+  EXPECT_EQ(out.result.verify().mismatches(), 1u);
+  EXPECT_EQ(out.result.verify().first_mismatches(0).offset(), faulty_.fired()[0]);
+}
+
+TEST_F(RandioGroupVerifyTest, ACorruptReadFailsTheRunNamingTheJob) {
+  faulty_.ArmWrite(1, Fault::kTear, 100);  // 'check''s layout leaves almost all zero.
+  const Outcome out = RunOn(CheckWriterReads(), faulty_);
+  EXPECT_EQ(out.run.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(out.run.message(), HasSubstr("job 'check': verify: a read of 4096 bytes"));
+  ASSERT_GT(out.result.jobs(0).verify().mismatches(), 0u);
+  EXPECT_EQ(out.result.jobs(0).verify().first_mismatches(0).kind(), "corrupt");
+  EXPECT_EQ(out.result.jobs(1).verify().mismatches(), 0u);
+}
+
+// The attack: another job's write that lands among a verifying job's bytes (here one that
+// the device misdirects) is found, never passed over as clean.
+TEST_F(RandioGroupVerifyTest, AnotherJobsWriteOverVerifiedBytesIsReportedAsCorrupt) {
+  RandioSpec spec = Job("check", RandioSpec::RANDREAD, 0, true);
+  *spec.add_group() = Job("scribble", RandioSpec::RANDWRITE, 1 << 20, false);
+  // One layout write; scribble's third write lands 1 MiB lower, in 'check''s region.
+  faulty_.ArmWrite(1 + 3, Fault::kMisdirect, 1 << 20);
+  const Outcome out = RunOn(spec, faulty_);
+  ASSERT_TRUE(out.prepare.ok()) << out.prepare;
+  ASSERT_EQ(faulty_.fired().size(), 1u);
+  EXPECT_EQ(out.run.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(out.run.message(), HasSubstr("job 'check': verify: "));
+  // Found by the read-back, and perhaps by a read of the run before it.
+  ASSERT_GE(out.result.jobs(0).verify().mismatches(), 1u);
+  const auto& m = out.result.jobs(0).verify().first_mismatches(0);
+  EXPECT_EQ(m.offset(), faulty_.fired()[0] - (1 << 20));
+  EXPECT_EQ(m.kind(), "corrupt");
+  EXPECT_FALSE(out.result.jobs(1).has_verify());
+}
+
+// Regions the controller cannot know (the rest of the device, a percentage) are checked once
+// the device is open: a writer among verified bytes is refused before anything is written.
+TEST_F(RandioGroupVerifyTest, AWriterAmongVerifiedBytesIsRefusedInPrepare) {
+  RandioSpec spec = Job("check", RandioSpec::RANDREAD, 0, true);
+  spec.set_size_bytes(0);  // The rest of the device: 0-2M.
+  *spec.add_group() = Job("scribble", RandioSpec::RANDWRITE, 1 << 20, false);
+  ASSERT_TRUE(common::CheckRandioSpec(spec).ok());
+  Outcome out = RunOn(spec, faulty_);
+  EXPECT_EQ(out.prepare.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.prepare.message(),
+              HasSubstr(": job 'check' verifies bytes 1M-2M, which job 'scribble' "
+                        "writes at the same time: its verify would check data another job "
+                        "overwrote"));
+  EXPECT_EQ(memory_.writes(), 0u);
+  // As a percentage, the same; apart, it runs.
+  spec.set_size_percent(50);
+  out = RunOn(spec, faulty_);
+  EXPECT_TRUE(out.prepare.ok()) << out.prepare;
+  EXPECT_TRUE(out.run.ok()) << out.run;
+  spec.set_size_percent(75);
+  out = RunOn(spec, faulty_);
+  EXPECT_THAT(out.prepare.message(), HasSubstr("verifies bytes 1M-1536k"));
+}
+
+// Jobs of unlike block sizes verify in one unit, the smaller.
+TEST_F(RandioGroupVerifyTest, VerifyingJobsShareTheSmallerUnit) {
+  RandioSpec spec = Job("pages", RandioSpec::RANDWRITE, 0, true);
+  RandioSpec* sectors = spec.add_group();
+  *sectors = Job("sectors", RandioSpec::RANDWRITE, 1 << 20, true);
+  sectors->set_bs_min(512);
+  const Outcome out = RunOn(spec, faulty_);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  EXPECT_EQ(out.result.jobs(0).verify().unit_bytes(), 512u);
+  EXPECT_EQ(out.result.jobs(1).verify().unit_bytes(), 512u);
+  EXPECT_EQ(out.result.verify().units_checked(), uint64_t{2} * (1 << 20) / 512);
+}
+
 // The verify layout writes every job's region before the run: from offset 0, that is a prefix
 // of the device a later stream read need not lay out again.
 TEST(RandioWrittenFromStart, VerifyLayoutFromOffsetZeroIsAWrittenPrefix) {
@@ -700,6 +831,28 @@ TEST(RandioWrittenFromStart, VerifyLayoutFromOffsetZeroIsAWrittenPrefix) {
   ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
   EXPECT_EQ(workload.WrittenFromStart().bytes, uint64_t{2} << 20);
   EXPECT_EQ(workload.WrittenFromStart().device_size, uint64_t{4} << 20);
+}
+
+// In a run group, the verifying jobs' layouts together; an unverified job lays out nothing.
+TEST(RandioWrittenFromStart, AGroupsVerifyLayoutsTogetherMakeThePrefix) {
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 1 << 20);
+  spec.set_name("second");
+  spec.set_offset_bytes(1 << 20);
+  spec.set_verify(true);
+  RandioSpec* first = spec.add_group();
+  *first = Spec(RandioSpec::RANDWRITE, 1 << 20);
+  first->set_name("first");
+  first->set_verify(true);
+  RandioSpec* plain = spec.add_group();
+  *plain = Spec(RandioSpec::RANDREAD, 1 << 20);
+  plain->set_name("plain");
+  plain->set_offset_bytes(2 << 20);
+  MemoryDevice memory(4 << 20);
+  HostFacts host;
+  RandioWorkload workload(spec, memory, host);
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(workload.Prepare(kNotCancelled, &warnings).ok());
+  EXPECT_EQ(workload.WrittenFromStart().bytes, uint64_t{2} << 20);
 }
 
 TEST(RandioWrittenFromStart, LayoutsWithGapsOrAnOffsetAndPlainRunsCountNothing) {

@@ -135,6 +135,36 @@ TEST(RandioTable, FailedVerificationStillListsItsMismatches) {
   EXPECT_THAT(table, HasSubstr("offset 4096 (): corrupt"));
 }
 
+// A run group: each verifying job's lines, named as the plan names it, and not the sum.
+TEST(RandioTable, ARunGroupListsEachVerifyingJobOnItsOwn) {
+  HostOutcome a = Host("a", 0);
+  a.result->set_state(PhaseResult::FAILED);
+  a.result->set_error("job 'writer': verify: 1 of 256 units differ");
+  a.result->mutable_verify()->set_units_checked(768);
+  a.result->mutable_verify()->set_mismatches(1);
+  auto add_job = [&](const std::string& name, uint64_t checked, uint64_t mismatches) {
+    auto* job = a.result->add_jobs();
+    job->set_name(name);
+    if (checked == 0) return;
+    job->mutable_verify()->set_unit_bytes(4096);
+    job->mutable_verify()->set_units_checked(checked);
+    job->mutable_verify()->set_mismatches(mismatches);
+  };
+  add_job("check", 512, 0);
+  add_job("reads", 0, 0);
+  add_job("writer", 256, 1);
+  PhaseOutcome outcome;
+  outcome.plan.spec.mutable_randio()->set_name("check");
+  outcome.plan.spec.mutable_randio()->add_group()->set_name("reads");
+  outcome.plan.spec.mutable_randio()->add_group()->set_name("writer");
+  outcome.hosts = {a};
+  const std::string table = RandioTable(outcome, Summarize(outcome));
+  EXPECT_THAT(table, HasSubstr("verify a job 'check': 512 units of 4 KiB checked, 0 mismatches\n"));
+  EXPECT_THAT(table, HasSubstr("verify a job 'writer': 256 units of 4 KiB checked, 1 mismatch\n"));
+  EXPECT_THAT(table, Not(HasSubstr("job 'reads'")));
+  EXPECT_THAT(table, Not(HasSubstr("768 units")));
+}
+
 TEST(FormatIops, ThreeSignificantDigits) {
   EXPECT_EQ(common::FormatIops(41234), "41.2k");
   EXPECT_EQ(common::FormatIops(33000), "33.0k");
