@@ -8,15 +8,18 @@ capped at BANDWIDTH, alternately (bonnie++ first in even rounds, stormark first 
 REPEAT runs each.
 
     python3 bench/bonnie_vs_bonnie.py [--dir /var/tmp] [--disk 1G] [--limit 256M]
-                                      [--bandwidth 200M] [--repeat 5] [--files 256]
+                                      [--bandwidth 200M] [--repeat 5] [--files 96]
                                       [--char-size 4M] [--seeks 100000] [--json FILE]
 
 The defaults are the machine of issue 21: 256 MiB of memory and a 1 GiB disk. The disk is capped at
 200 MB/s (bench/memlimited.py: a second loop device under the block throttle) because the
 development VM's virtual disk, cached by its host, moves 1-2 GB/s: the 512 MiB data file would be
-written and read in under bonnie++'s 0.5 s, and both tools would print +++++. 256 x 1024 files
-do not fit a 256 MiB cache with their inodes, so the stat tests read inodes from the disk and are
-timed too. `--bandwidth 0` uses the machine's disk as it is.
+written and read in under bonnie++'s 0.5 s, and both tools would print +++++. 96 x 1024 files
+is what a 256 MiB limit holds: their new inodes and directory entries, about 1,700 bytes a file that
+the kernel cannot reclaim, take 159 MiB, and the agent refuses a phase whose files would take over
+three quarters of its limit (docs/page-cache.md). At 256 x 1024 the kernel killed bonnie++ in its
+cgroup, and the agent, before it refused such a phase (2026-12-06). `--bandwidth 0` uses the
+machine's disk as it is.
 
 The invocations, on the mounted filesystem MNT (files in units of 1024, empty, one directory):
     bonnie++ -d MNT -s 2xLIMIT:8k:SEEKS:5 -r LIMIT -f CHARS -n FILES -u root -q       (in the cgroup)
@@ -132,7 +135,7 @@ def main():
     parser.add_argument("--disk", default="1G")
     parser.add_argument("--limit", default="256M")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--files", type=int, default=256, help="bonnie++ -n, in units of 1024")
+    parser.add_argument("--files", type=int, default=96, help="bonnie++ -n, in units of 1024")
     parser.add_argument("--char-size", default="4M", help="bytes of the per-char tests")
     parser.add_argument("--seeks", type=int, default=100000, help="seeks, shared by 5 seekers")
     parser.add_argument("--bandwidth", default="200M",

@@ -247,8 +247,8 @@ void PhaseMemoryCgroup::Follow(absl::Duration interval) {
       // plus the agent's memory must not wrap to a small limit that would have the kernel kill
       // the agent.
       const uint64_t own = common::SaturatingAdd(OwnBytes(), kStep - 1) / kStep * kStep;
-      const uint64_t want = common::SaturatingAdd(common::SaturatingAdd(limit_bytes_, own),
-                                                  relief_bytes_);
+      const uint64_t want =
+          common::SaturatingAdd(common::SaturatingAdd(limit_bytes_, own), relief_bytes_);
       if (want != applied_ && WriteFile(limit_file_, StrCat(want)) == 0) applied_ = want;
     }
     mu_.AwaitWithTimeout(absl::Condition(&stop_), interval);
@@ -292,8 +292,8 @@ void PhaseMemoryCgroup::Relieve() {
   ++waits_relieved_;
   if (victim > 0 && kill(victim, SIGKILL) == 0) {
     std::string comm = ReadWhole(StrCat("/proc/", victim, "/comm")).value_or("?");
-    stopped_.push_back(StrCat(victim, " (", common::Trim(comm), "), ",
-                              common::FormatBytes(victim_pages * 4096)));
+    stopped_.push_back(
+        StrCat(victim, " (", common::Trim(comm), "), ", common::FormatBytes(victim_pages * 4096)));
     return;
   }
   // The agent alone: a step of an eighth of the limit (8 MiB at least) lets its threads go on.
@@ -332,8 +332,8 @@ std::string PhaseMemoryCgroup::DescribeRelief() const {
 
 std::string PhaseMemoryCgroup::DescribeExhaustion() const {
   if (LimitHits() == 0) return "";
-  return StrCat("the phase's memory limit of ", common::FormatBytes(limit_bytes_), " was full, up to ",
-                common::FormatBytes(KernelPeakBytes()),
+  return StrCat("the phase's memory limit of ", common::FormatBytes(limit_bytes_),
+                " was full, up to ", common::FormatBytes(KernelPeakBytes()),
                 " of it kernel memory (the inodes and directory entries of the phase's files, "
                 "which the kernel cannot reclaim before they are written back): give the phase "
                 "fewer files or a larger memory_limit");

@@ -184,9 +184,9 @@ class PhaseMemoryCgroup {
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   uint64_t applied_ ABSL_GUARDED_BY(mu_);  // The limit last written.
   int waits_relieved_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t relief_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // Added to the limit by Relieve.
+  uint64_t relief_bytes_ ABSL_GUARDED_BY(mu_) = 0;         // Added to the limit by Relieve.
   std::vector<std::string> stopped_ ABSL_GUARDED_BY(mu_);  // "PID (comm), 40 MiB".
-  std::thread follower_;                   // Started by Enter, joined by StopFollowing.
+  std::thread follower_;  // Started by Enter, joined by StopFollowing.
 };
 
 }  // namespace stormark::agent

@@ -371,8 +371,7 @@ void PhaseRunner::FillResult(const Status& status, const common::RecorderSet& re
       result->mutable_tuning()->insert(tuning_->report().begin(), tuning_->report().end());
     abort_reason = abort_reason_;
   }
-  FillRunResult(explained, cancelled_, abort_reason, recorders, start_mono, end_mono, result,
-                hint);
+  FillRunResult(explained, cancelled_, abort_reason, recorders, start_mono, end_mono, result, hint);
 }
 
 }  // namespace stormark::agent

@@ -328,10 +328,10 @@ TEST_F(MemoryCgroupRealTest, AChildAnEarlierAgentLeftIsRemovedAndAUsedOneRefused
 // A child standing for the agent that creates empty files in `where` once told to (a byte on
 // `go`), keeping them open, until a create fails or `most` are made; writes how it ended to
 // `done` ('e' for ENOMEM, 'a' for every file made, 'x' for another error) and exits at the next
-// byte. An open file's inode and directory entry cannot be reclaimed at all, so the kernel
-// memory they are charged as fills the limit whatever the flusher does (a file closed at once
-// is freed once it is written back, and whether the kernel finds room for the next then
-// depends on timing).
+// byte (4 when it cannot write the answer). An open file's inode and directory entry cannot be
+// reclaimed at all, so the kernel memory they are charged as fills the limit whatever the flusher
+// does (a file closed at once is freed once it is written back, and whether the kernel finds room
+// for the next then depends on timing).
 pid_t StartCreator(const std::string& where, int most, int go, int done) {
   const pid_t pid = fork();
   if (pid != 0) return pid;
@@ -345,6 +345,7 @@ pid_t StartCreator(const std::string& where, int most, int go, int done) {
   setrlimit(RLIMIT_NOFILE, &open_files);
   char how = 'a';
   bool keep_open = true;
+  int first = -1;  // The first file's descriptor: given back when the limit of them is reached.
   for (int i = 0; i < most && how == 'a'; ++i) {
     char name[64];
     snprintf(name, sizeof(name), "f%07d", i);
@@ -352,12 +353,16 @@ pid_t StartCreator(const std::string& where, int most, int go, int done) {
     int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 && errno == EMFILE && keep_open) {
       keep_open = false;
-      close(3 + i % 16);  // One descriptor back, for the files after.
+      close(first);  // One descriptor back, for the files after.
       fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     }
     if (fd < 0) how = errno == ENOMEM ? 'e' : 'x';
+    if (fd >= 0 && first < 0) first = fd;
     if (fd >= 0 && !keep_open) close(fd);
   }
+  // The files' descriptors back (opened after the pipes', all of them above `first`): the pipe
+  // needs a page of the full limit for the answer.
+  if (first >= 0) close_range(first, ~0U, 0);
   if (write(done, &how, 1) != 1) _exit(4);
   if (read(go, &c, 1) != 1) _exit(3);
   _exit(0);
@@ -378,6 +383,8 @@ TEST_F(MemoryCgroupRealTest, FilesThatFillTheLimitFailACreateAndKillNothing) {
   ASSERT_EQ(pipe(done_), 0);
   const pid_t pid = StartCreator(dir(), 100000, go_[0], done_[1]);
   ASSERT_GT(pid, 0);
+  close(done_[1]);  // The creator's alone: a creator that dies ends the read below.
+  done_[1] = -1;
   PhaseMemoryCgroup::Options options;
   options.pid = pid;
   options.exclude_own_memory = true;
@@ -397,7 +404,7 @@ TEST_F(MemoryCgroupRealTest, FilesThatFillTheLimitFailACreateAndKillNothing) {
   EXPECT_EQ(cgroup.DescribeExhaustion(), "");  // Not full yet.
   Signal();
   char how = 0;
-  ASSERT_EQ(read(done_[0], &how, 1), 1) << "the creator was killed";
+  ASSERT_EQ(read(done_[0], &how, 1), 1) << "the creator died";
   // Long before 100,000 files (32 MiB holds under 20,000 open ones), mostly their inodes and
   // entries.
   EXPECT_EQ(how, 'e') << "a: every file made; x: another error";
@@ -438,8 +445,8 @@ TEST_F(MemoryCgroupRealTest, AnAgentThatWaitsForMemoryIsLetGoAndTheResultSaysSo)
   AwaitWritten();  // It got its 64 MiB.
   EXPECT_GE(cgroup.EffectiveLimitBytes(), 64 * kMiB);
   EXPECT_THAT(cgroup.DescribeRelief(),
-              AllOf(HasSubstr("memory limit of 32 MiB was full"), HasSubstr("the limit was raised by"),
-                    HasSubstr("so that the agent went on")));
+              AllOf(HasSubstr("memory limit of 32 MiB was full"),
+                    HasSubstr("the limit was raised by"), HasSubstr("so that the agent went on")));
   ASSERT_TRUE(cgroup.Leave().ok());
   Signal();
   int status = 0;
@@ -489,9 +496,8 @@ TEST_F(MemoryCgroupRealTest, AProgramBesideTheAgentThatOutgrowsTheLimitIsStopped
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
   close(ready[0]);
   close(ready[1]);
-  EXPECT_THAT(cgroup.DescribeRelief(),
-              AllOf(HasSubstr("stopped the largest program in it"),
-                    HasSubstr(std::to_string(program) + " (")));
+  EXPECT_THAT(cgroup.DescribeRelief(), AllOf(HasSubstr("stopped the largest program in it"),
+                                             HasSubstr(std::to_string(program) + " (")));
   EXPECT_EQ(cgroup.EffectiveLimitBytes(), 32 * kMiB);  // Not raised for a program.
   // The agent lives.
   EXPECT_EQ(waitpid(agent, &status, WNOHANG), 0);
