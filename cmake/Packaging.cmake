@@ -82,6 +82,10 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_AGENT_PACKAGE_NAME stormark-agent)
 # adduser: the postinst creates the system user (not a library: dpkg-shlibdeps cannot see it).
 set(CPACK_DEBIAN_AGENT_PACKAGE_DEPENDS adduser)
+# The agent loads libnbd and libiscsi only when an nbd:// or iscsi:// target is opened
+# (agent/devices/shared_library.h), so dpkg-shlibdeps cannot see them: apt installs them by
+# default, and a host that reaches no such export may go without them and GnuTLS.
+set(CPACK_DEBIAN_AGENT_PACKAGE_RECOMMENDS "libnbd0 (>= 1.14), libiscsi7 (>= 1.19)")
 set(CPACK_DEBIAN_AGENT_PACKAGE_CONTROL_EXTRA
     ${debian_dir}/postinst ${debian_dir}/prerm ${debian_dir}/postrm ${debian_dir}/conffiles)
 set(CPACK_DEBIAN_AGENT_DESCRIPTION "storage benchmark agent for stormark controllers

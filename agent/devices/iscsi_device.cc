@@ -1,9 +1,5 @@
 #include "agent/devices/iscsi_device.h"
 
-// clang-format off
-#include <iscsi/iscsi.h>
-#include <iscsi/scsi-lowlevel.h>
-// clang-format on
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -11,6 +7,7 @@
 
 #include <cerrno>
 
+#include "agent/devices/iscsi_library.h"
 #include "common/strings.h"
 
 namespace stormark::agent {
@@ -19,19 +16,24 @@ namespace stormark::agent {
 // iscsi_service.
 class IscsiConnection final : public NetConnection {
  public:
-  IscsiConnection(iscsi_context* context, int lun, bool writable, std::string what)
-      : context_(context), lun_(lun), writable_(writable), what_(std::move(what)) {}
+  IscsiConnection(std::shared_ptr<const IscsiLibrary> iscsi, iscsi_context* context, int lun,
+                  bool writable, std::string what)
+      : iscsi_(std::move(iscsi)),
+        context_(context),
+        lun_(lun),
+        writable_(writable),
+        what_(std::move(what)) {}
   // Destroying the context cancels every task in flight: their callbacks run inside
   // iscsi_destroy_context, while this object is still whole.
-  ~IscsiConnection() override { iscsi_destroy_context(context_); }
+  ~IscsiConnection() override { iscsi_->destroy_context(context_); }
 
   void set_block_size(uint32_t block_size) { block_size_ = block_size; }
 
   // Connects and logs in, waiting at most until `deadline` (NetNowNanos).
   common::Status Login(const std::string& portal, int64_t deadline,
                        const std::atomic<bool>* cancelled) {
-    if (iscsi_full_connect_async(context_, portal.c_str(), lun_, &IscsiConnection::OnLogin, this) !=
-        0) {
+    if (iscsi_->full_connect_async(context_, portal.c_str(), lun_, &IscsiConnection::OnLogin,
+                                   this) != 0) {
       return Error("cannot connect to");
     }
     RETURN_IF_ERROR(WaitFor(login_done_, deadline, cancelled, "logging in to"));
@@ -43,18 +45,20 @@ class IscsiConnection final : public NetConnection {
   common::Status ReadCapacity(int64_t deadline, const std::atomic<bool>* cancelled, uint64_t* size,
                               uint32_t* block_size) {
     struct Capacity {
+      const IscsiLibrary* iscsi;
       bool done = false;
       int status = SCSI_STATUS_ERROR;
       uint64_t blocks = 0;
       uint32_t block_length = 0;
-    } capacity;
+    } capacity{.iscsi = iscsi_.get()};
     auto callback = [](iscsi_context*, int status, void* data, void* user) {
       auto* c = static_cast<Capacity*>(user);
       auto* task = static_cast<scsi_task*>(data);
       c->done = true;
       c->status = status;
       if (status == SCSI_STATUS_GOOD) {
-        const auto* rc16 = static_cast<scsi_readcapacity16*>(scsi_datain_unmarshall(task));
+        const auto* rc16 =
+            static_cast<scsi_readcapacity16*>(c->iscsi->scsi_datain_unmarshall(task));
         if (rc16 != nullptr) {
           c->blocks = rc16->returned_lba + 1;
           c->block_length = rc16->block_length;
@@ -62,15 +66,15 @@ class IscsiConnection final : public NetConnection {
           c->status = SCSI_STATUS_ERROR;
         }
       }
-      if (task != nullptr) scsi_free_scsi_task(task);
+      if (task != nullptr) c->iscsi->scsi_free_scsi_task(task);
     };
-    if (iscsi_readcapacity16_task(context_, lun_, callback, &capacity) == nullptr) {
+    if (iscsi_->readcapacity16_task(context_, lun_, callback, &capacity) == nullptr) {
       return Error("READ CAPACITY(16) failed on");
     }
     RETURN_IF_ERROR(WaitFor(capacity.done, deadline, cancelled, "READ CAPACITY(16) on"));
     if (capacity.status != SCSI_STATUS_GOOD || capacity.block_length == 0) {
       return absl::FailedPreconditionError(
-          common::StrCat("READ CAPACITY(16) failed on ", what_, ": ", iscsi_get_error(context_)));
+          common::StrCat("READ CAPACITY(16) failed on ", what_, ": ", iscsi_->get_error(context_)));
     }
     *size = capacity.blocks * capacity.block_length;
     *block_size = capacity.block_length;
@@ -97,19 +101,19 @@ class IscsiConnection final : public NetConnection {
     scsi_task* task = nullptr;
     switch (request.op) {
       case IoOp::kRead:
-        task = iscsi_read16_iov_task(context_, lun_, lba, request.length, block, 0, 0, 0, 0, 0,
-                                     &IscsiConnection::OnComplete, pending, &pending->iov, 1);
+        task = iscsi_->read16_iov_task(context_, lun_, lba, request.length, block, 0, 0, 0, 0, 0,
+                                       &IscsiConnection::OnComplete, pending, &pending->iov, 1);
         break;
       case IoOp::kWrite:
         task =
-            iscsi_write16_iov_task(context_, lun_, lba, nullptr, request.length, block, 0, 0, 0, 0,
-                                   0, &IscsiConnection::OnComplete, pending, &pending->iov, 1);
+            iscsi_->write16_iov_task(context_, lun_, lba, nullptr, request.length, block, 0, 0, 0,
+                                     0, 0, &IscsiConnection::OnComplete, pending, &pending->iov, 1);
         break;
       case IoOp::kFsync:
       case IoOp::kFdatasync:
         pending->length = 0;
-        task = iscsi_synchronizecache16_task(context_, lun_, 0, 0, 0, 0,
-                                             &IscsiConnection::OnComplete, pending);
+        task = iscsi_->synchronizecache16_task(context_, lun_, 0, 0, 0, 0,
+                                               &IscsiConnection::OnComplete, pending);
         break;
     }
     if (task != nullptr) return absl::OkStatus();
@@ -151,7 +155,7 @@ class IscsiConnection final : public NetConnection {
     // libiscsi cancels the tasks of a session that broke (this code never cancels one while
     // the session lives): that is the session's error, not the request's.
     if (status == SCSI_STATUS_CANCELLED ||
-        (status != SCSI_STATUS_GOOD && !iscsi_is_logged_in(context))) {
+        (status != SCSI_STATUS_GOOD && !pending->connection->iscsi_->is_logged_in(context))) {
       pending->connection->lost_ = true;
     }
     int64_t result = pending->length;
@@ -164,19 +168,21 @@ class IscsiConnection final : public NetConnection {
     }
     pending->connection->completed_.push_back({pending->tag, result});
     if (pending->large) --pending->connection->large_reads_;
-    if (data != nullptr) scsi_free_scsi_task(static_cast<scsi_task*>(data));
+    if (data != nullptr) {
+      pending->connection->iscsi_->scsi_free_scsi_task(static_cast<scsi_task*>(data));
+    }
     delete pending;
   }
 
   common::Status Error(std::string_view what) const {
     return absl::FailedPreconditionError(
-        common::StrCat(what, " ", what_, ": ", iscsi_get_error(context_)));
+        common::StrCat(what, " ", what_, ": ", iscsi_->get_error(context_)));
   }
 
   // One wait on the socket and one round of libiscsi's processing (which also expires tasks).
   common::Status Poll(int timeout_ms) {
-    pollfd pfd{.fd = iscsi_get_fd(context_),
-               .events = static_cast<short>(iscsi_which_events(context_)),
+    pollfd pfd{.fd = iscsi_->get_fd(context_),
+               .events = static_cast<short>(iscsi_->which_events(context_)),
                .revents = 0};
     if (pfd.events == 0 || pfd.fd < 0) {
       // libiscsi waits between reconnection attempts; with those off, the session is gone.
@@ -184,7 +190,7 @@ class IscsiConnection final : public NetConnection {
     }
     const int r = poll(&pfd, 1, timeout_ms);
     if (r < 0 && errno != EINTR) return common::ErrnoError("poll", errno);
-    if (iscsi_service(context_, r > 0 ? pfd.revents : 0) < 0) {
+    if (iscsi_->service(context_, r > 0 ? pfd.revents : 0) < 0) {
       return Error("lost the session with");
     }
     if (r > 0 && (pfd.revents & POLLIN) != 0 && large_reads_ > 0) {
@@ -212,6 +218,7 @@ class IscsiConnection final : public NetConnection {
     return absl::OkStatus();
   }
 
+  const std::shared_ptr<const IscsiLibrary> iscsi_;
   iscsi_context* const context_;
   const int lun_;
   const bool writable_;
@@ -224,10 +231,12 @@ class IscsiConnection final : public NetConnection {
   std::vector<IoCompletion> completed_;
 };
 
-IscsiDevice::IscsiDevice(IscsiDeviceOptions options, IscsiUri uri)
+IscsiDevice::IscsiDevice(IscsiDeviceOptions options, IscsiUri uri,
+                         std::shared_ptr<const IscsiLibrary> iscsi)
     : NetDevice(options.net, common::StrCat("iSCSI target ", options.uri), "iscsi"),
       options_(std::move(options)),
-      uri_(std::move(uri)) {}
+      uri_(std::move(uri)),
+      iscsi_(std::move(iscsi)) {}
 
 IscsiDevice::~IscsiDevice() = default;
 
@@ -240,21 +249,22 @@ common::StatusOr<std::unique_ptr<IscsiConnection>> IscsiDevice::ConnectIscsi() {
   const std::string what = common::StrCat("iSCSI target ", options_.uri);
   const std::string initiator =
       options_.initiator.empty() ? std::string(kDefaultInitiator) : options_.initiator;
-  iscsi_context* context = iscsi_create_context(initiator.c_str());
+  iscsi_context* context = iscsi_->create_context(initiator.c_str());
   if (context == nullptr) {
     return absl::InternalError(common::StrCat("libiscsi: cannot create a context for ", what));
   }
-  auto connection = std::make_unique<IscsiConnection>(context, uri_.lun, options_.writable, what);
+  auto connection =
+      std::make_unique<IscsiConnection>(iscsi_, context, uri_.lun, options_.writable, what);
   connection->set_block_size(block_size_);
-  iscsi_set_targetname(context, uri_.iqn.c_str());
-  iscsi_set_session_type(context, ISCSI_SESSION_NORMAL);
-  iscsi_set_header_digest(context, ISCSI_HEADER_DIGEST_NONE);
-  iscsi_set_noautoreconnect(context, 1);
+  iscsi_->set_targetname(context, uri_.iqn.c_str());
+  iscsi_->set_session_type(context, ISCSI_SESSION_NORMAL);
+  iscsi_->set_header_digest(context, ISCSI_HEADER_DIGEST_NONE);
+  iscsi_->set_noautoreconnect(context, 1);
   if (!options_.chap.user.empty() &&
-      iscsi_set_initiator_username_pwd(context, options_.chap.user.c_str(),
-                                       options_.chap.password.c_str()) != 0) {
+      iscsi_->set_initiator_username_pwd(context, options_.chap.user.c_str(),
+                                         options_.chap.password.c_str()) != 0) {
     return absl::InvalidArgumentError(
-        common::StrCat("CHAP settings for ", what, ": ", iscsi_get_error(context)));
+        common::StrCat("CHAP settings for ", what, ": ", iscsi_->get_error(context)));
   }
   RETURN_IF_ERROR(connection->Login(uri_.Portal(), NetNowNanos() + options_.connect_timeout_nanos,
                                     options_.net.cancelled));
@@ -265,7 +275,8 @@ common::StatusOr<std::unique_ptr<IscsiConnection>> IscsiDevice::ConnectIscsi() {
 common::StatusOr<std::unique_ptr<IscsiDevice>> IscsiDevice::Open(
     const IscsiDeviceOptions& options) {
   ASSIGN_OR_RETURN(IscsiUri uri, ParseIscsiUri(options.uri));
-  std::unique_ptr<IscsiDevice> device(new IscsiDevice(options, std::move(uri)));
+  ASSIGN_OR_RETURN(std::shared_ptr<const IscsiLibrary> iscsi, IscsiLibrary::Load());
+  std::unique_ptr<IscsiDevice> device(new IscsiDevice(options, std::move(uri), std::move(iscsi)));
   ASSIGN_OR_RETURN(auto connection, device->ConnectIscsi());
   uint64_t size = 0;
   uint32_t block_size = 0;

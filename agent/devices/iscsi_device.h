@@ -43,6 +43,7 @@ struct IscsiDeviceOptions {
 inline constexpr char kDefaultInitiator[] = "iqn.2024-01.org.stormark:initiator";
 
 class IscsiConnection;
+struct IscsiLibrary;
 
 class IscsiDevice final : public NetDevice {
  public:
@@ -55,12 +56,13 @@ class IscsiDevice final : public NetDevice {
   std::string Describe() const override;
 
  private:
-  IscsiDevice(IscsiDeviceOptions options, IscsiUri uri);
+  IscsiDevice(IscsiDeviceOptions options, IscsiUri uri, std::shared_ptr<const IscsiLibrary> iscsi);
   common::StatusOr<std::unique_ptr<NetConnection>> Connect() override;
   common::StatusOr<std::unique_ptr<IscsiConnection>> ConnectIscsi();
 
   const IscsiDeviceOptions options_;
   const IscsiUri uri_;
+  const std::shared_ptr<const IscsiLibrary> iscsi_;  // libiscsi, loaded by Open.
 };
 
 }  // namespace stormark::agent

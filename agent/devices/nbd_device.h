@@ -40,6 +40,7 @@ struct NbdDeviceOptions {
 };
 
 class NbdConnection;
+struct NbdLibrary;
 
 class NbdDevice final : public NetDevice {
  public:
@@ -53,11 +54,12 @@ class NbdDevice final : public NetDevice {
   std::map<std::string, std::string> Stats() const override;
 
  private:
-  explicit NbdDevice(NbdDeviceOptions options);
+  NbdDevice(NbdDeviceOptions options, std::shared_ptr<const NbdLibrary> nbd);
   common::StatusOr<std::unique_ptr<NetConnection>> Connect() override;
   common::StatusOr<std::unique_ptr<NbdConnection>> ConnectNbd();
 
   const NbdDeviceOptions options_;
+  const std::shared_ptr<const NbdLibrary> nbd_;  // libnbd, loaded by Open.
   uint32_t alignment_ = 1;
   bool multi_conn_ = false;
   bool tls_negotiated_ = false;

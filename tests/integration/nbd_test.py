@@ -25,6 +25,12 @@ class NbdTest(h.StormarkTestCase):
         self.agent = self.start_agent("nbd", extra_targets=targets)
         self.json_path = os.path.join(self.make_dir(), "out.json")
 
+    def mapped_libraries(self, names):
+        """Which of the library names the agent process has mapped."""
+        with open(f"/proc/{self.agent.proc.pid}/maps", encoding="utf-8") as f:
+            paths = {line.split()[-1] for line in f if "/" in line}
+        return {n for n in names if any(os.path.basename(p).startswith(n + ".so") for p in paths)}
+
     def run_randio(self, target, *sets, expect=0):
         result, row, _ = super().run_randio(self.agent, target, self.json_path, *sets,
                                             expect=expect)
@@ -34,6 +40,9 @@ class NbdTest(h.StormarkTestCase):
         _, port = net.start_nbdkit(self, "memory", "64M")
         uri = f"nbd://127.0.0.1:{port}/"
         self.start_nbd_agent(f"  mem: {{nbd: '{uri}', disposable: true}}\n")
+        # libnbd, and GnuTLS with it, is loaded when an NBD export is first opened, not when
+        # the agent starts (agent/devices/shared_library.h).
+        self.assertEqual(self.mapped_libraries(("libnbd", "libgnutls")), set())
         _, row = self.run_randio("mem", "rw=randrw", "iodepth=16", "numjobs=2", "size=16M",
                                  "offset_increment=16M", "verify=true")
         self.assertEqual(row["status"], "succeeded", row)
@@ -48,6 +57,7 @@ class NbdTest(h.StormarkTestCase):
         self.assertEqual(row["device_stats"]["nbd.connections"], "3", row["device_stats"])
         self.assertEqual(row["device_stats"]["nbd.failed_requests"], "0")
         self.assertEqual(row["device_stats"]["nbd.multi_conn"], "yes")
+        self.assertEqual(self.mapped_libraries(("libnbd", "libgnutls")), {"libnbd", "libgnutls"})
 
         with open(self.json_path) as f:
             info = json.load(f)
