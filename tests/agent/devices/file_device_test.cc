@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "agent/devices/aio_queue.h"
@@ -191,6 +192,44 @@ TEST_P(FileDeviceTest, RequestsInAndOutsideTheQueuesBuffersBothMoveData) {
   ASSERT_TRUE((*queue)->Reap(1, std::span(done).first(1)).ok());
   EXPECT_EQ(done[0].result, 4096);
   EXPECT_EQ(registered.data()[0], 'o');
+}
+
+// A randio job's queue is made while the phase prepares and used, then closed, by the job's own
+// thread: io_uring's ring is set up for one thread (uring_queue.h), which is the first to
+// submit, not the one that made it.
+TEST_P(FileDeviceTest, AQueueMadeOnOneThreadServesAnotherThatClosesItWithRequestsInFlight) {
+  auto device = Open(MakeFile(1 << 20), true, /*direct=*/true);
+  ASSERT_TRUE(device.ok()) << device.status();
+  auto queue = (*device)->OpenQueue(8);
+  ASSERT_TRUE(queue.ok()) << queue.status();
+  std::vector<IoBuffer> buffers;
+  std::vector<std::span<char>> spans;
+  for (int i = 0; i < 8; ++i) {
+    buffers.push_back(IoBuffer::Allocate(4096).value());
+    std::memset(buffers.back().data(), 'a' + i, 4096);
+    spans.emplace_back(buffers.back().data(), 4096);
+  }
+  (*queue)->UseBuffers(spans);
+  std::string failure;
+  std::thread job([&] {
+    std::vector<IoRequest> writes;
+    for (uint64_t i = 0; i < 8; ++i) {
+      writes.push_back({IoOp::kWrite, i * 4096, 4096, buffers[i].data(), i});
+    }
+    if (common::Status s = (*queue)->Submit(writes); !s.ok()) failure = s.ToString();
+    std::vector<IoCompletion> done(8);
+    auto n = (*queue)->Reap(2, {done.data(), done.size()});
+    if (!n.ok()) failure = n.status().ToString();
+    // The rest still in flight: closing waits for them on this thread.
+    queue->reset();
+  });
+  job.join();
+  EXPECT_EQ(failure, "");
+  IoBuffer back = IoBuffer::Allocate(4096).value();
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE((*device)->ReadAt(i * 4096, 4096, back.data()).ok());
+    EXPECT_EQ(std::count(back.data(), back.data() + 4096, 'a' + i), 4096) << "block " << i;
+  }
 }
 
 // A queue closed with requests still in flight waits for them: their buffers stay valid.
