@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -266,35 +267,58 @@ bool PhaseMemoryCgroup::UnderOom() const {
   return std::strstr(text, "under_oom 1") != nullptr;
 }
 
+namespace {
+
+// Reads what fits of `path` into `buffer` (NUL-terminated) without allocating: the follower runs
+// in the full cgroup, where a new page of its own would wait like the rest. "" when unreadable.
+const char* ReadSmall(const char* path, char* buffer, size_t size) {
+  buffer[0] = '\0';
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return buffer;
+  const ssize_t n = read(fd, buffer, size - 1);
+  close(fd);
+  buffer[n > 0 ? n : 0] = '\0';
+  return buffer;
+}
+
+}  // namespace
+
 void PhaseMemoryCgroup::Relieve() {
   // The largest process that is not the agent, by resident pages (/proc/PID/statm's second
-  // field), as the OOM killer would choose.
+  // field), as the OOM killer would choose. Read into stack buffers (ReadSmall); the name is
+  // read before the kill, while it is still there.
   pid_t victim = 0;
   uint64_t victim_pages = 0;
-  if (FILE* procs = fopen(StrCat(path_, "/cgroup.procs").c_str(), "re")) {
-    long pid = 0;  // NOLINT(runtime/int): fscanf's %ld.
-    while (fscanf(procs, "%ld", &pid) == 1) {
-      if (static_cast<pid_t>(pid) == pid_) continue;
-      char statm[128];
-      snprintf(statm, sizeof(statm), "/proc/%ld/statm", pid);
-      uint64_t size = 0, resident = 0;
-      if (FILE* f = fopen(statm, "re")) {
-        if (fscanf(f, "%lu %lu", &size, &resident) != 2) resident = 0;
-        fclose(f);
-      }
-      if (victim == 0 || resident > victim_pages) {
-        victim = static_cast<pid_t>(pid);
-        victim_pages = resident;
-      }
+  char procs_path[4096];
+  snprintf(procs_path, sizeof(procs_path), "%s/cgroup.procs", path_.c_str());
+  char procs[4096];
+  ReadSmall(procs_path, procs, sizeof(procs));
+  for (char* next = procs; *next != '\0';) {
+    char* end = nullptr;
+    const long pid = strtol(next, &end, 10);  // NOLINT(runtime/int): strtol's type.
+    if (end == next) break;
+    next = end;
+    if (pid <= 0 || static_cast<pid_t>(pid) == pid_) continue;
+    char path[64], statm[128];
+    snprintf(path, sizeof(path), "/proc/%ld/statm", pid);
+    unsigned long size = 0, resident = 0;  // NOLINT(runtime/int): sscanf's %lu.
+    if (sscanf(ReadSmall(path, statm, sizeof(statm)), "%lu %lu", &size, &resident) != 2) continue;
+    if (victim == 0 || resident > victim_pages) {
+      victim = static_cast<pid_t>(pid);
+      victim_pages = resident;
     }
-    fclose(procs);
   }
   ++waits_relieved_;
-  if (victim > 0 && kill(victim, SIGKILL) == 0) {
-    std::string comm = ReadWhole(StrCat("/proc/", victim, "/comm")).value_or("?");
-    stopped_.push_back(
-        StrCat(victim, " (", common::Trim(comm), "), ", common::FormatBytes(victim_pages * 4096)));
-    return;
+  if (victim > 0) {
+    char path[64], comm[64];
+    snprintf(path, sizeof(path), "/proc/%d/comm", static_cast<int>(victim));
+    ReadSmall(path, comm, sizeof(comm));
+    if (kill(victim, SIGKILL) == 0) {
+      const uint64_t bytes = victim_pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+      stopped_.push_back(StrCat(victim, " (", common::Trim(comm[0] != '\0' ? comm : "?"), "), ",
+                                common::FormatBytes(bytes)));
+      return;
+    }
   }
   // The agent alone: a step of an eighth of the limit (8 MiB at least) lets its threads go on.
   const uint64_t step = std::max<uint64_t>(limit_bytes_ / 8, uint64_t{8} << 20);
