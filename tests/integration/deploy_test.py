@@ -42,6 +42,13 @@ def shlibdeps(binary, work):
     return package_names(line.split("=", 1)[1])
 
 
+def agent_recommends():
+    """The package names of the agent package's Recommends (cmake/Packaging.cmake)."""
+    with open(os.path.join(SOURCE, "cmake", "Packaging.cmake"), encoding="utf-8") as f:
+        match = re.search(r'CPACK_DEBIAN_AGENT_PACKAGE_RECOMMENDS "([^"]*)"', f.read())
+    return [item.split()[0] for item in match.group(1).split(",")] if match else []
+
+
 def dockerfile_runtime_stage():
     """The instructions of the Dockerfile's last stage, continuation lines joined."""
     with open(os.path.join(DEPLOY, "container", "Dockerfile"), encoding="utf-8") as f:
@@ -162,15 +169,19 @@ class DeployTest(h.StormarkTestCase):
         self.assertIn("/tmp/debs/*.deb", named, "apt installs the packages, with their Depends")
         self.assertFalse([l for l in stage if "dpkg -i" in l], "dpkg -i would skip Depends")
         # The image's packages: the .debs' Depends plus what the Dockerfile names. Every
-        # library dpkg-shlibdeps finds for the binaries is in the .debs' Depends, and the
-        # Dockerfile hand-lists no library at all.
+        # library dpkg-shlibdeps finds for the binaries is in the .debs' Depends, and the only
+        # libraries the Dockerfile names are the agent's Recommends (libnbd and libiscsi, which
+        # it loads when a target needs them: --no-install-recommends leaves them out).
         work = self.make_dir()
         needed = {name: shlibdeps(h.binary(name), os.path.join(work, name))
                   for name in ("stormark-agent", "stormark")}
-        for lib in ("libiscsi7", "libnbd0", "liburing2", "libgrpc++1.51"):
+        for lib in ("liburing2", "libgrpc++1.51"):
             self.assertIn(lib, needed["stormark-agent"])
+        for lib in ("libiscsi7", "libnbd0"):
+            self.assertNotIn(lib, needed["stormark-agent"], "loaded when needed, not linked")
         self.assertIn("libcurl4", needed["stormark"])
-        self.assertEqual([w for w in named if w.startswith("lib")], [], named)
+        self.assertEqual(sorted(w for w in named if w.startswith("lib")),
+                         sorted(agent_recommends()), named)
         debs = os.path.join(os.path.dirname(os.path.abspath(h.bin_dir())), "deb")
         for name, libraries in needed.items():
             deb = os.path.join(debs, f"{name}_{project_version()}_amd64.deb")
@@ -187,9 +198,12 @@ class DeployTest(h.StormarkTestCase):
             play = yaml.safe_load(f)[0]
         tasks = play["tasks"]
         apt = [t["ansible.builtin.apt"] for t in tasks if "ansible.builtin.apt" in t]
-        self.assertEqual(len(apt), 1, "one apt task installs the .deb")
-        self.assertIn("deb", apt[0])
-        self.assertIn("force-confold", apt[0].get("dpkg_options", ""))
+        debs = [a for a in apt if "deb" in a]
+        self.assertEqual(len(debs), 1, "one apt task installs the .deb")
+        self.assertIn("force-confold", debs[0].get("dpkg_options", ""))
+        # The other installs the agent's Recommends, which apt's deb: install leaves out.
+        self.assertEqual([sorted(a["name"]) for a in apt if "deb" not in a],
+                         [sorted(agent_recommends())])
         self.assertRegex(play["vars"]["stormark_agent_deb"],
                          rf"stormark-agent_{re.escape(project_version())}_amd64\.deb$")
         templates = {t["ansible.builtin.template"]["dest"]: t["ansible.builtin.template"]
