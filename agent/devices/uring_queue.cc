@@ -1,8 +1,5 @@
 #include "agent/devices/uring_queue.h"
 
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 
@@ -13,21 +10,13 @@ namespace stormark::agent {
 common::StatusOr<std::unique_ptr<UringQueue>> UringQueue::Create(int fd, uint32_t depth) {
   depth = std::max<uint32_t>(1, depth);
   std::unique_ptr<UringQueue> queue(new UringQueue(fd, depth));
-  // fio 3.33's set-up (strace: SINGLE_ISSUER and DEFER_TASKRUN): completions are posted when
-  // the queue's thread asks for them, not by interrupting it as each arrives. The ring starts
-  // disabled, so that its one thread is the first to submit, not the one that made it (a randio
-  // job's queue is made while the phase prepares). A kernel without these flags (before 6.1)
-  // gets the default set-up.
-  io_uring_params params{};
-  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
-                 IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_R_DISABLED;
-  int r = io_uring_queue_init_params(depth, &queue->ring_, &params);
-  if (r == -EINVAL) {
-    params = io_uring_params{};
-    r = io_uring_queue_init_params(depth, &queue->ring_, &params);
-  } else if (r == 0) {
-    queue->disabled_ = true;
-  }
+  // The default set-up. fio 3.33 sets up its rings with SINGLE_ISSUER and DEFER_TASKRUN
+  // (strace); with those, 0.96-0.99 of fio against 0.94-0.96 without, inside the runs' spread,
+  // and the batched-queue test (iodepth_low, complete_min 4, a drained fdatasync every 64
+  // writes) hung in io_uring_wait_cqes within 4 runs (2026-12-06), so they are not used.
+  // COOP_TASKRUN alone measured no better (0.87 and 0.94 of fio with it, 1.02 and 1.10
+  // without, on the same virtio file; bench/randio_vs_fio.py).
+  const int r = io_uring_queue_init(depth, &queue->ring_, 0);
   if (r < 0) {
     queue->ring_.ring_fd = -1;
     std::string hint;
@@ -82,13 +71,6 @@ common::Status UringQueue::Submit(std::span<const IoRequest> requests) {
   if (in_flight_ + requests.size() > depth_) {
     return absl::FailedPreconditionError(common::StrCat("queue full: ", in_flight_, " in flight + ",
                                                         requests.size(), " > depth ", depth_));
-  }
-  if (disabled_) {
-    if (syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) !=
-        0) {
-      return common::ErrnoError("io_uring_register(ENABLE_RINGS)", errno);
-    }
-    disabled_ = false;
   }
   for (const IoRequest& request : requests) {
     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);

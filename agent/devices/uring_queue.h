@@ -7,10 +7,6 @@
 // which spares the kernel looking up the file and pinning the pages on every request. Where
 // the kernel refuses either (old kernels, the locked-memory limit), requests go the ordinary
 // way, which only costs time.
-//
-// A queue serves one thread, the first to submit: the kernel posts its completions when that
-// thread asks for them (IORING_SETUP_SINGLE_ISSUER and DEFER_TASKRUN, as fio sets up its rings),
-// and refuses Submit and Reap from any other thread (EEXIST).
 #ifndef STORMARK_AGENT_DEVICES_URING_QUEUE_H_
 #define STORMARK_AGENT_DEVICES_URING_QUEUE_H_
 
@@ -56,7 +52,6 @@ class UringQueue final : public IoQueue {
   const uint32_t depth_;
   uint32_t in_flight_ = 0;
   bool file_registered_ = false;
-  bool disabled_ = false;  // Made disabled; the first Submit enables it on its thread.
   // The registered buffers by start address: (start, size, index).
   struct Registered {
     const char* start;
