@@ -3,6 +3,7 @@ and stopped by this test: the memory plugin over TCP, the file plugin over a uni
 bytes in its backing file are checked), TLS with a PSK file, a server killed in the middle of a
 run, and a server that is not there."""
 
+import ctypes
 import json
 import os
 import shutil
@@ -192,6 +193,40 @@ class NbdTest(h.StormarkTestCase):
         self.assertLess(time.monotonic() - started, 30)
         self.assertEqual(row["status"], "error", row["error"])
         self.assertIn(f"cannot connect to NBD server nbd://127.0.0.1:{port}/x", row["error"])
+
+    def test_a_host_without_libnbd_fails_the_nbd_phase_in_one_line_and_serves_the_rest(self):
+        """The agent loads libnbd when an NBD target is opened (agent/devices/shared_library.h):
+        on a host where it cannot be loaded (here masked by /dev/null in a mount namespace of
+        the agent's own), the NBD phase fails with one line naming the Debian package, and the
+        agent goes on serving its other targets."""
+        library = os.path.realpath("/usr/lib/x86_64-linux-gnu/libnbd.so.0")
+        if not os.path.exists(library):
+            self.skipTest(f"no {library} to mask")
+        libc = ctypes.CDLL(None, use_errno=True)
+
+        def mask_libnbd():
+            # A mount namespace of the agent's own, private, with libnbd's file hidden.
+            if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
+                os._exit(90)
+            if libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None) != 0:  # MS_REC|MS_PRIVATE
+                os._exit(91)
+            if libc.mount(b"/dev/null", library.encode(), None, 0x1000, None) != 0:  # MS_BIND
+                os._exit(92)
+
+        _, port = net.start_nbdkit(self, "memory", "16M")
+        self.agent = self.start_agent("nolibnbd", preexec=mask_libnbd,
+                                      extra_targets=f"  mem: {{nbd: 'nbd://127.0.0.1:{port}/', "
+                                                    "disposable: true}\n")
+        self.json_path = os.path.join(self.make_dir(), "out.json")
+        result, row = self.run_randio("mem", "rw=randread", "size=1M", expect=1)
+        self.assertIn("cannot load libnbd.so.0 (Debian package libnbd0), which nbd:// targets "
+                      "need: ", row["error"])
+        self.assertNotIn("\n", row["error"])
+        self.assertEqual(result.stdout.count("cannot load libnbd.so.0"), 1, result.stdout)
+        self.assertEqual(self.mapped_libraries(("libnbd", "libgnutls")), set())
+        # The agent still serves its directory target.
+        _, row = self.run_randio("scratch", "rw=randread", "size=1M")
+        self.assertEqual(row["status"], "succeeded", row)
 
 
 if __name__ == "__main__":
