@@ -77,6 +77,23 @@ class IscsiTest(h.StormarkTestCase):
         self.assertLess(took, 15, "the phase should fail soon after the target died")
         self.assertIn(f"lost the session with iSCSI target {tgtd.uri}", row["error"])
 
+    def test_a_host_without_libiscsi_fails_the_iscsi_phase_in_one_line_and_serves_the_rest(self):
+        """The agent loads libiscsi when an iSCSI target is opened (shared_library.h): where it
+        cannot be loaded, the phase fails before any connection with one line naming the
+        Debian package, and the agent serves its other targets (see nbd_test's twin)."""
+        mask_libiscsi, library = net.library_masker("libiscsi.so.7")
+        if mask_libiscsi is None:
+            self.skipTest(f"no {library} to mask")
+        port = h.closed_loopback_port()
+        self.agent = self.start_agent("nolibiscsi", preexec=mask_libiscsi, extra_targets=(
+            f"  lun: {{iscsi: 'iscsi://127.0.0.1:{port}/iqn.2026-12.test:none/1'}}\n"))
+        result, row, _ = self.run_randio("lun", "rw=randread", "size=1M", expect=1)
+        self.assertIn("cannot load libiscsi.so.7 (Debian package libiscsi7), which iscsi:// "
+                      "targets need: ", row["error"])
+        self.assertNotIn("\n", row["error"])
+        _, row, _ = self.run_randio("scratch", "rw=randread", "size=1M")
+        self.assertEqual(row["status"], "succeeded", row)
+
 
 if __name__ == "__main__":
     h.main()

@@ -3,7 +3,6 @@ and stopped by this test: the memory plugin over TCP, the file plugin over a uni
 bytes in its backing file are checked), TLS with a PSK file, a server killed in the middle of a
 run, and a server that is not there."""
 
-import ctypes
 import json
 import os
 import shutil
@@ -199,20 +198,9 @@ class NbdTest(h.StormarkTestCase):
         on a host where it cannot be loaded (here masked by /dev/null in a mount namespace of
         the agent's own), the NBD phase fails with one line naming the Debian package, and the
         agent goes on serving its other targets."""
-        library = os.path.realpath("/usr/lib/x86_64-linux-gnu/libnbd.so.0")
-        if not os.path.exists(library):
+        mask_libnbd, library = net.library_masker("libnbd.so.0")
+        if mask_libnbd is None:
             self.skipTest(f"no {library} to mask")
-        libc = ctypes.CDLL(None, use_errno=True)
-
-        def mask_libnbd():
-            # A mount namespace of the agent's own, private, with libnbd's file hidden.
-            if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
-                os._exit(90)
-            if libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None) != 0:  # MS_REC|MS_PRIVATE
-                os._exit(91)
-            if libc.mount(b"/dev/null", library.encode(), None, 0x1000, None) != 0:  # MS_BIND
-                os._exit(92)
-
         _, port = net.start_nbdkit(self, "memory", "16M")
         self.agent = self.start_agent("nolibnbd", preexec=mask_libnbd,
                                       extra_targets=f"  mem: {{nbd: 'nbd://127.0.0.1:{port}/', "

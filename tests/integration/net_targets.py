@@ -7,6 +7,7 @@ fails: servers and agents are stopped by the PID this process started, veth pair
 namespaces deleted (which takes their nftables tables and loopback with them). Every wait is
 bounded. Needs root and the tools each helper names; tests skip with `have(...)` first."""
 
+import ctypes
 import fcntl
 import json
 import ipaddress
@@ -20,6 +21,26 @@ import time
 import stormark_harness as h
 
 _ANY_LISTENING = re.compile(r"stormark-agent: listening on ([0-9.]+:\d+) ")
+
+
+def library_masker(soname):
+    """A preexec for start_agent: the agent gets a private mount namespace of its own in which
+    the file of library `soname` (in /usr/lib/x86_64-linux-gnu) is /dev/null, as on a host
+    without it; the host's file is untouched. Returns (preexec, the file masked), or
+    (None, the path) when there is no such file."""
+    library = os.path.realpath(os.path.join("/usr/lib/x86_64-linux-gnu", soname))
+    if not os.path.exists(library):
+        return None, library
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def mask():
+        if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
+            os._exit(90)
+        if libc.mount(b"none", b"/", None, 0x4000 | 0x40000, None) != 0:  # MS_REC | MS_PRIVATE
+            os._exit(91)
+        if libc.mount(b"/dev/null", library.encode(), None, 0x1000, None) != 0:  # MS_BIND
+            os._exit(92)
+    return mask, library
 
 
 def have(*tools):
