@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -222,6 +223,7 @@ PhaseMemoryCgroup::PhaseMemoryCgroup(int version, std::string path, std::string 
       limit_bytes_(limit),
       pid_(pid),
       oom_control_(version == 1 ? path_ + "/memory.oom_control" : ""),
+      child_line_end_(path_.substr(path_.rfind('/')) + "\n"),
       applied_(limit) {}
 
 PhaseMemoryCgroup::~PhaseMemoryCgroup() { Leave().IgnoreError(); }
@@ -256,17 +258,6 @@ void PhaseMemoryCgroup::Follow(absl::Duration interval) {
   }
 }
 
-bool PhaseMemoryCgroup::UnderOom() const {
-  char text[256];
-  const int fd = open(oom_control_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const ssize_t n = read(fd, text, sizeof(text) - 1);
-  close(fd);
-  if (n <= 0) return false;
-  text[n] = '\0';
-  return std::strstr(text, "under_oom 1") != nullptr;
-}
-
 namespace {
 
 // Reads what fits of `path` into `buffer` (NUL-terminated) without allocating: the follower runs
@@ -282,6 +273,11 @@ const char* ReadSmall(const char* path, char* buffer, size_t size) {
 }
 
 }  // namespace
+
+bool PhaseMemoryCgroup::UnderOom() const {
+  char text[256];
+  return std::strstr(ReadSmall(oom_control_.c_str(), text, sizeof(text)), "under_oom 1") != nullptr;
+}
 
 void PhaseMemoryCgroup::Relieve() {
   // The largest process that is not the agent, by resident pages (/proc/PID/statm's second
@@ -309,11 +305,20 @@ void PhaseMemoryCgroup::Relieve() {
     }
   }
   ++waits_relieved_;
-  if (victim > 0) {
-    char path[64], comm[64];
+  // Through a pidfd opened before the process is checked to be in the child still: a PID
+  // that ended and was reused since cgroup.procs was read names another process, which the
+  // check leaves alone, and one that ends after it cannot be signalled through the pidfd.
+  const int pidfd = victim > 0 ? static_cast<int>(syscall(SYS_pidfd_open, victim, 0)) : -1;
+  if (pidfd >= 0) {
+    char path[64], comm[64], cgroups[1024];
+    snprintf(path, sizeof(path), "/proc/%d/cgroup", static_cast<int>(victim));
+    const bool member =
+        std::strstr(ReadSmall(path, cgroups, sizeof(cgroups)), child_line_end_.c_str()) != nullptr;
     snprintf(path, sizeof(path), "/proc/%d/comm", static_cast<int>(victim));
     ReadSmall(path, comm, sizeof(comm));
-    if (kill(victim, SIGKILL) == 0) {
+    const bool stopped = member && syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0) == 0;
+    close(pidfd);
+    if (stopped) {
       const uint64_t bytes = victim_pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
       stopped_.push_back(StrCat(victim, " (", common::Trim(comm[0] != '\0' ? comm : "?"), "), ",
                                 common::FormatBytes(bytes)));

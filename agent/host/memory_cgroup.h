@@ -176,6 +176,8 @@ class PhaseMemoryCgroup {
   const uint64_t limit_bytes_;
   const pid_t pid_;
   const std::string oom_control_;  // v1's memory.oom_control, "" on v2.
+  // How a member's /proc/PID/cgroup line ends: "/stormark-phase-...\n".
+  const std::string child_line_end_;
   bool left_ = false;
   bool oom_kill_disabled_ = false;  // Set by Enter before the process moves.
   bool exclude_own_ = false;        // Options.exclude_own_memory.

@@ -22,6 +22,10 @@ common::StatusOr<uint64_t> DataBytes(const PhaseSpec& spec, const HostFacts& hos
                                common::SaturatingMul(p.files, p.file_max_bytes));
 }
 
+// Its files: each file test creates them all before it deletes any, so they are also the
+// most it holds at once.
+uint64_t Files(const PhaseSpec& spec) { return uint64_t{spec.bonnie().files_k()} * 1024; }
+
 }  // namespace
 
 const WorkloadModule& Module() {
@@ -33,9 +37,8 @@ const WorkloadModule& Module() {
                          const TargetCaps& caps) { return NeedsFiles("bonnie", target, caps); },
       .make = Make,
       .data_bytes = DataBytes,
-      .files = [](const PhaseSpec& spec) { return uint64_t{spec.bonnie().files_k()} * 1024; },
-      // Each file test creates them all before it deletes any.
-      .live_files = [](const PhaseSpec& spec) { return uint64_t{spec.bonnie().files_k()} * 1024; },
+      .files = Files,
+      .live_files = Files,
       .memory = [](const PhaseSpec& spec, const TargetConfig&,
                    const TargetCaps&) { return common::EstimateMemory(spec.bonnie()); },
   };
