@@ -64,6 +64,11 @@ UringQueue::~UringQueue() {
     io_uring_cqe_seen(&ring_, cqe);
     --in_flight_;
   }
+  // The ring's own teardown runs later, in a kernel worker, and with it the release of the
+  // registered file: a block device opened with O_EXCL would stay claimed for a moment after
+  // this returns, and the next phase's exclusive open of it fail with EBUSY. Unregistered
+  // here, the file is released before the destructor returns.
+  if (file_registered_) io_uring_unregister_files(&ring_);
   io_uring_queue_exit(&ring_);
 }
 

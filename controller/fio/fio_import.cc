@@ -101,10 +101,7 @@ Status ReadJobOption(const JobOption& o, const Reading& reading, PhasePlan* plan
     plan->fio_logs.front().unix_epoch = plan->fio_logs.front().unix_epoch || epoch;
   } else if (o.name == "per_job_logs") {
     ASSIGN_OR_RETURN(const bool per_job, FioBool(o));
-    if (!per_job) {
-      notes->push_back(StrCat(Where(o), Spelled(o),
-                              ": each job's log keeps its file name with the job's number"));
-    }
+    plan->fio_logs.front().per_job = per_job;
   }
   // name, description, numjobs, stonewall, wait_for and kb_base: the job file's shape.
   return absl::OkStatus();
@@ -117,9 +114,8 @@ StatusOr<JobPhase> PhaseOfJob(const FioJob& job) {
   // fio's defaults where randio's differ.
   RETURN_IF_ERROR(SetPhaseParameter("rw", "read", &plan.spec));
   RETURN_IF_ERROR(SetPhaseParameter("engine", "psync", &plan.spec));
-  // fio hands the kernel one request per call unless iodepth_batch says otherwise; stormark's
-  // default (every free slot at once) lets the block layer merge sequential requests that
-  // fio's do not.
+  // fio hands the kernel one request per call unless iodepth_batch says otherwise. randio's
+  // io_uring and libaio do too; said here so that --check shows it.
   RETURN_IF_ERROR(SetPhaseParameter("iodepth_batch_submit", "1", &plan.spec));
   ASSIGN_OR_RETURN(const int kb_base, KbBase(job));
   const Reading reading{kb_base, &out.warnings};
@@ -261,6 +257,7 @@ Status MakeGroup(const std::vector<FioJob>& jobs, std::vector<GroupMember>& memb
     PhasePlan::FioLog log = own.fio_logs.empty() ? PhasePlan::FioLog{} : own.fio_logs.front();
     log.job = job.name;
     log.thread_number = static_cast<int>(m.first) + 1;
+    log.clones = static_cast<int>(m.count);
     plan.fio_logs.push_back(std::move(log));
     const uint32_t mine = own.spec.series_interval_ms();
     if (mine != 0 && (interval == 0 || mine < interval)) interval = mine;
@@ -338,10 +335,16 @@ StatusOr<FioImport> ImportJobs(const std::vector<FioJob>& jobs) {
       }
       for (PhasePlan::FioLog& log : m.phase.plan.fio_logs) {
         log.thread_number = static_cast<int>(m.first) + 1;
+        log.clones = static_cast<int>(m.count);
       }
     }
     JobPhase phase = members[0].phase;
     if (members.size() > 1) RETURN_IF_ERROR(MakeGroup(jobs, members, &phase));
+    // A logged job with clones: fio writes one log per clone, from each thread's series.
+    if (std::any_of(phase.plan.fio_logs.begin(), phase.plan.fio_logs.end(),
+                    [](const PhasePlan::FioLog& log) { return log.clones > 1; })) {
+      phase.plan.spec.mutable_randio()->set_thread_series(true);
+    }
     const std::string base = members.size() > 1 ? StrCat(PhaseName(jobs[first].name), "..",
                                                          PhaseName(jobs[members.back().first].name))
                                                 : PhaseName(jobs[first].name);

@@ -22,23 +22,29 @@ int DdirOf(const std::string& name) {
   return -1;
 }
 
+using Measurements = google::protobuf::RepeatedPtrField<stormark::v1::Measurement>;
+
+Directions DirectionsOf(const Measurements& measurements) {
+  Directions out;
+  for (const auto& m : measurements) {
+    if (const int ddir = DdirOf(m.name()); ddir >= 0 && m.series_size() > 0) {
+      out[ddir] = &m.series();
+    }
+  }
+  return out;
+}
+
 // The series of job `k` of a host's result.
 Directions DirectionsOf(const PhaseOutcome& phase, const stormark::v1::PhaseResult& r, size_t k) {
   Directions out;
-  const google::protobuf::RepeatedPtrField<stormark::v1::Measurement>* measurements = nullptr;
+  const Measurements* measurements = nullptr;
   if (r.jobs_size() > 0) {
     if (k < static_cast<size_t>(r.jobs_size()))
       measurements = &r.jobs(static_cast<int>(k)).measurements();
   } else if (k == 0) {
     measurements = &r.measurements();
   }
-  if (measurements != nullptr) {
-    for (const auto& m : *measurements) {
-      if (const int ddir = DdirOf(m.name()); ddir >= 0 && m.series_size() > 0) {
-        out[ddir] = &m.series();
-      }
-    }
-  }
+  if (measurements != nullptr) out = DirectionsOf(*measurements);
   if (!out.empty() || k != 0) return out;
   // A workload of one direction: the phase's own series.
   const stormark::v1::PhaseSpec& spec = phase.plan.spec;
@@ -96,7 +102,8 @@ std::string FileSafe(const std::string& name) {
 
 std::vector<FioLogFile> FioLogs(const RunRecord& run) {
   std::vector<FioLogFile> files;
-  std::map<std::string, int> runs_of;  // phase name -> runs seen so far
+  std::map<std::string, int> runs_of;     // phase name -> runs seen so far
+  std::map<std::string, size_t> file_of;  // path -> its index in `files`
   for (const PhaseOutcome& phase : run.phases) {
     if (phase.plan.fio_logs.empty()) continue;
     const int nth = ++runs_of[phase.plan.name];
@@ -104,21 +111,41 @@ std::vector<FioLogFile> FioLogs(const RunRecord& run) {
     for (const HostOutcome& host : phase.hosts) {
       if (!host.result) continue;
       const stormark::v1::PhaseResult& r = *host.result;
+      int first_thread = 0;  // of job k, in r.threads
       for (size_t k = 0; k < phase.plan.fio_logs.size(); ++k) {
         const PhasePlan::FioLog& log = phase.plan.fio_logs[k];
-        const Directions directions = DirectionsOf(phase, r, k);
         const int64_t base_ms =
             log.unix_epoch ? (r.start_unix_nanos() - host.clock.offset_nanos) / 1'000'000 : 0;
-        auto add = [&](const std::string& prefix, const char* type, Kind kind) {
+        auto add = [&](const Directions& directions, int number, const std::string& prefix,
+                       const char* type, Kind kind) {
           if (prefix.empty()) return;
-          files.push_back({StrCat(prefix, again, "_", type, ".", log.thread_number, ".log.",
-                                  FileSafe(host.host)),
-                           LogText(directions, kind, base_ms)});
+          const std::string x = log.per_job ? StrCat(".", number) : "";
+          std::string path = StrCat(prefix, again, "_", type, x, ".log.", FileSafe(host.host));
+          std::string text = LogText(directions, kind, base_ms);
+          // per_job_logs=0: the jobs of one name share a file, one after another.
+          const auto shared = file_of.find(path);
+          if (shared != file_of.end()) {
+            files[shared->second].text += text;
+          } else {
+            file_of.emplace(path, files.size());
+            files.push_back({std::move(path), std::move(text)});
+          }
         };
-        add(log.bw, "bw", Kind::kBw);
-        add(log.iops, "iops", Kind::kIops);
-        add(log.lat, "lat", Kind::kLat);
-        add(log.lat, "clat", Kind::kLat);
+        auto add_all = [&](const Directions& directions, int number) {
+          add(directions, number, log.bw, "bw", Kind::kBw);
+          add(directions, number, log.iops, "iops", Kind::kIops);
+          add(directions, number, log.lat, "lat", Kind::kLat);
+          add(directions, number, log.lat, "clat", Kind::kLat);
+        };
+        if (log.clones > 1 && r.threads_size() >= first_thread + log.clones) {
+          for (int c = 0; c < log.clones; ++c) {
+            add_all(DirectionsOf(r.threads(first_thread + c).measurements()),
+                    log.thread_number + c);
+          }
+        } else {
+          add_all(DirectionsOf(phase, r, k), log.thread_number);  // an agent without threads
+        }
+        first_thread += log.clones;
       }
     }
   }

@@ -5,7 +5,10 @@
 //   - One file per log, job and host, named as fio's client mode names the logs it gets from
 //     its servers: PREFIX_bw.X.log.HOST (and _iops, _lat, _clat), X being fio's job number in
 //     the file and HOST the host's name as the run names it ([A-Za-z0-9._-], anything else
-//     '_'). The clones of a numjobs job are logged together in the first clone's file.
+//     '_'). Each clone of a numjobs job has its own file, X, X+1, ..., from its thread's own
+//     series (PhaseResult.threads; an agent without them: the clones together in X's file).
+//     With per_job_logs=0 the name has no .X, and the jobs that share it share the file, one
+//     after another.
 //   - Each line is one interval (fio's log_avg_msec, PhaseSpec.series_interval_ms; 1000 ms
 //     when the job gives none) of one direction that moved something in it:
 //     "TIME, VALUE, DDIR, 0". TIME is the interval's end in ms since the phase's start or,

@@ -225,7 +225,7 @@ const std::vector<FioOption>& Table() {
       Ignored("new_group", "each phase is reported on its own already"),
       Ignored("thread", "stormark runs its jobs as threads"),
       Job("per_job_logs",
-          "the clones of a numjobs job are logged together, in the first clone's file"),
+          "0: the logs are named without the job's number, and the clones share them"),
       Job("write_bw_log", "a bandwidth log in fio's format, per host, after the run"),
       Ignored("bwavgtime", kLogs),
       Job("write_lat_log", "latency logs (lat, clat) in fio's format, per host, after the run"),
@@ -307,11 +307,9 @@ const std::vector<FioOption>& Table() {
       Refused("nowait", kNotYet),
       Refused("hipri", kNotYet),
       Ignored("fixedbufs",
-              "stormark's io_uring engine does not register its buffers (not supported yet): it "
-              "runs without"),
+              "stormark's io_uring engine registers its buffers whenever the kernel lets it"),
       Ignored("registerfiles",
-              "stormark's io_uring engine does not register its file (not supported yet): it "
-              "runs without"),
+              "stormark's io_uring engine registers its file whenever the kernel lets it"),
       Refused("sqthread_poll", kNotYet),
       Refused("sqthread_poll_cpu", kNotYet),
       Refused("nonvectored", kNotYet),

@@ -111,6 +111,8 @@ struct PhasePlan {
     std::string job;            // fio's job name
     std::string bw, lat, iops;  // the logs' prefixes; empty when not asked
     int thread_number = 1;      // fio's job number, the x of NAME_bw.x.log
+    int clones = 1;             // numjobs: clone c logs to x + c, from PhaseResult.threads
+    bool per_job = true;        // per_job_logs=0: NAME_bw.log, shared by the clones
     bool unix_epoch = false;    // log_unix_epoch / log_alternate_epoch: Unix time in ms
   };
   std::vector<FioLog> fio_logs;

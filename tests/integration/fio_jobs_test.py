@@ -191,6 +191,51 @@ class FioJobsTest(h.StormarkTestCase):
             ddirs = {line.split(", ")[2] for line in f.read().splitlines()}
         self.assertEqual(ddirs, {"1"})
 
+    @unittest.skipUnless(os.path.exists(FIOLOGPARSER), "needs Debian's fio package")
+    def test_each_clone_of_a_numjobs_job_has_its_own_log(self):
+        """numjobs=3 with write_bw_log: three logs, .1 to .3, as fio names them, each from its
+        own thread; fiologparser.py adds them up to the job's bandwidth. With per_job_logs=0:
+        one log without the number, the clones' lines one after another."""
+        agent = self.start_agent()
+        host = re.sub(r"[^A-Za-z0-9._-]", "_", agent.address)
+        parser = os.path.join(self.work, "fiologparser.py")
+        with gzip.open(FIOLOGPARSER, "rt") as f:
+            self.write_file(parser, f.read())
+        for per_job in ("1", "0"):
+            logs = self.make_dir()
+            job = self.write_file(os.path.join(self.work, f"clones{per_job}.fio"), (
+                "[global]\nsize=4m\ntime_based\nruntime=2\nlog_avg_msec=500\n"
+                f"per_job_logs={per_job}\n"
+                f"[reader]\nrw=randread\nnumjobs=3\nrate_iops=500\nwrite_bw_log={logs}/c\n"))
+            json_path = os.path.join(self.work, f"clones{per_job}.json")
+            result = self.run_stormark(["run", "--fio", job, "--agent", agent.address, "--no-db",
+                                        "--no-progress", "--json", json_path], timeout=120)
+            self.assert_no_crash(result)
+            self.assertEqual(result.returncode, 0, result.describe())
+            row = self.load_json(json_path)["phases"][0]["results"][0]
+            read = next(m for m in row["measurements"] if m["name"] == "read")
+            ours = read["bytes"] / row["elapsed_seconds"] / 1024
+            if per_job == "0":
+                self.assertEqual(sorted(os.listdir(logs)), [f"c_bw.log.{host}"])
+                with open(os.path.join(logs, f"c_bw.log.{host}")) as f:
+                    lines = f.read().splitlines()
+                self.assertIn(len(lines), range(12, 16), lines)  # 3 clones x 4 intervals
+                continue
+            names = [f"c_bw.{n}.log.{host}" for n in (1, 2, 3)]
+            self.assertEqual(sorted(os.listdir(logs)), names)
+            paths = [os.path.join(logs, n) for n in names]
+            # Each clone runs at 500 reads/s: about 2000 KiB/s in each of its own logs.
+            for path in paths:
+                done = subprocess.run([sys.executable, parser, path], capture_output=True,
+                                      text=True, timeout=60)
+                self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+                self.assertLess(abs(float(done.stdout) - 2000), 200, (path, done.stdout))
+            # fiologparser.py sums the files it is given: the job's bandwidth.
+            done = subprocess.run([sys.executable, parser] + paths, capture_output=True,
+                                  text=True, timeout=60)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            self.assertLess(abs(float(done.stdout) - ours), 0.1 * ours, (done.stdout, ours))
+
     def test_the_job_files_values_reach_the_agent(self):
         json_path = os.path.join(self.work, "out.json")
         self.run_fio("with_include.fio", "--dir", self.make_dir(), "--no-db", "--json",

@@ -107,9 +107,11 @@ class RandioWorkload final : public Workload {
   void AddWarnings(std::vector<std::string>* warnings) const;
   void AddMemberWarnings(const Member& m, std::vector<std::string>* warnings) const;
   JobPlan PlanFor(const Member& m, uint32_t job) const;
-  // The measurements "read", "write" and "flush" of jobs_[begin, end), with their series.
+  // The measurements "read", "write" and "flush" of jobs_[begin, end), with their series;
+  // their latency histograms unless `latency` is false.
   void AddMeasurements(size_t begin, size_t end, int64_t elapsed_nanos,
-                       google::protobuf::RepeatedPtrField<stormark::v1::Measurement>* out) const;
+                       google::protobuf::RepeatedPtrField<stormark::v1::Measurement>* out,
+                       bool latency = true) const;
   void AddResolved(const Member& m, const std::string& prefix,
                    stormark::v1::PhaseResult* result) const;
 

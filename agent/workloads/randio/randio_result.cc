@@ -20,7 +20,7 @@ std::string PatternName(RandioSpec::Pattern rw) {
 
 void RandioWorkload::AddMeasurements(
     size_t begin, size_t end, int64_t elapsed_nanos,
-    google::protobuf::RepeatedPtrField<stormark::v1::Measurement>* out) const {
+    google::protobuf::RepeatedPtrField<stormark::v1::Measurement>* out, bool latency) const {
   auto add = [&](const char* name, auto recorder_of) {
     // Each recorder's series counts from the start of the timed region: merged from 0, the
     // series ends at the region's length.
@@ -34,7 +34,7 @@ void RandioWorkload::AddMeasurements(
     m->set_bytes(merged.bytes());
     m->set_ops(merged.ops());
     m->set_elapsed_nanos(elapsed_nanos);
-    merged.latency().ToProto(m->mutable_latency());
+    if (latency) merged.latency().ToProto(m->mutable_latency());
     merged.SeriesToProto(elapsed_nanos, m->mutable_series());
   };
   add("read", [](const RandioJob& j) { return j.read_recorder(); });
@@ -82,6 +82,15 @@ void RandioWorkload::AddToResult(stormark::v1::PhaseResult* result) const {
       AddMeasurements(m.first_job, m.first_job + m.jobs_count, result->elapsed_nanos(),
                       job->mutable_measurements());
       if (m.book != nullptr) *job->mutable_verify() = m.book->Report();
+    }
+  }
+  if (spec_.thread_series()) {
+    // fio's per-job logs of numjobs clones: each thread's series.
+    for (size_t j = 0; j < jobs_.size(); ++j) {
+      auto* thread = result->add_threads();
+      thread->set_name(common::StrCat("thread ", j));
+      AddMeasurements(j, j + 1, result->elapsed_nanos(), thread->mutable_measurements(),
+                      /*latency=*/false);
     }
   }
   if (jobs_.size() > 1) {

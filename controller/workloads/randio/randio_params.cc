@@ -216,7 +216,7 @@ const std::vector<Option>& Options() {
        .unit = "requests",
        .max = common::kMaxRandioIodepth,
        .help = "io_uring and libaio: the most requests handed to the kernel in one call (not "
-               "given: every free slot at once)",
+               "given: 1, as fio)",
        .store =
            [](const OptionValue& v, PhaseSpec* s) {
              R(s).set_iodepth_batch_submit(static_cast<uint32_t>(v.number));
@@ -237,7 +237,7 @@ const std::vector<Option>& Options() {
        .unit = "requests",
        .max = common::kMaxRandioIodepth,
        .help = "io_uring and libaio: take at most this many completions at a time (not given: "
-               "iodepth)",
+               "iodepth_batch_complete_min, at least 1, as fio)",
        .store =
            [](const OptionValue& v, PhaseSpec* s) {
              R(s).set_iodepth_batch_complete_max(static_cast<uint32_t>(v.number));

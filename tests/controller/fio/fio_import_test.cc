@@ -257,6 +257,21 @@ write_iops_log=w
   EXPECT_TRUE(phase.fio_logs[0].unix_epoch);
   EXPECT_EQ(phase.fio_logs[1].iops, "w");
   EXPECT_EQ(phase.fio_logs[1].thread_number, 2);
+  // The writer's two clones log to w_iops.2.log and w_iops.3.log, each from its own thread.
+  EXPECT_EQ(phase.fio_logs[0].clones, 1);
+  EXPECT_EQ(phase.fio_logs[1].clones, 2);
+  EXPECT_TRUE(phase.fio_logs[1].per_job);
+  EXPECT_TRUE(phase.spec.randio().thread_series());
+  auto shared = Import("[a]\nnumjobs=3\nwrite_bw_log=x\nper_job_logs=0\n");
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  ASSERT_EQ(shared->phases[0].fio_logs.size(), 1u);
+  EXPECT_EQ(shared->phases[0].fio_logs[0].clones, 3);
+  EXPECT_FALSE(shared->phases[0].fio_logs[0].per_job);
+  EXPECT_TRUE(shared->phases[0].spec.randio().thread_series());
+  // Clones without logs need no thread's figures.
+  auto unlogged = Import("[a]\nnumjobs=3\n");
+  ASSERT_TRUE(unlogged.ok()) << unlogged.status();
+  EXPECT_FALSE(unlogged->phases[0].spec.randio().thread_series());
   EXPECT_THAT(ErrorOf("[a]\nwrite_bw_log=x\nlog_avg_msec=10\n"),
               HasSubstr("log_avg_msec=10: stormark's log interval is from 100 ms"));
   auto every_io = Import("[a]\nwrite_bw_log=x\n");

@@ -80,14 +80,20 @@ TEST(FioLogs, UnixEpochTimesAreOnTheControllersClock) {
             std::to_string((kBase + 3 * kSecond) / 1'000'000 + 1000) + ", 100, 0, 0\n");
 }
 
-TEST(FioLogs, EachJobOfARunGroupHasItsOwnFileAndRepeatsAreNumbered) {
+// A run group's result: job "r" read `reads` operations, job "w" wrote 3, in one second.
+HostOutcome ReaderWriterHost(uint64_t reads) {
   HostOutcome a = SucceededHost("db1", 1);
-  auto* reads = a.result->add_jobs();
-  reads->set_name("r");
-  AddDirection(&*a.result, "read", {7}, kSecond, 1'000, reads->mutable_measurements());
-  auto* writes = a.result->add_jobs();
-  writes->set_name("w");
-  AddDirection(&*a.result, "write", {3}, kSecond, 1'000, writes->mutable_measurements());
+  auto* reader = a.result->add_jobs();
+  reader->set_name("r");
+  AddDirection(&*a.result, "read", {reads}, kSecond, 1'000, reader->mutable_measurements());
+  auto* writer = a.result->add_jobs();
+  writer->set_name("w");
+  AddDirection(&*a.result, "write", {3}, kSecond, 1'000, writer->mutable_measurements());
+  return a;
+}
+
+TEST(FioLogs, EachJobOfARunGroupHasItsOwnFileAndRepeatsAreNumbered) {
+  HostOutcome a = ReaderWriterHost(7);
   PhasePlan::FioLog r, w;
   r.iops = "r";
   r.thread_number = 1;
@@ -101,6 +107,63 @@ TEST(FioLogs, EachJobOfARunGroupHasItsOwnFileAndRepeatsAreNumbered) {
   EXPECT_EQ(files[1].path, "w_iops.2.log.db1");
   EXPECT_EQ(files[1].text, "1000, 3, 1, 0\n");
   EXPECT_EQ(files[2].path, "r-2_iops.1.log.db1");
+}
+
+// A group of a 2-clone reader (logged) and a writer (logged): threads 0 and 1 are the reader's
+// clones, thread 2 the writer.
+HostOutcome ClonedHost() {
+  HostOutcome a = ReaderWriterHost(9);
+  for (uint64_t ops : {4, 5}) {
+    AddDirection(&*a.result, "read", {ops}, kSecond, 1'000,
+                 a.result->add_threads()->mutable_measurements());
+  }
+  AddDirection(&*a.result, "write", {3}, kSecond, 1'000,
+               a.result->add_threads()->mutable_measurements());
+  return a;
+}
+
+TEST(FioLogs, EachCloneHasItsOwnFileFromItsThread) {
+  PhasePlan::FioLog r, w;
+  r.iops = "r";
+  r.thread_number = 1;
+  r.clones = 2;
+  w.iops = "w";
+  w.thread_number = 3;
+  const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(LoggedPlan({r, w}), {ClonedHost()})}));
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[0].path, "r_iops.1.log.db1");
+  EXPECT_EQ(files[0].text, "1000, 4, 0, 0\n");
+  EXPECT_EQ(files[1].path, "r_iops.2.log.db1");
+  EXPECT_EQ(files[1].text, "1000, 5, 0, 0\n");
+  EXPECT_EQ(files[2].path, "w_iops.3.log.db1");
+  EXPECT_EQ(files[2].text, "1000, 3, 1, 0\n");
+}
+
+TEST(FioLogs, WithoutPerJobLogsClonesShareOneFile) {
+  PhasePlan::FioLog r, w;
+  r.iops = "r";
+  r.thread_number = 1;
+  r.clones = 2;
+  r.per_job = false;
+  w.thread_number = 3;  // The writer logs nothing.
+  const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(LoggedPlan({r, w}), {ClonedHost()})}));
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].path, "r_iops.log.db1");
+  EXPECT_EQ(files[0].text, "1000, 4, 0, 0\n1000, 5, 0, 0\n");
+}
+
+TEST(FioLogs, AnAgentWithoutThreadFiguresLogsTheClonesTogether) {
+  HostOutcome a = ClonedHost();
+  a.result->clear_threads();
+  PhasePlan::FioLog r, w;
+  r.iops = "r";
+  r.thread_number = 1;
+  r.clones = 2;
+  w.thread_number = 3;
+  const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(LoggedPlan({r, w}), {a})}));
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].path, "r_iops.1.log.db1");
+  EXPECT_EQ(files[0].text, "1000, 9, 0, 0\n");
 }
 
 TEST(FioLogs, APhaseThatAsksForNoneWritesNone) {

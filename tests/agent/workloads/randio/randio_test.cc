@@ -192,6 +192,43 @@ TEST(RandioWorkload, RunGroupRunsUnlikeJobsTogetherWithFiguresPerJob) {
   EXPECT_EQ(out.result.resolved().count("rw"), 0u);
 }
 
+// thread_series (fio's per-clone logs): each thread's own figures, in thread order, without
+// latency histograms, adding up to the phase's.
+TEST(RandioWorkload, ThreadSeriesGivesEachThreadsOwnFigures) {
+  MemoryDevice memory(16 << 20);
+  RandioSpec spec = Spec(RandioSpec::RANDREAD, 4 << 20);
+  spec.set_name("reads");
+  spec.set_numjobs(2);
+  spec.set_offset_increment_bytes(4 << 20);
+  RandioSpec* writes = spec.add_group();
+  *writes = Spec(RandioSpec::WRITE, 2 << 20, 65536);
+  writes->set_name("writes");
+  writes->set_offset_bytes(8 << 20);
+  spec.set_thread_series(true);
+  const Outcome out = RunOn(spec, memory);
+  ASSERT_TRUE(out.run.ok()) << out.run;
+  ASSERT_EQ(out.result.threads_size(), 3);
+  uint64_t reads = 0;
+  for (int t = 0; t < 3; ++t) {
+    const auto& thread = out.result.threads(t);
+    EXPECT_EQ(thread.name(), "thread " + std::to_string(t));
+    ASSERT_EQ(thread.measurements_size(), 1) << t;
+    const auto& m = thread.measurements(0);
+    EXPECT_EQ(m.name(), t < 2 ? "read" : "write");
+    EXPECT_FALSE(m.has_latency());
+    EXPECT_GT(m.series_size(), 0);
+    uint64_t in_series = 0;
+    for (const auto& s : m.series()) in_series += s.ops();
+    EXPECT_EQ(in_series, m.ops());
+    if (t < 2) reads += m.ops();
+  }
+  EXPECT_EQ(out.result.threads(0).measurements(0).ops(), 1024u);  // 4 MiB of 4k each
+  EXPECT_EQ(out.result.threads(2).measurements(0).ops(), 32u);
+  EXPECT_EQ(reads, Find(out.result, "read")->ops());
+  spec.set_thread_series(false);
+  EXPECT_EQ(RunOn(spec, memory).result.threads_size(), 0);
+}
+
 TEST(RandioWorkload, RunGroupJobsKeepTheirOwnRuntime) {
   MemoryDevice memory(8 << 20);
   RandioSpec spec = Spec(RandioSpec::RANDREAD, 4 << 20);
