@@ -68,11 +68,19 @@ int FioCheckCommand(const FioCheckOptions& options, FILE* out, FILE* err) {
       for (const auto& [prefix, type] : {std::pair{&log.bw, "bw"}, std::pair{&log.iops, "iops"},
                                          std::pair{&log.lat, "lat"}, std::pair{&log.lat, "clat"}}) {
         if (prefix->empty()) continue;
-        files += common::StrCat(files.empty() ? "" : ", ", *prefix, "_", type, ".",
-                                log.thread_number, ".log.HOST");
+        const std::string number = log.per_job ? common::StrCat(".", log.thread_number) : "";
+        files += common::StrCat(files.empty() ? "" : ", ", *prefix, "_", type, number, ".log.HOST");
       }
       if (files.empty()) continue;  // A job of a run group that asks for no log.
-      std::fprintf(out, "  logs of %s: %s, every %u ms%s\n", log.job.c_str(), files.c_str(),
+      std::string clones;
+      if (log.clones > 1) {
+        clones = log.per_job ? common::StrCat(" (clone 1; clones 2 to ", log.clones, ": .",
+                                              log.thread_number + 1, " to .",
+                                              log.thread_number + log.clones - 1, ")")
+                             : common::StrCat(" (its ", log.clones, " clones one after another)");
+      }
+      std::fprintf(out, "  logs of %s: %s%s, every %u ms%s\n", log.job.c_str(), files.c_str(),
+                   clones.c_str(),
                    phase.spec.series_interval_ms() == 0 ? 1000u : phase.spec.series_interval_ms(),
                    log.unix_epoch ? ", Unix times" : "");
     }

@@ -207,6 +207,12 @@ class FioJobsTest(h.StormarkTestCase):
                 "[global]\nsize=4m\ntime_based\nruntime=2\nlog_avg_msec=500\n"
                 f"per_job_logs={per_job}\n"
                 f"[reader]\nrw=randread\nnumjobs=3\nrate_iops=500\nwrite_bw_log={logs}/c\n"))
+            check = self.run_stormark(["fio", "--check", job])
+            self.assertEqual(check.returncode, 0, check.describe())
+            self.assertIn(f"logs of reader: {logs}/c_bw.1.log.HOST (clone 1; clones 2 to 3: .2 "
+                          f"to .3)" if per_job == "1" else
+                          f"logs of reader: {logs}/c_bw.log.HOST (its 3 clones one after "
+                          f"another)", check.stdout)
             json_path = os.path.join(self.work, f"clones{per_job}.json")
             result = self.run_stormark(["run", "--fio", job, "--agent", agent.address, "--no-db",
                                         "--no-progress", "--json", json_path], timeout=120)

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -407,6 +408,19 @@ size_t ThreadCount() {
   return n;
 }
 
+// This process's threads once those of earlier calls have gone: a set-up worker may still be
+// ending after Prepare answered, and counted here it would be missing later.
+size_t SettledThreadCount() {
+  size_t n = ThreadCount();
+  for (int i = 0; i < 100; ++i) {  // Until it stays the same for 50 ms, 2 s at most.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const size_t now = ThreadCount();
+    if (now == n) break;
+    n = now;
+  }
+  return n;
+}
+
 // Waits up to 5 s for this process to have at least `n` threads.
 bool ThreadsReach(size_t n) {
   for (int i = 0; i < 500 && ThreadCount() < n; ++i) {
@@ -417,9 +431,11 @@ bool ThreadsReach(size_t n) {
 
 TEST_F(PhaseRunnerTest, AnArmedRandioRunHasItsThreadsReadyBeforeTheInstant) {
   MustPrepare(RandioReadSpec("p1", 3));
-  const size_t before = ThreadCount();
+  const size_t before = SettledThreadCount();
   std::promise<void> armed;
   auto result = ArmAsync(*runner_, caller_, "p1", token_, armed);
+  // A failed assertion leaves the run armed, and the future's end would wait for it for ever.
+  absl::Cleanup unarm = [this] { (void)runner_->Abort("p1", token_, caller_); };
   ASSERT_EQ(armed.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
   // The run's thread and its 3 jobs' (plus the test's own async caller) exist while armed,
   // and none of them has done I/O: the instant is not known yet.
@@ -442,11 +458,14 @@ TEST_F(PhaseRunnerTest, AnArmedRandioRunHasItsThreadsReadyBeforeTheInstant) {
 
 TEST_F(PhaseRunnerTest, AbortOfAnArmedRandioRunEndsItsReadyThreadsWithoutIo) {
   MustPrepare(RandioReadSpec("p1", 2));
-  const size_t before = ThreadCount();
+  const size_t before = SettledThreadCount();
   std::promise<void> armed;
   auto result = ArmAsync(*runner_, caller_, "p1", token_, armed);
+  // A failed assertion leaves the run armed, and the future's end would wait for it for ever.
+  absl::Cleanup unarm = [this] { (void)runner_->Abort("p1", token_, caller_); };
   ASSERT_EQ(armed.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
-  ASSERT_TRUE(ThreadsReach(before + 1 + 1 + 2));
+  ASSERT_TRUE(ThreadsReach(before + 1 + 1 + 2))
+      << ThreadCount() << " threads, " << before << " before arming";
   EXPECT_TRUE(Abort("p1"));
   ASSERT_EQ(result.wait_for(std::chrono::seconds(5)), std::future_status::ready);
   common::StatusOr<PhaseResult> r = result.get();
