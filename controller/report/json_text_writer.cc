@@ -5,30 +5,34 @@ namespace {
 
 using nlohmann::json;
 
-std::string Dump(const json& value) {
-  return value.dump(2, ' ', false, json::error_handler_t::replace);
+std::string Dump(const json& value, bool compact) {
+  return value.dump(compact ? -1 : 2, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace
 
 void JsonTextWriter::Value(const json& value, int level) {
+  if (compact_) {
+    out_ += Dump(value, true);
+    return;
+  }
   // dump(2) indents from column 0: each of its lines moves right by the nesting.
-  for (char c : Dump(value)) {
+  for (char c : Dump(value, false)) {
     out_.push_back(c);
-    if (c == '\n') Indent(level);
+    if (c == '\n') out_.append(static_cast<size_t>(level) * 2, ' ');
   }
 }
 
 void JsonTextWriter::ObjectWith(const json& object, int level, const std::string& key,
                                 const std::function<void(int)>& write) {
-  out_ += "{\n";
+  out_ += "{";
   bool first = true;
   const auto member = [&](const std::string& name) {
-    if (!first) out_ += ",\n";
+    if (!first) out_ += ",";
     first = false;
-    Indent(level + 1);
-    out_ += Dump(json(name));
-    out_ += ": ";
+    Break(level + 1);
+    out_ += Dump(json(name), compact_);
+    out_ += compact_ ? ":" : ": ";
   };
   bool written = false;
   for (auto it = object.begin(); it != object.end(); ++it) {
@@ -44,8 +48,7 @@ void JsonTextWriter::ObjectWith(const json& object, int level, const std::string
     member(key);
     write(level + 1);
   }
-  out_ += "\n";
-  Indent(level);
+  Break(level);
   out_ += "}";
 }
 
@@ -54,14 +57,13 @@ void JsonTextWriter::Array(size_t n, int level, const std::function<void(size_t,
     out_ += "[]";
     return;
   }
-  out_ += "[\n";
+  out_ += "[";
   for (size_t i = 0; i < n; ++i) {
-    if (i > 0) out_ += ",\n";
-    Indent(level + 1);
+    if (i > 0) out_ += ",";
+    Break(level + 1);
     write(i, level + 1);
   }
-  out_ += "\n";
-  Indent(level);
+  Break(level);
   out_ += "]";
 }
 

@@ -1,7 +1,7 @@
-// A JSON document's text exactly as nlohmann::json::dump(2) writes it, made in parts: members
-// and array elements are handed over one at a time, so that a large document (a report of
-// ten thousand hosts) is never held as one tree, and with a spill its text is never held
-// whole either.
+// A JSON document's text exactly as nlohmann::json::dump(2) writes it (or, compact, as dump()
+// writes it: no spaces or newlines), made in parts: members and array elements are handed over
+// one at a time, so that a large document (a report of ten thousand hosts) is never held as
+// one tree, and with a spill its text is never held whole either.
 #ifndef STORMARK_CONTROLLER_REPORT_JSON_TEXT_WRITER_H_
 #define STORMARK_CONTROLLER_REPORT_JSON_TEXT_WRITER_H_
 
@@ -18,7 +18,8 @@ class JsonTextWriter {
  public:
   // With `spill`, the text goes to it in pieces (at Spill(), and the rest at Finish());
   // without, it collects and Finish() returns it.
-  explicit JsonTextWriter(common::PieceFn spill = nullptr) : spill_(std::move(spill)) {}
+  explicit JsonTextWriter(common::PieceFn spill = nullptr, bool compact = false)
+      : spill_(std::move(spill)), compact_(compact) {}
 
   // `value` at nesting `level` (0 for the document itself).
   void Value(const nlohmann::json& value, int level);
@@ -36,9 +37,15 @@ class JsonTextWriter {
   std::string Finish();
 
  private:
-  void Indent(int level) { out_.append(static_cast<size_t>(level) * 2, ' '); }
+  // A new line at nesting `level`; nothing when compact.
+  void Break(int level) {
+    if (compact_) return;
+    out_ += '\n';
+    out_.append(static_cast<size_t>(level) * 2, ' ');
+  }
 
   const common::PieceFn spill_;
+  const bool compact_;
   std::string out_;
 };
 

@@ -10,19 +10,23 @@ namespace {
 
 using nlohmann::json;
 
-std::string Dump(const json& j) {
-  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+std::string Dump(const json& j, bool compact = false) {
+  return j.dump(compact ? -1 : 2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-// {head..., key: [elements...]} written in parts, against the same tree dumped whole.
+// {head..., key: [elements...]} written in parts, against the same tree dumped whole, indented
+// and compact.
 void ExpectSameText(const json& head, const std::string& key, const std::vector<json>& elements) {
-  JsonTextWriter writer;
-  writer.ObjectWith(head, 0, key, [&](int level) {
-    writer.Array(elements.size(), level, [&](size_t i, int at) { writer.Value(elements[i], at); });
-  });
-  json whole = head;
-  whole[key] = elements;
-  EXPECT_EQ(writer.Finish(), Dump(whole)) << key;
+  for (bool compact : {false, true}) {
+    JsonTextWriter writer(nullptr, compact);
+    writer.ObjectWith(head, 0, key, [&](int level) {
+      writer.Array(elements.size(), level,
+                   [&](size_t i, int at) { writer.Value(elements[i], at); });
+    });
+    json whole = head;
+    whole[key] = elements;
+    EXPECT_EQ(writer.Finish(), Dump(whole, compact)) << key << (compact ? ", compact" : "");
+  }
 }
 
 TEST(JsonTextWriter, WritesWhatDumpWritesWhereverTheKeySorts) {
