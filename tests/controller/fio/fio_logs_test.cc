@@ -37,6 +37,15 @@ PhasePlan LoggedPlan(std::vector<PhasePlan::FioLog> logs) {
   return plan;
 }
 
+// An IOPS log with `prefix` (empty: none) of fio's job `number`, with `clones` clones.
+PhasePlan::FioLog IopsLog(const std::string& prefix, int number, int clones = 1) {
+  PhasePlan::FioLog log;
+  log.iops = prefix;
+  log.thread_number = number;
+  log.clones = clones;
+  return log;
+}
+
 TEST(FioLogs, OneFilePerLogJobAndHostInFiosLayout) {
   HostOutcome a = SucceededHost("db1", 1);
   a.result->clear_measurements();
@@ -94,12 +103,7 @@ HostOutcome ReaderWriterHost(uint64_t reads) {
 
 TEST(FioLogs, EachJobOfARunGroupHasItsOwnFileAndRepeatsAreNumbered) {
   HostOutcome a = ReaderWriterHost(7);
-  PhasePlan::FioLog r, w;
-  r.iops = "r";
-  r.thread_number = 1;
-  w.iops = "w";
-  w.thread_number = 2;
-  const PhasePlan plan = LoggedPlan({r, w});
+  const PhasePlan plan = LoggedPlan({IopsLog("r", 1), IopsLog("w", 2)});
   const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(plan, {a}), Phase(plan, {a}, 1)}));
   ASSERT_EQ(files.size(), 4u);
   EXPECT_EQ(files[0].path, "r_iops.1.log.db1");
@@ -123,13 +127,8 @@ HostOutcome ClonedHost() {
 }
 
 TEST(FioLogs, EachCloneHasItsOwnFileFromItsThread) {
-  PhasePlan::FioLog r, w;
-  r.iops = "r";
-  r.thread_number = 1;
-  r.clones = 2;
-  w.iops = "w";
-  w.thread_number = 3;
-  const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(LoggedPlan({r, w}), {ClonedHost()})}));
+  const PhasePlan plan = LoggedPlan({IopsLog("r", 1, 2), IopsLog("w", 3)});
+  const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(plan, {ClonedHost()})}));
   ASSERT_EQ(files.size(), 3u);
   EXPECT_EQ(files[0].path, "r_iops.1.log.db1");
   EXPECT_EQ(files[0].text, "1000, 4, 0, 0\n");
@@ -140,13 +139,10 @@ TEST(FioLogs, EachCloneHasItsOwnFileFromItsThread) {
 }
 
 TEST(FioLogs, WithoutPerJobLogsClonesShareOneFile) {
-  PhasePlan::FioLog r, w;
-  r.iops = "r";
-  r.thread_number = 1;
-  r.clones = 2;
+  PhasePlan::FioLog r = IopsLog("r", 1, 2);
   r.per_job = false;
-  w.thread_number = 3;  // The writer logs nothing.
-  const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(LoggedPlan({r, w}), {ClonedHost()})}));
+  const PhasePlan plan = LoggedPlan({r, IopsLog("", 3)});  // The writer logs nothing.
+  const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(plan, {ClonedHost()})}));
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].path, "r_iops.log.db1");
   EXPECT_EQ(files[0].text, "1000, 4, 0, 0\n1000, 5, 0, 0\n");
@@ -155,12 +151,8 @@ TEST(FioLogs, WithoutPerJobLogsClonesShareOneFile) {
 TEST(FioLogs, AnAgentWithoutThreadFiguresLogsTheClonesTogether) {
   HostOutcome a = ClonedHost();
   a.result->clear_threads();
-  PhasePlan::FioLog r, w;
-  r.iops = "r";
-  r.thread_number = 1;
-  r.clones = 2;
-  w.thread_number = 3;
-  const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(LoggedPlan({r, w}), {a})}));
+  const PhasePlan plan = LoggedPlan({IopsLog("r", 1, 2), IopsLog("", 3)});
+  const auto files = FioLogs(MakeRun("r1", {"db1"}, {Phase(plan, {a})}));
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].path, "r_iops.1.log.db1");
   EXPECT_EQ(files[0].text, "1000, 9, 0, 0\n");
