@@ -50,7 +50,8 @@ Fleet::Fleet(std::vector<std::unique_ptr<AgentClient>> clients, const common::Cl
       clock_(clock),
       options_(options),
       host_errors_(clients_.size()),
-      running_(clients_.size()) {}
+      running_(clients_.size()),
+      deadlines_(clients_.size()) {}
 
 Fleet::~Fleet() {
   monitor_.reset();
@@ -161,6 +162,25 @@ void Fleet::HostLost(size_t i, const std::string& reason) {
   HostFailed(i, reason);
 }
 
+std::optional<int64_t> Fleet::DueAt(const Running& r) const {
+  if (!r.overdue.empty()) return std::nullopt;
+  // One past each limit: a host is overdue once it is past it.
+  if (r.active && r.arm_started != 0) return r.arm_started + options_.arm_deadline_nanos + 1;
+  if (r.preparing) return r.prepare_started + r.prepare_deadline->limit_nanos + 1;
+  if (!r.active || !r.deadline || r.start_at == INT64_MAX) return std::nullopt;
+  const std::optional<int64_t> limit = r.deadline->LimitNanos();
+  if (!limit) return std::nullopt;
+  return r.start_at + *limit + 1;
+}
+
+void Fleet::ScheduleDeadline(size_t i) {
+  if (const std::optional<int64_t> due = DueAt(running_[i])) {
+    deadlines_.Set(i, *due);
+  } else {
+    deadlines_.Cancel(i);
+  }
+}
+
 void Fleet::CheckDeadlines() {
   const int64_t now = clock_.NowUnixNanos();
   std::vector<std::pair<size_t, std::string>> overdue;
@@ -168,7 +188,8 @@ void Fleet::CheckDeadlines() {
   const int64_t arm_limit = options_.arm_deadline_nanos;
   {
     absl::MutexLock lock(&mu_);
-    for (size_t i = 0; i < running_.size(); ++i) {
+    // Only the hosts whose timer is due: a fleet of thousands is not scanned every round.
+    for (size_t i : deadlines_.TakeDue(now)) {
       Running& r = running_[i];
       if (r.active && r.arm_started != 0 && r.overdue.empty() && now - r.arm_started > arm_limit) {
         // An agent that takes the Run and never says it is ready would hold the barrier, and
@@ -190,11 +211,15 @@ void Fleet::CheckDeadlines() {
         overdue.emplace_back(i, r.phase_id);
         continue;
       }
-      if (!r.active || !r.deadline || !r.overdue.empty() || now < r.start_at) continue;
-      std::string why = r.deadline->Overdue(now - r.start_at);
-      if (why.empty()) continue;
-      r.overdue = StrCat("phase deadline: ", why, "; aborted on this host");
-      overdue.emplace_back(i, r.phase_id);
+      if (r.active && r.deadline && r.overdue.empty() && now >= r.start_at) {
+        if (std::string why = r.deadline->Overdue(now - r.start_at); !why.empty()) {
+          r.overdue = StrCat("phase deadline: ", why, "; aborted on this host");
+          overdue.emplace_back(i, r.phase_id);
+          continue;
+        }
+      }
+      // Not overdue after all: a size-bound phase's limit moved on with its progress.
+      ScheduleDeadline(i);
     }
   }
   for (auto& [i, phase] : overdue) AbortInBackground(i, phase);

@@ -24,6 +24,7 @@
 #include "controller/fleet/agent_client.h"
 #include "controller/fleet/heartbeat_monitor.h"
 #include "controller/fleet/phase_deadline.h"
+#include "controller/fleet/timer_heap.h"
 #include "controller/plan/plan.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -157,7 +158,14 @@ class Fleet {
   void HostFailed(size_t i, const std::string& error) ABSL_LOCKS_EXCLUDED(mu_);
   // From the heartbeat monitor's thread: a host stopped answering; or a round passed.
   void HostLost(size_t i, const std::string& reason) ABSL_LOCKS_EXCLUDED(mu_);
+  // From the monitor's thread every round: aborts the hosts whose deadline timer is due and
+  // past its limit.
   void CheckDeadlines() ABSL_LOCKS_EXCLUDED(mu_);
+  // When host i's phase or prepare is past its limit, as far as is known now; nullopt when it
+  // has none (no phase in flight, already overdue, a size-bound phase with no estimate yet).
+  std::optional<int64_t> DueAt(const Running& r) const;
+  // Sets host i's deadline timer from running_[i]; called whenever that changes.
+  void ScheduleDeadline(size_t i) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Aborts `phase_id` on host i without waiting; JoinBackground waits for every such abort.
   void AbortInBackground(size_t i, const std::string& phase_id) ABSL_LOCKS_EXCLUDED(mu_);
   void JoinBackground() ABSL_LOCKS_EXCLUDED(mu_);
@@ -179,6 +187,8 @@ class Fleet {
   mutable absl::Mutex mu_;
   std::vector<std::string> host_errors_ ABSL_GUARDED_BY(mu_);
   std::vector<Running> running_ ABSL_GUARDED_BY(mu_);
+  // Each host's next deadline (prepare, arm or phase) on the controller clock.
+  TimerHeap deadlines_ ABSL_GUARDED_BY(mu_);
   // How long after the instant the latest Start of the group in flight reached its agent.
   int64_t late_start_message_nanos_ ABSL_GUARDED_BY(mu_) = 0;
   std::string current_phase_ ABSL_GUARDED_BY(mu_);

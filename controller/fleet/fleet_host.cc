@@ -70,6 +70,7 @@ void Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
     r.phase_name = plan.name;
     r.prepare_started = clock_.NowUnixNanos();
     r.prepare_deadline = limit;
+    ScheduleDeadline(i);
   }
   client.PrepareAsync(
       spec, limit.limit_nanos + kPrepareBackstopNanos,
@@ -80,6 +81,7 @@ void Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
           absl::MutexLock lock(&mu_);
           overdue = running_[i].overdue;
           running_[i] = Running();
+          ScheduleDeadline(i);
         }
         if (!overdue.empty()) {
           // The set-up may have finished as the abort went out, which could not carry the
@@ -124,11 +126,20 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
                           .prepare_started = 0,
                           .prepare_deadline = std::nullopt,
                           .arm_started = start_at == 0 ? clock_.NowUnixNanos() : 0};
+    ScheduleDeadline(i);
   }
   auto on_progress = [this, i, &progress](const stormark::v1::RunUpdate::Progress& p) {
     {
       absl::MutexLock lock(&mu_);
-      if (running_[i].deadline) running_[i].deadline->Progress(p.elapsed_nanos(), p.bytes());
+      Running& r = running_[i];
+      if (r.deadline) {
+        r.deadline->Progress(p.elapsed_nanos(), p.bytes());
+        // A size-bound phase's first estimate, or one that came nearer; a later one is found
+        // when the timer set goes off, so that progress does not churn the heap.
+        const std::optional<int64_t> due = DueAt(r);
+        const std::optional<int64_t> set = deadlines_.when(i);
+        if (due && (!set || *due < *set)) deadlines_.Set(i, *due);
+      }
     }
     if (monitor_) monitor_->Heard(i);  // A stream that delivers is alive.
     if (progress) progress(i, p);
@@ -153,6 +164,7 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
         {
           absl::MutexLock lock(&mu_);
           running_[i].arm_started = 0;
+          ScheduleDeadline(i);
         }
         on_armed(true);
       },
@@ -173,6 +185,7 @@ void Fleet::StartHost(size_t i, const std::string& phase_id, int64_t start_at,
   {
     absl::MutexLock lock(&mu_);
     running_[i].start_at = start_at;
+    ScheduleDeadline(i);
   }
   clients_[i]->StartAsync(
       phase_id, start_at,
@@ -187,6 +200,7 @@ void Fleet::StartHost(size_t i, const std::string& phase_id, int64_t start_at,
             if (running_[i].active && running_[i].overdue.empty()) {
               running_[i].overdue = StrCat("the start did not reach host ", clients_[i]->host(),
                                            " (", started.message(), "); aborted there");
+              ScheduleDeadline(i);
             }
           }
           AbortInBackground(i, phase_id);
@@ -201,6 +215,7 @@ void Fleet::Finished(size_t i, StatusOr<stormark::v1::PhaseResult> result, HostO
     absl::MutexLock lock(&mu_);
     overdue = running_[i].overdue;
     running_[i] = Running();
+    ScheduleDeadline(i);
   }
   if (!result.ok()) {
     host->error = std::string(result.status().message());

@@ -8,13 +8,17 @@
 namespace stormark::controller {
 
 HeartbeatTracker::HeartbeatTracker(size_t hosts, int64_t timeout_nanos)
-    : hosts_(hosts), timeout_nanos_(timeout_nanos) {}
+    : hosts_(hosts), timeout_nanos_(timeout_nanos), silences_(hosts) {}
 
 void HeartbeatTracker::Start(size_t host, int64_t now_nanos) {
   hosts_[host] = Host{.watched = true, .last_ok = now_nanos, .last_error = ""};
+  silences_.Set(host, now_nanos + timeout_nanos_);
 }
 
-void HeartbeatTracker::Stop(size_t host) { hosts_[host].watched = false; }
+void HeartbeatTracker::Stop(size_t host) {
+  hosts_[host].watched = false;
+  silences_.Cancel(host);
+}
 
 void HeartbeatTracker::Answered(size_t host, int64_t now_nanos) {
   Host& h = hosts_[host];
@@ -41,9 +45,15 @@ int64_t FirstHeartbeatOffset(size_t host, size_t hosts, int64_t interval_nanos) 
 std::vector<std::pair<size_t, std::string>> HeartbeatTracker::TakeExpired(
     int64_t now_nanos, const std::vector<std::string>& names) {
   std::vector<std::pair<size_t, std::string>> expired;
-  for (size_t i = 0; i < hosts_.size(); ++i) {
+  // Each watched host's timer is set for the timeout after the last answer it knew of; an
+  // answer since (or the controller's own stall forgiven) moves it on when it comes up.
+  for (size_t i : silences_.TakeDue(now_nanos)) {
     Host& h = hosts_[i];
-    if (!h.watched || now_nanos - h.last_ok < timeout_nanos_) continue;
+    if (!h.watched) continue;
+    if (now_nanos - h.last_ok < timeout_nanos_) {
+      silences_.Set(i, h.last_ok + timeout_nanos_);
+      continue;
+    }
     h.watched = false;
     std::string reason = fmt::format("no heartbeat from agent {} for {:.1f} s", names[i],
                                      static_cast<double>(now_nanos - h.last_ok) / 1e9);
@@ -104,36 +114,38 @@ int64_t HeartbeatMonitor::stalled_nanos() const {
 }
 
 void HeartbeatMonitor::Loop() {
-  // Rounds come often enough for deadlines and expiry; heartbeats go out every interval.
-  const int64_t round = std::min<int64_t>(options_.interval_nanos, 500'000'000);
+  // The longest the thread sleeps, so that a stall of its own is seen, and deadlines (the tick)
+  // are checked, at least this often; and the shortest, so that ten thousand hosts' heartbeats
+  // spread over the interval go out in a few dozen batches a second, not one wake-up each.
+  const int64_t longest = std::min<int64_t>(options_.interval_nanos, 500'000'000);
+  const int64_t shortest = std::min<int64_t>(longest, 20'000'000);
   const int call_timeout_ms =
       static_cast<int>(std::max<int64_t>(options_.interval_nanos / 1'000'000, 100));
   const int64_t started = clock_.MonotonicNanos();
-  std::vector<int64_t> next_send(clients_.size());
-  for (size_t i = 0; i < next_send.size(); ++i) {
-    next_send[i] = started + FirstHeartbeatOffset(i, next_send.size(), options_.interval_nanos);
+  TimerHeap sends(clients_.size());
+  for (size_t i = 0; i < clients_.size(); ++i) {
+    sends.Set(i, started + FirstHeartbeatOffset(i, clients_.size(), options_.interval_nanos));
   }
   // Each later heartbeat a little early or late, so that schedules do not fall into step.
   std::mt19937_64 random(static_cast<uint64_t>(started));
   const int64_t jitter = options_.interval_nanos / 10;
-  int64_t last_round = started;
+  int64_t wake_at = started;
   mu_.Lock();
   while (!stopping_) {
     const int64_t now = clock_.MonotonicNanos();
     // This round came late: the controller itself stalled, so that time is no host's silence.
-    const int64_t lag = now - last_round - round;
+    const int64_t lag = now - wake_at;
     if (lag > kStallAllowanceNanos) {
       tracker_.Forgive(lag, now);
       stalled_nanos_ += lag;
     }
-    last_round = now;
-    for (size_t i = 0; i < clients_.size(); ++i) {
-      if (now < next_send[i]) continue;
-      next_send[i] =
+    for (size_t i : sends.TakeDue(now)) {
+      sends.Set(
+          i,
           now + options_.interval_nanos +
-          (jitter > 0
-               ? static_cast<int64_t>(random() % static_cast<uint64_t>(2 * jitter + 1)) - jitter
-               : 0);
+              (jitter > 0
+                   ? static_cast<int64_t>(random() % static_cast<uint64_t>(2 * jitter + 1)) - jitter
+                   : 0));
       if (!tracker_.watched(i) || in_flight_[i]) continue;
       in_flight_[i] = 1;
       ++calls_in_flight_;
@@ -162,7 +174,11 @@ void HeartbeatMonitor::Loop() {
     }
     if (on_tick_) on_tick_();
     mu_.Lock();
-    changed_.WaitFor(mu_, round, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; });
+    const int64_t next = sends.Next().value_or(INT64_MAX);
+    const int64_t woke = clock_.MonotonicNanos();
+    wake_at = std::clamp(next, woke + shortest, woke + longest);
+    changed_.WaitFor(mu_, wake_at - woke,
+                     [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; });
   }
   mu_.Unlock();
 }

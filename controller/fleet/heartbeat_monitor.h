@@ -6,10 +6,12 @@
 // agents cost 100 small calls a second at the default 2 s), and gives up a host when nothing
 // was heard from it for the timeout: neither a heartbeat's answer nor progress on its open Run
 // stream. Each host has its own schedule, spread over the interval and jittered, so that a
-// large fleet is not asked in one burst. When the thread itself runs late (the controller
-// stalled: stopped, swapping, starved of CPU), the time it was not looking does not count
-// against any host. The same thread calls a tick function on every round, which the fleet uses
-// to check phase deadlines.
+// large fleet is not asked in one burst. The schedules and the silences are timers
+// (timer_heap.h): the thread sleeps until the next is due (at least 20 ms, at most 0.5 s), and
+// a round touches only the hosts that are due. When the thread itself runs late (the
+// controller stalled: stopped, swapping, starved of CPU), the time it was not looking does not
+// count against any host. The same thread calls a tick function on every round, which the
+// fleet uses to take the phase deadlines that are due from its own timers.
 #ifndef STORMARK_CONTROLLER_FLEET_HEARTBEAT_MONITOR_H_
 #define STORMARK_CONTROLLER_FLEET_HEARTBEAT_MONITOR_H_
 
@@ -26,6 +28,7 @@
 #include "common/clock.h"
 #include "common/monotonic_cond_var.h"
 #include "controller/fleet/agent_client.h"
+#include "controller/fleet/timer_heap.h"
 
 namespace stormark::controller {
 
@@ -77,6 +80,7 @@ class HeartbeatTracker {
   };
   std::vector<Host> hosts_;
   const int64_t timeout_nanos_;
+  TimerHeap silences_;  // When each watched host would have been silent for the timeout.
 };
 
 class HeartbeatMonitor {

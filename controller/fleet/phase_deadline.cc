@@ -61,22 +61,35 @@ void PhaseDeadline::Progress(int64_t elapsed_nanos, uint64_t bytes) {
   }
 }
 
+std::optional<int64_t> PhaseDeadline::LimitNanos() const {
+  if (fixed_limit_nanos_ > 0) return fixed_limit_nanos_;
+  const std::optional<double> limit = SizeLimitNanos();
+  if (!limit) return std::nullopt;
+  return static_cast<int64_t>(*limit);
+}
+
+std::optional<double> PhaseDeadline::SizeLimitNanos() const {
+  if (expected_bytes_ == 0 || advanced_bytes_ == 0 || advanced_at_nanos_ <= 0) return std::nullopt;
+  return kSizeFactor * ExpectedNanos() + static_cast<double>(kGraceNanos);
+}
+
+double PhaseDeadline::ExpectedNanos() const {
+  // The whole size at the average rate seen up to the last progress that moved bytes.
+  return static_cast<double>(advanced_at_nanos_) * static_cast<double>(expected_bytes_) /
+         static_cast<double>(advanced_bytes_);
+}
+
 std::string PhaseDeadline::Overdue(int64_t elapsed_nanos) const {
   if (fixed_limit_nanos_ > 0) {
     if (elapsed_nanos <= fixed_limit_nanos_) return "";
     return fmt::format("ran {:.1f} s, {}", Seconds(elapsed_nanos), fixed_why_);
   }
-  if (expected_bytes_ == 0 || advanced_bytes_ == 0 || advanced_at_nanos_ <= 0) return "";
-  // The whole size at the average rate seen up to the last progress that moved bytes.
-  const double expected = static_cast<double>(advanced_at_nanos_) *
-                          static_cast<double>(expected_bytes_) /
-                          static_cast<double>(advanced_bytes_);
-  const double limit = kSizeFactor * expected + static_cast<double>(kGraceNanos);
-  if (static_cast<double>(elapsed_nanos) <= limit) return "";
+  const std::optional<double> limit = SizeLimitNanos();
+  if (!limit || static_cast<double>(elapsed_nanos) <= *limit) return "";
   return fmt::format(
       "ran {:.1f} s, far past its expected end at {:.1f} s (its rate so far); the limit is {} x "
       "that + 60 s",
-      Seconds(elapsed_nanos), expected / 1e9, kSizeFactor);
+      Seconds(elapsed_nanos), ExpectedNanos() / 1e9, kSizeFactor);
 }
 
 }  // namespace stormark::controller

@@ -12,6 +12,7 @@
 #define STORMARK_CONTROLLER_FLEET_PHASE_DEADLINE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "stormark/v1/agent.pb.h"
@@ -46,8 +47,16 @@ class PhaseDeadline {
   // Why the phase is overdue `elapsed_nanos` after its start ("ran 75.0 s, past its
   // deadline of 60.0 s (plan `deadline:`)"), or "" when it is not.
   std::string Overdue(int64_t elapsed_nanos) const;
+  // How long after its start the phase becomes overdue, as far as is known now (a size-bound
+  // phase's limit moves with its progress), or nullopt when it has no limit yet. Overdue(t) is
+  // empty for every t up to it.
+  std::optional<int64_t> LimitNanos() const;
 
  private:
+  // A size-bound phase's limit and its expected length, from its progress so far.
+  std::optional<double> SizeLimitNanos() const;
+  double ExpectedNanos() const;
+
   int64_t fixed_limit_nanos_ = 0;  // From the plan or the runtime; 0: none.
   std::string fixed_why_;
   uint64_t expected_bytes_ = 0;

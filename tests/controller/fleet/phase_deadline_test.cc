@@ -84,12 +84,39 @@ TEST(PhaseDeadline, ASizeBoundPhaseThatStallsIsOverdueAtFourTimesItsRateEstimate
   EXPECT_THAT(deadline.Overdue(141 * kSecond), HasSubstr("expected end at 20.0 s"));
 }
 
+// The fleet sets each host's timer from LimitNanos: it must be the last moment Overdue is
+// empty, whatever the progress so far.
+TEST(PhaseDeadline, TheLimitIsTheLastMomentThePhaseIsNotOverdue) {
+  PhaseDeadline fixed(Stream(), 60 * kSecond, 1000);
+  ASSERT_EQ(fixed.LimitNanos(), 60 * kSecond);
+  EXPECT_EQ(fixed.Overdue(60 * kSecond), "");
+  EXPECT_NE(fixed.Overdue(60 * kSecond + 1), "");
+
+  PhaseDeadline sized(Stream(), 0, 1000);
+  EXPECT_EQ(sized.LimitNanos(), std::nullopt);  // No estimate before bytes move.
+  sized.Progress(2 * kSecond, 100);             // The whole in 20 s: 140 s.
+  ASSERT_EQ(sized.LimitNanos(), 140 * kSecond);
+  EXPECT_EQ(sized.Overdue(140 * kSecond), "");
+  EXPECT_NE(sized.Overdue(140 * kSecond + 1), "");
+  // Faster since: the estimate, and with it the limit, comes nearer (4 x 10 s + 60 s).
+  sized.Progress(6 * kSecond, 600);
+  ASSERT_EQ(sized.LimitNanos(), 100 * kSecond);
+  EXPECT_EQ(sized.Overdue(100 * kSecond), "");
+  EXPECT_NE(sized.Overdue(100 * kSecond + 1), "");
+  // Slower since: it moves on (4 x 30 s + 60 s).
+  sized.Progress(21 * kSecond, 700);
+  ASSERT_EQ(sized.LimitNanos(), 180 * kSecond);
+  EXPECT_EQ(sized.Overdue(180 * kSecond), "");
+  EXPECT_NE(sized.Overdue(180 * kSecond + 1), "");
+}
+
 TEST(PhaseDeadline, AWorkloadWithNeitherSizeNorRuntimeHasNoDeadline) {
   stormark::v1::PhaseSpec spec;
   spec.mutable_command()->set_shell("sleep 1000");
   PhaseDeadline deadline(spec, 0, 0);
   deadline.Progress(1 * kSecond, 10);
   EXPECT_EQ(deadline.Overdue(100000 * kSecond), "");
+  EXPECT_EQ(deadline.LimitNanos(), std::nullopt);
 }
 
 }  // namespace
