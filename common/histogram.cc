@@ -8,7 +8,11 @@
 
 namespace stormark::common {
 
-LatencyHistogram::LatencyHistogram() : buckets_(kBucketCount, 0) {}
+void LatencyHistogram::Grow(uint32_t index) {
+  // To the end of the index's power of two: a histogram grows a few times, not per value.
+  const uint32_t end = std::min(kBucketCount, (index / kSubBuckets + 1) * kSubBuckets);
+  buckets_.resize(std::max<size_t>(buckets_.size(), end), 0);
+}
 
 uint32_t LatencyHistogram::BucketIndex(uint64_t value) {
   if (value < 2 * kSubBuckets) return static_cast<uint32_t>(value);
@@ -31,7 +35,11 @@ uint64_t LatencyHistogram::BucketWidth(uint32_t index) {
 }
 
 void LatencyHistogram::Record(uint64_t value) {
-  ++buckets_[BucketIndex(value)];
+  const uint32_t index = BucketIndex(value);
+  if (index >= buckets_.size()) [[unlikely]] {
+    Grow(index);
+  }
+  ++buckets_[index];
   ++count_;
   sum_ += value;
   min_ = std::min(min_, value);
@@ -39,7 +47,8 @@ void LatencyHistogram::Record(uint64_t value) {
 }
 
 void LatencyHistogram::Merge(const LatencyHistogram& other) {
-  for (uint32_t i = 0; i < kBucketCount; ++i) buckets_[i] += other.buckets_[i];
+  if (other.buckets_.size() > buckets_.size()) buckets_.resize(other.buckets_.size(), 0);
+  for (size_t i = 0; i < other.buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
   count_ += other.count_;
   sum_ += other.sum_;
   min_ = std::min(min_, other.min_);
@@ -58,7 +67,7 @@ uint64_t LatencyHistogram::Percentile(double p) const {
   uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_) - 1e-9));
   rank = std::clamp<uint64_t>(rank, 1, count_);
   uint64_t seen = 0;
-  for (uint32_t i = 0; i < kBucketCount; ++i) {
+  for (uint32_t i = 0; i < buckets_.size(); ++i) {
     seen += buckets_[i];
     if (seen >= rank) {
       const uint64_t mid = BucketLowerBound(i) + (BucketWidth(i) - 1) / 2;
@@ -75,7 +84,7 @@ void LatencyHistogram::ToProto(stormark::v1::Histogram* out) const {
   out->set_sum(sum_);
   out->set_min(min());
   out->set_max(max_);
-  for (uint32_t i = 0; i < kBucketCount; ++i) {
+  for (uint32_t i = 0; i < buckets_.size(); ++i) {
     if (buckets_[i] == 0) continue;
     out->add_bucket_index(i);
     out->add_bucket_count(buckets_[i]);
@@ -92,12 +101,17 @@ StatusOr<LatencyHistogram> LatencyHistogram::FromProto(const stormark::v1::Histo
   if (in.bucket_index_size() != in.bucket_count_size()) {
     return absl::InvalidArgumentError("histogram bucket indices and counts differ in length");
   }
-  uint64_t total = 0;
+  uint32_t highest = 0;
   for (int i = 0; i < in.bucket_index_size(); ++i) {
     if (in.bucket_index(i) >= kBucketCount) {
       return absl::InvalidArgumentError(
           common::StrCat("histogram bucket index ", in.bucket_index(i), " out of range"));
     }
+    highest = std::max(highest, in.bucket_index(i));
+  }
+  if (in.bucket_index_size() > 0) h.Grow(highest);
+  uint64_t total = 0;
+  for (int i = 0; i < in.bucket_index_size(); ++i) {
     if (in.bucket_count(i) > UINT64_MAX - total) {
       return absl::InvalidArgumentError("histogram bucket counts overflow");
     }

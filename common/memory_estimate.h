@@ -44,7 +44,8 @@ std::string Counted(uint64_t n, std::string_view one, std::string_view many);
 // ", 2 MiB each" when an aligned buffer of `size` takes more than it holds; "" otherwise.
 std::string BufferEachNote(uint64_t size);
 
-// One latency histogram (common/histogram.h): a count per bucket.
+// One latency histogram (common/histogram.h) at its largest: a count per bucket, every bucket
+// held (a histogram holds its buckets up to the highest value recorded).
 uint64_t HistogramBytes();
 
 // One part of a phase's memory: what it is, its bytes, the parameters that make

@@ -238,6 +238,39 @@ TEST(LatencyHistogram, MergedEqualsRecordingEverythingInOne) {
   for (double p : {50.0, 90.0, 99.0, 99.9}) EXPECT_EQ(merged.Percentile(p), whole.Percentile(p));
 }
 
+// The buckets are held only up to the highest used: histograms of different ranges must merge
+// in either order, up to the last bucket, as if everything had gone into one.
+TEST(LatencyHistogram, HistogramsOfDifferentRangesMergeInEitherOrder) {
+  LatencyHistogram small, wide, whole;
+  for (uint64_t v : {3u, 200u, 5000u}) {
+    small.Record(v);
+    whole.Record(v);
+  }
+  for (uint64_t v : {uint64_t{1} << 40, uint64_t{7}, UINT64_MAX}) {
+    wide.Record(v);
+    whole.Record(v);
+  }
+  LatencyHistogram small_first = small, wide_first = wide;
+  small_first.Merge(wide);
+  wide_first.Merge(small);
+  for (const LatencyHistogram* merged : {&small_first, &wide_first}) {
+    EXPECT_EQ(merged->count(), 6u);
+    EXPECT_EQ(merged->max(), UINT64_MAX);
+    for (uint32_t i = 0; i < LatencyHistogram::kBucketCount; ++i) {
+      ASSERT_EQ(merged->BucketCount(i), whole.BucketCount(i)) << "bucket " << i;
+    }
+    for (double p : {10.0, 50.0, 90.0, 100.0})
+      EXPECT_EQ(merged->Percentile(p), whole.Percentile(p));
+  }
+  EXPECT_EQ(LatencyHistogram().BucketCount(LatencyHistogram::kBucketCount - 1), 0u);
+  stormark::v1::Histogram proto;
+  small_first.ToProto(&proto);
+  auto back = LatencyHistogram::FromProto(proto);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->BucketCount(LatencyHistogram::kBucketCount - 1), 1u);
+  EXPECT_EQ(back->Percentile(100), whole.Percentile(100));
+}
+
 TEST(LatencyHistogram, ProtoRoundTripKeepsEverything) {
   std::mt19937_64 rng(13);
   std::exponential_distribution<double> dist(1e-5);
