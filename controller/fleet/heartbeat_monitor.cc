@@ -114,11 +114,11 @@ int64_t HeartbeatMonitor::stalled_nanos() const {
 }
 
 void HeartbeatMonitor::Loop() {
-  // The longest the thread sleeps, so that a stall of its own is seen, and deadlines (the tick)
-  // are checked, at least this often; and the shortest, so that ten thousand hosts' heartbeats
-  // spread over the interval go out in a few dozen batches a second, not one wake-up each.
-  const int64_t longest = std::min<int64_t>(options_.interval_nanos, 500'000'000);
-  const int64_t shortest = std::min<int64_t>(longest, 20'000'000);
+  // The thread wakes every round, so that a stall of its own is seen and deadlines (the tick)
+  // are checked at least this often, and sends the heartbeats that came due since. Rounds every
+  // 20 ms went with 3.7-5.5 ms of controller CPU per host and phase at 10,000 simulated hosts,
+  // against 3.4-3.8 ms at 0.5 s (bench/fleet_sim.py, three runs each).
+  const int64_t round = std::min<int64_t>(options_.interval_nanos, 500'000'000);
   const int call_timeout_ms =
       static_cast<int>(std::max<int64_t>(options_.interval_nanos / 1'000'000, 100));
   const int64_t started = clock_.MonotonicNanos();
@@ -174,11 +174,8 @@ void HeartbeatMonitor::Loop() {
     }
     if (on_tick_) on_tick_();
     mu_.Lock();
-    const int64_t next = sends.Next().value_or(INT64_MAX);
-    const int64_t woke = clock_.MonotonicNanos();
-    wake_at = std::clamp(next, woke + shortest, woke + longest);
-    changed_.WaitFor(mu_, wake_at - woke,
-                     [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; });
+    wake_at = clock_.MonotonicNanos() + round;
+    changed_.WaitFor(mu_, round, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; });
   }
   mu_.Unlock();
 }

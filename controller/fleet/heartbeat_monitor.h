@@ -7,8 +7,8 @@
 // was heard from it for the timeout: neither a heartbeat's answer nor progress on its open Run
 // stream. Each host has its own schedule, spread over the interval and jittered, so that a
 // large fleet is not asked in one burst. The schedules and the silences are timers
-// (timer_heap.h): the thread sleeps until the next is due (at least 20 ms, at most 0.5 s), and
-// a round touches only the hosts that are due. When the thread itself runs late (the
+// (timer_heap.h): the thread wakes every 0.5 s (or each interval, if shorter), and a round
+// touches only the hosts that are due. When the thread itself runs late (the
 // controller stalled: stopped, swapping, starved of CPU), the time it was not looking does not
 // count against any host. The same thread calls a tick function on every round, which the
 // fleet uses to take the phase deadlines that are due from its own timers.
