@@ -164,13 +164,17 @@ void Fleet::HostLost(size_t i, const std::string& reason) {
 
 std::optional<int64_t> Fleet::DueAt(const Running& r) const {
   if (!r.overdue.empty()) return std::nullopt;
-  // One past each limit: a host is overdue once it is past it.
-  if (r.active && r.arm_started != 0) return r.arm_started + options_.arm_deadline_nanos + 1;
-  if (r.preparing) return r.prepare_started + r.prepare_deadline->limit_nanos + 1;
+  // One past each limit: a host is overdue once it is past it. Saturated: a limit of years
+  // (a plan's `deadline: 2500000h`) must not wrap round to the past.
+  auto past = [](int64_t since, int64_t limit) -> int64_t {
+    return limit >= INT64_MAX - 1 - since ? INT64_MAX : since + limit + 1;
+  };
+  if (r.active && r.arm_started != 0) return past(r.arm_started, options_.arm_deadline_nanos);
+  if (r.preparing) return past(r.prepare_started, r.prepare_deadline->limit_nanos);
   if (!r.active || !r.deadline || r.start_at == INT64_MAX) return std::nullopt;
   const std::optional<int64_t> limit = r.deadline->LimitNanos();
   if (!limit) return std::nullopt;
-  return r.start_at + *limit + 1;
+  return past(r.start_at, *limit);
 }
 
 void Fleet::ScheduleDeadline(size_t i) {

@@ -129,16 +129,19 @@ void HeartbeatMonitor::Loop() {
   // Each later heartbeat a little early or late, so that schedules do not fall into step.
   std::mt19937_64 random(static_cast<uint64_t>(started));
   const int64_t jitter = options_.interval_nanos / 10;
-  int64_t wake_at = started;
+  int64_t last_round = started;
   mu_.Lock();
   while (!stopping_) {
     const int64_t now = clock_.MonotonicNanos();
     // This round came late: the controller itself stalled, so that time is no host's silence.
-    const int64_t lag = now - wake_at;
+    // Counted from the start of the last round, so that a stall inside it (in the tick, or
+    // waiting for a lock) counts as well as one in the sleep.
+    const int64_t lag = now - last_round - round;
     if (lag > kStallAllowanceNanos) {
       tracker_.Forgive(lag, now);
       stalled_nanos_ += lag;
     }
+    last_round = now;
     for (size_t i : sends.TakeDue(now)) {
       sends.Set(
           i,
@@ -174,7 +177,6 @@ void HeartbeatMonitor::Loop() {
     }
     if (on_tick_) on_tick_();
     mu_.Lock();
-    wake_at = clock_.MonotonicNanos() + round;
     changed_.WaitFor(mu_, round, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; });
   }
   mu_.Unlock();

@@ -1,7 +1,13 @@
 #include "controller/fleet/heartbeat_monitor.h"
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "common/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/controller/test_agents.h"
 
 namespace stormark::controller {
 namespace {
@@ -76,6 +82,35 @@ TEST(HeartbeatSchedule, FirstHeartbeatsAreSpreadOverTheInterval) {
   EXPECT_EQ(FirstHeartbeatOffset(3, 4, 2 * kSecond), 3 * kSecond / 2);
   EXPECT_LT(FirstHeartbeatOffset(9999, 10000, 2 * kSecond), 2 * kSecond);
   EXPECT_EQ(FirstHeartbeatOffset(0, 0, 2 * kSecond), 0);
+}
+
+class HeartbeatMonitorTest : public AgentsTest {};
+
+// The monitor's thread held up inside a round (its tick, here; a stopped or swapped controller,
+// or a lock, in life) for longer than the timeout: that time is the controller's own, and the
+// agent that answered all along is not given up for it.
+TEST_F(HeartbeatMonitorTest, AStallInsideARoundIsNoHostsSilence) {
+  agent::AgentServer* server = StartAgent();
+  ASSERT_NE(server, nullptr);
+  std::unique_ptr<AgentClient> client = ClientFor(*server);
+  ASSERT_TRUE(client->Connect().ok());
+  HeartbeatOptions options;
+  options.interval_nanos = 200'000'000;
+  options.timeout_nanos = 1'000 * 1'000'000;
+  std::atomic<int> lost{0};
+  std::atomic<int> ticks{0};
+  {
+    HeartbeatMonitor monitor(
+        {client.get()}, options, common::SystemClock(), [&](size_t, const std::string&) { ++lost; },
+        [&] {
+          // The fourth round stalls for three timeouts.
+          if (++ticks == 4) std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+        });
+    monitor.Watch(0, true);
+    while (ticks < 12) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_GE(monitor.stalled_nanos(), 2 * kSecond);
+  }
+  EXPECT_EQ(lost, 0);
 }
 
 }  // namespace

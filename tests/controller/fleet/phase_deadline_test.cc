@@ -110,6 +110,15 @@ TEST(PhaseDeadline, TheLimitIsTheLastMomentThePhaseIsNotOverdue) {
   EXPECT_NE(sized.Overdue(180 * kSecond + 1), "");
 }
 
+// 16 TiB at 4 KiB in the first second estimates more nanoseconds than int64 holds: the limit
+// saturates instead of wrapping round to a deadline in the past.
+TEST(PhaseDeadline, AnEstimatePastWhatInt64HoldsSaturates) {
+  PhaseDeadline deadline(Stream(), 0, uint64_t{16} << 40);
+  deadline.Progress(1 * kSecond, 4096);
+  EXPECT_EQ(deadline.LimitNanos(), INT64_MAX);
+  EXPECT_EQ(deadline.Overdue(1000 * kSecond), "");
+}
+
 TEST(PhaseDeadline, AWorkloadWithNeitherSizeNorRuntimeHasNoDeadline) {
   stormark::v1::PhaseSpec spec;
   spec.mutable_command()->set_shell("sleep 1000");
