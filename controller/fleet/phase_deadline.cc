@@ -65,8 +65,8 @@ std::optional<int64_t> PhaseDeadline::LimitNanos() const {
   if (fixed_limit_nanos_ > 0) return fixed_limit_nanos_;
   const std::optional<double> limit = SizeLimitNanos();
   if (!limit) return std::nullopt;
-  // A huge size with a slow start can estimate past what int64 holds.
-  if (*limit >= 9.2e18) return INT64_MAX;
+  // A huge size with a slow start can estimate past what int64 holds (2^63 ns).
+  if (*limit >= 0x1p63) return INT64_MAX;
   return static_cast<int64_t>(*limit);
 }
 
