@@ -146,10 +146,12 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   // The worker holds `shared` and, when it is left stuck, frees the slot on its return.
   auto worker = DetachedWorker::Start(
       [shared, workload, what, starts_itself]() -> Status {
-        if (!starts_itself && !shared->start.AwaitStart()) {
-          return absl::CancelledError("the run did not begin");
+        Status status = absl::CancelledError("the run did not begin");
+        if (starts_itself || shared->start.AwaitStart()) {
+          status = CatchAtThreadTop(what, [&] { return workload->Run(shared->ctx); });
         }
-        return CatchAtThreadTop(what, [&] { return workload->Run(shared->ctx); });
+        shared->start.RunEnded();
+        return status;
       },
       [this] { ReleaseStuck(); });
   auto lease_expired = [this] {
@@ -157,15 +159,27 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
     return LeaseExpiredLocked();
   };
 
-  // An armed phase waits for its Start, watching for an abort.
+  // An armed phase waits for its Start, watching for an abort. It is armed (the controller
+  // may send the Start) once the run is ready for the instant: a workload that cannot start
+  // its threads (out of threads or memory) fails here, and no Start races it for them.
   int64_t start_at = request.start_at_unix_nanos();
+  bool ended_unready = false;
   if (request.await_start()) {
-    if (armed && !armed()) caller_gone = true;
+    // A worker whose thread never started is done at once, and never ready.
+    while (!worker->done() && !shared->start.AwaitReady(kArmedPollNanos)) {
+      if (gone()) {
+        caller_gone = true;
+        break;
+      }
+    }
+    ended_unready = !caller_gone && !shared->start.ready();
+    if (!caller_gone && !ended_unready && armed && !armed()) caller_gone = true;
     auto started = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
       return start_at_unix_ != 0 || cancelled_;
     };
     mu_.Lock();
-    while (!caller_gone && !state_changed_.WaitFor(mu_, kArmedPollNanos, started)) {
+    while (!caller_gone && !ended_unready &&
+           !state_changed_.WaitFor(mu_, kArmedPollNanos, started)) {
       if (LeaseExpiredLocked()) cancelled_ = true;
       mu_.Unlock();
       caller_gone = gone();
@@ -177,6 +191,8 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   }
   if (caller_gone || cancelled_) {
     cancelled_ = true;
+    shared->start.CallOff();
+  } else if (ended_unready) {
     shared->start.CallOff();
   } else {
     RunShared* run = shared.get();

@@ -34,6 +34,8 @@ bool StartGate::AwaitStart() {
   std::function<void()> at_begin;
   {
     absl::MutexLock lock(&mu_);
+    ready_ = true;
+    resolved_.NotifyAll();
     resolved_.Wait(mu_,
                    [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return opened_ || called_off_; });
     if (called_off_) return false;
@@ -56,6 +58,23 @@ bool StartGate::AwaitStart() {
   sched_yield();
   if (at_begin) at_begin();
   return true;
+}
+
+void StartGate::RunEnded() {
+  absl::MutexLock lock(&mu_);
+  ended_ = true;
+  resolved_.NotifyAll();
+}
+
+bool StartGate::AwaitReady(int64_t timeout_nanos) {
+  absl::MutexLock lock(&mu_);
+  return resolved_.WaitFor(
+      mu_, timeout_nanos, [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return ready_ || ended_; });
+}
+
+bool StartGate::ready() const {
+  absl::MutexLock lock(&mu_);
+  return ready_;
 }
 
 }  // namespace stormark::agent

@@ -40,6 +40,15 @@ class StartGate {
   // the instant. Then the run does no I/O. Called at most once.
   bool AwaitStart() ABSL_LOCKS_EXCLUDED(mu_);
 
+  // The run's thread, as the run returns: wakes AwaitReady when the run ended before it
+  // reached AwaitStart (it could not start its own threads, or it failed before).
+  void RunEnded() ABSL_LOCKS_EXCLUDED(mu_);
+  // The phase runner: waits up to `timeout_nanos` for the run to be ready for the instant
+  // (its thread, and a workload that StartsItself its own threads, wait in AwaitStart) or to
+  // end before it was; returns whether one of them happened, and ready() says which.
+  bool AwaitReady(int64_t timeout_nanos) ABSL_LOCKS_EXCLUDED(mu_);
+  bool ready() const ABSL_LOCKS_EXCLUDED(mu_);
+
   // Whether the region was opened at the instant; once true, start_late_nanos() holds how
   // long after the instant (on this agent's clock) it was.
   bool begun() const { return begun_.load(std::memory_order_acquire); }
@@ -49,12 +58,14 @@ class StartGate {
   const common::Clock& clock_;
   TimedRegion& region_;
   const std::atomic<bool>& cancelled_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   common::MonotonicCondVar resolved_;
   bool opened_ ABSL_GUARDED_BY(mu_) = false;
   int64_t start_at_ ABSL_GUARDED_BY(mu_) = 0;
   std::function<void()> at_begin_ ABSL_GUARDED_BY(mu_);
   bool called_off_ ABSL_GUARDED_BY(mu_) = false;
+  bool ready_ ABSL_GUARDED_BY(mu_) = false;  // The run's thread reached AwaitStart.
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;  // The run returned.
   std::atomic<int64_t> start_late_nanos_{0};
   std::atomic<bool> begun_{false};
 };

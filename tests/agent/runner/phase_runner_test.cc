@@ -456,6 +456,37 @@ TEST_F(PhaseRunnerTest, AnArmedRandioRunHasItsThreadsReadyBeforeTheInstant) {
   EXPECT_GE(r->elapsed_nanos(), 200'000'000);
 }
 
+TEST_F(PhaseRunnerTest, ARandioRunIsArmedOnlyOnceAllItsThreadsExist) {
+  // The controller sends the Start once armed: a Start that came while the jobs' threads were
+  // still being made would race them for the host's last threads and memory, and a host that
+  // cannot give them must fail the run with the job that found none, not lose the Start.
+  constexpr uint32_t kJobs = 64;
+  MustPrepare(RandioReadSpec("p1", kJobs));
+  const size_t before = SettledThreadCount();
+  std::atomic<size_t> threads_when_armed{0};
+  std::promise<void> armed;
+  stormark::v1::RunRequest request;
+  request.set_phase_id("p1");
+  request.set_phase_token(token_);
+  request.set_await_start(true);
+  auto result = std::async(std::launch::async, [&] {
+    return runner_->Run(request, caller_, KeepListening, StillHere, [&] {
+      threads_when_armed = ThreadCount();
+      armed.set_value();
+      return true;
+    });
+  });
+  absl::Cleanup unarm = [this] { (void)runner_->Abort("p1", token_, caller_); };
+  ASSERT_EQ(armed.get_future().wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  // The test's async caller, the run's thread and every job's.
+  EXPECT_GE(threads_when_armed.load(), before + 1 + 1 + kJobs) << before << " before arming";
+  ASSERT_TRUE(runner_->Start("p1", token_, caller_, common::SystemClock().NowUnixNanos()).ok());
+  ASSERT_EQ(result.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  common::StatusOr<PhaseResult> r = result.get();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->state(), PhaseResult::SUCCEEDED) << r->error();
+}
+
 TEST_F(PhaseRunnerTest, AbortOfAnArmedRandioRunEndsItsReadyThreadsWithoutIo) {
   MustPrepare(RandioReadSpec("p1", 2));
   const size_t before = SettledThreadCount();

@@ -53,6 +53,29 @@ TEST(StartGate, AnInstantOfZeroBeginsAtOnceAndIsNotLate) {
   EXPECT_EQ(g.gate.start_late_nanos(), 0);
 }
 
+TEST(StartGate, IsReadyOnceTheRunsThreadWaitsAtIt) {
+  Gate g;
+  EXPECT_FALSE(g.gate.AwaitReady(10'000'000));  // Nobody waits yet.
+  EXPECT_FALSE(g.gate.ready());
+  auto waiter = std::async(std::launch::async, [&] { return g.gate.AwaitStart(); });
+  ASSERT_TRUE(g.gate.AwaitReady(5'000'000'000));
+  EXPECT_TRUE(g.gate.ready());
+  EXPECT_FALSE(g.gate.begun());  // Ready is not begun: the instant is still to come.
+  g.gate.Open(0);
+  EXPECT_TRUE(waiter.get());
+}
+
+TEST(StartGate, ARunThatEndsBeforeItWaitsIsResolvedButNotReady) {
+  Gate g;
+  auto run = std::async(std::launch::async, [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    g.gate.RunEnded();  // A workload that could not start its threads returns here.
+  });
+  ASSERT_TRUE(g.gate.AwaitReady(5'000'000'000));
+  EXPECT_FALSE(g.gate.ready());
+  run.get();
+}
+
 TEST(StartGate, CalledOffNeverBegins) {
   Gate g;
   auto waiter = std::async(std::launch::async, [&] { return g.gate.AwaitStart(); });
