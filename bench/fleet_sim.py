@@ -21,7 +21,11 @@ per size:
     result, and from that result to the controller's exit (its reports); its wall time.
 
 Usage: STORMARK_BIN_DIR=build/bin python3 bench/fleet_sim.py [--agents 1000,5000,10000]
-       [--runtime 3] [--repeat 2] [--clock-offset-ms-spread 0] [--processes N] [--perf DIR]
+       [--runtime 3] [--repeat 2] [--clock-offset-ms-spread 0] [--processes N] [--db]
+       [--perf DIR]
+
+--db records the run in a results database in the scratch directory, as a user's run does
+(each host's row written as its result arrives); without it the controller runs with --no-db.
 
 One simulator process serves every agent, unless RLIMIT_NOFILE's hard limit cannot hold two
 descriptors per agent (a listener and the controller's connection); then the agents are split
@@ -277,7 +281,8 @@ def measure(agents, args, base):
         argv = [binary("stormark"), "run", "--workload", "randio", "--target", "sink",
                 "--set", "rw=randread", "--set", "rate_iops=200", "--set",
                 f"runtime={args.runtime}s", "--set", "time_based=true", "--set", f"repeat={args.repeat}",
-                "--json", json_path, "--no-db", "--no-progress"]
+                "--json", json_path, "--no-progress"]
+        argv += ["--db", os.path.join(base, "results.db")] if args.db else ["--no-db"]
         for port in sim.ports:
             argv += ["--agent", f"127.0.0.1:{port}"]
         perf_path = os.path.join(args.perf, f"perf-{agents}.data") if args.perf else None
@@ -369,6 +374,9 @@ def main():
     parser.add_argument("--processes", type=int, default=0,
                         help="simulator processes (default: 1, or as many as RLIMIT_NOFILE "
                              "needs)")
+    parser.add_argument("--db", action="store_true",
+                        help="record the run in a results database (in the scratch directory) "
+                             "instead of --no-db")
     parser.add_argument("--perf", metavar="DIR",
                         help="record the controller with perf record -g into DIR/perf-N.data "
                              "(perf slows it: not for the figures)")

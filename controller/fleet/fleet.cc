@@ -231,7 +231,8 @@ void Fleet::CheckDeadlines() {
 }
 
 PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
-                             const ProgressFn& progress, RunMode mode) {
+                             const ProgressFn& progress, RunMode mode,
+                             const HostDoneFn& host_done) {
   PhaseOutcome outcome;
   outcome.plan = plan;
   outcome.phase_id = phase_id;
@@ -246,11 +247,11 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
     current_phase_ = phase_id;
   }
   if (mode == RunMode::kSequential) {
-    for (size_t i = 0; i < clients_.size(); ++i) RunGroup({i}, progress, &outcome);
+    for (size_t i = 0; i < clients_.size(); ++i) RunGroup({i}, progress, host_done, &outcome);
   } else {
     std::vector<size_t> all(clients_.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    RunGroup(all, progress, &outcome);
+    RunGroup(all, progress, host_done, &outcome);
   }
   {
     absl::MutexLock lock(&mu_);
@@ -262,7 +263,7 @@ PhaseOutcome Fleet::RunPhase(const PhasePlan& plan, const std::string& phase_id,
 }
 
 void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
-                     PhaseOutcome* outcome) {
+                     const HostDoneFn& host_done, PhaseOutcome* outcome) {
   const std::string& phase_id = outcome->phase_id;
   const PhasePlan& plan = outcome->plan;
 
@@ -279,8 +280,8 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
     for (size_t i : group) {
       prepares.Acquire();
       PrepareHost(i, plan, phase_id, &outcome->hosts[i],
-                  [this, i, &plan, &phase_id, &progress, &prepared, &armed, &prepares, &runs,
-                   &arming, outcome](bool ok) {
+                  [this, i, &plan, &phase_id, &progress, &host_done, &prepared, &armed, &prepares,
+                   &runs, &arming, outcome](bool ok) {
                     prepared[i] = ok ? 1 : 0;
                     const std::string& error = outcome->hosts[i].error;
                     if (!ok) {
@@ -297,7 +298,10 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
                             armed[i] = is_armed ? 1 : 0;
                             arming.Release();
                           },
-                          [&runs] { runs.Release(); });
+                          [i, &runs, &host_done, outcome] {
+                            if (host_done) host_done(i, outcome->hosts[i]);
+                            runs.Release();
+                          });
                     }
                     prepares.Release();
                   });
@@ -340,7 +344,10 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
       if (!clients_[i]->arms_runs()) {
         runs.Acquire();
         RunHost(i, plan, phase_id, start_at, progress, &outcome->hosts[i], nullptr,
-                [&runs] { runs.Release(); });
+                [i, &runs, &host_done, outcome] {
+                  if (host_done) host_done(i, outcome->hosts[i]);
+                  runs.Release();
+                });
       } else if (halted_now) {
         AbortInBackground(i, phase_id);  // Armed, and no longer to start.
       } else {

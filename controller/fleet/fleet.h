@@ -98,8 +98,13 @@ class Fleet {
 
   // Runs one phase on every usable host, all at one instant or one host after another, and
   // returns every host's outcome. Start skew is measured for concurrent runs only.
+  // `host_done` (when set) is called once for each host that ran, from gRPC's threads, as soon
+  // as its result and cleanup are in: its outcome is final then but for its clock, which is
+  // bracketed once every host has ended. Must be thread-safe and quick.
+  using HostDoneFn = std::function<void(size_t, const HostOutcome&)>;
   PhaseOutcome RunPhase(const PhasePlan& plan, const std::string& phase_id,
-                        const ProgressFn& progress, RunMode mode = RunMode::kConcurrent);
+                        const ProgressFn& progress, RunMode mode = RunMode::kConcurrent,
+                        const HostDoneFn& host_done = nullptr);
 
   // Aborts the phase in flight on every host and makes later RunPhase calls return at once.
   // Thread-safe; meant for SIGINT.
@@ -135,7 +140,7 @@ class Fleet {
   // calling thread starts every host's calls and waits; the calls' callbacks (on gRPC's threads)
   // carry each host on to its next step, so no thread is held per host.
   void RunGroup(const std::vector<size_t>& group, const ProgressFn& progress,
-                PhaseOutcome* outcome);
+                const HostDoneFn& host_done, PhaseOutcome* outcome);
   // Prepare, with the host's phase in flight, or the reason it cannot take part; done(prepared).
   void PrepareHost(size_t i, const PhasePlan& plan, const std::string& phase_id, HostOutcome* host,
                    std::function<void(bool)> done);

@@ -10,6 +10,41 @@ namespace stormark::controller {
 
 using stormark::v1::PhaseResult;
 
+RowSummary SummarizeHost(const HostOutcome& host) {
+  RowSummary row;
+  row.host = host.host;
+  row.target = host.target;
+  row.transport = host.transport;
+  row.hosts = 1;
+  row.error = host.error;
+  if (!host.result) {
+    row.status = "error";
+    return row;
+  }
+  const PhaseResult& r = *host.result;
+  row.status = r.state() == PhaseResult::SUCCEEDED ? "succeeded"
+               : r.state() == PhaseResult::ABORTED ? "aborted"
+                                                   : "failed";
+  row.bytes = r.bytes();
+  row.ops = r.ops();
+  row.elapsed_seconds = static_cast<double>(r.elapsed_nanos()) / 1e9;
+  if (r.elapsed_nanos() > 0) {
+    row.bytes_per_second = static_cast<double>(r.bytes()) / row.elapsed_seconds;
+    row.cpu_percent = 100.0 * static_cast<double>(r.cpu_user_nanos() + r.cpu_system_nanos()) /
+                      static_cast<double>(r.elapsed_nanos());
+  }
+  row.warnings.assign(r.warnings().begin(), r.warnings().end());
+  auto histogram = common::LatencyHistogram::FromProto(r.latency());
+  if (histogram.ok()) {
+    row.latency = std::move(*histogram);
+  } else if (row.status == "succeeded") {
+    row.status = "error";
+    row.error =
+        common::StrCat("bad latency histogram from the agent: ", histogram.status().message());
+  }
+  return row;
+}
+
 PhaseSummary Summarize(const PhaseOutcome& outcome) {
   PhaseSummary summary;
   RowSummary all;
@@ -20,37 +55,7 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
   std::unordered_set<std::string> seen_warnings;  // all.warnings, to keep them once each
 
   for (const HostOutcome& host : outcome.hosts) {
-    RowSummary row;
-    row.host = host.host;
-    row.target = host.target;
-    row.transport = host.transport;
-    row.hosts = 1;
-    row.error = host.error;
-    if (!host.result) {
-      row.status = "error";
-    } else {
-      const PhaseResult& r = *host.result;
-      row.status = r.state() == PhaseResult::SUCCEEDED ? "succeeded"
-                   : r.state() == PhaseResult::ABORTED ? "aborted"
-                                                       : "failed";
-      row.bytes = r.bytes();
-      row.ops = r.ops();
-      row.elapsed_seconds = static_cast<double>(r.elapsed_nanos()) / 1e9;
-      if (r.elapsed_nanos() > 0) {
-        row.bytes_per_second = static_cast<double>(r.bytes()) / row.elapsed_seconds;
-        row.cpu_percent = 100.0 * static_cast<double>(r.cpu_user_nanos() + r.cpu_system_nanos()) /
-                          static_cast<double>(r.elapsed_nanos());
-      }
-      row.warnings.assign(r.warnings().begin(), r.warnings().end());
-      auto histogram = common::LatencyHistogram::FromProto(r.latency());
-      if (histogram.ok()) {
-        row.latency = std::move(*histogram);
-      } else if (row.status == "succeeded") {
-        row.status = "error";
-        row.error =
-            common::StrCat("bad latency histogram from the agent: ", histogram.status().message());
-      }
-    }
+    RowSummary row = SummarizeHost(host);
     if (row.status == "succeeded") {
       const PhaseResult& r = *host.result;
       all.bytes += row.bytes;

@@ -54,6 +54,10 @@ struct PhaseSummary {
 // Fails only on a corrupt histogram from an agent, which it reports as that host's error.
 PhaseSummary Summarize(const PhaseOutcome& outcome);
 
+// One host's row of Summarize: a function of that host's outcome alone, so that its row can be
+// written as its result arrives.
+RowSummary SummarizeHost(const HostOutcome& host);
+
 // A host row that was aborted after it had done work: its figures are those until the abort.
 // Every view shows them, marked "~" (the tables, results show, CSV, HTML) or `"partial":
 // true` (JSON), with the note kPartialNote.

@@ -98,10 +98,14 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
                listing.status.c_str(), common::FormatIsoTime(listing.started_unix_nanos).c_str(),
                listing.label.c_str(), listing.stormark_version.c_str());
   if (listing.status == kRunIncomplete) {
+    const size_t cut = run->record.phases.size() - listing.recorded_phases;
     std::fprintf(out,
                  "  incomplete: its controller stopped without ending the run; %zu of %zu "
-                 "phases were recorded\n",
-                 listing.recorded_phases, listing.planned_phases);
+                 "phases were recorded%s\n",
+                 listing.recorded_phases, listing.planned_phases,
+                 cut == 0 ? ""
+                          : ", and the results that had come in of the phase it stopped in "
+                            "(the hosts without one say so)");
   }
   std::fputs(FormatAgentsTable(run->record.agents, view).c_str(), out);
   if (const std::string notes =

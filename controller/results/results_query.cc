@@ -16,7 +16,7 @@ using sqlite::Statement;
 constexpr char kListingColumns[] =
     "SELECT r.run_id, r.started_unix_nanos, r.finished_unix_nanos, r.status, r.label, r.mode, "
     "r.planned_phases, r.stormark_version, r.owner_host, r.owner_pid, r.owner_start_ticks, "
-    "(SELECT COUNT(*) FROM phases p WHERE p.run_id = r.run_id) "
+    "(SELECT COUNT(*) FROM phases p WHERE p.run_id = r.run_id AND p.finished = 1) "
     "FROM runs r ";
 
 // A listing from a row of kListingColumns; the hosts are filled in by the caller.
@@ -142,7 +142,8 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
   ASSIGN_OR_RETURN(Statement phases,
                    db.Prepare("SELECT phase_index, phase_id, name, repetition, target, mode, "
                               "start_at_unix_nanos, start_skew_nanos, "
-                              "start_skew_uncertainty_nanos, spec, start_spread_limit FROM phases "
+                              "start_skew_uncertainty_nanos, spec, start_spread_limit, finished "
+                              "FROM phases "
                               "WHERE run_id = ? "
                               "ORDER BY phase_index"));
   ASSIGN_OR_RETURN(Statement sweep,
@@ -150,7 +151,8 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
                               "phase_index = ? ORDER BY position"));
   ASSIGN_OR_RETURN(Statement hosts,
                    db.Prepare("SELECT host, target, error, result, clock_offset_nanos, "
-                              "clock_uncertainty_nanos FROM host_results WHERE run_id = ? AND "
+                              "clock_uncertainty_nanos, host_index FROM host_results WHERE "
+                              "run_id = ? AND "
                               "phase_index = ? ORDER BY host_index"));
   phases.Bind(1, run_id);
   while (true) {
@@ -168,6 +170,7 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
     outcome.start_skew_uncertainty_nanos = phases.Int(8);
     RETURN_IF_ERROR(Decode(phases.Blob(9), &outcome.plan.spec, "phase spec", db.path()));
     outcome.plan.start_spread_limit = phases.Double(10);
+    const bool finished = phases.Int(11) != 0;
 
     sweep.Bind(1, run_id).Bind(2, index);
     while (true) {
@@ -191,9 +194,32 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
       }
       host.clock.offset_nanos = hosts.Int(4);
       host.clock.uncertainty_nanos = hosts.Int(5);
-      outcome.hosts.push_back(std::move(host));
+      if (finished) {
+        outcome.hosts.push_back(std::move(host));
+      } else {
+        const int64_t h = hosts.Int(6);
+        if (h < 0 || static_cast<size_t>(h) >= run->agents.size()) {
+          return absl::DataLossError(StrCat(db.path(), ": run ", run_id, " phase ", index + 1,
+                                            " has a result of host ", h,
+                                            ", which the run has not"));
+        }
+        outcome.hosts.resize(run->agents.size());
+        outcome.hosts[static_cast<size_t>(h)] = std::move(host);
+      }
     }
     hosts.Reset();
+    if (!finished) {
+      // The run's controller stopped during the phase: a host without a row had sent no
+      // result yet (or took no part in it), and nobody knows which any more.
+      outcome.hosts.resize(run->agents.size());
+      for (size_t h = 0; h < outcome.hosts.size(); ++h) {
+        HostOutcome& host = outcome.hosts[h];
+        if (!host.host.empty()) continue;
+        host.host = run->agents[h].host;
+        host.target = outcome.plan.target;
+        host.error = kNoResultRecorded;
+      }
+    }
     run->phases.push_back(std::move(outcome));
   }
 }

@@ -31,10 +31,17 @@ struct RunListing {
   std::string label;
   RunMode mode = RunMode::kConcurrent;
   size_t planned_phases = 0;
+  // Phases that ended; one in flight, or cut off by its controller's end, is not counted.
   size_t recorded_phases = 0;
   std::vector<std::string> hosts;
   std::string stormark_version;
 };
+
+// The error of a host without a row in a phase that had not ended: its result had not arrived
+// when the run was read, or never will (the controller stopped during the phase). LoadRun
+// gives such a phase a row for every host of the run.
+inline constexpr char kNoResultRecorded[] =
+    "no result recorded: the phase had not ended (still running, or its controller stopped)";
 
 struct StoredRun {
   RunListing listing;

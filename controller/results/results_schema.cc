@@ -229,6 +229,12 @@ constexpr char kSchemaV4[] = R"sql(
 ALTER TABLE phases ADD COLUMN start_spread_limit REAL NOT NULL DEFAULT 0.01;
 )sql";
 
+// Schema version 5 marks a phase finished once it ended: its row is written as it starts and its
+// hosts' rows as their results arrive. Phases recorded before were written whole, at their end.
+constexpr char kSchemaV5[] = R"sql(
+ALTER TABLE phases ADD COLUMN finished INTEGER NOT NULL DEFAULT 1;
+)sql";
+
 }  // namespace
 
 Status PrepareSchema(sqlite::Database* db, bool create) {
@@ -247,6 +253,7 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
     RETURN_IF_ERROR(db->Exec(kSchemaV2));
     RETURN_IF_ERROR(db->Exec(kSchemaV3));
     RETURN_IF_ERROR(db->Exec(kSchemaV4));
+    RETURN_IF_ERROR(db->Exec(kSchemaV5));
     RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
     return transaction.Commit();
   }
@@ -256,13 +263,14 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
                "; this one reads up to ", kResultsSchemaVersion, ")"));
   }
   if (version < kResultsSchemaVersion) {
-    // 1 -> 2 -> 3 -> 4: new tables and columns with defaults; every older row stays as it is.
+    // 1 -> 2 -> 3 -> 4 -> 5: new tables and columns with defaults; every older row stays.
     ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
     const std::string upgrading = StrCat(db->path(), ": upgrading the results schema ", version,
                                          " to ", kResultsSchemaVersion);
     if (version < 2) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV2), upgrading));
     if (version < 3) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV3), upgrading));
-    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV4), upgrading));
+    if (version < 4) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV4), upgrading));
+    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV5), upgrading));
     RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
     return transaction.Commit();
   }

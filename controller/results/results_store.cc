@@ -43,29 +43,56 @@ std::string JoinLines(const std::vector<std::string>& lines) {
 }
 
 // The environment rows of one host at one point of the run (phase_index -1: its start).
-Status AddEnvironment(sqlite::Database* db, const std::string& run_id, int64_t host_index,
+Status AddEnvironment(Statement& insert, const std::string& run_id, int64_t host_index,
                       int64_t phase_index, const std::string& scope,
                       const google::protobuf::Map<std::string, std::string>& facts) {
-  if (facts.empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(Statement insert,
-                   db->Prepare("INSERT OR REPLACE INTO environment VALUES (?,?,?,?,?,?)"));
   for (const auto& [key, value] : facts) {
     RETURN_IF_ERROR(insert.Insert(run_id, host_index, phase_index, scope, key, value));
   }
   return absl::OkStatus();
 }
 
+StatusOr<Statement> PrepareEnvironment(const sqlite::Database& db) {
+  return db.Prepare("INSERT OR REPLACE INTO environment VALUES (?,?,?,?,?,?)");
+}
+
+// The statements that write a host's row and its detail tables, prepared once for all the
+// hosts of a transaction: at 10,000 hosts, preparing them for each host costs seconds.
+struct HostStatements {
+  static StatusOr<HostStatements> Prepare(const sqlite::Database& db) {
+    ASSIGN_OR_RETURN(Statement host,
+                     db.Prepare("INSERT INTO host_results VALUES "
+                                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+    ASSIGN_OR_RETURN(Statement environment, PrepareEnvironment(db));
+    ASSIGN_OR_RETURN(Statement bucket,
+                     db.Prepare("INSERT INTO latency_buckets VALUES (?,?,?,?,?,?,?,?)"));
+    ASSIGN_OR_RETURN(Statement sample,
+                     db.Prepare("INSERT OR REPLACE INTO series VALUES (?,?,?,?,?,?,?)"));
+    ASSIGN_OR_RETURN(
+        Statement measurement,
+        db.Prepare("INSERT INTO measurements VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+    ASSIGN_OR_RETURN(Statement resolved, db.Prepare("INSERT INTO resolved VALUES (?,?,?,?,?)"));
+    return HostStatements{std::move(host),   std::move(environment), std::move(bucket),
+                          std::move(sample), std::move(measurement), std::move(resolved)};
+  }
+
+  Statement host;
+  Statement environment;
+  Statement bucket;
+  Statement sample;
+  Statement measurement;
+  Statement resolved;
+};
+
 // One host's row and its detail tables; runs inside AddPhase's transaction.
-Status AddHost(sqlite::Database* db, const std::string& run_id, size_t phase_index,
+Status AddHost(HostStatements& statements, const std::string& run_id, size_t phase_index,
                size_t host_index, const HostOutcome& host, const RowSummary& row) {
   const int64_t p = static_cast<int64_t>(phase_index);
   const int64_t h = static_cast<int64_t>(host_index);
   const stormark::v1::PhaseResult empty;
   const stormark::v1::PhaseResult& r = host.result ? *host.result : empty;
   const common::LatencyHistogram& latency = row.latency;
-  ASSIGN_OR_RETURN(Statement insert_host,
-                   db->Prepare("INSERT INTO host_results VALUES "
-                               "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  Statement& insert_host = statements.host;
   insert_host.Bind(1, run_id)
       .Bind(2, p)
       .Bind(3, h)
@@ -98,12 +125,12 @@ Status AddHost(sqlite::Database* db, const std::string& run_id, size_t phase_ind
   }
   RETURN_IF_ERROR(insert_host.Run());
   if (!host.result) return absl::OkStatus();
-  RETURN_IF_ERROR(AddEnvironment(db, run_id, h, p, "host", r.host_environment()));
   RETURN_IF_ERROR(
-      AddEnvironment(db, run_id, h, p, StrCat("target:", host.target), r.target_environment()));
+      AddEnvironment(statements.environment, run_id, h, p, "host", r.host_environment()));
+  RETURN_IF_ERROR(AddEnvironment(statements.environment, run_id, h, p,
+                                 StrCat("target:", host.target), r.target_environment()));
 
-  ASSIGN_OR_RETURN(Statement insert_bucket,
-                   db->Prepare("INSERT INTO latency_buckets VALUES (?,?,?,?,?,?,?,?)"));
+  Statement& insert_bucket = statements.bucket;
   const auto& histogram = r.latency();
   for (int i = 0; i < histogram.bucket_index_size() && i < histogram.bucket_count_size(); ++i) {
     const uint32_t index = histogram.bucket_index(i);
@@ -114,15 +141,12 @@ Status AddHost(sqlite::Database* db, const std::string& run_id, size_t phase_ind
         known ? I(common::LatencyHistogram::BucketWidth(index)) : int64_t{-1},
         I(histogram.bucket_count(i))));
   }
-  ASSIGN_OR_RETURN(Statement insert_sample,
-                   db->Prepare("INSERT OR REPLACE INTO series VALUES (?,?,?,?,?,?,?)"));
+  Statement& insert_sample = statements.sample;
   for (const auto& s : r.series()) {
     RETURN_IF_ERROR(insert_sample.Insert(run_id, p, h, s.offset_nanos(), s.length_nanos(),
                                          I(s.bytes()), I(s.ops())));
   }
-  ASSIGN_OR_RETURN(
-      Statement insert_measurement,
-      db->Prepare("INSERT INTO measurements VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  Statement& insert_measurement = statements.measurement;
   for (int i = 0; i < r.measurements_size(); ++i) {
     const auto& m = r.measurements(i);
     auto decoded = common::LatencyHistogram::FromProto(m.latency());
@@ -135,8 +159,7 @@ Status AddHost(sqlite::Database* db, const std::string& run_id, size_t phase_ind
         m.cpu_user_nanos(), m.cpu_system_nanos(), int64_t{m.too_fast()}, int64_t{m.skipped()},
         figure(50), figure(99), figure(100), sqlite::BlobParam{Serialized(m.latency())}));
   }
-  ASSIGN_OR_RETURN(Statement insert_resolved,
-                   db->Prepare("INSERT INTO resolved VALUES (?,?,?,?,?)"));
+  Statement& insert_resolved = statements.resolved;
   for (const auto& [key, value] : r.resolved()) {
     RETURN_IF_ERROR(insert_resolved.Insert(run_id, p, h, key, value));
   }
@@ -200,6 +223,9 @@ Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
                    db_->Prepare("INSERT INTO agents VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   ASSIGN_OR_RETURN(Statement insert_target,
                    db_->Prepare("INSERT OR REPLACE INTO targets VALUES (?,?,?,?,?,?,?,?,?,?)"));
+  ASSIGN_OR_RETURN(Statement insert_environment, PrepareEnvironment(*db_));
+  ASSIGN_OR_RETURN(Statement insert_label,
+                   db_->Prepare("INSERT OR REPLACE INTO labels VALUES (?,?,?,?)"));
   for (size_t i = 0; i < run.agents.size(); ++i) {
     const AgentRecord& a = run.agents[i];
     const int64_t index = static_cast<int64_t>(i);
@@ -208,15 +234,14 @@ Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
         a.info.kernel(), a.info.cpu_model(), int64_t{a.info.cpu_count()}, I(a.info.ram_bytes()),
         a.clock.offset_nanos, a.clock.rtt_nanos, a.clock.uncertainty_nanos,
         sqlite::BlobParam{Serialized(a.info)}));
-    ASSIGN_OR_RETURN(Statement insert_label,
-                     db_->Prepare("INSERT OR REPLACE INTO labels VALUES (?,?,?,?)"));
     for (const auto& [key, value] : a.labels) {
       RETURN_IF_ERROR(insert_label.Insert(run.run_id, index, key, value));
     }
-    RETURN_IF_ERROR(AddEnvironment(db_.get(), run.run_id, index, -1, "host", a.info.environment()));
+    RETURN_IF_ERROR(
+        AddEnvironment(insert_environment, run.run_id, index, -1, "host", a.info.environment()));
     for (const auto& t : a.info.targets()) {
-      RETURN_IF_ERROR(AddEnvironment(db_.get(), run.run_id, index, -1, StrCat("target:", t.name()),
-                                     t.environment()));
+      RETURN_IF_ERROR(AddEnvironment(insert_environment, run.run_id, index, -1,
+                                     StrCat("target:", t.name()), t.environment()));
       RETURN_IF_ERROR(insert_target.Insert(run.run_id, index, t.name(), t.kind(), t.path(),
                                            t.filesystem(), t.mount_options(), t.device(),
                                            I(t.free_bytes()), I(t.total_bytes())));
@@ -225,29 +250,82 @@ Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
   return transaction.Commit();
 }
 
-Status ResultsStore::AddPhase(const std::string& run_id, size_t phase_index,
-                              const PhaseOutcome& outcome) {
+Status ResultsStore::InsertPhase(const std::string& run_id, size_t phase_index,
+                                 const PhaseOutcome& phase, bool finished) {
   const int64_t p = static_cast<int64_t>(phase_index);
-  const PhasePlan& plan = outcome.plan;
-  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  const PhasePlan& plan = phase.plan;
   ASSIGN_OR_RETURN(Statement insert_phase,
-                   db_->Prepare("INSERT INTO phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                   db_->Prepare("INSERT INTO phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   RETURN_IF_ERROR(insert_phase.Insert(
-      run_id, p, outcome.phase_id, plan.name, int64_t{plan.repetition},
+      run_id, p, phase.phase_id, plan.name, int64_t{plan.repetition},
       DescribeSweepPoint(plan.sweep_point), plan.target, common::WorkloadName(plan.spec),
-      plan.Describe(), ModeName(outcome.mode), common::CacheModeName(plan.spec.cache()),
-      outcome.start_at_unix_nanos, outcome.start_skew_nanos, outcome.start_skew_uncertainty_nanos,
+      plan.Describe(), ModeName(phase.mode), common::CacheModeName(plan.spec.cache()),
+      phase.start_at_unix_nanos, phase.start_skew_nanos, phase.start_skew_uncertainty_nanos,
       sqlite::BlobParam{Serialized(plan.spec)},
-      plan.start_spread_limit > 0 ? plan.start_spread_limit : 0.01));
+      plan.start_spread_limit > 0 ? plan.start_spread_limit : 0.01, int64_t{finished}));
   ASSIGN_OR_RETURN(Statement insert_sweep,
                    db_->Prepare("INSERT INTO sweep_values VALUES (?,?,?,?,?)"));
   for (size_t i = 0; i < plan.sweep_point.size(); ++i) {
     RETURN_IF_ERROR(insert_sweep.Insert(run_id, p, static_cast<int64_t>(i),
                                         plan.sweep_point[i].first, plan.sweep_point[i].second));
   }
-  const PhaseSummary summary = Summarize(outcome);
+  return absl::OkStatus();
+}
+
+Status ResultsStore::BeginPhase(const std::string& run_id, size_t phase_index,
+                                const PhaseOutcome& phase) {
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  RETURN_IF_ERROR(InsertPhase(run_id, phase_index, phase, /*finished=*/false));
+  return transaction.Commit();
+}
+
+Status ResultsStore::AddHosts(const std::string& run_id, size_t phase_index,
+                              const std::vector<std::pair<size_t, HostOutcome>>& hosts) {
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  ASSIGN_OR_RETURN(HostStatements statements, HostStatements::Prepare(*db_));
+  for (const auto& [h, host] : hosts) {
+    RETURN_IF_ERROR(AddHost(statements, run_id, phase_index, h, host, SummarizeHost(host)));
+  }
+  return transaction.Commit();
+}
+
+Status ResultsStore::EndPhase(const std::string& run_id, size_t phase_index,
+                              const PhaseOutcome& outcome, const std::vector<char>& written) {
+  const int64_t p = static_cast<int64_t>(phase_index);
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  ASSIGN_OR_RETURN(Statement update_phase,
+                   db_->Prepare("UPDATE phases SET start_at_unix_nanos = ?, start_skew_nanos = ?, "
+                                "start_skew_uncertainty_nanos = ?, finished = 1 "
+                                "WHERE run_id = ? AND phase_index = ?"));
+  RETURN_IF_ERROR(update_phase.Insert(outcome.start_at_unix_nanos, outcome.start_skew_nanos,
+                                      outcome.start_skew_uncertainty_nanos, run_id, p));
+  // The clocks were bracketed once every host had ended: a row written as its result came
+  // holds the estimate from the start.
+  ASSIGN_OR_RETURN(Statement update_clock,
+                   db_->Prepare("UPDATE host_results SET clock_offset_nanos = ?, "
+                                "clock_uncertainty_nanos = ? "
+                                "WHERE run_id = ? AND phase_index = ? AND host_index = ?"));
+  ASSIGN_OR_RETURN(HostStatements statements, HostStatements::Prepare(*db_));
   for (size_t h = 0; h < outcome.hosts.size(); ++h) {
-    RETURN_IF_ERROR(AddHost(db_.get(), run_id, phase_index, h, outcome.hosts[h], summary.rows[h]));
+    const HostOutcome& host = outcome.hosts[h];
+    if (h < written.size() && written[h]) {
+      RETURN_IF_ERROR(update_clock.Insert(host.clock.offset_nanos, host.clock.uncertainty_nanos,
+                                          run_id, p, static_cast<int64_t>(h)));
+    } else {
+      RETURN_IF_ERROR(AddHost(statements, run_id, phase_index, h, host, SummarizeHost(host)));
+    }
+  }
+  return transaction.Commit();
+}
+
+Status ResultsStore::AddPhase(const std::string& run_id, size_t phase_index,
+                              const PhaseOutcome& outcome) {
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
+  RETURN_IF_ERROR(InsertPhase(run_id, phase_index, outcome, /*finished=*/true));
+  ASSIGN_OR_RETURN(HostStatements statements, HostStatements::Prepare(*db_));
+  for (size_t h = 0; h < outcome.hosts.size(); ++h) {
+    RETURN_IF_ERROR(AddHost(statements, run_id, phase_index, h, outcome.hosts[h],
+                            SummarizeHost(outcome.hosts[h])));
   }
   return transaction.Commit();
 }

@@ -2,7 +2,7 @@
 // the controller loses at most the phase in flight. `stormark results` reads it back
 // (results_query.h).
 //
-// Schema version 3 (PRAGMA user_version = 3; an older file is upgraded in place when opened,
+// Schema version 5 (PRAGMA user_version = 5; an older file is upgraded in place when opened,
 // adding the tables of later versions, and its runs stay readable). Times are ns since
 // the Unix epoch; every protobuf column holds the message exactly as the controller had it, so
 // nothing an agent sent is ever lost; the other columns are copies for queries.
@@ -22,7 +22,7 @@
 //   targets       each agent's targets as they were: run_id, host_index, name, kind, path,
 //                 filesystem, mount_options, device, free_bytes, total_bytes
 //   phases        one row per phase run (each repetition and sweep point is its own row),
-//                 written as soon as the phase finished
+//                 written as the phase starts, its hosts' rows as their results arrive
 //     run_id, phase_index (order in the run, 0-based), phase_id, name, repetition (0-based),
 //     sweep_point ("chunk=64k ra=4096", '' outside a sweep), target (as planned), workload,
 //     description, mode, cache, start_at_unix_nanos, start_skew_nanos (NULL when unknown),
@@ -54,14 +54,21 @@
 //   hook_failures run_id, position, host_position, host, error: the hosts a hook failed on (v3)
 //   skipped_points run_id, position, before_phase, sweep_point: points whose setup failed (v3)
 //   runs.stopped  why --fail-fast stopped the run, '' otherwise (v3)
+//   phases.start_spread_limit  the validity verdict's limit the phase ran under (v4)
+//   phases.finished  1 once the phase ended; 0 while it runs, and for ever in a run whose
+//                 controller died during it: its hosts without a row had sent no result yet,
+//                 and start_at_unix_nanos is 0 when it never started (v5)
 //
-// The file is in WAL mode; every write is one transaction. Not thread-safe.
+// The file is in WAL mode; every write is one transaction. Not thread-safe: one thread at a
+// time (the phase writer's thread while a phase runs, the run's own otherwise).
 #ifndef STORMARK_CONTROLLER_RESULTS_RESULTS_STORE_H_
 #define STORMARK_CONTROLLER_RESULTS_RESULTS_STORE_H_
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/status.h"
 #include "controller/fleet/fleet.h"
@@ -71,7 +78,7 @@
 
 namespace stormark::controller {
 
-inline constexpr int kResultsSchemaVersion = 4;
+inline constexpr int kResultsSchemaVersion = 5;
 
 // Run statuses as stored. kRunIncomplete is never stored: readers show it for a run whose
 // status is still "running" but whose controller is gone.
@@ -108,6 +115,18 @@ class ResultsStore {
   // Records one finished phase: every host's outcome, histogram, series and measurements.
   common::Status AddPhase(const std::string& run_id, size_t phase_index,
                           const PhaseOutcome& outcome);
+  // The same for a phase in flight, in three steps, so that a controller that dies during
+  // it leaves every host's result that had arrived (phase_writer.h):
+  // - its row, marked unfinished, before it runs (`phase` holds its plan, id and mode);
+  common::Status BeginPhase(const std::string& run_id, size_t phase_index,
+                            const PhaseOutcome& phase);
+  // - hosts' rows as their results arrive, all of `hosts` in one transaction;
+  common::Status AddHosts(const std::string& run_id, size_t phase_index,
+                          const std::vector<std::pair<size_t, HostOutcome>>& hosts);
+  // - its end: the start instant and skew, each written host's clock as bracketed at the
+  //   end, the rows of hosts not written (`written[h]` is 0), and the mark that it finished.
+  common::Status EndPhase(const std::string& run_id, size_t phase_index,
+                          const PhaseOutcome& outcome, const std::vector<char>& written);
   // Marks the run as ended with `status` (kRunCompleted, kRunPartial, kRunInterrupted or
   // kRunFailed; report/run_status.h says which).
   // Records one setup or teardown line as soon as it ran, and a sweep point its setup made
@@ -124,6 +143,9 @@ class ResultsStore {
 
  private:
   explicit ResultsStore(std::unique_ptr<sqlite::Database> db) : db_(std::move(db)) {}
+  // The phase's row and sweep values, inside the caller's transaction.
+  common::Status InsertPhase(const std::string& run_id, size_t phase_index,
+                             const PhaseOutcome& phase, bool finished);
   static common::StatusOr<std::unique_ptr<ResultsStore>> OpenWith(const std::string& path,
                                                                   bool create);
 

@@ -18,10 +18,31 @@ void RunJournal::Begin(const RunRecord& run, const RunStart& start) {
   Check(store_->BeginRun(run, start), common::StrCat("run ", run.run_id));
 }
 
-void RunJournal::Phase(const std::string& run_id, size_t index, const PhaseOutcome& outcome) {
+void RunJournal::BeginPhase(const std::string& run_id, size_t index, const PhaseOutcome& phase,
+                            size_t hosts) {
   if (!healthy()) return;
-  Check(store_->AddPhase(run_id, index, outcome),
-        common::StrCat("phase ", index + 1, " '", outcome.plan.name, "'"));
+  Check(store_->BeginPhase(run_id, index, phase),
+        common::StrCat("the start of phase ", index + 1, " '", phase.plan.name, "'"));
+  if (healthy()) {
+    writer_ = std::make_unique<PhaseWriter>(store_.get(), run_id, index, hosts);
+  }
+}
+
+Fleet::HostDoneFn RunJournal::host_done() {
+  if (writer_ == nullptr) return nullptr;
+  return [writer = writer_.get()](size_t i, const HostOutcome& host) { writer->Add(i, host); };
+}
+
+void RunJournal::EndPhase(const std::string& run_id, size_t index, const PhaseOutcome& outcome) {
+  const std::string what = common::StrCat("phase ", index + 1, " '", outcome.plan.name, "'");
+  std::vector<char> written;
+  if (writer_ != nullptr) {
+    const common::Status status = writer_->Finish(&written);
+    writer_.reset();
+    if (healthy()) Check(status, what);
+  }
+  if (!healthy()) return;
+  Check(store_->EndPhase(run_id, index, outcome, written), what);
 }
 
 void RunJournal::Events(const RunRecord& run) {

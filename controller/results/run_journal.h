@@ -1,7 +1,8 @@
-// The results store as `stormark run` uses it: the run row at the start, each phase as soon
-// as it finished, the end status at the end. A write that fails is reported once on `err`
-// and the journal stops writing, so the run and its other outputs (tables, JSON) go on.
-// Without a store (--no-db) every call does nothing. Not thread-safe.
+// The results store as `stormark run` uses it: the run row at the start, each phase's row as
+// it starts and each host's as its result arrives (phase_writer.h), the end status at the end. A
+// write that fails is reported once on `err` and the journal stops writing, so the run and its
+// other outputs (tables, JSON) go on. Without a store (--no-db) every call does nothing. Not
+// thread-safe.
 #ifndef STORMARK_CONTROLLER_RESULTS_RUN_JOURNAL_H_
 #define STORMARK_CONTROLLER_RESULTS_RUN_JOURNAL_H_
 
@@ -10,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "controller/results/phase_writer.h"
 #include "controller/results/results_store.h"
 
 namespace stormark::controller {
@@ -21,7 +23,13 @@ class RunJournal {
       : store_(std::move(store)), err_(err) {}
 
   void Begin(const RunRecord& run, const RunStart& start);
-  void Phase(const std::string& run_id, size_t index, const PhaseOutcome& outcome);
+  // A phase in flight on `hosts` hosts: its row as it starts (`phase` holds its plan, id and
+  // mode), each host's
+  // row as its result arrives (through host_done(), which is thread-safe and nullptr without
+  // a store), and at its end the rows still missing and the clocks.
+  void BeginPhase(const std::string& run_id, size_t index, const PhaseOutcome& phase, size_t hosts);
+  Fleet::HostDoneFn host_done();
+  void EndPhase(const std::string& run_id, size_t index, const PhaseOutcome& outcome);
   // The hooks and skipped points `run` gained since the last call.
   void Events(const RunRecord& run);
   void Finish(const RunRecord& run, int64_t finished_unix_nanos, std::string_view status);
@@ -36,6 +44,7 @@ class RunJournal {
 
   std::unique_ptr<ResultsStore> store_;
   std::FILE* err_;
+  std::unique_ptr<PhaseWriter> writer_;  // While a phase runs.
   bool failed_ = false;
   size_t hooks_written_ = 0;
   size_t skipped_written_ = 0;

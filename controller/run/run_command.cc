@@ -293,16 +293,22 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
         }
         live.Begin(phase.name, kind->expected_bytes(phase.spec) *
                                    (plan.mode == RunMode::kSequential ? 1 : usable));
+        PhaseOutcome begun;
+        begun.plan = phase;
+        begun.plan.spec.clear_hand_over_to();  // Not part of the work: the record omits it.
+        begun.phase_id = next_id();
+        begun.mode = plan.mode;
+        journal.BeginPhase(run.run_id, done, begun, fleet.size());
         PhaseOutcome outcome = fleet.RunPhase(
-            phase, next_id(),
+            phase, begun.phase_id,
             [&live](size_t host, const stormark::v1::RunUpdate::Progress& progress) {
               live.Update(host, progress);
             },
-            plan.mode);
+            plan.mode, journal.host_done());
         live.End();
-        outcome.plan.spec.clear_hand_over_to();  // Not part of the work: the record omits it.
+        outcome.plan.spec.clear_hand_over_to();
         LabelTransports(run.agents, &outcome);
-        journal.Phase(run.run_id, done, outcome);
+        journal.EndPhase(run.run_id, done, outcome);
         const PhaseSummary summary = Summarize(outcome);
         std::fputs(FormatPhaseTable(outcome, summary, done++, total, plan.repeat, view).c_str(),
                    out);

@@ -142,6 +142,56 @@ phases:
         phase = self.load_json(json_path)["phases"][0]
         self.assert_succeeded_result(phase, phase["results"][0], 8 << 20)
 
+    def test_a_killed_controller_leaves_the_results_that_had_arrived(self):
+        # One host after another: a's result is in, b is running, and the controller dies. The
+        # database keeps a's row (written as it came, not at the phase's end), and `results
+        # show` gives b a row that says why it has no figures.
+        a = self.start_agent("a")
+        b = self.start_agent("b")
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), """
+mode: sequential
+phases:
+  - {name: rr, workload: randio, rw: randread, size: 8M, runtime: 3s, time_based: true}
+""")
+        ctl = self.start_stormark(["run", "--agent", a.address, "--agent", b.address,
+                                   "--plan", plan, "--no-progress"])
+        db_path = self.default_results_db()
+        deadline = time.monotonic() + 60
+        rows = []
+        while not rows:
+            self.assertLess(time.monotonic(), deadline, a.log())
+            if not ctl.running():
+                self.fail(f"stormark ended early:\n{ctl.wait().describe()}")
+            time.sleep(0.05)
+            if os.path.exists(db_path):
+                with sqlite3.connect(db_path) as db:
+                    rows = db.execute("SELECT host, status, ops FROM host_results").fetchall()
+        self.assertEqual(len(rows), 1, rows)
+        self.assertEqual(rows[0][:2], (a.address, "succeeded"))
+        self.assertGreater(rows[0][2], 0)
+        b.wait_for_log(r"run phase '", timeout=30)
+        ctl.proc.send_signal(signal.SIGKILL)
+        ctl.proc.wait(timeout=10)
+
+        shown = self.run_stormark(["results", "show", "latest"])
+        self.assertEqual(shown.returncode, 0, shown.describe())
+        self.assert_no_crash(shown)
+        self.assertIn("0 of 1 phases were recorded, and the results that had come in of the "
+                      "phase it stopped in (the hosts without one say so)", shown.stdout)
+        a_row = next(l for l in shown.stdout.splitlines() if l.startswith(f"  {a.address} "))
+        self.assertNotIn("ERROR", a_row)
+        self.assertIn(f"{b.address}: no result recorded: the phase had not ended (still "
+                      "running, or its controller stopped)", shown.stdout)
+        listed = self.run_stormark(["results", "list"])
+        self.assertEqual(listed.returncode, 0, listed.describe())
+        self.assertRegex(listed.stdout, r"0/1\s+incomplete")
+
+        # b's agent ends the phase the controller left, and both serve the next run.
+        b.wait_for_log(r"phase '[^']+' ABORTED: .*went away", timeout=30)
+        result = self.run_stormark(["run", "--agent", a.address, "--agent", b.address,
+                                    "--rw", "write", "--size", "8M", "--no-progress", "--no-db"])
+        self.assertEqual(result.returncode, 0, result.describe())
+
 
 if __name__ == "__main__":
     h.main()

@@ -94,7 +94,7 @@ class ResultsTest(h.StormarkTestCase):
 
         # The raw store, as a user's own query would read it.
         with sqlite3.connect(self.db) as db:
-            self.assertEqual(db.execute("PRAGMA user_version").fetchone()[0], 4)
+            self.assertEqual(db.execute("PRAGMA user_version").fetchone()[0], 5)
             runs = db.execute("SELECT run_id, status, label FROM runs ORDER BY started_unix_nanos")
             self.assertEqual(runs.fetchall(), [(first, "completed", "before"),
                                                (second, "completed", "after")])
@@ -157,8 +157,8 @@ class ResultsTest(h.StormarkTestCase):
         self.assert_no_crash(result)
         lines = result.stderr.splitlines()
         self.assertEqual(len(lines), 1, result.describe())
-        self.assertRegex(lines[0], r"^stormark: results database: cannot record phase 1 "
-                                   r"'seq-write': .*disk on fire")
+        self.assertRegex(lines[0], r"^stormark: results database: cannot record the start of "
+                                   r"phase 1 'seq-write': .*disk on fire")
         self.assertEqual(len(h.phase_tables(result.stdout)), 1, result.describe())
         self.assertNotIn("Results:", result.stdout)
         report = self.load_json(json_path)
@@ -197,20 +197,25 @@ class ResultsTest(h.StormarkTestCase):
             (run_id, status, finished), = db.execute(
                 "SELECT run_id, status, finished_unix_nanos FROM runs").fetchall()
             self.assertEqual((status, finished), ("running", None))
-            phases = db.execute("SELECT phase_index, name FROM phases").fetchall()
-            self.assertEqual(phases, [(0, "quick")])
-            row = db.execute("SELECT status, bytes, bytes_per_second > 0 FROM host_results "
-                             "WHERE phase_index = 0").fetchone()
-            self.assertEqual(row, ("succeeded", 8 * MIB, 1))
+            # The phase in flight has its row, unfinished, and no host's result yet.
+            phases = db.execute("SELECT phase_index, name, finished FROM phases").fetchall()
+            self.assertEqual(phases, [(0, "quick", 1), (1, "long", 0)])
+            rows = db.execute("SELECT phase_index, status, bytes, bytes_per_second > 0 "
+                              "FROM host_results").fetchall()
+            self.assertEqual(rows, [(0, "succeeded", 8 * MIB, 1)])
 
         listed = self.results("list").stdout
         self.assertRegex(listed, rf"{run_id} .*1/2\s+incomplete")
         shown = self.results("show", run_id).stdout
         self.assertIn("incomplete", shown.splitlines()[0])
-        self.assertIn("1 of 2 phases were recorded", shown)
+        self.assertIn("1 of 2 phases were recorded, and the results that had come in of the "
+                      "phase it stopped in", shown)
         tables = h.phase_tables(shown)
-        self.assertEqual([t["title"].split(":")[0] for t in tables], ["Phase 1/2  quick"])
+        self.assertEqual([t["title"].split(":")[0] for t in tables],
+                         ["Phase 1/2  quick", "Phase 2/2  long"])
         self.assertEqual(h.parse_row(tables[0]["rows"][0], agent.address)["status"], "ok")
+        self.assertEqual(h.parse_row(tables[1]["rows"][0], agent.address)["status"], "ERROR")
+        self.assertIn(f"x {agent.address}: no result recorded: the phase had not ended", shown)
         # The setup hook was recorded as it ran, so the killed run still shows it.
         self.assertIn("  setup `true`: ok on 1 host", shown)
 

@@ -1,14 +1,17 @@
 // Fleet driving real agents in this process, over loopback TCP.
 #include "controller/fleet/fleet.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "common/version.h"
 #include "fmt/format.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/controller/test_agents.h"
@@ -96,6 +99,38 @@ TEST_F(FleetTest, RunPhaseOnTwoAgentsStartsThemTogether) {
   EXPECT_GE(*outcome.start_skew_nanos, 0);
   EXPECT_LT(*outcome.start_skew_nanos, 50 * kMs);
   EXPECT_GE(outcome.start_skew_uncertainty_nanos, 0);
+}
+
+TEST_F(FleetTest, EachHostThatRanIsHandedOnAsItsResultAndCleanupAreIn) {
+  // The results store writes each row as it comes (phase_writer.h): what it is handed must be
+  // the host's final outcome, once, and only for hosts that ran.
+  auto fleet = MakeFleet(2, 1);
+  ASSERT_NE(fleet, nullptr);
+  fleet->ConnectAll();
+  absl::Mutex mu;
+  std::vector<std::pair<size_t, HostOutcome>> handed;
+  const PhaseOutcome outcome =
+      fleet->RunPhase(StreamWrite(2 * kMiB, 256 * 1024), "fleet-test-done", nullptr,
+                      RunMode::kConcurrent, [&](size_t i, const HostOutcome& host) {
+                        // The agent's files are gone by now: its cleanup answered before.
+                        EXPECT_EQ(CountEntries(TargetDir(i)), 0) << i;
+                        absl::MutexLock lock(&mu);
+                        handed.emplace_back(i, host);
+                      });
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(handed.size(), 2u);
+  std::sort(handed.begin(), handed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(handed[i].first, i);
+    const HostOutcome& host = handed[i].second;
+    ASSERT_TRUE(host.succeeded()) << host.error;
+    EXPECT_EQ(host.host, outcome.hosts[i].host);
+    EXPECT_EQ(host.target, outcome.hosts[i].target);
+    EXPECT_TRUE(
+        google::protobuf::util::MessageDifferencer::Equals(*host.result, *outcome.hosts[i].result));
+  }
+  EXPECT_FALSE(outcome.hosts[2].error.empty());  // The unreachable host: never handed on.
 }
 
 TEST_F(FleetTest, AnArmedAgentAndAnOlderOneStartTogether) {

@@ -371,7 +371,7 @@ TEST_F(ResultsStoreTest, EnvironmentAndLabelsAreStoredAndLabelTheRowsAgain) {
 constexpr char kBackToVersion2[] =
     "DROP TABLE hook_failures; DROP TABLE hooks; DROP TABLE skipped_points; "
     "ALTER TABLE runs DROP COLUMN stopped; ALTER TABLE phases DROP COLUMN start_spread_limit; "
-    "PRAGMA user_version = 2";
+    "ALTER TABLE phases DROP COLUMN finished; PRAGMA user_version = 2";
 
 TEST_F(ResultsStoreTest, Version1FileIsUpgradedAndItsRunsStayReadable) {
   {
@@ -416,10 +416,10 @@ TEST_F(ResultsStoreTest, EachPhaseKeepsItsStartSpreadLimitAndOldRunsGetTheDefaul
     // The version 3 file an earlier stormark wrote: no limit column.
     auto raw = sqlite::Database::Open(PathOf("results.db"), false);
     ASSERT_TRUE(raw.ok());
-    ASSERT_TRUE(
-        (*raw)
-            ->Exec("ALTER TABLE phases DROP COLUMN start_spread_limit; PRAGMA user_version = 3")
-            .ok());
+    ASSERT_TRUE((*raw)
+                    ->Exec("ALTER TABLE phases DROP COLUMN start_spread_limit; "
+                           "ALTER TABLE phases DROP COLUMN finished; PRAGMA user_version = 3")
+                    .ok());
   }
   auto writer = ResultsStore::Open(PathOf("results.db"));
   ASSERT_TRUE(writer.ok()) << writer.status();
@@ -476,6 +476,101 @@ TEST_F(ResultsStoreTest, Version2FileIsUpgradedAndTheHooksOfNewRunsAreKept) {
   EXPECT_EQ(loaded->record.skipped_points[0].point, "agcount=4");
   EXPECT_EQ(loaded->record.stopped, run.stopped);
   EXPECT_EQ(loaded->listing.status, kRunPartial);
+}
+
+// The phase of TwoHostRun as it was before it ran: plan, id and mode only.
+PhaseOutcome Begun(const PhaseOutcome& phase) {
+  PhaseOutcome begun;
+  begun.plan = phase.plan;
+  begun.phase_id = phase.phase_id;
+  begun.mode = phase.mode;
+  return begun;
+}
+
+TEST_F(ResultsStoreTest, APhaseWrittenHostByHostReadsAsOneWrittenWhole) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  RunRecord run = TwoHostRun("r1");
+  run.phases.resize(1);
+  ASSERT_TRUE(store->BeginRun(run, {"nightly", RunMode::kConcurrent, 1, RunOwner::Self()}).ok());
+  PhaseOutcome& phase = run.phases[0];
+  ASSERT_TRUE(store->BeginPhase("r1", 0, Begun(phase)).ok());
+  // Host b's result came; a's was written at the end. The clocks moved at the end (the
+  // bracket) after b's row was written.
+  ASSERT_TRUE(store->AddHosts("r1", 0, {{1, phase.hosts[1]}}).ok());
+  phase.hosts[1].clock.offset_nanos += 777;
+  phase.hosts[1].clock.uncertainty_nanos = 4321;
+  ASSERT_TRUE(store->EndPhase("r1", 0, phase, {0, 1}).ok());
+  ASSERT_TRUE(store->FinishRun(run, run.finished_unix_nanos, kRunCompleted).ok());
+
+  auto loaded = LoadRun(*store, "r1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->listing.recorded_phases, 1u);
+  ASSERT_EQ(loaded->record.phases.size(), 1u);
+  const PhaseOutcome& have = loaded->record.phases[0];
+  EXPECT_EQ(have.start_at_unix_nanos, phase.start_at_unix_nanos);
+  EXPECT_EQ(have.start_skew_nanos, phase.start_skew_nanos);
+  ASSERT_EQ(have.hosts.size(), 2u);
+  for (size_t h = 0; h < 2; ++h) {
+    EXPECT_EQ(have.hosts[h].host, phase.hosts[h].host);
+    EXPECT_EQ(have.hosts[h].clock.offset_nanos, phase.hosts[h].clock.offset_nanos) << h;
+    EXPECT_EQ(have.hosts[h].clock.uncertainty_nanos, phase.hosts[h].clock.uncertainty_nanos) << h;
+    EXPECT_EQ(have.hosts[h].result->SerializeAsString(),
+              phase.hosts[h].result->SerializeAsString());
+  }
+  auto measurements = store->db().QueryInt("SELECT COUNT(*) FROM measurements");
+  ASSERT_TRUE(measurements.ok());
+  EXPECT_EQ(*measurements, 1);  // b's, written once.
+}
+
+TEST_F(ResultsStoreTest, APhaseCutOffByItsControllerKeepsTheResultsThatHadArrived) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  RunRecord run = TwoHostRun("r1");
+  RunOwner gone = RunOwner::Self();
+  gone.start_ticks += 1;  // The controller died during the second phase.
+  ASSERT_TRUE(store->BeginRun(run, {"nightly", RunMode::kConcurrent, 2, gone}).ok());
+  ASSERT_TRUE(store->AddPhase("r1", 0, run.phases[0]).ok());
+  ASSERT_TRUE(store->BeginPhase("r1", 1, Begun(run.phases[1])).ok());
+  ASSERT_TRUE(store->AddHosts("r1", 1, {{0, run.phases[1].hosts[0]}}).ok());
+
+  auto reader = ResultsStore::OpenExisting(PathOf("results.db"));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto loaded = LoadRun(**reader, "r1");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->listing.status, kRunIncomplete);
+  EXPECT_EQ(loaded->listing.recorded_phases, 1u);  // The one that ended.
+  ASSERT_EQ(loaded->record.phases.size(), 2u);
+  const PhaseOutcome& cut = loaded->record.phases[1];
+  EXPECT_EQ(cut.start_at_unix_nanos, 0);
+  EXPECT_FALSE(cut.start_skew_nanos.has_value());
+  ASSERT_EQ(cut.hosts.size(), 2u);
+  ASSERT_TRUE(cut.hosts[0].result.has_value());
+  EXPECT_EQ(cut.hosts[0].result->SerializeAsString(),
+            run.phases[1].hosts[0].result->SerializeAsString());
+  EXPECT_EQ(cut.hosts[1].host, "b:7420");
+  EXPECT_EQ(cut.hosts[1].target, "scratch");
+  EXPECT_FALSE(cut.hosts[1].result.has_value());
+  EXPECT_EQ(cut.hosts[1].error, kNoResultRecorded);
+}
+
+TEST_F(ResultsStoreTest, Version4FileIsUpgradedAndItsPhasesReadAsFinished) {
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Write(*store, TwoHostRun("old"), kRunCompleted);
+    auto raw = sqlite::Database::Open(PathOf("results.db"), false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(
+        (*raw)->Exec("ALTER TABLE phases DROP COLUMN finished; PRAGMA user_version = 4").ok());
+  }
+  auto reader = ResultsStore::OpenExisting(PathOf("results.db"));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto old = LoadRun(**reader, "old");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->listing.recorded_phases, 2u);
+  ASSERT_EQ(old->record.phases.size(), 2u);
+  EXPECT_EQ(old->record.phases[1].hosts[1].error, "host b:7420: unreachable: connection refused");
 }
 
 }  // namespace

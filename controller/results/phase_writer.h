@@ -1,0 +1,57 @@
+// Writes one phase's host rows into the results store as their results arrive, on a thread of
+// its own and in batches (every row that came while the last batch was written goes in the next
+// transaction): a controller that dies during a long phase leaves the results that had
+// arrived, and the phase's end writes only the rows still missing and the clocks.
+//
+// Add is thread-safe (it is called from gRPC's threads); the store is used only by the
+// writer's thread between the constructor and Finish, and by nobody else meanwhile.
+#ifndef STORMARK_CONTROLLER_RESULTS_PHASE_WRITER_H_
+#define STORMARK_CONTROLLER_RESULTS_PHASE_WRITER_H_
+
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "common/status.h"
+#include "controller/results/results_store.h"
+
+namespace stormark::controller {
+
+class PhaseWriter {
+ public:
+  // `store` must outlive the writer; the phase's row must be in it (ResultsStore::BeginPhase).
+  PhaseWriter(ResultsStore* store, std::string run_id, size_t phase_index, size_t hosts);
+  // Finishes, when Finish was not called.
+  ~PhaseWriter();
+  PhaseWriter(const PhaseWriter&) = delete;
+  PhaseWriter& operator=(const PhaseWriter&) = delete;
+
+  // Host `host_index`'s final outcome (its clock is written at the end): copied, and written
+  // soon after. Quick; a second outcome of one host, or any after a failed write, is dropped.
+  void Add(size_t host_index, const HostOutcome& host) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Writes what is queued, stops the thread, and returns the first write error. `written`
+  // gets a 1 for each host whose row is in the store.
+  common::Status Finish(std::vector<char>* written) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  void Loop() ABSL_LOCKS_EXCLUDED(mu_);
+
+  ResultsStore* const store_;
+  const std::string run_id_;
+  const size_t phase_index_;
+  absl::Mutex mu_;
+  std::vector<std::pair<size_t, HostOutcome>> queue_ ABSL_GUARDED_BY(mu_);
+  bool finishing_ ABSL_GUARDED_BY(mu_) = false;
+  common::Status error_ ABSL_GUARDED_BY(mu_);
+  std::vector<char> added_ ABSL_GUARDED_BY(mu_);  // Each host is written once.
+  std::vector<char> written_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;  // Last: it starts once everything above exists.
+};
+
+}  // namespace stormark::controller
+
+#endif  // STORMARK_CONTROLLER_RESULTS_PHASE_WRITER_H_
