@@ -93,13 +93,15 @@ class PhaseRunner {
   // Called with progress every interval; returns false when nobody listens any more, which
   // aborts the phase.
   using ProgressFn = std::function<bool(const stormark::v1::RunUpdate::Progress&)>;
-  // Called once an armed Run is ready for its Start; returns false when nobody listens.
+  // Called once an armed Run is ready for its Start (its threads wait for the instant);
+  // returns false when nobody listens. Not called for a run that ended, or was aborted,
+  // before it was ready.
   using ArmedFn = std::function<bool()>;
   // Waits for the start instant, runs the prepared phase and returns its result, which
   // tells success, failure or abort. An error Status means the phase could not start (wrong
   // id, not prepared; PERMISSION_DENIED when `caller` or request.phase_token is not the
   // phase's). Blocks for the whole phase. With request.await_start, the phase is armed:
-  // `armed` is called, and the instant is the one a Start call gives.
+  // `armed` is called once it is ready, and the instant is the one a Start call gives.
   common::StatusOr<stormark::v1::PhaseResult> Run(const stormark::v1::RunRequest& request,
                                                   const Identity& caller,
                                                   const ProgressFn& progress, const GoneFn& gone,

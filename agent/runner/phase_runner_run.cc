@@ -167,13 +167,16 @@ StatusOr<PhaseResult> PhaseRunner::Run(const stormark::v1::RunRequest& request,
   if (request.await_start()) {
     // A worker whose thread never started is done at once, and never ready.
     while (!worker->done() && !shared->start.AwaitReady(kArmedPollNanos)) {
+      if (lease_expired()) cancelled_ = true;
       if (gone()) {
         caller_gone = true;
         break;
       }
     }
     ended_unready = !caller_gone && !shared->start.ready();
-    if (!caller_gone && !ended_unready && armed && !armed()) caller_gone = true;
+    // An abort (or the lease's end) while the threads were being made: not armed, and the
+    // wait below ends at once.
+    if (!caller_gone && !ended_unready && !cancelled_ && armed && !armed()) caller_gone = true;
     auto started = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
       return start_at_unix_ != 0 || cancelled_;
     };

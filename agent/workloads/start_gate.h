@@ -44,8 +44,9 @@ class StartGate {
   // reached AwaitStart (it could not start its own threads, or it failed before).
   void RunEnded() ABSL_LOCKS_EXCLUDED(mu_);
   // The phase runner: waits up to `timeout_nanos` for the run to be ready for the instant
-  // (its thread, and a workload that StartsItself its own threads, wait in AwaitStart) or to
-  // end before it was; returns whether one of them happened, and ready() says which.
+  // (its thread waits in AwaitStart; a workload that StartsItself calls it once its own
+  // threads exist and wait for it) or to end before it was; returns whether one of them
+  // happened, and ready() says which.
   bool AwaitReady(int64_t timeout_nanos) ABSL_LOCKS_EXCLUDED(mu_);
   bool ready() const ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "common/strings.h"
 #include "controller/fleet/throttle.h"
@@ -318,9 +320,12 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
   // start instant is sent with these offsets. Their time is the fan-out the lead must cover.
   const int64_t synced_from = clock_.NowUnixNanos();
   // A re-sync that failed keeps the estimate from before, which the end-of-phase sync then
-  // brackets: the host runs, and its uncertainty says how good the clock was.
-  SyncClocks(starting, kBarrierSyncRounds, [this, outcome](size_t i, const Status&) {
-    outcome->hosts[i].clock = clients_[i]->clock();
+  // brackets: the host runs, and its uncertainty says how good the clock was. Held apart
+  // until every run is over: a host aborted during this sync may have ended already, and
+  // host_done reads its outcome on another thread.
+  std::vector<std::optional<ClockEstimate>> barrier_clocks(clients_.size());
+  SyncClocks(starting, kBarrierSyncRounds, [this, &barrier_clocks](size_t i, const Status&) {
+    barrier_clocks[i] = clients_[i]->clock();
   });
   const int64_t fan_out = (clock_.NowUnixNanos() - synced_from) / kBarrierSyncRounds;
 
@@ -357,6 +362,9 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
     }
   }
   runs.WaitIdle();
+  for (size_t i : starting) {
+    if (barrier_clocks[i]) outcome->hosts[i].clock = *barrier_clocks[i];
+  }
 
   // 5. The clocks once more, now that every host's phase and cleanup are over: the phase's start
   // lies between this sync and the one after the barrier, so how far the offset moved in

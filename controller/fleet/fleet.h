@@ -98,9 +98,10 @@ class Fleet {
 
   // Runs one phase on every usable host, all at one instant or one host after another, and
   // returns every host's outcome. Start skew is measured for concurrent runs only.
-  // `host_done` (when set) is called once for each host that ran, from gRPC's threads, as soon
-  // as its result and cleanup are in: its outcome is final then but for its clock, which is
-  // bracketed once every host has ended. Must be thread-safe and quick.
+  // `host_done` (when set) is called once for each host that was prepared (whether it then
+  // ran, or was stopped before it began), from gRPC's threads, as soon as its result and
+  // cleanup are in: its outcome is final then but for its clock, which is set once every
+  // host has ended. Must be thread-safe and quick.
   using HostDoneFn = std::function<void(size_t, const HostOutcome&)>;
   PhaseOutcome RunPhase(const PhasePlan& plan, const std::string& phase_id,
                         const ProgressFn& progress, RunMode mode = RunMode::kConcurrent,

@@ -181,6 +181,8 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
     sweep.Reset();
 
     hosts.Bind(1, run_id).Bind(2, index);
+    std::vector<char> present(finished ? 0 : run->agents.size(), 0);
+    if (!finished) outcome.hosts.resize(run->agents.size());
     while (true) {
       ASSIGN_OR_RETURN(bool host_row, hosts.Step());
       if (!host_row) break;
@@ -203,22 +205,19 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
                                             " has a result of host ", h,
                                             ", which the run has not"));
         }
-        outcome.hosts.resize(run->agents.size());
         outcome.hosts[static_cast<size_t>(h)] = std::move(host);
+        present[static_cast<size_t>(h)] = 1;
       }
     }
     hosts.Reset();
-    if (!finished) {
-      // The run's controller stopped during the phase: a host without a row had sent no
-      // result yet (or took no part in it), and nobody knows which any more.
-      outcome.hosts.resize(run->agents.size());
-      for (size_t h = 0; h < outcome.hosts.size(); ++h) {
-        HostOutcome& host = outcome.hosts[h];
-        if (!host.host.empty()) continue;
-        host.host = run->agents[h].host;
-        host.target = outcome.plan.target;
-        host.error = kNoResultRecorded;
-      }
+    // The phase had not ended: a host without a row had sent no result yet, or never will
+    // (its controller stopped). One the run could not use says why instead.
+    for (size_t h = 0; h < present.size(); ++h) {
+      if (present[h]) continue;
+      HostOutcome& host = outcome.hosts[h];
+      host.host = run->agents[h].host;
+      host.target = outcome.plan.target;
+      host.error = run->agents[h].error.empty() ? kNoResultRecorded : run->agents[h].error;
     }
     run->phases.push_back(std::move(outcome));
   }

@@ -84,7 +84,7 @@ struct HostStatements {
   Statement resolved;
 };
 
-// One host's row and its detail tables; runs inside AddPhase's transaction.
+// One host's row and its detail tables; runs inside the caller's transaction.
 Status AddHost(HostStatements& statements, const std::string& run_id, size_t phase_index,
                size_t host_index, const HostOutcome& host, const RowSummary& row) {
   const int64_t p = static_cast<int64_t>(phase_index);

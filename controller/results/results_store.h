@@ -1,6 +1,6 @@
-// The results history: every run, written phase by phase into one SQLite file, so a crash of
-// the controller loses at most the phase in flight. `stormark results` reads it back
-// (results_query.h).
+// The results history: every run, written into one SQLite file as it goes (each phase's row as
+// it starts, each host's as its result arrives), so a crash of the controller loses only the
+// results that had not come in. `stormark results` reads it back (results_query.h).
 //
 // Schema version 5 (PRAGMA user_version = 5; an older file is upgraded in place when opened,
 // adding the tables of later versions, and its runs stay readable). Times are ns since

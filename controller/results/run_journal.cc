@@ -1,5 +1,7 @@
 #include "controller/results/run_journal.h"
 
+#include <system_error>
+
 #include "common/strings.h"
 
 namespace stormark::controller {
@@ -23,8 +25,12 @@ void RunJournal::BeginPhase(const std::string& run_id, size_t index, const Phase
   if (!healthy()) return;
   Check(store_->BeginPhase(run_id, index, phase),
         common::StrCat("the start of phase ", index + 1, " '", phase.plan.name, "'"));
-  if (healthy()) {
+  if (!healthy()) return;
+  try {
     writer_ = std::make_unique<PhaseWriter>(store_.get(), run_id, index, hosts);
+  } catch (const std::system_error&) {
+    // No thread for it (the host is out of threads): EndPhase writes every row at the end.
+    writer_ = nullptr;
   }
 }
 

@@ -2,7 +2,8 @@
 // and columns, and a transaction guard. Every failure is a Status naming the database file
 // and SQLite's message; nothing throws.
 //
-// Not thread-safe: one Database (and its statements) per thread.
+// Not thread-safe: a Database (and its statements) is used by one thread at a time; handing it
+// to another thread needs a happens-before (a join), as the phase writer's does.
 #ifndef STORMARK_CONTROLLER_RESULTS_SQLITE_H_
 #define STORMARK_CONTROLLER_RESULTS_SQLITE_H_
 

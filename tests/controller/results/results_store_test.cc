@@ -552,6 +552,17 @@ TEST_F(ResultsStoreTest, APhaseCutOffByItsControllerKeepsTheResultsThatHadArrive
   EXPECT_EQ(cut.hosts[1].target, "scratch");
   EXPECT_FALSE(cut.hosts[1].result.has_value());
   EXPECT_EQ(cut.hosts[1].error, kNoResultRecorded);
+
+  // A host the run could not use has no row either, and says why rather than "no result".
+  RunRecord other = TwoHostRun("r2");
+  other.agents[1].error = "host b:7420: unreachable: connection refused";
+  ASSERT_TRUE(store->BeginRun(other, {"nightly", RunMode::kConcurrent, 1, gone}).ok());
+  ASSERT_TRUE(store->BeginPhase("r2", 0, Begun(other.phases[0])).ok());
+  auto second = LoadRun(*store, "r2");
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_EQ(second->record.phases[0].hosts.size(), 2u);
+  EXPECT_EQ(second->record.phases[0].hosts[0].error, kNoResultRecorded);
+  EXPECT_EQ(second->record.phases[0].hosts[1].error, other.agents[1].error);
 }
 
 TEST_F(ResultsStoreTest, Version4FileIsUpgradedAndItsPhasesReadAsFinished) {
