@@ -180,13 +180,21 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
     }
     sweep.Reset();
 
+    // One row per host of the run, at its index: a stored row for a host the run has not
+    // (a damaged or edited file) is refused rather than shown as one more host.
     hosts.Bind(1, run_id).Bind(2, index);
-    std::vector<char> present(finished ? 0 : run->agents.size(), 0);
-    if (!finished) outcome.hosts.resize(run->agents.size());
+    std::vector<char> present(run->agents.size(), 0);
+    outcome.hosts.resize(run->agents.size());
     while (true) {
       ASSIGN_OR_RETURN(bool host_row, hosts.Step());
       if (!host_row) break;
-      HostOutcome host;
+      const int64_t h = hosts.Int(6);
+      if (h < 0 || static_cast<size_t>(h) >= run->agents.size()) {
+        return absl::DataLossError(StrCat(db.path(), ": run ", run_id, " phase ", index + 1,
+                                          " has a result of host ", h, ", which the run has not"));
+      }
+      HostOutcome& host = outcome.hosts[static_cast<size_t>(h)];
+      present[static_cast<size_t>(h)] = 1;
       host.host = hosts.Text(0);
       host.target = hosts.Text(1);
       host.error = hosts.Text(2);
@@ -196,24 +204,16 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
       }
       host.clock.offset_nanos = hosts.Int(4);
       host.clock.uncertainty_nanos = hosts.Int(5);
-      if (finished) {
-        outcome.hosts.push_back(std::move(host));
-      } else {
-        const int64_t h = hosts.Int(6);
-        if (h < 0 || static_cast<size_t>(h) >= run->agents.size()) {
-          return absl::DataLossError(StrCat(db.path(), ": run ", run_id, " phase ", index + 1,
-                                            " has a result of host ", h,
-                                            ", which the run has not"));
-        }
-        outcome.hosts[static_cast<size_t>(h)] = std::move(host);
-        present[static_cast<size_t>(h)] = 1;
-      }
     }
     hosts.Reset();
-    // The phase had not ended: a host without a row had sent no result yet, or never will
-    // (its controller stopped). One the run could not use says why instead.
     for (size_t h = 0; h < present.size(); ++h) {
       if (present[h]) continue;
+      if (finished) {
+        return absl::DataLossError(StrCat(db.path(), ": run ", run_id, " phase ", index + 1,
+                                          " ended without a row for host ", h));
+      }
+      // The phase had not ended: the host had sent no result yet, or never will (its
+      // controller stopped). One the run could not use says why instead.
       HostOutcome& host = outcome.hosts[h];
       host.host = run->agents[h].host;
       host.target = outcome.plan.target;

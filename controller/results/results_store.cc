@@ -250,10 +250,11 @@ Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {
   return transaction.Commit();
 }
 
-Status ResultsStore::InsertPhase(const std::string& run_id, size_t phase_index,
-                                 const PhaseOutcome& phase, bool finished) {
+Status ResultsStore::BeginPhase(const std::string& run_id, size_t phase_index,
+                                const PhaseOutcome& phase) {
   const int64_t p = static_cast<int64_t>(phase_index);
   const PhasePlan& plan = phase.plan;
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
   ASSIGN_OR_RETURN(Statement insert_phase,
                    db_->Prepare("INSERT INTO phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   RETURN_IF_ERROR(insert_phase.Insert(
@@ -262,20 +263,13 @@ Status ResultsStore::InsertPhase(const std::string& run_id, size_t phase_index,
       plan.Describe(), ModeName(phase.mode), common::CacheModeName(plan.spec.cache()),
       phase.start_at_unix_nanos, phase.start_skew_nanos, phase.start_skew_uncertainty_nanos,
       sqlite::BlobParam{Serialized(plan.spec)},
-      plan.start_spread_limit > 0 ? plan.start_spread_limit : 0.01, int64_t{finished}));
+      plan.start_spread_limit > 0 ? plan.start_spread_limit : 0.01, /*finished=*/int64_t{0}));
   ASSIGN_OR_RETURN(Statement insert_sweep,
                    db_->Prepare("INSERT INTO sweep_values VALUES (?,?,?,?,?)"));
   for (size_t i = 0; i < plan.sweep_point.size(); ++i) {
     RETURN_IF_ERROR(insert_sweep.Insert(run_id, p, static_cast<int64_t>(i),
                                         plan.sweep_point[i].first, plan.sweep_point[i].second));
   }
-  return absl::OkStatus();
-}
-
-Status ResultsStore::BeginPhase(const std::string& run_id, size_t phase_index,
-                                const PhaseOutcome& phase) {
-  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
-  RETURN_IF_ERROR(InsertPhase(run_id, phase_index, phase, /*finished=*/false));
   return transaction.Commit();
 }
 
@@ -314,18 +308,6 @@ Status ResultsStore::EndPhase(const std::string& run_id, size_t phase_index,
     } else {
       RETURN_IF_ERROR(AddHost(statements, run_id, phase_index, h, host, SummarizeHost(host)));
     }
-  }
-  return transaction.Commit();
-}
-
-Status ResultsStore::AddPhase(const std::string& run_id, size_t phase_index,
-                              const PhaseOutcome& outcome) {
-  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
-  RETURN_IF_ERROR(InsertPhase(run_id, phase_index, outcome, /*finished=*/true));
-  ASSIGN_OR_RETURN(HostStatements statements, HostStatements::Prepare(*db_));
-  for (size_t h = 0; h < outcome.hosts.size(); ++h) {
-    RETURN_IF_ERROR(AddHost(statements, run_id, phase_index, h, outcome.hosts[h],
-                            SummarizeHost(outcome.hosts[h])));
   }
   return transaction.Commit();
 }

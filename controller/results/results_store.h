@@ -112,11 +112,9 @@ class ResultsStore {
 
   // Records the run as "running", with its agents and their targets.
   common::Status BeginRun(const RunRecord& run, const RunStart& start);
-  // Records one finished phase: every host's outcome, histogram, series and measurements.
-  common::Status AddPhase(const std::string& run_id, size_t phase_index,
-                          const PhaseOutcome& outcome);
-  // The same for a phase in flight, in three steps, so that a controller that dies during
-  // it leaves every host's result that had arrived (phase_writer.h):
+  // Records a phase, with every host's outcome, histogram, series and measurements, in
+  // three steps, so that a controller that dies during it leaves every host's result that
+  // had arrived (phase_writer.h):
   // - its row, marked unfinished, before it runs (`phase` holds its plan, id and mode);
   common::Status BeginPhase(const std::string& run_id, size_t phase_index,
                             const PhaseOutcome& phase);
@@ -143,9 +141,6 @@ class ResultsStore {
 
  private:
   explicit ResultsStore(std::unique_ptr<sqlite::Database> db) : db_(std::move(db)) {}
-  // The phase's row and sweep values, inside the caller's transaction.
-  common::Status InsertPhase(const std::string& run_id, size_t phase_index,
-                             const PhaseOutcome& phase, bool finished);
   static common::StatusOr<std::unique_ptr<ResultsStore>> OpenWith(const std::string& path,
                                                                   bool create);
 

@@ -44,7 +44,8 @@ class ResultsStoreTest : public ::testing::Test {
     RunStart start{"nightly", RunMode::kConcurrent, run.phases.size() + 1, std::move(owner)};
     ASSERT_TRUE(store.BeginRun(run, start).ok());
     for (size_t p = 0; p < run.phases.size(); ++p) {
-      ASSERT_TRUE(store.AddPhase(run.run_id, p, run.phases[p]).ok());
+      ASSERT_TRUE(store.BeginPhase(run.run_id, p, run.phases[p]).ok());
+      ASSERT_TRUE(store.EndPhase(run.run_id, p, run.phases[p], /*written=*/{}).ok());
     }
     for (size_t i = 0; i < run.hooks.size(); ++i) {
       ASSERT_TRUE(store.AddHook(run.run_id, i, run.hooks[i]).ok());
@@ -530,7 +531,8 @@ TEST_F(ResultsStoreTest, APhaseCutOffByItsControllerKeepsTheResultsThatHadArrive
   RunOwner gone = RunOwner::Self();
   gone.start_ticks += 1;  // The controller died during the second phase.
   ASSERT_TRUE(store->BeginRun(run, {"nightly", RunMode::kConcurrent, 2, gone}).ok());
-  ASSERT_TRUE(store->AddPhase("r1", 0, run.phases[0]).ok());
+  ASSERT_TRUE(store->BeginPhase("r1", 0, run.phases[0]).ok());
+  ASSERT_TRUE(store->EndPhase("r1", 0, run.phases[0], /*written=*/{}).ok());
   ASSERT_TRUE(store->BeginPhase("r1", 1, Begun(run.phases[1])).ok());
   ASSERT_TRUE(store->AddHosts("r1", 1, {{0, run.phases[1].hosts[0]}}).ok());
 
@@ -563,6 +565,40 @@ TEST_F(ResultsStoreTest, APhaseCutOffByItsControllerKeepsTheResultsThatHadArrive
   ASSERT_EQ(second->record.phases[0].hosts.size(), 2u);
   EXPECT_EQ(second->record.phases[0].hosts[0].error, kNoResultRecorded);
   EXPECT_EQ(second->record.phases[0].hosts[1].error, other.agents[1].error);
+}
+
+TEST_F(ResultsStoreTest, AStoredRowOfAHostTheRunHasNotIsRefusedNotShownAsOneMore) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  Write(*store, TwoHostRun("r1"), kRunCompleted);
+  // An edited file: host 0's row copied to index 7 of a two-host run.
+  ASSERT_TRUE(store->db()
+                  .Prepare("INSERT INTO host_results SELECT run_id, phase_index, 7, host, target, "
+                           "status, error, bytes, ops, elapsed_seconds, bytes_per_second, "
+                           "ops_per_second, cpu_percent, latency_count, latency_sum_nanos, "
+                           "latency_min_nanos, p50_nanos, p99_nanos, max_nanos, "
+                           "start_unix_nanos, end_unix_nanos, start_late_nanos, "
+                           "clock_offset_nanos, clock_uncertainty_nanos, warnings, result FROM "
+                           "host_results WHERE phase_index = 0 AND host_index = 0")
+                  ->Run()
+                  .ok());
+  auto loaded = LoadRun(*store, "r1");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(loaded.status().message(),
+              HasSubstr("run r1 phase 1 has a result of host 7, which the run has not"));
+
+  // A finished phase that lost a host's row is damaged too.
+  auto store2 = OpenStore("other.db");
+  ASSERT_NE(store2, nullptr);
+  Write(*store2, TwoHostRun("r2"), kRunCompleted);
+  ASSERT_TRUE(store2->db()
+                  .Prepare("DELETE FROM host_results WHERE phase_index = 1 AND host_index = 1")
+                  ->Run()
+                  .ok());
+  auto damaged = LoadRun(*store2, "r2");
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_THAT(damaged.status().message(), HasSubstr("phase 2 ended without a row for host 1"));
 }
 
 TEST_F(ResultsStoreTest, Version4FileIsUpgradedAndItsPhasesReadAsFinished) {
