@@ -238,43 +238,48 @@ ALTER TABLE phases ADD COLUMN finished INTEGER NOT NULL DEFAULT 1;
 }  // namespace
 
 Status PrepareSchema(sqlite::Database* db, bool create) {
+  auto newer = [db](int64_t version) {
+    return absl::FailedPreconditionError(
+        StrCat(db->path(), ": written by a newer stormark (results schema ", version,
+               "; this one reads up to ", kResultsSchemaVersion, ")"));
+  };
   ASSIGN_OR_RETURN(int64_t version, db->QueryInt("PRAGMA user_version"));
+  if (version == kResultsSchemaVersion) return absl::OkStatus();
+  if (version > kResultsSchemaVersion) return newer(version);
+  if (version == 0 && !create) {
+    ASSIGN_OR_RETURN(int64_t tables, db->QueryInt("SELECT COUNT(*) FROM sqlite_master"));
+    if (tables == 0) return absl::NotFoundError(StrCat(db->path(), ": no results recorded yet"));
+  }
+  // Creating or upgrading, judged again under the write lock: another controller may be doing
+  // the same at this moment (two runs started at once on a new file, or on one of an older
+  // schema), and what it did is then no reason to refuse the file or to upgrade it twice.
+  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
+  ASSIGN_OR_RETURN(version, db->QueryInt("PRAGMA user_version"));
+  if (version == kResultsSchemaVersion) return transaction.Commit();
+  if (version > kResultsSchemaVersion) return newer(version);
   if (version == 0) {
     ASSIGN_OR_RETURN(int64_t tables, db->QueryInt("SELECT COUNT(*) FROM sqlite_master"));
     if (tables > 0) {
       return absl::FailedPreconditionError(
           StrCat(db->path(), ": a SQLite database, but not a stormark results database"));
     }
-    if (!create) {
-      return absl::NotFoundError(StrCat(db->path(), ": no results recorded yet"));
-    }
-    ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
+    if (!create) return absl::NotFoundError(StrCat(db->path(), ": no results recorded yet"));
     RETURN_IF_ERROR(db->Exec(kSchema));
     RETURN_IF_ERROR(db->Exec(kSchemaV2));
     RETURN_IF_ERROR(db->Exec(kSchemaV3));
     RETURN_IF_ERROR(db->Exec(kSchemaV4));
     RETURN_IF_ERROR(db->Exec(kSchemaV5));
-    RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
-    return transaction.Commit();
-  }
-  if (version > kResultsSchemaVersion) {
-    return absl::FailedPreconditionError(
-        StrCat(db->path(), ": written by a newer stormark (results schema ", version,
-               "; this one reads up to ", kResultsSchemaVersion, ")"));
-  }
-  if (version < kResultsSchemaVersion) {
+  } else {
     // 1 -> 2 -> 3 -> 4 -> 5: new tables and columns with defaults; every older row stays.
-    ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
     const std::string upgrading = StrCat(db->path(), ": upgrading the results schema ", version,
                                          " to ", kResultsSchemaVersion);
     if (version < 2) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV2), upgrading));
     if (version < 3) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV3), upgrading));
     if (version < 4) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV4), upgrading));
     RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV5), upgrading));
-    RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
-    return transaction.Commit();
   }
-  return absl::OkStatus();
+  RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
+  return transaction.Commit();
 }
 
 }  // namespace stormark::controller

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <vector>
 
 #include "common/histogram.h"
 #include "common/strings.h"
@@ -599,6 +601,28 @@ TEST_F(ResultsStoreTest, AStoredRowOfAHostTheRunHasNotIsRefusedNotShownAsOneMore
   auto damaged = LoadRun(*store2, "r2");
   ASSERT_FALSE(damaged.ok());
   EXPECT_THAT(damaged.status().message(), HasSubstr("phase 2 ended without a row for host 1"));
+}
+
+TEST_F(ResultsStoreTest, ControllersOpeningANewOrAnOlderFileAtOnceAllGetIt) {
+  // Two runs started at once on a file that does not exist yet, or on one of an older schema:
+  // the second to look must wait for the first's schema, not refuse the file as another
+  // program's or fail adding a column twice.
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    const std::string name = common::StrCat("race-", attempt, ".db");
+    if (attempt % 2 == 1) {
+      auto store = OpenStore(name);
+      ASSERT_NE(store, nullptr);
+      ASSERT_TRUE(store->db().Prepare("ALTER TABLE phases DROP COLUMN finished")->Run().ok());
+      ASSERT_TRUE(store->db().Prepare("PRAGMA user_version = 4")->Run().ok());
+    }
+    std::vector<common::Status> statuses(4);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < statuses.size(); ++t) {
+      threads.emplace_back([&, t] { statuses[t] = ResultsStore::Open(PathOf(name)).status(); });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const common::Status& status : statuses) EXPECT_TRUE(status.ok()) << attempt << status;
+  }
 }
 
 TEST_F(ResultsStoreTest, Version4FileIsUpgradedAndItsPhasesReadAsFinished) {
