@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "common/cache_report.h"
 #include "common/histogram.h"
@@ -166,6 +168,22 @@ Status AddHost(HostStatements& statements, const std::string& run_id, size_t pha
   return absl::OkStatus();
 }
 
+// Puts the file in WAL mode (it stays so): readers never block the writer then. Switching takes
+// the file's exclusive lock, for which SQLite calls no busy handler: another controller opening
+// the same new file at that moment (two runs started at once, reading its schema version) made
+// the switch fail at once with "database is locked". Tried again for as long as the busy timeout.
+Status UseWal(sqlite::Database* db) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (true) {
+    Status status = db->Exec("PRAGMA journal_mode = WAL");
+    if (status.ok() || status.code() != absl::StatusCode::kUnavailable ||
+        std::chrono::steady_clock::now() > deadline) {
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 }  // namespace
 
 std::string DefaultResultsPath() {
@@ -196,7 +214,8 @@ StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::OpenWith(const std::string
   ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Database> db, sqlite::Database::Open(path, create));
   // The first statement reads the file: a file that is not a database fails here.
   RETURN_IF_ERROR(PrepareSchema(db.get(), create));
-  RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON"));
+  RETURN_IF_ERROR(UseWal(db.get()));
+  RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = ON"));
   return std::unique_ptr<ResultsStore>(new ResultsStore(std::move(db)));
 }
 
