@@ -12,6 +12,7 @@
 #include "common/units.h"
 #include "common/version.h"
 #include "controller/report/summary.h"
+#include "controller/run/full_phase.h"
 #include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
 
@@ -143,10 +144,12 @@ double Percent(int64_t cpu_nanos, int64_t elapsed_nanos) {
 
 }  // namespace
 
-json FioJson(const RunRecord& run, bool plus) {
+json FioJson(const RunRecord& run, bool plus, common::Status* read_back) {
   json jobs = json::array(), clients = json::array(), omitted = json::array();
   for (size_t p = 0; p < run.phases.size(); ++p) {
-    const PhaseOutcome& phase = run.phases[p];
+    const FullPhase full(run, p);
+    full.KeepFirstError(read_back);
+    const PhaseOutcome& phase = *full;
     Directions all;
     bool any = false, split = true;
     for (const HostOutcome& host : phase.hosts) {
@@ -205,8 +208,11 @@ json FioJson(const RunRecord& run, bool plus) {
 }
 
 common::Status WriteFioJson(const RunRecord& run, const std::string& path, bool plus) {
-  return common::WriteFileAtomically(
-      path, FioJson(run, plus).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  common::Status read_back;
+  const std::string text =
+      FioJson(run, plus, &read_back).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  RETURN_IF_ERROR(common::WriteFileAtomically(path, text));
+  return common::Annotate(read_back, "fio JSON: written with summaries only");
 }
 
 }  // namespace stormark::controller::fio

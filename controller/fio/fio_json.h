@@ -18,7 +18,7 @@
 //   - A phase of a workload with no such split (bonnie, postmark, command) is left out and
 //     named under "stormark" -> "omitted".
 //
-// Pure.
+// Pure but for reading back a phase cut to its summaries.
 #ifndef STORMARK_CONTROLLER_FIO_FIO_JSON_H_
 #define STORMARK_CONTROLLER_FIO_FIO_JSON_H_
 
@@ -30,9 +30,12 @@
 
 namespace stormark::controller::fio {
 
-nlohmann::json FioJson(const RunRecord& run, bool plus);
+// A phase cut to its summaries is read back in full (run/full_phase.h); one that cannot be
+// counts with its summaries, and *read_back (when given) gets the first such error.
+nlohmann::json FioJson(const RunRecord& run, bool plus, common::Status* read_back = nullptr);
 
-// Writes FioJson to `path` atomically.
+// Writes FioJson to `path` atomically; a phase that could not be read back is an error after
+// the file is written.
 common::Status WriteFioJson(const RunRecord& run, const std::string& path, bool plus);
 
 }  // namespace stormark::controller::fio

@@ -4,6 +4,7 @@
 
 #include "common/atomic_file.h"
 #include "common/strings.h"
+#include "controller/run/full_phase.h"
 #include "fmt/format.h"
 
 namespace stormark::controller::fio {
@@ -100,12 +101,16 @@ std::string FileSafe(const std::string& name) {
 
 }  // namespace
 
-std::vector<FioLogFile> FioLogs(const RunRecord& run) {
+std::vector<FioLogFile> FioLogs(const RunRecord& run, common::Status* read_back) {
   std::vector<FioLogFile> files;
   std::map<std::string, int> runs_of;     // phase name -> runs seen so far
   std::map<std::string, size_t> file_of;  // path -> its index in `files`
-  for (const PhaseOutcome& phase : run.phases) {
-    if (phase.plan.fio_logs.empty()) continue;
+  for (size_t p = 0; p < run.phases.size(); ++p) {
+    if (run.phases[p].plan.fio_logs.empty()) continue;
+    const FullPhase full(run, p);
+    full.KeepFirstError(read_back);
+    if (!full.status().ok()) continue;  // Summaries have no intervals to log.
+    const PhaseOutcome& phase = *full;
     const int nth = ++runs_of[phase.plan.name];
     const std::string again = nth > 1 ? StrCat("-", nth) : "";
     for (const HostOutcome& host : phase.hosts) {
@@ -153,8 +158,8 @@ std::vector<FioLogFile> FioLogs(const RunRecord& run) {
 }
 
 common::Status WriteFioLogs(const RunRecord& run, std::vector<std::string>* written) {
-  common::Status first;
-  for (const FioLogFile& file : FioLogs(run)) {
+  common::Status first, read_back;
+  for (const FioLogFile& file : FioLogs(run, &read_back)) {
     common::Status s = common::WriteFileAtomically(file.path, file.text);
     if (s.ok()) {
       written->push_back(file.path);
@@ -162,7 +167,7 @@ common::Status WriteFioLogs(const RunRecord& run, std::vector<std::string>* writ
       first = common::Annotate(s, "fio log");
     }
   }
-  return first;
+  return first.ok() ? common::Annotate(read_back, "fio logs") : first;
 }
 
 }  // namespace stormark::controller::fio

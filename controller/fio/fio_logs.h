@@ -37,11 +37,14 @@ struct FioLogFile {
   std::string text;
 };
 
-// The log files of `run`, in phase, host and job order. Pure.
-std::vector<FioLogFile> FioLogs(const RunRecord& run);
+// The log files of `run`, in phase, host and job order. A phase cut to its summaries is read
+// back in full (run/full_phase.h); one that cannot be gives no logs, and *read_back (when
+// given) gets the first such error.
+std::vector<FioLogFile> FioLogs(const RunRecord& run, common::Status* read_back = nullptr);
 
 // Writes FioLogs(run), each atomically; `written` gets the paths written. The first error
-// names the file; the other files are still written.
+// names the file (or the phase that could not be read back); the other files are still
+// written.
 common::Status WriteFioLogs(const RunRecord& run, std::vector<std::string>* written);
 
 }  // namespace stormark::controller::fio

@@ -301,7 +301,7 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
                             arming.Release();
                           },
                           [i, &runs, &host_done, outcome] {
-                            if (host_done) host_done(i, outcome->hosts[i]);
+                            if (host_done) host_done(i, &outcome->hosts[i]);
                             runs.Release();
                           });
                     }
@@ -350,7 +350,7 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
         runs.Acquire();
         RunHost(i, plan, phase_id, start_at, progress, &outcome->hosts[i], nullptr,
                 [i, &runs, &host_done, outcome] {
-                  if (host_done) host_done(i, outcome->hosts[i]);
+                  if (host_done) host_done(i, &outcome->hosts[i]);
                   runs.Release();
                 });
       } else if (halted_now) {

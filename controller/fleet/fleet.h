@@ -46,6 +46,10 @@ struct HostOutcome {
   // disagree. Set by LabelTransports (environment.h), empty until then.
   std::string transport;
   std::string transport_note;
+  // Part of `result` was dropped from memory once the results database held it: its interval
+  // series as it arrived, all but its summary after its phase's table (run/full_phase.h, which
+  // reads it back).
+  bool result_trimmed = false;
 
   bool succeeded() const {
     return result && result->state() == stormark::v1::PhaseResult::SUCCEEDED;
@@ -101,8 +105,10 @@ class Fleet {
   // `host_done` (when set) is called once for each host that was prepared (whether it then
   // ran, or was stopped before it began), from gRPC's threads, as soon as its result and
   // cleanup are in: its outcome is final then but for its clock, which is set once every
-  // host has ended. Must be thread-safe and quick.
-  using HostDoneFn = std::function<void(size_t, const HostOutcome&)>;
+  // host has ended. It may drop from the result what the fleet no longer reads (everything
+  // but the fields of start_unix_nanos and start_late_nanos), while it owns the host. Must be
+  // thread-safe and quick.
+  using HostDoneFn = std::function<void(size_t, HostOutcome*)>;
   PhaseOutcome RunPhase(const PhasePlan& plan, const std::string& phase_id,
                         const ProgressFn& progress, RunMode mode = RunMode::kConcurrent,
                         const HostDoneFn& host_done = nullptr);

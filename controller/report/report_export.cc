@@ -3,6 +3,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "controller/report/summary.h"
+#include "controller/run/full_phase.h"
 #include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
 
@@ -128,12 +129,15 @@ std::string RunCsv(const RunRecord& run) {
   return out;
 }
 
-std::string RunBonnieCsv(const RunRecord& run) {
+std::string RunBonnieCsv(const RunRecord& run, common::Status* read_back) {
   std::string text;
-  for (const PhaseOutcome& phase : run.phases) {
-    const WorkloadKind* kind = KindOf(phase.plan.spec);
+  for (size_t p = 0; p < run.phases.size(); ++p) {
+    const WorkloadKind* kind = KindOf(run.phases[p].plan.spec);
     if (kind == nullptr || kind->csv_line == nullptr) continue;
-    for (const HostOutcome& host : phase.hosts) {
+    const FullPhase full(run, p);
+    full.KeepFirstError(read_back);
+    if (!full.status().ok()) continue;  // A line from a summary would be a line of zeros.
+    for (const HostOutcome& host : full->hosts) {
       if (host.succeeded()) text += kind->csv_line(host.host, *host.result) + "\n";
     }
   }

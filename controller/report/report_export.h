@@ -23,14 +23,17 @@
 
 #include <string>
 
+#include "common/status.h"
 #include "controller/run/run_record.h"
 
 namespace stormark::controller {
 
 std::string RunCsv(const RunRecord& run);
 // The bonnie++ CSV lines of its phases: one per host, from each workload that has such a
-// format (WorkloadKind::csv_line).
-std::string RunBonnieCsv(const RunRecord& run);
+// format (WorkloadKind::csv_line). A phase cut to its summaries is read back in full
+// (run/full_phase.h); *read_back (when given) gets the first error of one that cannot be,
+// whose hosts then have no line.
+std::string RunBonnieCsv(const RunRecord& run, common::Status* read_back = nullptr);
 // `label` is the run's label in the results history.
 std::string RunPrometheus(const RunRecord& run, const std::string& label);
 

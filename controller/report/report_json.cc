@@ -17,6 +17,7 @@
 #include "controller/report/host_groups.h"
 #include "controller/report/json_text_writer.h"
 #include "controller/report/summary.h"
+#include "controller/run/full_phase.h"
 #include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
 
@@ -423,11 +424,14 @@ json RunJsonWithoutPhases(const RunRecord& run) {
 // is given, else returned whole. Indented for a run of up to kCollapseAbove agents, which a
 // reader may open; compact beyond, where the indentation made the text 3.7 times as long
 // (411 MiB at 10,000 hosts) and most of the time from the last result to the exit.
-std::string WriteRunJson(const RunRecord& run, const common::PieceFn& spill) {
+std::string WriteRunJson(const RunRecord& run, const common::PieceFn& spill,
+                         common::Status* read_back) {
   JsonTextWriter writer(spill, run.agents.size() > kCollapseAbove);
   writer.ObjectWith(RunJsonWithoutPhases(run), 0, "phases", [&](int level) {
     writer.Array(run.phases.size(), level, [&](size_t p, int at) {
-      const PhaseOutcome& outcome = run.phases[p];
+      const FullPhase full(run, p);  // One phase's whole results at a time.
+      full.KeepFirstError(read_back);
+      const PhaseOutcome& outcome = *full;
       const PhaseRows rows(outcome);
       writer.ObjectWith(PhaseJsonWithoutResults(outcome, p, rows), at, "results", [&](int in) {
         writer.Array(rows.summary.rows.size(), in, [&](size_t i, int row_at) {
@@ -445,16 +449,21 @@ std::string WriteRunJson(const RunRecord& run, const common::PieceFn& spill) {
 json RunToJson(const RunRecord& run) {
   json j = RunJsonWithoutPhases(run);
   json phases = json::array();
-  for (size_t i = 0; i < run.phases.size(); ++i) phases.push_back(PhaseJson(run.phases[i], i));
+  for (size_t i = 0; i < run.phases.size(); ++i) phases.push_back(PhaseJson(*FullPhase(run, i), i));
   j["phases"] = std::move(phases);
   return j;
 }
 
-std::string RunJsonText(const RunRecord& run) { return WriteRunJson(run, nullptr); }
+std::string RunJsonText(const RunRecord& run, common::Status* read_back) {
+  return WriteRunJson(run, nullptr, read_back);
+}
 
 common::Status WriteJsonReport(const RunRecord& run, const std::string& path) {
-  return common::WriteFileAtomically(
-      path, [&run](const common::PieceFn& put) { WriteRunJson(run, put); });
+  common::Status read_back;
+  common::Status written = common::WriteFileAtomically(
+      path, [&](const common::PieceFn& put) { WriteRunJson(run, put, &read_back); });
+  if (!written.ok()) return written;
+  return common::Annotate(read_back, "--json: written with summaries only");
 }
 
 }  // namespace stormark::controller

@@ -9,6 +9,7 @@
 #include "controller/report/environment.h"
 #include "controller/report/summary.h"
 #include "controller/report/text_table.h"
+#include "controller/run/full_phase.h"
 #include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
 
@@ -55,7 +56,8 @@ std::optional<double> CellMetric(const PhasePlan& plan, const HostOutcome& host)
   return static_cast<double>(host.result->bytes()) / seconds / (1024.0 * 1024.0);
 }
 
-std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repeat) {
+std::string SweepSummaryTable(const RunRecord& run, int repeat) {
+  const std::vector<PhaseOutcome>& phases = run.phases;
   bool swept = false;
   std::vector<std::string> columns;  // Phase names, in first-run order.
   for (const PhaseOutcome& outcome : phases) {
@@ -76,7 +78,12 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
   // flagged[row][column]: a run of the cell carries a note (too fast, cache, ...).
   std::vector<std::vector<bool>> flagged;
   std::vector<bool> is_seconds(columns.size(), false);
-  for (const PhaseOutcome& outcome : phases) {
+  common::Status unread;  // The first phase that could not be read back: its cells are left out.
+  for (size_t p = 0; p < phases.size(); ++p) {
+    const FullPhase full(run, p);
+    full.KeepFirstError(&unread);
+    if (!full.status().ok()) continue;
+    const PhaseOutcome& outcome = *full;
     const size_t column =
         std::find(columns.begin(), columns.end(), outcome.plan.name) - columns.begin();
     const WorkloadKind* kind = KindOf(outcome.plan.spec);
@@ -141,7 +148,7 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
                         ? fmt::format("Summary: median of {} runs, [min-max] beside it\n\n", repeat)
                         : "Summary\n\n";
   out += table.Render("  ");
-  if (any_flagged || !differing.empty()) out += "\n";
+  if (any_flagged || !differing.empty() || !unread.ok()) out += "\n";
   if (!differing.empty()) {
     out += fmt::format("  {} {}\n", kDiffersMark, FormatDiffers(names, envs, differing));
   }
@@ -149,6 +156,10 @@ std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repea
     out +=
         "  * a run in this cell carries a note (too fast to time, cache, ...): see its phase "
         "table\n";
+  }
+  if (!unread.ok()) {
+    out += fmt::format("  note: {}: that phase's runs are left out of this table\n",
+                       std::string(unread.message()));
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "controller/fleet/fleet.h"
+#include "controller/run/run_record.h"
 
 namespace stormark::controller {
 
@@ -17,8 +18,9 @@ namespace stormark::controller {
 std::optional<double> CellMetric(const PhasePlan& plan, const HostOutcome& host);
 
 // "" when no phase ran, or every phase ran once and there is no sweep (the phase tables say
-// it all then). Pure.
-std::string SweepSummaryTable(const std::vector<PhaseOutcome>& phases, int repeat);
+// it all then). Reads each phase cut to its summaries back in full (run/full_phase.h), one at
+// a time; one that cannot be read back is left out, and a line under the table says so.
+std::string SweepSummaryTable(const RunRecord& run, int repeat);
 
 }  // namespace stormark::controller
 

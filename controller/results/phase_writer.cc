@@ -17,12 +17,15 @@ PhaseWriter::~PhaseWriter() {
   }
 }
 
-void PhaseWriter::Add(size_t host_index, const HostOutcome& host) {
+bool PhaseWriter::Add(size_t host_index, const HostOutcome& host) {
   std::pair<size_t, HostOutcome> entry(host_index, host);  // The copy, outside the lock.
   absl::MutexLock lock(&mu_);
-  if (!error_.ok() || finishing_ || host_index >= added_.size() || added_[host_index]) return;
+  if (!error_.ok() || finishing_ || host_index >= added_.size() || added_[host_index]) {
+    return false;
+  }
   added_[host_index] = 1;
   queue_.push_back(std::move(entry));
+  return true;
 }
 
 void PhaseWriter::Loop() {
@@ -42,6 +45,8 @@ void PhaseWriter::Loop() {
     absl::MutexLock lock(&mu_);
     if (!status.ok()) {
       error_ = status;
+      unwritten_ = std::move(batch);
+      for (auto& entry : queue_) unwritten_.push_back(std::move(entry));
       queue_.clear();
       return;
     }
@@ -49,7 +54,8 @@ void PhaseWriter::Loop() {
   }
 }
 
-common::Status PhaseWriter::Finish(std::vector<char>* written) {
+common::Status PhaseWriter::Finish(std::vector<char>* written,
+                                   std::vector<std::pair<size_t, HostOutcome>>* unwritten) {
   {
     absl::MutexLock lock(&mu_);
     finishing_ = true;
@@ -57,6 +63,7 @@ common::Status PhaseWriter::Finish(std::vector<char>* written) {
   if (thread_.joinable()) thread_.join();
   absl::MutexLock lock(&mu_);
   *written = written_;
+  if (unwritten != nullptr) *unwritten = std::move(unwritten_);
   return error_;
 }
 

@@ -30,12 +30,17 @@ class PhaseWriter {
   PhaseWriter& operator=(const PhaseWriter&) = delete;
 
   // Host `host_index`'s final outcome (its clock is written at the end): copied, and written
-  // soon after. Quick; a second outcome of one host, or any after a failed write, is dropped.
-  void Add(size_t host_index, const HostOutcome& host) ABSL_LOCKS_EXCLUDED(mu_);
+  // soon after. Quick. Returns false when it drops it: a second outcome of one host, an index
+  // out of range, or any after a failed write or Finish. One it took is either written or
+  // given back by Finish.
+  bool Add(size_t host_index, const HostOutcome& host) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Writes what is queued, stops the thread, and returns the first write error. `written`
-  // gets a 1 for each host whose row is in the store.
-  common::Status Finish(std::vector<char>* written) ABSL_LOCKS_EXCLUDED(mu_);
+  // gets a 1 for each host whose row is in the store; `unwritten` (when given) the outcomes
+  // taken and not written, because a write failed.
+  common::Status Finish(std::vector<char>* written,
+                        std::vector<std::pair<size_t, HostOutcome>>* unwritten = nullptr)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   void Loop() ABSL_LOCKS_EXCLUDED(mu_);
@@ -45,6 +50,8 @@ class PhaseWriter {
   const size_t phase_index_;
   absl::Mutex mu_;
   std::vector<std::pair<size_t, HostOutcome>> queue_ ABSL_GUARDED_BY(mu_);
+  // Taken, and not written because a write failed: for Finish to give back.
+  std::vector<std::pair<size_t, HostOutcome>> unwritten_ ABSL_GUARDED_BY(mu_);
   bool finishing_ ABSL_GUARDED_BY(mu_) = false;
   common::Status error_ ABSL_GUARDED_BY(mu_);
   std::vector<char> added_ ABSL_GUARDED_BY(mu_);  // Each host is written once.

@@ -184,7 +184,7 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
     std::fputs("\n", out);
   }
   events_before(SIZE_MAX);
-  if (const std::string summary = SweepSummaryTable(phases, repeat); !summary.empty()) {
+  if (const std::string summary = SweepSummaryTable(run->record, repeat); !summary.empty()) {
     std::fprintf(out, "%s\n", summary.c_str());
   }
   if (const RunStatus status = StatusOf(record); status.status != "complete") {

@@ -299,6 +299,27 @@ StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id
   return run;
 }
 
+StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> LoadPhaseResults(
+    const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts) {
+  ASSIGN_OR_RETURN(Statement query,
+                   store.db().Prepare("SELECT host_index, result FROM host_results WHERE "
+                                      "run_id = ? AND phase_index = ? AND result IS NOT NULL"));
+  query.Bind(1, run_id).Bind(2, static_cast<int64_t>(phase_index));
+  std::vector<std::optional<stormark::v1::PhaseResult>> results(hosts);
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return results;
+    const int64_t h = query.Int(0);
+    if (h < 0 || static_cast<size_t>(h) >= hosts) {
+      return absl::DataLossError(StrCat(store.path(), ": run ", run_id, " phase ", phase_index + 1,
+                                        " has a result of host ", h, ", which the run has not"));
+    }
+    auto& result = results[static_cast<size_t>(h)];
+    result.emplace();
+    RETURN_IF_ERROR(Decode(query.Blob(1), &*result, "phase result", store.path()));
+  }
+}
+
 StatusOr<std::unique_ptr<ResultsStore>> OpenResultsForReading(const std::string& db_path) {
   auto store = ResultsStore::OpenExisting(db_path.empty() ? DefaultResultsPath() : db_path);
   if (!store.ok()) return common::Annotate(store.status(), "results database");

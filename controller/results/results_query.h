@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,12 @@ common::StatusOr<std::string> ResolveRun(const ResultsStore& store, std::string_
 
 // The whole run. DATA_LOSS when a stored protobuf does not decode.
 common::StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id);
+
+// The stored results of phase `phase_index` (from 0) of a run of `hosts` hosts, by host index:
+// nullopt for a host without a row or without a result. DATA_LOSS when one does not decode or
+// names a host the run has not.
+common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> LoadPhaseResults(
+    const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts);
 
 // The store at `db_path` (DefaultResultsPath() when empty) for reading; errors begin
 // "results database".

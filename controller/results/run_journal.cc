@@ -3,6 +3,8 @@
 #include <system_error>
 
 #include "common/strings.h"
+#include "controller/results/results_query.h"
+#include "controller/run/full_phase.h"
 
 namespace stormark::controller {
 
@@ -36,19 +38,36 @@ void RunJournal::BeginPhase(const std::string& run_id, size_t index, const Phase
 
 Fleet::HostDoneFn RunJournal::host_done() {
   if (writer_ == nullptr) return nullptr;
-  return [writer = writer_.get()](size_t i, const HostOutcome& host) { writer->Add(i, host); };
+  return [writer = writer_.get()](size_t i, HostOutcome* host) {
+    if (writer->Add(i, *host) && host->result) {
+      CutPartSeries(&*host->result);
+      host->result_trimmed = true;
+    }
+  };
 }
 
-void RunJournal::EndPhase(const std::string& run_id, size_t index, const PhaseOutcome& outcome) {
-  const std::string what = common::StrCat("phase ", index + 1, " '", outcome.plan.name, "'");
+void RunJournal::EndPhase(const std::string& run_id, size_t index, PhaseOutcome* outcome) {
+  const std::string what = common::StrCat("phase ", index + 1, " '", outcome->plan.name, "'");
   std::vector<char> written;
   if (writer_ != nullptr) {
-    const common::Status status = writer_->Finish(&written);
+    std::vector<std::pair<size_t, HostOutcome>> unwritten;
+    const common::Status status = writer_->Finish(&written, &unwritten);
     writer_.reset();
+    // Rows a failed write lost: their results whole again, as the run's outputs need them.
+    for (auto& [i, host] : unwritten) {
+      outcome->hosts[i].result = std::move(host.result);
+      outcome->hosts[i].result_trimmed = false;
+    }
     if (healthy()) Check(status, what);
   }
   if (!healthy()) return;
-  Check(store_->EndPhase(run_id, index, outcome, written), what);
+  Check(store_->EndPhase(run_id, index, *outcome, written), what);
+}
+
+common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> RunJournal::ReadBack(
+    const std::string& run_id, size_t index, size_t hosts) const {
+  if (store_ == nullptr) return absl::FailedPreconditionError("no results database");
+  return LoadPhaseResults(*store_, run_id, index, hosts);
 }
 
 void RunJournal::Events(const RunRecord& run) {

@@ -8,8 +8,10 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "controller/results/phase_writer.h"
 #include "controller/results/results_store.h"
@@ -24,15 +26,23 @@ class RunJournal {
 
   void Begin(const RunRecord& run, const RunStart& start);
   // A phase in flight on `hosts` hosts: its row as it starts (`phase` holds its plan, id and
-  // mode), each host's
-  // row as its result arrives (through host_done(), which is thread-safe and nullptr without
-  // a store), and at its end the rows still missing and the clocks.
+  // mode), each host's row as its result arrives (through host_done(), which is thread-safe
+  // and nullptr without a store), and at its end the rows still missing and the clocks.
+  // host_done() drops the series of each result's parts once its row is queued
+  // (run/full_phase.h CutPartSeries), and EndPhase gives back those of any row a failed write
+  // lost.
   void BeginPhase(const std::string& run_id, size_t index, const PhaseOutcome& phase, size_t hosts);
   Fleet::HostDoneFn host_done();
-  void EndPhase(const std::string& run_id, size_t index, const PhaseOutcome& outcome);
+  void EndPhase(const std::string& run_id, size_t index, PhaseOutcome* outcome);
   // The hooks and skipped points `run` gained since the last call.
   void Events(const RunRecord& run);
   void Finish(const RunRecord& run, int64_t finished_unix_nanos, std::string_view status);
+
+  // Reads the stored results of phase `index` back, by host index (results_query.h
+  // LoadPhaseResults), through the journal's own connection: a file removed or renamed since
+  // still reads. Not while a phase is in flight.
+  common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> ReadBack(
+      const std::string& run_id, size_t index, size_t hosts) const;
 
   // True while the store holds everything written so far.
   bool healthy() const { return store_ != nullptr && !failed_; }

@@ -18,6 +18,7 @@
 #include "controller/workloads/workload_kinds.h"
 #include "controller/report/environment.h"
 #include "controller/fleet/fleet.h"
+#include "controller/run/full_phase.h"
 #include "controller/run/live_progress.h"
 #include "controller/fleet/local_agent.h"
 #include "controller/fleet/thread_budget.h"
@@ -172,6 +173,9 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   RunRecord run;
   run.started_unix_nanos = clock.NowUnixNanos();
   run.run_id = NewRunId(run.started_unix_nanos);
+  run.read_back = [&journal, &run](size_t index) {
+    return journal.ReadBack(run.run_id, index, run.agents.size());
+  };
   Fleet fleet(std::move(clients), clock, *fleet_options);
   // Ctrl-C aborts the phase on every agent. The guard removes the handler on every way out,
   // before `fleet` is destroyed; an interrupt that came before this point counts too.
@@ -308,7 +312,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
         live.End();
         outcome.plan.spec.clear_hand_over_to();
         LabelTransports(run.agents, &outcome);
-        journal.EndPhase(run.run_id, done, outcome);
+        journal.EndPhase(run.run_id, done, &outcome);
         const PhaseSummary summary = Summarize(outcome);
         std::fputs(FormatPhaseTable(outcome, summary, done++, total, plan.repeat, view).c_str(),
                    out);
@@ -316,6 +320,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
         std::fflush(out);
         if (summary.failed > 0) any_failed = true;
         run.phases.push_back(std::move(outcome));
+        // Held whole only until the database has it: the outputs at the end read it back.
+        if (journal.healthy()) CutPhaseToSummaries(&run, run.phases.size() - 1);
       }
     }
     if (!RunHooks(fleet, plan.teardown, point, "teardown", next_id, out, &run,
@@ -324,7 +330,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
     }
     journal.Events(run);
   }
-  const std::string summary = SweepSummaryTable(run.phases, plan.repeat);
+  const std::string summary = SweepSummaryTable(run, plan.repeat);
   if (!summary.empty()) std::fprintf(out, "%s\n", summary.c_str());
   run.finished_unix_nanos = clock.NowUnixNanos();
   run.interrupted = fleet.aborted();

@@ -4,8 +4,12 @@
 #define STORMARK_CONTROLLER_RUN_RUN_RECORD_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "common/status.h"
 
 #include "controller/fleet/clock_sync.h"
 #include "controller/fleet/fleet.h"
@@ -60,6 +64,10 @@ struct RunRecord {
   bool interrupted = false;
   // Why --fail-fast stopped the run, or "".
   std::string stopped;
+  // Reads a phase's stored results back by host index, for the hosts whose results were
+  // trimmed (HostOutcome::result_trimmed, full_phase.h); null when none can be.
+  std::function<common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>>(size_t)>
+      read_back;
 };
 
 }  // namespace stormark::controller

@@ -168,6 +168,62 @@ class ResultsTest(h.StormarkTestCase):
         listed = self.results("list").stdout.splitlines()
         self.assertRegex(listed[1], r"0/1\s+incomplete$")
 
+    def test_report_reads_trimmed_phases_back_and_a_lost_phase_is_one_line(self):
+        # A phase's results leave the controller's memory once the database holds them; the
+        # --json report reads them back at the end (docs/results-and-reports.md, "Results
+        # history"). Whole when the file is intact; when another process deletes a finished
+        # phase's rows while the run goes on, one line and exit 1, and the report is still
+        # written, that phase with the figures the controller kept.
+        agent = self.start_agent()
+        plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), (
+            "phases:\n"
+            "  - {name: quick, workload: stream, rw: write, size: 8M}\n"
+            "  - {name: timed, workload: randio, rw: randread, bs: 4k, size: 8M, runtime: 4s,\n"
+            "     time_based: true, rate_iops: 200}\n"))
+        work = self.make_dir()
+        whole_json = os.path.join(work, "whole.json")
+        self.run_ok(["run", "--agent", agent.address, "--plan", plan, "--db", self.db,
+                     "--json", whole_json, "--no-progress"])
+        whole = self.load_json(whole_json)
+        quick = whole["phases"][0]["results"][0]
+        self.assertGreater(len(quick["series"]), 0)
+        self.assertGreater(len(quick["environment"]["host"]), 0)
+
+        cut_json = os.path.join(work, "cut.json")
+        ctl = self.start_stormark(["run", "--agent", agent.address, "--plan", plan, "--db",
+                                   self.db, "--json", cut_json, "--no-progress"])
+        deadline = time.monotonic() + 60
+        while True:
+            self.assertLess(time.monotonic(), deadline, "phase 1 of the second run never ended")
+            self.assertIsNone(ctl.proc.poll(), "the run ended before its rows could be deleted")
+            with sqlite3.connect(self.db, timeout=10) as db:
+                ended = db.execute(
+                    "SELECT p.run_id FROM phases p JOIN runs r USING (run_id) WHERE "
+                    "p.phase_index = 0 AND p.finished = 1 AND r.finished_unix_nanos IS NULL"
+                ).fetchall()
+                if ended:
+                    db.execute("DELETE FROM host_results WHERE run_id = ? AND phase_index = 0",
+                               (ended[0][0],))
+                    break
+            time.sleep(0.05)
+        ctl.proc.wait(timeout=60)
+        result = h.Result(ctl.args, ctl.proc.returncode, ctl.stdout(), ctl.stderr())
+        self.assertEqual(result.returncode, 1, result.describe())
+        self.assert_no_crash(result)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.describe())
+        self.assertRegex(lines[0], r"^stormark: --json: written with summaries only: the results "
+                                   r"database no longer holds the result of host \S+ in phase 1$")
+        cut = self.load_json(cut_json)
+        kept = cut["phases"][0]["results"][0]
+        self.assertEqual(kept["bytes"], 8 * MIB)
+        self.assertEqual(kept["status"], "succeeded")
+        self.assertEqual(kept["series"], [])
+        self.assertGreater(len(cut["phases"][1]["results"][0]["series"]), 0)
+        # The agent still serves.
+        self.run_ok(["run", "--agent", agent.address, "--rw", "write", "--size", "8M",
+                     "--no-db", "--no-progress"])
+
     def test_killed_controller_leaves_finished_phases_and_an_incomplete_run(self):
         agent = self.start_agent(extra_config="commands: {enabled: true}\n")
         plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), (

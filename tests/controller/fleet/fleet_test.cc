@@ -111,11 +111,11 @@ TEST_F(FleetTest, EachHostThatRanIsHandedOnAsItsResultAndCleanupAreIn) {
   std::vector<std::pair<size_t, HostOutcome>> handed;
   const PhaseOutcome outcome =
       fleet->RunPhase(StreamWrite(2 * kMiB, 256 * 1024), "fleet-test-done", nullptr,
-                      RunMode::kConcurrent, [&](size_t i, const HostOutcome& host) {
+                      RunMode::kConcurrent, [&](size_t i, HostOutcome* host) {
                         // The agent's files are gone by now: its cleanup answered before.
                         EXPECT_EQ(CountEntries(TargetDir(i)), 0) << i;
                         absl::MutexLock lock(&mu);
-                        handed.emplace_back(i, host);
+                        handed.emplace_back(i, *host);
                       });
   absl::MutexLock lock(&mu);
   ASSERT_EQ(handed.size(), 2u);

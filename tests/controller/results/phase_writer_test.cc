@@ -104,18 +104,30 @@ TEST_F(PhaseWriterTest, ARowIsInTheStoreSoonAfterItsResultCame) {
   EXPECT_THAT(written, ::testing::ElementsAre(0, 1, 0));
 }
 
-TEST_F(PhaseWriterTest, AFailedWriteIsReturnedAndLaterResultsAreDropped) {
+TEST_F(PhaseWriterTest, AFailedWriteIsReturnedWithTheOutcomesItLostAndLaterOnesAreRefused) {
   RunRecord run = BeginRunAndPhase(2);
   // A row already there (as from another writer) makes the batch's insert fail.
   ASSERT_TRUE(store_->AddHosts("r1", 0, {{0, run.phases[0].hosts[0]}}).ok());
   PhaseWriter writer(store_.get(), "r1", 0, 2);
-  writer.Add(0, run.phases[0].hosts[0]);
+  EXPECT_TRUE(writer.Add(0, run.phases[0].hosts[0]));
+  // Taken before the failure is seen, or refused after (its caller then keeps it whole).
+  const bool took_second = writer.Add(1, run.phases[0].hosts[1]);
   std::vector<char> written;
-  const common::Status status = writer.Finish(&written);
+  std::vector<std::pair<size_t, HostOutcome>> unwritten;
+  const common::Status status = writer.Finish(&written, &unwritten);
   EXPECT_FALSE(status.ok());
   EXPECT_THAT(std::string(status.message()), ::testing::HasSubstr("results.db"));
   EXPECT_THAT(written, ::testing::ElementsAre(0, 0));
   EXPECT_EQ(Rows(), 1);
+  // Every outcome it took and did not write is given back, whole.
+  ASSERT_EQ(unwritten.size(), took_second ? 2u : 1u);
+  EXPECT_EQ(unwritten[0].first, 0u);
+  if (took_second) {
+    EXPECT_EQ(unwritten[1].first, 1u);
+  }
+  EXPECT_EQ(unwritten[0].second.result->SerializeAsString(),
+            run.phases[0].hosts[0].result->SerializeAsString());
+  EXPECT_FALSE(writer.Add(1, run.phases[0].hosts[1]));  // After Finish: refused.
 }
 
 }  // namespace
