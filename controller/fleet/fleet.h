@@ -71,6 +71,9 @@ struct PhaseOutcome {
   // figure can be off because of the clock estimates. Unset when no host started.
   std::optional<int64_t> start_skew_nanos;
   int64_t start_skew_uncertainty_nanos = 0;
+  // False for a phase read back from the results database before it had ended (its controller
+  // stopped during it, or it is still running): its hosts are those whose results had come.
+  bool ended = true;
 };
 
 struct FleetOptions {

@@ -90,6 +90,11 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
     all.bytes /= static_cast<uint64_t>(all.hosts);
     all.ops /= static_cast<uint64_t>(all.hosts);
     all.cpu_percent = cpu_sum / all.hosts;
+    if (!outcome.ended) {  // The mean of the hosts that had reported only (validity.h).
+      summary.validity = JudgeValidity(outcome);
+      all.invalid = true;
+      all.warnings.insert(all.warnings.begin(), common::StrCat("INVALID: ", summary.validity.why));
+    }
     summary.all_hosts = std::move(all);
   } else if (all.hosts > 0) {
     all.elapsed_seconds = static_cast<double>(last_end - first_start) / 1e9;

@@ -73,6 +73,18 @@ double PhaseValidity::share() const {
 PhaseValidity JudgeValidity(const PhaseOutcome& outcome) {
   PhaseValidity v;
   v.limit = outcome.plan.start_spread_limit > 0 ? outcome.plan.start_spread_limit : kDefaultLimit;
+  if (!outcome.ended) {
+    // Whatever the clocks say, an aggregate of the hosts that happened to have reported is not
+    // the fleet's, and the clocks of the phase's end were never taken.
+    const auto reported = std::count_if(outcome.hosts.begin(), outcome.hosts.end(),
+                                        [](const HostOutcome& h) { return h.result.has_value(); });
+    v.verdict = PhaseValidity::Verdict::kInvalid;
+    v.why = fmt::format(
+        "the phase had not ended when it was recorded (its controller stopped, or it still "
+        "runs): {} of {} hosts had reported",
+        reported, outcome.hosts.size());
+    return v;
+  }
   if (outcome.mode == RunMode::kSequential) {
     v.why = "the hosts ran one after another";
     return v;

@@ -11,7 +11,10 @@
 //   - INVALID when a host started after another had finished: there was no moment when all
 //     of them ran;
 //   - INVALID when the clock uncertainty alone exceeds that share: the clocks are too poor
-//     to say whether the hosts started together.
+//     to say whether the hosts started together;
+//   - INVALID, in any mode and with any number of hosts, for a phase read back from the
+//     results database before it had ended (PhaseOutcome::ended): its aggregate is that of the
+//     hosts that happened to have reported.
 //
 // It also gives the window in which every host was running (IOR's stonewall): from the last
 // start to the first end, and what all hosts did within it, from each host's interval series.

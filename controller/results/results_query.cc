@@ -171,6 +171,7 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
     RETURN_IF_ERROR(Decode(phases.Blob(9), &outcome.plan.spec, "phase spec", db.path()));
     outcome.plan.start_spread_limit = phases.Double(10);
     const bool finished = phases.Int(11) != 0;
+    outcome.ended = finished;
 
     sweep.Bind(1, run_id).Bind(2, index);
     while (true) {

@@ -1,6 +1,7 @@
 """The controller interrupted or killed mid-phase: the agents abort the phase and remove its
 files, and an interrupted run still writes its report and exits 130."""
 
+import json
 import os
 import re
 import signal
@@ -182,6 +183,15 @@ phases:
         self.assertNotIn("ERROR", a_row)
         self.assertIn(f"{b.address}: no result recorded: the phase had not ended (still "
                       "running, or its controller stopped)", shown.stdout)
+        # a's figures are not the fleet's: the verdict and the aggregate row say so, in the JSON too.
+        self.assertIn("  validity: INVALID: the phase had not ended when it was recorded (its "
+                      "controller stopped, or it still runs): 1 of 2 hosts had reported",
+                      shown.stdout)
+        self.assertRegex(shown.stdout, r"\n  mean of hosts INVALID ")
+        exported = self.run_stormark(["results", "export", "latest", "--format", "json"])
+        self.assertEqual(exported.returncode, 0, exported.describe())
+        validity = json.loads(exported.stdout)["phases"][0]["validity"]
+        self.assertEqual(validity["verdict"], "invalid")
         listed = self.run_stormark(["results", "list"])
         self.assertEqual(listed.returncode, 0, listed.describe())
         self.assertRegex(listed.stdout, r"0/1\s+incomplete")

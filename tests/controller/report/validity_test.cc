@@ -175,6 +175,40 @@ TEST(Summarize, AnInvalidAggregateIsMarkedAndSaysWhyFirst) {
   EXPECT_FALSE(s.rows[0].invalid);
 }
 
+// A phase read back before it had ended (its controller was killed): the hosts that had
+// reported are not the fleet, in any mode, with one host or all of them in.
+TEST(JudgeValidity, APhaseThatHadNotEndedIsInvalidWhateverItsClocks) {
+  HostOutcome missing;
+  missing.host = "db2";
+  missing.error = "no result recorded: the phase had not ended";
+  PhaseOutcome cut = Concurrent({Ran("db1", kBase, kSecond), missing});
+  cut.ended = false;
+  PhaseValidity v = JudgeValidity(cut);
+  EXPECT_TRUE(v.invalid());
+  EXPECT_EQ(v.why,
+            "the phase had not ended when it was recorded (its controller stopped, or it still "
+            "runs): 1 of 2 hosts had reported");
+  EXPECT_THAT(ValidityLines(v), StartsWith("  validity: INVALID: the phase had not ended"));
+  // Every result in, but the phase never ended (its closing clocks were not taken).
+  PhaseOutcome all_in = Concurrent({Ran("db1", kBase, kSecond), Ran("db2", kBase, kSecond)});
+  all_in.ended = false;
+  EXPECT_TRUE(JudgeValidity(all_in).invalid());
+  const PhaseSummary summary = Summarize(cut);
+  ASSERT_TRUE(summary.all_hosts.has_value());
+  EXPECT_TRUE(summary.all_hosts->invalid);
+  EXPECT_THAT(summary.all_hosts->warnings[0], StartsWith("INVALID: the phase had not ended"));
+  // One after another: the mean of the hosts that had reported is no mean of the fleet either.
+  cut.mode = RunMode::kSequential;
+  const PhaseSummary sequential = Summarize(cut);
+  ASSERT_TRUE(sequential.all_hosts.has_value());
+  EXPECT_EQ(sequential.all_hosts->host, "mean of hosts");
+  EXPECT_TRUE(sequential.all_hosts->invalid);
+  EXPECT_TRUE(sequential.validity.invalid());
+  // Ended (every phase a controller runs itself): judged as before.
+  all_in.ended = true;
+  EXPECT_EQ(JudgeValidity(all_in).verdict, PhaseValidity::Verdict::kValid);
+}
+
 TEST(ParseStartSpreadLimit, TakesAShareAndRefusesAnythingElse) {
   EXPECT_DOUBLE_EQ(*ParseStartSpreadLimit("1%"), 0.01);
   EXPECT_DOUBLE_EQ(*ParseStartSpreadLimit("0.5%"), 0.005);

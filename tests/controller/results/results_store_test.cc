@@ -9,6 +9,7 @@
 
 #include "common/histogram.h"
 #include "common/strings.h"
+#include "controller/report/summary.h"
 #include "controller/results/results_query.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -556,6 +557,13 @@ TEST_F(ResultsStoreTest, APhaseCutOffByItsControllerKeepsTheResultsThatHadArrive
   EXPECT_EQ(cut.hosts[1].target, "scratch");
   EXPECT_FALSE(cut.hosts[1].result.has_value());
   EXPECT_EQ(cut.hosts[1].error, kNoResultRecorded);
+  // Its "all hosts" figure is a's alone, and says so (report/validity.h).
+  EXPECT_TRUE(loaded->record.phases[0].ended);
+  EXPECT_FALSE(cut.ended);
+  const PhaseSummary summary = Summarize(cut);
+  ASSERT_TRUE(summary.all_hosts.has_value());
+  EXPECT_TRUE(summary.all_hosts->invalid);
+  EXPECT_THAT(summary.validity.why, HasSubstr("1 of 2 hosts had reported"));
 
   // A host the run could not use has no row either, and says why rather than "no result".
   RunRecord other = TwoHostRun("r2");
