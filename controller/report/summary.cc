@@ -90,19 +90,19 @@ PhaseSummary Summarize(const PhaseOutcome& outcome) {
     all.bytes /= static_cast<uint64_t>(all.hosts);
     all.ops /= static_cast<uint64_t>(all.hosts);
     all.cpu_percent = cpu_sum / all.hosts;
-    if (!outcome.ended) {  // The mean of the hosts that had reported only (validity.h).
-      summary.validity = JudgeValidity(outcome);
-      all.invalid = true;
-      all.warnings.insert(all.warnings.begin(), common::StrCat("INVALID: ", summary.validity.why));
-    }
-    summary.all_hosts = std::move(all);
   } else if (all.hosts > 0) {
     all.elapsed_seconds = static_cast<double>(last_end - first_start) / 1e9;
     if (all.elapsed_seconds > 0) {
       all.bytes_per_second = static_cast<double>(all.bytes) / all.elapsed_seconds;
     }
     all.cpu_percent = cpu_sum / all.hosts;
-    summary.validity = JudgeValidity(outcome);
+  }
+  if (all.hosts > 0) {
+    // Hosts run one after another are judged only when their phase had not ended: the mean
+    // is then of the hosts that had reported (validity.h).
+    if (outcome.mode != RunMode::kSequential || !outcome.ended) {
+      summary.validity = JudgeValidity(outcome);
+    }
     if (summary.validity.invalid()) {
       all.invalid = true;
       all.warnings.insert(all.warnings.begin(), common::StrCat("INVALID: ", summary.validity.why));

@@ -58,6 +58,17 @@ Status Decode(const std::string& bytes, Message* message, std::string_view what,
   return absl::OkStatus();
 }
 
+// A stored row's host_index, checked against the run's `hosts`: a row for a host the run has
+// not (a damaged or edited file) is refused rather than shown as one more host.
+StatusOr<size_t> StoredHostIndex(int64_t h, size_t hosts, const std::string& path,
+                                 const std::string& run_id, size_t phase_index) {
+  if (h < 0 || static_cast<size_t>(h) >= hosts) {
+    return absl::DataLossError(StrCat(path, ": run ", run_id, " phase ", phase_index + 1,
+                                      " has a result of host ", h, ", which the run has not"));
+  }
+  return static_cast<size_t>(h);
+}
+
 Status LoadAgents(const sqlite::Database& db, const std::string& run_id, RunRecord* run) {
   ASSIGN_OR_RETURN(Statement query,
                    db.Prepare("SELECT host, error, info, clock_offset_nanos, clock_rtt_nanos, "
@@ -189,13 +200,10 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
     while (true) {
       ASSIGN_OR_RETURN(bool host_row, hosts.Step());
       if (!host_row) break;
-      const int64_t h = hosts.Int(6);
-      if (h < 0 || static_cast<size_t>(h) >= run->agents.size()) {
-        return absl::DataLossError(StrCat(db.path(), ": run ", run_id, " phase ", index + 1,
-                                          " has a result of host ", h, ", which the run has not"));
-      }
-      HostOutcome& host = outcome.hosts[static_cast<size_t>(h)];
-      present[static_cast<size_t>(h)] = 1;
+      ASSIGN_OR_RETURN(const size_t h, StoredHostIndex(hosts.Int(6), run->agents.size(), db.path(),
+                                                       run_id, static_cast<size_t>(index)));
+      HostOutcome& host = outcome.hosts[h];
+      present[h] = 1;
       host.host = hosts.Text(0);
       host.target = hosts.Text(1);
       host.error = hosts.Text(2);
@@ -310,12 +318,9 @@ StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> LoadPhaseResults
   while (true) {
     ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return results;
-    const int64_t h = query.Int(0);
-    if (h < 0 || static_cast<size_t>(h) >= hosts) {
-      return absl::DataLossError(StrCat(store.path(), ": run ", run_id, " phase ", phase_index + 1,
-                                        " has a result of host ", h, ", which the run has not"));
-    }
-    auto& result = results[static_cast<size_t>(h)];
+    ASSIGN_OR_RETURN(const size_t h,
+                     StoredHostIndex(query.Int(0), hosts, store.path(), run_id, phase_index));
+    auto& result = results[h];
     result.emplace();
     RETURN_IF_ERROR(Decode(query.Blob(1), &*result, "phase result", store.path()));
   }
