@@ -22,7 +22,11 @@ per size:
 
 Usage: STORMARK_BIN_DIR=build/bin python3 bench/fleet_sim.py [--agents 1000,5000,10000]
        [--runtime 3] [--repeat 2] [--clock-offset-ms-spread 0] [--processes N] [--db]
-       [--perf DIR]
+       [--series-interval-ms MS] [--perf DIR]
+
+--series-interval-ms makes each simulated result carry a sample of its series every MS ms
+instead of every second, so that a short phase carries as much as a phase 1000/MS times longer
+(what the controller holds of a long phase).
 
 --db records the run in a results database in the scratch directory, as a user's run does
 (each host's row written as its result arrives); without it the controller runs with --no-db.
@@ -119,7 +123,7 @@ class Simulator:
     """One stormark-fleet-sim process, stopped by PID. start() and ready() are separate so that
     several start at once."""
 
-    def __init__(self, agents, base, spread_ms, index):
+    def __init__(self, agents, base, spread_ms, index, series_interval_ms=0):
         self.agents = agents
         self.ports_path = os.path.join(base, f"ports-{index}")
         self.stats_path = os.path.join(base, f"sim-stats-{index}.json")
@@ -129,7 +133,8 @@ class Simulator:
         self.proc = subprocess.Popen(
             [binary("stormark-fleet-sim"), "--agents", str(agents), "--ports-file",
              self.ports_path, "--stats-file", self.stats_path, "--clock-offset-ms-spread",
-             str(spread_ms)],
+             str(spread_ms)]
+            + (["--series-interval-ms", str(series_interval_ms)] if series_interval_ms else []),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.err)
 
     def ready(self):
@@ -186,12 +191,12 @@ class Simulators:
     """`agents` simulated agents in `count` processes (more than one only when one process
     would run out of descriptors), their ports in one list."""
 
-    def __init__(self, agents, count, base, spread_ms):
+    def __init__(self, agents, count, base, spread_ms, series_interval_ms=0):
         self.sims = []
         try:
             for i in range(count):
                 share = agents // count + (1 if i < agents % count else 0)
-                self.sims.append(Simulator(share, base, spread_ms, i))
+                self.sims.append(Simulator(share, base, spread_ms, i, series_interval_ms))
             for sim in self.sims:
                 sim.ready()
         except BaseException:
@@ -275,7 +280,8 @@ def measure(agents, args, base):
     sim = None
     stats = None
     try:
-        sim = Simulators(agents, processes, base, args.clock_offset_ms_spread)
+        sim = Simulators(agents, processes, base, args.clock_offset_ms_spread,
+                         args.series_interval_ms)
         sim_cpu0 = sum(cpu_seconds(pid) for pid in sim.pids())
         sim_rss_idle = sum(proc_status(pid, "VmRSS") for pid in sim.pids())
         argv = [binary("stormark"), "run", "--workload", "randio", "--target", "sink",
@@ -374,6 +380,9 @@ def main():
     parser.add_argument("--processes", type=int, default=0,
                         help="simulator processes (default: 1, or as many as RLIMIT_NOFILE "
                              "needs)")
+    parser.add_argument("--series-interval-ms", type=int, default=0,
+                        help="each sample of a result's series covers this many ms (default: a "
+                             "second): a short phase carries the series of a longer one")
     parser.add_argument("--db", action="store_true",
                         help="record the run in a results database (in the scratch directory) "
                              "instead of --no-db")
@@ -408,7 +417,8 @@ def main():
                              text=True).stdout.split("\n")
     print(f"\ncontroller: {binary('stormark')}, {' '.join(v for v in version[:2] if v)}")
     print(f"randio randread at 200 IOPS per agent on a simulated null target, {args.runtime} s "
-          f"time-based, {args.repeat} phases; one stormark-fleet-sim process; {os.cpu_count()} CPUs shared "
+          f"time-based, {args.repeat} phases"
+          f"{f', a series sample every {args.series_interval_ms} ms' if args.series_interval_ms else ''}; one stormark-fleet-sim process; {os.cpu_count()} CPUs shared "
           f"by the simulator and the controller{' (perf recording)' if args.perf else ''}")
     print()
     head = ["agents", "ok", "ctl CPU / phase / host", "ctl CPU", "ctl max RSS (until the last result)", "ctl threads",

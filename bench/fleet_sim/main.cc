@@ -40,6 +40,7 @@ int Main(int argc, char** argv) {
   size_t agents = 0;
   std::string ports_file, stats_file;
   double offset_spread_ms = 0;
+  uint32_t series_interval_ms = 0;
   app.add_option("--agents", agents, "simulated agents, one loopback port each")
       ->required()
       ->check(CLI::Range(size_t{1}, size_t{30000}));
@@ -50,6 +51,10 @@ int Main(int argc, char** argv) {
   app.add_option("--clock-offset-ms-spread", offset_spread_ms,
                  "agent clocks are off by a uniform draw from [-S/2, +S/2] ms (default 0)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--series-interval-ms", series_interval_ms,
+                 "each interval of a result's series covers this many ms (default: a second, as "
+                 "an agent's): a short phase sends as many samples as a longer one would")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{60'000}));
   CLI11_PARSE(app, argc, argv);
 
   // Signals go to sigwait below, not to gRPC's threads, which inherit this mask.
@@ -61,6 +66,7 @@ int Main(int argc, char** argv) {
 
   stormark::fleet_sim::SimServerOptions options;
   options.agents = agents;
+  options.series_interval_ms = series_interval_ms;
   options.clock_offsets_nanos = stormark::fleet_sim::SimFleet::SpreadOffsets(
       agents, static_cast<int64_t>(offset_spread_ms * 1e6));
   const auto start = std::chrono::steady_clock::now();

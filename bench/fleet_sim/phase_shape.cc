@@ -146,7 +146,14 @@ common::StatusOr<std::shared_ptr<const PhaseShape>> PhaseShapes::For(
   std::string key = spec.SerializeAsString();
   absl::MutexLock lock(&mu_);
   if (auto it = shapes_.find(key); it != shapes_.end()) return it->second;
-  ASSIGN_OR_RETURN(std::shared_ptr<const PhaseShape> shape, ShapeOf(spec));
+  std::shared_ptr<const PhaseShape> shape;
+  if (spec.series_interval_ms() == 0 && series_interval_ms_ > 0) {
+    stormark::v1::PhaseSpec finer = spec;
+    finer.set_series_interval_ms(series_interval_ms_);
+    ASSIGN_OR_RETURN(shape, ShapeOf(finer));
+  } else {
+    ASSIGN_OR_RETURN(shape, ShapeOf(spec));
+  }
   shapes_.emplace(std::move(key), shape);
   return shape;
 }

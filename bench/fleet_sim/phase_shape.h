@@ -51,10 +51,14 @@ stormark::v1::RunUpdate::Progress ProgressAt(const PhaseShape& shape, int64_t el
 // ShapeOf, once per distinct spec: every agent of a phase gets the same one. Thread-safe.
 class PhaseShapes {
  public:
+  // `series_interval_ms` stands in for a spec's own when it sets none (0: a second).
+  explicit PhaseShapes(uint32_t series_interval_ms = 0) : series_interval_ms_(series_interval_ms) {}
+
   common::StatusOr<std::shared_ptr<const PhaseShape>> For(const stormark::v1::PhaseSpec& spec)
       ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  const uint32_t series_interval_ms_;
   absl::Mutex mu_;
   // By the spec's serialized bytes (phase id included). A run has few phases: never trimmed.
   std::map<std::string, std::shared_ptr<const PhaseShape>> shapes_ ABSL_GUARDED_BY(mu_);

@@ -44,7 +44,7 @@ common::Status CheckDescriptors(size_t agents, std::string* warning) {
 SimServer::SimServer(const SimServerOptions& options)
     : fleet_(options.clock_offsets_nanos.empty() ? std::vector<int64_t>(options.agents, 0)
                                                  : options.clock_offsets_nanos),
-      service_(fleet_, timers_, log_),
+      service_(fleet_, timers_, log_, options.series_interval_ms),
       ports_(fleet_.size(), 0) {}
 
 common::StatusOr<std::unique_ptr<SimServer>> SimServer::Start(const SimServerOptions& options,

@@ -29,6 +29,9 @@ struct SimServerOptions {
   size_t agents = 1;
   // Agent i's clock runs clock_offsets_nanos[i] ahead; empty: all on this process's clock.
   std::vector<int64_t> clock_offsets_nanos;
+  // Each interval of a result's series covers this many ms when the phase sets none (0: a
+  // second, as an agent's): a short phase then sends as many samples as a long one would.
+  uint32_t series_interval_ms = 0;
 };
 
 class SimServer {

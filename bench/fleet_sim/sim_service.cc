@@ -38,8 +38,9 @@ grpc::ServerUnaryReactor* Answer(grpc::CallbackServerContext* context, const grp
 
 }  // namespace
 
-SimService::SimService(SimFleet& fleet, TimerQueue& timers, PhaseLog& log)
-    : fleet_(fleet), timers_(timers), log_(log) {}
+SimService::SimService(SimFleet& fleet, TimerQueue& timers, PhaseLog& log,
+                       uint32_t series_interval_ms)
+    : fleet_(fleet), timers_(timers), log_(log), shapes_(series_interval_ms) {}
 
 SimAgent* SimService::AgentOf(grpc::CallbackServerContext* context, grpc::Status* status) {
   const grpc::string_ref authority = context->ExperimentalGetAuthority();

@@ -13,6 +13,8 @@
 #ifndef STORMARK_BENCH_FLEET_SIM_SIM_SERVICE_H_
 #define STORMARK_BENCH_FLEET_SIM_SIM_SERVICE_H_
 
+#include <cstdint>
+
 #include <grpcpp/grpcpp.h>
 
 #include "bench/fleet_sim/phase_log.h"
@@ -25,7 +27,8 @@ namespace stormark::fleet_sim {
 
 class SimService final : public stormark::v1::Agent::CallbackService {
  public:
-  SimService(SimFleet& fleet, TimerQueue& timers, PhaseLog& log);
+  // `series_interval_ms`: PhaseShapes'.
+  SimService(SimFleet& fleet, TimerQueue& timers, PhaseLog& log, uint32_t series_interval_ms = 0);
 
   grpc::ServerUnaryReactor* GetInfo(grpc::CallbackServerContext* context,
                                     const stormark::v1::GetInfoRequest* request,

@@ -9,6 +9,7 @@
 #define STORMARK_CONTROLLER_FLEET_FLEET_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -31,6 +32,14 @@
 namespace stormark::controller {
 
 // One host's part of one phase.
+// What a host did within [from, to] on the controller's clock, measured from its interval series:
+// the window in which every host of its phase ran (report/validity.h). Kept on the host when the
+// series itself left memory once stored (run/full_phase.h).
+struct WindowShare {
+  int64_t from = 0, to = 0;
+  uint64_t bytes = 0, ops = 0;
+};
+
 struct HostOutcome {
   std::string host;
   std::string target;
@@ -50,6 +59,11 @@ struct HostOutcome {
   // series as it arrived, all but its summary after its phase's table (run/full_phase.h, which
   // reads it back).
   bool result_trimmed = false;
+  // How many samples the result's own series had when it was dropped, and what the host did
+  // while all hosts ran, measured from the stored series at the phase's end (ShareWindow,
+  // report/validity.h).
+  int dropped_series_samples = 0;
+  std::optional<WindowShare> window_share;
 
   bool succeeded() const {
     return result && result->state() == stormark::v1::PhaseResult::SUCCEEDED;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <vector>
 
 #include "common/units.h"
@@ -28,38 +29,83 @@ std::string Percent(double share) {
   return p >= 10 ? fmt::format("{:.0f}%", p) : fmt::format("{:.2g}%", p);
 }
 
-// What one host did within [from, to]: from its interval series when the series accounts for
-// all of its work, else pro rata from its totals (then *estimated is set).
-void AddWindowShare(const Span& span, int64_t from, int64_t to, PhaseValidity* v) {
-  const PhaseResult& r = *span.host->result;
-  uint64_t series_bytes = 0, series_ops = 0;
-  for (const auto& s : r.series()) {
-    series_bytes += s.bytes();
-    series_ops += s.ops();
+// The hosts judged: those that succeeded and have a start.
+bool Judged(const HostOutcome& host) {
+  return host.succeeded() && host.result->start_unix_nanos() != 0;
+}
+
+// When a judged host started, on the controller's clock.
+int64_t ControllerStart(const HostOutcome& host) {
+  return host.result->start_unix_nanos() - host.clock.offset_nanos;
+}
+
+// A host's interval series summed, in all and within [from, to], one sample at a time.
+class WindowSum {
+ public:
+  WindowSum(int64_t host_start, int64_t from, int64_t to) : host_start_(host_start) {
+    share_.from = from;
+    share_.to = to;
   }
-  const bool complete = r.series_size() > 0 && series_bytes == r.bytes() && series_ops == r.ops();
-  if (!complete) {
-    const int64_t length = span.end - span.start;
-    const double share =
-        length > 0 ? static_cast<double>(std::min(to, span.end) - std::max(from, span.start)) /
-                         static_cast<double>(length)
-                   : 0;
-    if (share > 0) {
-      v->window_bytes += static_cast<uint64_t>(share * static_cast<double>(r.bytes()));
-      v->window_ops += static_cast<uint64_t>(share * static_cast<double>(r.ops()));
+
+  void Add(const stormark::v1::IntervalSample& s) {
+    ++samples_;
+    series_bytes_ += s.bytes();
+    series_ops_ += s.ops();
+    const int64_t begin = host_start_ + s.offset_nanos();
+    const int64_t end = begin + s.length_nanos();
+    const int64_t overlap = std::min(end, share_.to) - std::max(begin, share_.from);
+    if (overlap <= 0 || s.length_nanos() <= 0) return;
+    const double share = static_cast<double>(overlap) / static_cast<double>(s.length_nanos());
+    share_.bytes += static_cast<uint64_t>(share * static_cast<double>(s.bytes()) + 0.5);
+    share_.ops += static_cast<uint64_t>(share * static_cast<double>(s.ops()) + 0.5);
+  }
+
+  int64_t samples() const { return samples_; }
+
+  // The share within the window, when the series accounts for all of `result`'s work.
+  std::optional<WindowShare> Share(const PhaseResult& result) const {
+    if (samples_ == 0 || series_bytes_ != result.bytes() || series_ops_ != result.ops()) {
+      return std::nullopt;
     }
-    v->window_estimated = v->window_estimated || r.bytes() > 0 || r.ops() > 0;
+    return share_;
+  }
+
+ private:
+  int64_t host_start_;
+  int64_t samples_ = 0;
+  uint64_t series_bytes_ = 0, series_ops_ = 0;
+  WindowShare share_;
+};
+
+// What one host did within [from, to]: from its interval series when the series accounts for
+// all of its work (in memory, or measured by ShareWindow once it left), else pro rata from its
+// totals (then *estimated is set).
+void AddWindowShare(const Span& span, int64_t from, int64_t to, PhaseValidity* v) {
+  const HostOutcome& host = *span.host;
+  const PhaseResult& r = *host.result;
+  std::optional<WindowShare> share;
+  if (host.window_share && host.window_share->from == from && host.window_share->to == to) {
+    share = host.window_share;
+  } else {
+    WindowSum sum(span.start, from, to);
+    for (const auto& s : r.series()) sum.Add(s);
+    share = sum.Share(r);
+  }
+  if (share) {
+    v->window_bytes += share->bytes;
+    v->window_ops += share->ops;
     return;
   }
-  for (const auto& s : r.series()) {
-    const int64_t begin = span.start + s.offset_nanos();
-    const int64_t end = begin + s.length_nanos();
-    const int64_t overlap = std::min(end, to) - std::max(begin, from);
-    if (overlap <= 0 || s.length_nanos() <= 0) continue;
-    const double share = static_cast<double>(overlap) / static_cast<double>(s.length_nanos());
-    v->window_bytes += static_cast<uint64_t>(share * static_cast<double>(s.bytes()) + 0.5);
-    v->window_ops += static_cast<uint64_t>(share * static_cast<double>(s.ops()) + 0.5);
+  const int64_t length = span.end - span.start;
+  const double part =
+      length > 0 ? static_cast<double>(std::min(to, span.end) - std::max(from, span.start)) /
+                       static_cast<double>(length)
+                 : 0;
+  if (part > 0) {
+    v->window_bytes += static_cast<uint64_t>(part * static_cast<double>(r.bytes()));
+    v->window_ops += static_cast<uint64_t>(part * static_cast<double>(r.ops()));
   }
+  v->window_estimated = v->window_estimated || r.bytes() > 0 || r.ops() > 0;
 }
 
 }  // namespace
@@ -92,8 +138,8 @@ PhaseValidity JudgeValidity(const PhaseOutcome& outcome) {
   std::vector<Span> spans;
   int64_t u1 = 0, u2 = 0;
   for (const HostOutcome& host : outcome.hosts) {
-    if (!host.succeeded() || host.result->start_unix_nanos() == 0) continue;
-    const int64_t start = host.result->start_unix_nanos() - host.clock.offset_nanos;
+    if (!Judged(host)) continue;
+    const int64_t start = ControllerStart(host);
     spans.push_back({&host, start, start + host.result->elapsed_nanos()});
     const int64_t u = host.clock.uncertainty_nanos;
     if (u > u1) {
@@ -149,6 +195,39 @@ PhaseValidity JudgeValidity(const PhaseOutcome& outcome) {
     v.verdict = PhaseValidity::Verdict::kValid;
   }
   return v;
+}
+
+common::Status ShareWindow(
+    PhaseOutcome* outcome,
+    const std::function<common::Status(const SeriesSampleFn&)>& read_series) {
+  const PhaseValidity v = JudgeValidity(*outcome);
+  if (v.window_nanos <= 0) return absl::OkStatus();
+  std::vector<std::optional<WindowSum>> sums(outcome->hosts.size());
+  bool any = false;
+  for (size_t h = 0; h < sums.size(); ++h) {
+    const HostOutcome& host = outcome->hosts[h];
+    if (!host.result_trimmed || !Judged(host)) continue;
+    sums[h].emplace(ControllerStart(host), v.last_start, v.first_end);
+    any = true;
+  }
+  if (!any) return absl::OkStatus();
+  RETURN_IF_ERROR(read_series([&sums](size_t h, const stormark::v1::IntervalSample& s) {
+    if (h < sums.size() && sums[h]) sums[h]->Add(s);
+  }));
+  // Rows deleted or added under the run would make another window, and look like a series
+  // that the host sent incomplete.
+  for (size_t h = 0; h < sums.size(); ++h) {
+    const HostOutcome& host = outcome->hosts[h];
+    if (sums[h] && sums[h]->samples() != host.dropped_series_samples) {
+      return absl::DataLossError(
+          fmt::format("{} samples of host {}'s series are stored, where its result had {}",
+                      sums[h]->samples(), host.host, host.dropped_series_samples));
+    }
+  }
+  for (size_t h = 0; h < sums.size(); ++h) {
+    if (sums[h]) outcome->hosts[h].window_share = sums[h]->Share(*outcome->hosts[h].result);
+  }
+  return absl::OkStatus();
 }
 
 std::string_view VerdictName(PhaseValidity::Verdict verdict) {

@@ -17,7 +17,8 @@
 //     hosts that happened to have reported.
 //
 // It also gives the window in which every host was running (IOR's stonewall): from the last
-// start to the first end, and what all hosts did within it, from each host's interval series.
+// start to the first end, and what all hosts did within it, from each host's interval series
+// (or, for a host whose series left memory once stored, from its share measured by ShareWindow).
 // Phases run one host after another, and phases with fewer than two hosts that succeeded, are
 // not judged: they have no aggregate that could be wrong in this way.
 //
@@ -26,11 +27,15 @@
 #ifndef STORMARK_CONTROLLER_REPORT_VALIDITY_H_
 #define STORMARK_CONTROLLER_REPORT_VALIDITY_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
+#include "common/status.h"
 #include "controller/fleet/fleet.h"
+#include "stormark/v1/agent.pb.h"
 
 namespace stormark::controller {
 
@@ -69,6 +74,21 @@ struct PhaseValidity {
 };
 
 PhaseValidity JudgeValidity(const PhaseOutcome& outcome);
+
+// Passes one stored interval sample of the host at index `host` of a phase.
+using SeriesSampleFn = std::function<void(size_t host, const stormark::v1::IntervalSample&)>;
+
+// For the hosts of `outcome` whose results no longer hold their interval series
+// (HostOutcome::result_trimmed), measures what each did within the window in which all hosts
+// ran from the series `read_series` passes, every stored sample of the phase in any order, and
+// keeps it on the host (window_share): JudgeValidity then gives the same window figures as
+// from the series in memory. A host whose stored series does not account for all its work gets
+// no share: its part is estimated pro rata, as in memory. DATA_LOSS, and no host gets a share,
+// when the samples stored of a host are not as many as its result had
+// (HostOutcome::dropped_series_samples). Memory stays one running sum per
+// host, however long the phase.
+common::Status ShareWindow(PhaseOutcome* outcome,
+                           const std::function<common::Status(const SeriesSampleFn&)>& read_series);
 
 // "valid", "INVALID" or "not judged".
 std::string_view VerdictName(PhaseValidity::Verdict verdict);

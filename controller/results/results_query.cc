@@ -326,6 +326,27 @@ StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> LoadPhaseResults
   }
 }
 
+Status ForEachSeriesSample(
+    const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts,
+    const std::function<void(size_t, const stormark::v1::IntervalSample&)>& sample) {
+  ASSIGN_OR_RETURN(Statement query,
+                   store.db().Prepare("SELECT host_index, offset_nanos, length_nanos, bytes, ops "
+                                      "FROM series WHERE run_id = ? AND phase_index = ?"));
+  query.Bind(1, run_id).Bind(2, static_cast<int64_t>(phase_index));
+  stormark::v1::IntervalSample s;
+  while (true) {
+    ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return absl::OkStatus();
+    ASSIGN_OR_RETURN(const size_t h,
+                     StoredHostIndex(query.Int(0), hosts, store.path(), run_id, phase_index));
+    s.set_offset_nanos(query.Int(1));
+    s.set_length_nanos(query.Int(2));
+    s.set_bytes(static_cast<uint64_t>(query.Int(3)));
+    s.set_ops(static_cast<uint64_t>(query.Int(4)));
+    sample(h, s);
+  }
+}
+
 StatusOr<std::unique_ptr<ResultsStore>> OpenResultsForReading(const std::string& db_path) {
   auto store = ResultsStore::OpenExisting(db_path.empty() ? DefaultResultsPath() : db_path);
   if (!store.ok()) return common::Annotate(store.status(), "results database");

@@ -7,6 +7,7 @@
 #define STORMARK_CONTROLLER_RESULTS_RESULTS_QUERY_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,13 @@ common::StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string
 // names a host the run has not.
 common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> LoadPhaseResults(
     const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts);
+
+// Passes every stored sample of the interval series of phase `phase_index` of a run of `hosts`
+// hosts to `sample`, with its host's index, one row at a time (report/validity.h
+// ShareWindow). DATA_LOSS when one names a host the run has not.
+common::Status ForEachSeriesSample(
+    const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts,
+    const std::function<void(size_t host, const stormark::v1::IntervalSample&)>& sample);
 
 // The store at `db_path` (DefaultResultsPath() when empty) for reading; errors begin
 // "results database".

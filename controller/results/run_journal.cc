@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "common/strings.h"
+#include "controller/report/validity.h"
 #include "controller/results/results_query.h"
 #include "controller/run/full_phase.h"
 
@@ -40,7 +41,8 @@ Fleet::HostDoneFn RunJournal::host_done() {
   if (writer_ == nullptr) return nullptr;
   return [writer = writer_.get()](size_t i, HostOutcome* host) {
     if (writer->Add(i, *host) && host->result) {
-      CutPartSeries(&*host->result);
+      host->dropped_series_samples = host->result->series_size();
+      CutSeries(&*host->result);
       host->result_trimmed = true;
     }
   };
@@ -62,6 +64,14 @@ void RunJournal::EndPhase(const std::string& run_id, size_t index, PhaseOutcome*
   }
   if (!healthy()) return;
   Check(store_->EndPhase(run_id, index, *outcome, written), what);
+}
+
+common::Status RunJournal::ShareWindow(const std::string& run_id, size_t index,
+                                       PhaseOutcome* outcome) const {
+  return controller::ShareWindow(outcome, [&](const SeriesSampleFn& sample) -> common::Status {
+    if (store_ == nullptr) return absl::FailedPreconditionError("no results database");
+    return ForEachSeriesSample(*store_, run_id, index, outcome->hosts.size(), sample);
+  });
 }
 
 common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> RunJournal::ReadBack(

@@ -28,12 +28,16 @@ class RunJournal {
   // A phase in flight on `hosts` hosts: its row as it starts (`phase` holds its plan, id and
   // mode), each host's row as its result arrives (through host_done(), which is thread-safe
   // and nullptr without a store), and at its end the rows still missing and the clocks.
-  // host_done() drops the series of each result's parts once its row is queued
-  // (run/full_phase.h CutPartSeries), and EndPhase gives back those of any row a failed write
-  // lost.
+  // host_done() drops every series of each result once its row is queued (run/full_phase.h
+  // CutSeries), and EndPhase gives back those of any row a failed write lost.
   void BeginPhase(const std::string& run_id, size_t index, const PhaseOutcome& phase, size_t hosts);
   Fleet::HostDoneFn host_done();
   void EndPhase(const std::string& run_id, size_t index, PhaseOutcome* outcome);
+  // After EndPhase: measures what each host whose series host_done() dropped did while all
+  // hosts ran from its stored series (report/validity.h ShareWindow), so that the phase's
+  // table gives the same window figures as from the series in memory. On an error, those
+  // hosts' parts are estimated pro rata.
+  common::Status ShareWindow(const std::string& run_id, size_t index, PhaseOutcome* outcome) const;
   // The hooks and skipped points `run` gained since the last call.
   void Events(const RunRecord& run);
   void Finish(const RunRecord& run, int64_t finished_unix_nanos, std::string_view status);

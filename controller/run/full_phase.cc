@@ -36,7 +36,8 @@ void CutToSummary(PhaseResult* result) {
   result->Swap(&kept);
 }
 
-void CutPartSeries(PhaseResult* result) {
+void CutSeries(PhaseResult* result) {
+  result->clear_series();
   for (auto& m : *result->mutable_measurements()) m.clear_series();
   for (auto& job : *result->mutable_jobs()) {
     for (auto& m : *job.mutable_measurements()) m.clear_series();

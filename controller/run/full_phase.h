@@ -4,10 +4,12 @@
 // A host's result grows with the phase's length (a sample a second, per measurement, job and
 // thread) and carries its environment facts and a histogram per measurement: some 13 KB per
 // host and phase for a 20 s phase, so a long plan on ten thousand hosts held gigabytes until the
-// run ended. With a results database, `stormark run` drops the series of each result's parts
-// (measurements, jobs, threads) the moment its row is handed to the database (CutPartSeries: no
-// table reads them), and once the phase's table is printed, everything but what the run's
-// tables, status and sweep and baseline summaries read (CutToSummary). The JSON report, the fio
+// run ended. With a results database, `stormark run` drops every interval series of a result
+// (its own and its parts') the moment its row is handed to the database (CutSeries: the one
+// table that reads a series, the validity window, measures it from the stored rows at the
+// phase's end, report/validity.h ShareWindow), and once the phase's table is printed,
+// everything but what the run's tables, status and sweep and baseline summaries read
+// (CutToSummary). The JSON report, the fio
 // JSON and logs, the bonnie++ CSV and the sweep summary read each phase back through FullPhase.
 #ifndef STORMARK_CONTROLLER_RUN_FULL_PHASE_H_
 #define STORMARK_CONTROLLER_RUN_FULL_PHASE_H_
@@ -27,10 +29,9 @@ namespace stormark::controller {
 // threads, environments, resolved settings, tuning, device counters, verification, cache) goes.
 void CutToSummary(stormark::v1::PhaseResult* result);
 
-// Drops the interval series of `result`'s parts: its measurements', its jobs' and its threads'
-// (those hold only series). They grow with the phase's length, and no table reads them. Its own
-// series stays: the phase's validity verdict measures what the hosts did while all ran from it.
-void CutPartSeries(stormark::v1::PhaseResult* result);
+// Drops every interval series of `result`: its own and its parts' (its measurements', its jobs'
+// and its threads', which hold only series). They grow with the phase's length.
+void CutSeries(stormark::v1::PhaseResult* result);
 
 // Cuts every result of phase `index` of `run` to its summary and marks it trimmed: for a run
 // whose `read_back` reads the phase back.

@@ -313,6 +313,14 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
         outcome.plan.spec.clear_hand_over_to();
         LabelTransports(run.agents, &outcome);
         journal.EndPhase(run.run_id, done, &outcome);
+        if (const common::Status share = journal.ShareWindow(run.run_id, done, &outcome);
+            !share.ok()) {
+          std::fprintf(err,
+                       "stormark: phase %zu '%s': the window in which all hosts ran is estimated "
+                       "pro rata: reading the hosts' series back: %s\n",
+                       done + 1, outcome.plan.name.c_str(), std::string(share.message()).c_str());
+          any_failed = true;
+        }
         const PhaseSummary summary = Summarize(outcome);
         std::fputs(FormatPhaseTable(outcome, summary, done++, total, plan.repeat, view).c_str(),
                    out);

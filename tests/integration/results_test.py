@@ -224,6 +224,46 @@ class ResultsTest(h.StormarkTestCase):
         self.run_ok(["run", "--agent", agent.address, "--rw", "write", "--size", "8M",
                      "--no-db", "--no-progress"])
 
+    def test_window_is_measured_from_stored_series_and_a_lost_series_is_one_line(self):
+        # Each host's series leaves the controller's memory as its row is written; the phase's
+        # validity line measures the window in which both hosts ran from the stored rows
+        # (docs/results-and-reports.md, "Results history"). Then another process edits the
+        # file so that every series row is deleted as it is written: one line, exit 1, the
+        # window pro rata and saying so, and the --json report (read from the results' own
+        # copies) still whole.
+        a = self.start_agent("a")
+        b = self.start_agent("b")
+        work = self.make_dir()
+        args = ["run", "--agent", a.address, "--agent", b.address, "--workload", "randio",
+                "--set", "rw=randread", "--size", "8M", "--set", "runtime=2s", "--set",
+                "time_based=true", "--set", "rate_iops=500",
+                "--db", self.db, "--no-progress"]
+        intact = self.run_ok(args + ["--json", os.path.join(work, "intact.json")])
+        window = re.search(r"all 2 hosts ran together for .*", intact.stdout)
+        self.assertIsNotNone(window, intact.stdout)
+        self.assertNotIn("pro rata", window.group(0))
+        with sqlite3.connect(self.db, timeout=10) as db:
+            db.execute("CREATE TRIGGER lose_series AFTER INSERT ON series BEGIN DELETE FROM "
+                       "series WHERE run_id = NEW.run_id AND phase_index = NEW.phase_index AND "
+                       "host_index = NEW.host_index AND offset_nanos = NEW.offset_nanos; END")
+        lost_json = os.path.join(work, "lost.json")
+        lost = self.run_stormark(args + ["--json", lost_json], timeout=120)
+        self.assertEqual(lost.returncode, 1, lost.describe())
+        self.assert_no_crash(lost)
+        lines = lost.stderr.splitlines()
+        self.assertEqual(len(lines), 1, lost.describe())
+        self.assertRegex(lines[0], r"^stormark: phase 1 '[^']+': the window in which all hosts "
+                                   r"ran is estimated pro rata: reading the hosts' series back: "
+                                   r"0 samples of host \S+'s series are stored, where its result "
+                                   r"had [1-9]\d*$")
+        self.assertRegex(lost.stdout, r"all 2 hosts ran together for .*\(pro rata")
+        report = self.load_json(lost_json)
+        for result in report["phases"][0]["results"]:
+            self.assertGreater(len(result["series"]), 0, result["host"])
+        # Both agents still serve.
+        self.run_ok(["run", "--agent", a.address, "--agent", b.address, "--rw", "write",
+                     "--size", "8M", "--no-db", "--no-progress"])
+
     def test_killed_controller_leaves_finished_phases_and_an_incomplete_run(self):
         agent = self.start_agent(extra_config="commands: {enabled: true}\n")
         plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), (

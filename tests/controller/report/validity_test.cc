@@ -1,6 +1,8 @@
 #include "controller/report/validity.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controller/plan/plan.h"
@@ -207,6 +209,120 @@ TEST(JudgeValidity, APhaseThatHadNotEndedIsInvalidWhateverItsClocks) {
   // Ended (every phase a controller runs itself): judged as before.
   all_in.ended = true;
   EXPECT_EQ(JudgeValidity(all_in).verdict, PhaseValidity::Verdict::kValid);
+}
+
+// Gives `host`'s series an uneven rate (sample k moves 1 + k % 7 MiB in 1 + k % 7 operations),
+// with its totals to match, so that a window's share cannot come out right pro rata.
+void Uneven(HostOutcome* host) {
+  PhaseResult& r = *host->result;
+  uint64_t ops = 0;
+  for (int k = 0; k < r.series_size(); ++k) {
+    auto* s = r.mutable_series(k);
+    s->set_ops(1 + k % 7);
+    s->set_bytes(s->ops() << 20);
+    ops += s->ops();
+  }
+  r.set_ops(ops);
+  r.set_bytes(ops << 20);
+}
+
+// A phase as `stormark run` holds it once the results database has its rows: every series
+// dropped from memory (into `stored`, by host index) and the results marked trimmed.
+PhaseOutcome Trimmed(PhaseOutcome outcome,
+                     std::vector<std::pair<size_t, stormark::v1::IntervalSample>>* stored) {
+  for (size_t h = 0; h < outcome.hosts.size(); ++h) {
+    HostOutcome& host = outcome.hosts[h];
+    if (!host.result) continue;
+    for (const auto& s : host.result->series()) stored->emplace_back(h, s);
+    host.dropped_series_samples = host.result->series_size();
+    host.result->clear_series();
+    host.result_trimmed = true;
+  }
+  // The store hands the rows back in its own order.
+  std::reverse(stored->begin(), stored->end());
+  return outcome;
+}
+
+TEST(ShareWindow, TheStoredSeriesGiveTheWindowOfTheSeriesInMemory) {
+  // db2 starts 3 ms late on a clock 2 s ahead and stops 300 ms early, so the window begins and
+  // ends inside samples of the others; db3's series misses a sample: it is pro rata both ways.
+  HostOutcome db1 = Ran("db1", kBase, kSecond);
+  HostOutcome db2 = Ran("db2", kBase + 3 * kMs, 700 * kMs + 7 * kMs, 2 * kSecond);
+  HostOutcome db3 = Ran("db3", kBase + kMs, kSecond);
+  Uneven(&db1);
+  Uneven(&db2);
+  db3.result->mutable_series()->RemoveLast();
+  const PhaseOutcome whole = Concurrent({db1, db2, db3}, 0.05);
+  const PhaseValidity want = JudgeValidity(whole);
+  ASSERT_EQ(want.window_nanos, 707 * kMs);
+  ASSERT_TRUE(want.window_estimated);  // db3
+
+  std::vector<std::pair<size_t, stormark::v1::IntervalSample>> stored;
+  PhaseOutcome trimmed = Trimmed(whole, &stored);
+  // Without the stored series, db1's and db2's parts are pro rata too, and come out otherwise.
+  EXPECT_NE(JudgeValidity(trimmed).window_bytes, want.window_bytes);
+
+  auto read = [&stored](const SeriesSampleFn& sample) {
+    for (const auto& [h, s] : stored) sample(h, s);
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(ShareWindow(&trimmed, read).ok());
+  const PhaseValidity got = JudgeValidity(trimmed);
+  EXPECT_EQ(got.window_bytes, want.window_bytes);
+  EXPECT_EQ(got.window_ops, want.window_ops);
+  EXPECT_EQ(got.window_estimated, want.window_estimated);
+  EXPECT_EQ(ValidityLines(got), ValidityLines(want));
+  EXPECT_TRUE(trimmed.hosts[0].window_share.has_value());
+  EXPECT_TRUE(trimmed.hosts[1].window_share.has_value());
+  EXPECT_FALSE(trimmed.hosts[2].window_share.has_value());  // Its series is incomplete.
+  // Every table after it (the summary row, the sweep's) reads the same window.
+  EXPECT_EQ(Summarize(trimmed).validity.window_bytes, want.window_bytes);
+}
+
+TEST(ShareWindow, ASeriesThatCannotBeReadLeavesThePhaseProRata) {
+  HostOutcome db1 = Ran("db1", kBase, kSecond);
+  HostOutcome db2 = Ran("db2", kBase + 3 * kMs, 707 * kMs);
+  Uneven(&db1);
+  std::vector<std::pair<size_t, stormark::v1::IntervalSample>> stored;
+  PhaseOutcome trimmed = Trimmed(Concurrent({db1, db2}), &stored);
+  const common::Status status = ShareWindow(&trimmed, [&stored](const SeriesSampleFn& sample) {
+    sample(stored[0].first, stored[0].second);  // Half a read, then the disk fails.
+    return absl::DataLossError("disk I/O error");
+  });
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_FALSE(trimmed.hosts[0].window_share.has_value());
+  EXPECT_FALSE(trimmed.hosts[1].window_share.has_value());
+  EXPECT_TRUE(JudgeValidity(trimmed).window_estimated);
+  // Rows deleted under the run: not taken for a series the host sent incomplete.
+  stored.pop_back();
+  const common::Status short_read = ShareWindow(&trimmed, [&stored](const SeriesSampleFn& sample) {
+    for (const auto& [h, s] : stored) sample(h, s);
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(short_read.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(short_read.message(),
+            "9 samples of host db1's series are stored, where its result had 10");
+  EXPECT_FALSE(trimmed.hosts[1].window_share.has_value());
+  // A store row of a host the phase has not is no crash.
+  EXPECT_TRUE(ShareWindow(&trimmed, [&stored, &db1](const SeriesSampleFn& sample) {
+                for (const auto& [h, s] : stored) sample(h, s);
+                sample(0, db1.result->series(0));
+                sample(7, stored[0].second);
+                return absl::OkStatus();
+              }).ok());
+  EXPECT_TRUE(trimmed.hosts[0].window_share.has_value());
+  EXPECT_FALSE(trimmed.hosts[1].window_share.has_value());  // 80 ops in its series, 70 in all.
+}
+
+// Nothing was dropped (no results database): nothing is read.
+TEST(ShareWindow, APhaseWithItsSeriesInMemoryReadsNothing) {
+  PhaseOutcome outcome = Concurrent({Ran("db1", kBase, kSecond), Ran("db2", kBase, kSecond)});
+  bool read = false;
+  EXPECT_TRUE(ShareWindow(&outcome, [&read](const SeriesSampleFn&) {
+                read = true;
+                return absl::OkStatus();
+              }).ok());
+  EXPECT_FALSE(read);
 }
 
 TEST(ParseStartSpreadLimit, TakesAShareAndRefusesAnythingElse) {
