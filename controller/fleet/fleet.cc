@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "controller/fleet/packed_series.h"
 #include "controller/fleet/throttle.h"
 #include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
@@ -43,6 +44,16 @@ constexpr int64_t kSlowSyncFactor = 4;
 constexpr size_t kUnbounded = SIZE_MAX;
 // The most the lead learned from late starts may add.
 constexpr int64_t kMaxLearnedLeadNanos = 5'000'000'000;
+
+// Hands host i on to `host_done` (when set), then puts back into its result the series it
+// left packed.
+void HandOn(const Fleet::HostDoneFn& host_done, size_t i, HostOutcome* host) {
+  if (host_done) host_done(i, host);
+  if (host->packed_series.empty()) return;
+  // Packed by Fleet::Finished from this very result: they fit.
+  if (host->result) (void)UnpackSeries(host->packed_series, &*host->result);
+  std::string().swap(host->packed_series);
+}
 
 }  // namespace
 
@@ -301,9 +312,10 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
                             arming.Release();
                           },
                           [i, &runs, &host_done, outcome] {
-                            if (host_done) host_done(i, &outcome->hosts[i]);
+                            HandOn(host_done, i, &outcome->hosts[i]);
                             runs.Release();
-                          });
+                          },
+                          host_done != nullptr);
                     }
                     prepares.Release();
                   });
@@ -348,11 +360,13 @@ void Fleet::RunGroup(const std::vector<size_t>& group, const ProgressFn& progres
     for (size_t i : starting) {
       if (!clients_[i]->arms_runs()) {
         runs.Acquire();
-        RunHost(i, plan, phase_id, start_at, progress, &outcome->hosts[i], nullptr,
-                [i, &runs, &host_done, outcome] {
-                  if (host_done) host_done(i, &outcome->hosts[i]);
-                  runs.Release();
-                });
+        RunHost(
+            i, plan, phase_id, start_at, progress, &outcome->hosts[i], nullptr,
+            [i, &runs, &host_done, outcome] {
+              HandOn(host_done, i, &outcome->hosts[i]);
+              runs.Release();
+            },
+            host_done != nullptr);
       } else if (halted_now) {
         AbortInBackground(i, phase_id);  // Armed, and no longer to start.
       } else {

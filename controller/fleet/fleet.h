@@ -59,10 +59,13 @@ struct HostOutcome {
   // series as it arrived, all but its summary after its phase's table (run/full_phase.h, which
   // reads it back).
   bool result_trimmed = false;
-  // How many samples the result's own series had when it was dropped, and what the host did
-  // while all hosts ran, measured from the stored series at the phase's end (ShareWindow,
-  // report/validity.h).
-  int dropped_series_samples = 0;
+  // The result's series, serialized (packed_series.h), from its arrival until a host_done
+  // takes them; empty otherwise.
+  std::string packed_series;
+  // How many samples the result's own series had when they left it (packed, or dropped once
+  // stored), and what the host did while all hosts ran, measured from the stored series at
+  // the phase's end (ShareWindow, report/validity.h).
+  int own_series_samples = 0;
   std::optional<WindowShare> window_share;
 
   bool succeeded() const {
@@ -123,8 +126,9 @@ class Fleet {
   // ran, or was stopped before it began), from gRPC's threads, as soon as its result and
   // cleanup are in: its outcome is final then but for its clock, which is set once every
   // host has ended. It may drop from the result what the fleet no longer reads (everything
-  // but the fields of start_unix_nanos and start_late_nanos), while it owns the host. Must be
-  // thread-safe and quick.
+  // but the fields of start_unix_nanos and start_late_nanos), while it owns the host. The
+  // result's series come packed (HostOutcome::packed_series): what host_done leaves packed is
+  // put back into the result when it returns. Must be thread-safe and quick.
   using HostDoneFn = std::function<void(size_t, HostOutcome*)>;
   PhaseOutcome RunPhase(const PhasePlan& plan, const std::string& phase_id,
                         const ProgressFn& progress, RunMode mode = RunMode::kConcurrent,
@@ -171,15 +175,18 @@ class Fleet {
   // The run and cleanup of one prepared host; sets host->result or host->error. With a
   // `start_at` of 0 the run is armed (an agent that arms_runs): on_armed(true) once the agent
   // waits for its Start, on_armed(false) if the run ended before; StartHost then starts it.
+  // With `pack_series` (a host_done will take the result), the result's series are packed as
+  // it arrives (HostOutcome::packed_series).
   void RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
                const ProgressFn& progress, HostOutcome* host, std::function<void(bool)> on_armed,
-               std::function<void()> done);
+               std::function<void()> done, bool pack_series);
   // Sends an armed host its start instant; done() when the call is over. A host that cannot
   // be started is aborted, and its result says why.
   void StartHost(size_t i, const std::string& phase_id, int64_t start_at,
                  std::function<void()> done) ABSL_LOCKS_EXCLUDED(mu_);
   // A Run stream ended: the host's result or error, our own reasons first.
-  void Finished(size_t i, common::StatusOr<stormark::v1::PhaseResult> result, HostOutcome* host);
+  void Finished(size_t i, common::StatusOr<stormark::v1::PhaseResult> result, HostOutcome* host,
+                bool pack_series);
   // Removes the phase's files on host i, unless it is lost (its agent does that itself).
   void CleanUpHost(size_t i, const PhasePlan& plan, const std::string& phase_id, HostOutcome* host,
                    std::function<void()> done);

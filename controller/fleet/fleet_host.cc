@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "common/strings.h"
+#include "controller/fleet/packed_series.h"
 #include "controller/workloads/workload_kinds.h"
 #include "fmt/format.h"
 
@@ -100,7 +101,8 @@ void Fleet::PrepareHost(size_t i, const PhasePlan& plan, const std::string& phas
 
 void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id, int64_t start_at,
                     const ProgressFn& progress, HostOutcome* host,
-                    std::function<void(bool)> on_armed, std::function<void()> done) {
+                    std::function<void(bool)> on_armed, std::function<void()> done,
+                    bool pack_series) {
   if (aborted_ && !plan.runs_after_halt) {
     host->error = "interrupted before the phase started";
     if (on_armed) on_armed(false);
@@ -146,9 +148,9 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
   };
   if (start_at != 0) {
     clients_[i]->RunAsync(phase_id, start_at, std::move(on_progress),
-                          [this, i, &plan, phase_id, host, done = std::move(done)](
+                          [this, i, &plan, phase_id, host, pack_series, done = std::move(done)](
                               StatusOr<stormark::v1::PhaseResult> result) mutable {
-                            Finished(i, std::move(result), host);
+                            Finished(i, std::move(result), host, pack_series);
                             CleanUpHost(i, plan, phase_id, host, std::move(done));
                           });
     return;
@@ -169,13 +171,13 @@ void Fleet::RunHost(size_t i, const PhasePlan& plan, const std::string& phase_id
         on_armed(true);
       },
       std::move(on_progress),
-      [this, i, &plan, phase_id, host, armed, on_armed,
+      [this, i, &plan, phase_id, host, armed, on_armed, pack_series,
        done = std::move(done)](StatusOr<stormark::v1::PhaseResult> result) mutable {
         if (!*armed) {
           *armed = true;
           on_armed(false);
         }
-        Finished(i, std::move(result), host);
+        Finished(i, std::move(result), host, pack_series);
         CleanUpHost(i, plan, phase_id, host, std::move(done));
       });
 }
@@ -209,7 +211,8 @@ void Fleet::StartHost(size_t i, const std::string& phase_id, int64_t start_at,
       });
 }
 
-void Fleet::Finished(size_t i, StatusOr<stormark::v1::PhaseResult> result, HostOutcome* host) {
+void Fleet::Finished(size_t i, StatusOr<stormark::v1::PhaseResult> result, HostOutcome* host,
+                     bool pack_series) {
   std::string overdue;
   {
     absl::MutexLock lock(&mu_);
@@ -221,6 +224,11 @@ void Fleet::Finished(size_t i, StatusOr<stormark::v1::PhaseResult> result, HostO
     host->error = std::string(result.status().message());
   } else {
     host->result = std::move(*result);
+    if (pack_series) {
+      // Until the cleanup is over and host_done takes them: a fleet's results come at once.
+      host->own_series_samples = host->result->series_size();
+      host->packed_series = PackSeries(&*host->result);
+    }
     if (host->result->state() != stormark::v1::PhaseResult::SUCCEEDED) {
       // An aborted phase's reason says "aborted" itself.
       host->error = host->result->state() == stormark::v1::PhaseResult::ABORTED

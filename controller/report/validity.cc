@@ -218,10 +218,10 @@ common::Status ShareWindow(
   // that the host sent incomplete.
   for (size_t h = 0; h < sums.size(); ++h) {
     const HostOutcome& host = outcome->hosts[h];
-    if (sums[h] && sums[h]->samples() != host.dropped_series_samples) {
+    if (sums[h] && sums[h]->samples() != host.own_series_samples) {
       return absl::DataLossError(
           fmt::format("{} samples of host {}'s series are stored, where its result had {}",
-                      sums[h]->samples(), host.host, host.dropped_series_samples));
+                      sums[h]->samples(), host.host, host.own_series_samples));
     }
   }
   for (size_t h = 0; h < sums.size(); ++h) {

@@ -85,7 +85,7 @@ using SeriesSampleFn = std::function<void(size_t host, const stormark::v1::Inter
 // from the series in memory. A host whose stored series does not account for all its work gets
 // no share: its part is estimated pro rata, as in memory. DATA_LOSS, and no host gets a share,
 // when the samples stored of a host are not as many as its result had
-// (HostOutcome::dropped_series_samples). Memory stays one running sum per
+// (HostOutcome::own_series_samples). Memory stays one running sum per
 // host, however long the phase.
 common::Status ShareWindow(PhaseOutcome* outcome,
                            const std::function<common::Status(const SeriesSampleFn&)>& read_series);

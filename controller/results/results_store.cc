@@ -294,9 +294,24 @@ Status ResultsStore::BeginPhase(const std::string& run_id, size_t phase_index,
 
 Status ResultsStore::AddHosts(const std::string& run_id, size_t phase_index,
                               const std::vector<std::pair<size_t, HostOutcome>>& hosts) {
+  size_t k = 0;
+  return AddHosts(run_id, phase_index, [&](size_t* h, HostOutcome* host) -> StatusOr<bool> {
+    if (k == hosts.size()) return false;
+    *h = hosts[k].first;
+    *host = hosts[k++].second;
+    return true;
+  });
+}
+
+Status ResultsStore::AddHosts(const std::string& run_id, size_t phase_index,
+                              const NextHostFn& next) {
   ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
   ASSIGN_OR_RETURN(HostStatements statements, HostStatements::Prepare(*db_));
-  for (const auto& [h, host] : hosts) {
+  size_t h = 0;
+  HostOutcome host;
+  while (true) {
+    ASSIGN_OR_RETURN(const bool more, next(&h, &host));
+    if (!more) break;
     RETURN_IF_ERROR(AddHost(statements, run_id, phase_index, h, host, SummarizeHost(host)));
   }
   return transaction.Commit();

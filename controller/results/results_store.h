@@ -64,6 +64,7 @@
 #ifndef STORMARK_CONTROLLER_RESULTS_RESULTS_STORE_H_
 #define STORMARK_CONTROLLER_RESULTS_RESULTS_STORE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -121,6 +122,10 @@ class ResultsStore {
   // - hosts' rows as their results arrive, all of `hosts` in one transaction;
   common::Status AddHosts(const std::string& run_id, size_t phase_index,
                           const std::vector<std::pair<size_t, HostOutcome>>& hosts);
+  //   The same, each host given by `next` in turn into *h and *host (it returns false when
+  //   there are no more), so that a long batch is in memory one host at a time.
+  using NextHostFn = std::function<common::StatusOr<bool>(size_t* h, HostOutcome* host)>;
+  common::Status AddHosts(const std::string& run_id, size_t phase_index, const NextHostFn& next);
   // - its end: the start instant and skew, each written host's clock as bracketed at the
   //   end, the rows of hosts not written (`written[h]` is 0), and the mark that it finished.
   common::Status EndPhase(const std::string& run_id, size_t phase_index,

@@ -40,8 +40,9 @@ void RunJournal::BeginPhase(const std::string& run_id, size_t index, const Phase
 Fleet::HostDoneFn RunJournal::host_done() {
   if (writer_ == nullptr) return nullptr;
   return [writer = writer_.get()](size_t i, HostOutcome* host) {
-    if (writer->Add(i, *host) && host->result) {
-      host->dropped_series_samples = host->result->series_size();
+    if (writer->Add(i, host) && host->result) {
+      // Series the fleet did not pack are counted here.
+      if (host->result->series_size() > 0) host->own_series_samples = host->result->series_size();
       CutSeries(&*host->result);
       host->result_trimmed = true;
     }

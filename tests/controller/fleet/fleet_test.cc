@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "common/version.h"
+#include "controller/fleet/packed_series.h"
 #include "fmt/format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gmock/gmock.h"
@@ -127,8 +128,17 @@ TEST_F(FleetTest, EachHostThatRanIsHandedOnAsItsResultAndCleanupAreIn) {
     ASSERT_TRUE(host.succeeded()) << host.error;
     EXPECT_EQ(host.host, outcome.hosts[i].host);
     EXPECT_EQ(host.target, outcome.hosts[i].target);
+    // Its series come packed (packed_series.h): put back, the result is the final one.
+    EXPECT_THAT(host.result->series(), ::testing::IsEmpty());
+    EXPECT_FALSE(host.packed_series.empty());
+    EXPECT_EQ(host.own_series_samples, outcome.hosts[i].result->series_size());
+    stormark::v1::PhaseResult whole = *host.result;
+    ASSERT_TRUE(UnpackSeries(host.packed_series, &whole));
     EXPECT_TRUE(
-        google::protobuf::util::MessageDifferencer::Equals(*host.result, *outcome.hosts[i].result));
+        google::protobuf::util::MessageDifferencer::Equals(whole, *outcome.hosts[i].result));
+    // What host_done left packed is back in the final outcome.
+    EXPECT_TRUE(outcome.hosts[i].packed_series.empty());
+    EXPECT_GT(outcome.hosts[i].result->series_size(), 0);
   }
   EXPECT_FALSE(outcome.hosts[2].error.empty());  // The unreachable host: never handed on.
 }

@@ -234,7 +234,7 @@ PhaseOutcome Trimmed(PhaseOutcome outcome,
     HostOutcome& host = outcome.hosts[h];
     if (!host.result) continue;
     for (const auto& s : host.result->series()) stored->emplace_back(h, s);
-    host.dropped_series_samples = host.result->series_size();
+    host.own_series_samples = host.result->series_size();
     host.result->clear_series();
     host.result_trimmed = true;
   }

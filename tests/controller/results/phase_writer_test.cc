@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include <google/protobuf/util/message_differencer.h>
+
 #include "common/strings.h"
 #include "controller/results/results_query.h"
 #include "gmock/gmock.h"
@@ -15,6 +17,7 @@
 namespace stormark::controller {
 namespace {
 
+using google::protobuf::util::MessageDifferencer;
 using ::testing::Each;
 using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
 
@@ -68,13 +71,13 @@ TEST_F(PhaseWriterTest, ResultsAddedFromManyThreadsAreEachWrittenOnce) {
   for (size_t t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (size_t h = t; h < kHosts; h += 4) {
-        writer.Add(h, run.phases[0].hosts[h]);
-        writer.Add(h, run.phases[0].hosts[h]);  // Twice: the second is dropped.
+        writer.Add(h, &run.phases[0].hosts[h]);
+        writer.Add(h, &run.phases[0].hosts[h]);  // Twice: the second is dropped.
       }
     });
   }
   for (std::thread& t : threads) t.join();
-  writer.Add(kHosts, run.phases[0].hosts[0]);  // No such host: dropped.
+  writer.Add(kHosts, &run.phases[0].hosts[0]);  // No such host: dropped.
   std::vector<char> written;
   ASSERT_TRUE(writer.Finish(&written).ok());
   ASSERT_EQ(written.size(), kHosts);
@@ -84,11 +87,46 @@ TEST_F(PhaseWriterTest, ResultsAddedFromManyThreadsAreEachWrittenOnce) {
   EXPECT_EQ(Rows(), static_cast<int64_t>(kHosts));
 }
 
+// The queue holds results serialized: what is written is each result whole, with its series
+// and environment, and the caller's outcome is as it was.
+TEST_F(PhaseWriterTest, EachResultIsWrittenWholeAndTheCallersOutcomeIsUntouched) {
+  RunRecord run = BeginRunAndPhase(3);
+  for (HostOutcome& host : run.phases[0].hosts) {
+    for (int k = 1; k < 50; ++k) {
+      auto* sample = host.result->add_series();
+      sample->set_offset_nanos(k * kSecond);
+      sample->set_length_nanos(kSecond);
+      sample->set_bytes(k);
+    }
+    (*host.result->mutable_host_environment())["kernel"] = "6.1.0";
+    host.error = "a note";
+  }
+  const RunRecord before = run;
+  PhaseWriter writer(store_.get(), "r1", 0, 3);
+  for (size_t h = 0; h < 3; ++h) EXPECT_TRUE(writer.Add(h, &run.phases[0].hosts[h]));
+  std::vector<char> written;
+  ASSERT_TRUE(writer.Finish(&written).ok());
+  EXPECT_THAT(written, Each(1));
+  auto stored = LoadPhaseResults(*store_, "r1", 0, 3);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  for (size_t h = 0; h < 3; ++h) {
+    const HostOutcome& host = run.phases[0].hosts[h];
+    ASSERT_TRUE(host.result.has_value());
+    EXPECT_TRUE(MessageDifferencer::Equals(*host.result, *before.phases[0].hosts[h].result));
+    EXPECT_EQ(host.error, "a note");
+    ASSERT_TRUE((*stored)[h].has_value());
+    EXPECT_TRUE(MessageDifferencer::Equals(*(*stored)[h], *host.result)) << h;
+  }
+  auto samples = store_->db().QueryInt("SELECT COUNT(*) FROM series WHERE run_id = 'r1'");
+  ASSERT_TRUE(samples.ok()) << samples.status();
+  EXPECT_EQ(*samples, 3 * 50);
+}
+
 TEST_F(PhaseWriterTest, ARowIsInTheStoreSoonAfterItsResultCame) {
   // A controller that dies during the phase must leave it: the row may not wait for the end.
   RunRecord run = BeginRunAndPhase(3);
   PhaseWriter writer(store_.get(), "r1", 0, 3);
-  writer.Add(1, run.phases[0].hosts[1]);
+  writer.Add(1, &run.phases[0].hosts[1]);
   auto other = ResultsStore::OpenExisting(dir_ + "/results.db");  // Another reader's view.
   ASSERT_TRUE(other.ok()) << other.status();
   int64_t rows = 0;
@@ -109,9 +147,9 @@ TEST_F(PhaseWriterTest, AFailedWriteIsReturnedWithTheOutcomesItLostAndLaterOnesA
   // A row already there (as from another writer) makes the batch's insert fail.
   ASSERT_TRUE(store_->AddHosts("r1", 0, {{0, run.phases[0].hosts[0]}}).ok());
   PhaseWriter writer(store_.get(), "r1", 0, 2);
-  EXPECT_TRUE(writer.Add(0, run.phases[0].hosts[0]));
+  EXPECT_TRUE(writer.Add(0, &run.phases[0].hosts[0]));
   // Taken before the failure is seen, or refused after (its caller then keeps it whole).
-  const bool took_second = writer.Add(1, run.phases[0].hosts[1]);
+  const bool took_second = writer.Add(1, &run.phases[0].hosts[1]);
   std::vector<char> written;
   std::vector<std::pair<size_t, HostOutcome>> unwritten;
   const common::Status status = writer.Finish(&written, &unwritten);
@@ -127,7 +165,7 @@ TEST_F(PhaseWriterTest, AFailedWriteIsReturnedWithTheOutcomesItLostAndLaterOnesA
   }
   EXPECT_EQ(unwritten[0].second.result->SerializeAsString(),
             run.phases[0].hosts[0].result->SerializeAsString());
-  EXPECT_FALSE(writer.Add(1, run.phases[0].hosts[1]));  // After Finish: refused.
+  EXPECT_FALSE(writer.Add(1, &run.phases[0].hosts[1]));  // After Finish: refused.
 }
 
 }  // namespace
