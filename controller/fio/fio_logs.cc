@@ -114,8 +114,10 @@ std::vector<FioLogFile> FioLogs(const RunRecord& run, common::Status* read_back)
     const int nth = ++runs_of[phase.plan.name];
     const std::string again = nth > 1 ? StrCat("-", nth) : "";
     for (const HostOutcome& host : phase.hosts) {
-      if (!host.result) continue;
-      const stormark::v1::PhaseResult& r = *host.result;
+      stormark::v1::PhaseResult whole;  // One host's series unpacked at a time.
+      const stormark::v1::PhaseResult* with_series = WithSeries(host, &whole);
+      if (with_series == nullptr) continue;
+      const stormark::v1::PhaseResult& r = *with_series;
       int first_thread = 0;  // of job k, in r.threads
       for (size_t k = 0; k < phase.plan.fio_logs.size(); ++k) {
         const PhasePlan::FioLog& log = phase.plan.fio_logs[k];

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "controller/fleet/packed_series.h"
 #include "controller/report/environment.h"
 
 namespace stormark::controller {
@@ -309,12 +310,14 @@ StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id
 }
 
 StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> LoadPhaseResults(
-    const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts) {
+    const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts,
+    std::vector<std::string>* packed_series) {
   ASSIGN_OR_RETURN(Statement query,
                    store.db().Prepare("SELECT host_index, result FROM host_results WHERE "
                                       "run_id = ? AND phase_index = ? AND result IS NOT NULL"));
   query.Bind(1, run_id).Bind(2, static_cast<int64_t>(phase_index));
   std::vector<std::optional<stormark::v1::PhaseResult>> results(hosts);
+  if (packed_series != nullptr) packed_series->assign(hosts, std::string());
   while (true) {
     ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return results;
@@ -323,6 +326,7 @@ StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> LoadPhaseResults
     auto& result = results[h];
     result.emplace();
     RETURN_IF_ERROR(Decode(query.Blob(1), &*result, "phase result", store.path()));
+    if (packed_series != nullptr) (*packed_series)[h] = PackSeries(&*result);
   }
 }
 

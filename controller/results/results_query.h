@@ -63,9 +63,12 @@ common::StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string
 
 // The stored results of phase `phase_index` (from 0) of a run of `hosts` hosts, by host index:
 // nullopt for a host without a row or without a result. DATA_LOSS when one does not decode or
-// names a host the run has not.
+// names a host the run has not. With `packed_series`, each result's interval series are packed
+// into it, by host index, as the result is read (fleet/packed_series.h): a phase of long
+// results is then held at a fraction of its parsed size.
 common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> LoadPhaseResults(
-    const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts);
+    const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts,
+    std::vector<std::string>* packed_series = nullptr);
 
 // Passes every stored sample of the interval series of phase `phase_index` of a run of `hosts`
 // hosts to `sample`, with its host's index, one row at a time (report/validity.h

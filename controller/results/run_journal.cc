@@ -76,9 +76,10 @@ common::Status RunJournal::ShareWindow(const std::string& run_id, size_t index,
 }
 
 common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> RunJournal::ReadBack(
-    const std::string& run_id, size_t index, size_t hosts) const {
+    const std::string& run_id, size_t index, size_t hosts,
+    std::vector<std::string>* packed_series) const {
   if (store_ == nullptr) return absl::FailedPreconditionError("no results database");
-  return LoadPhaseResults(*store_, run_id, index, hosts);
+  return LoadPhaseResults(*store_, run_id, index, hosts, packed_series);
 }
 
 void RunJournal::Events(const RunRecord& run) {

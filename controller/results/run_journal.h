@@ -46,7 +46,8 @@ class RunJournal {
   // LoadPhaseResults), through the journal's own connection: a file removed or renamed since
   // still reads. Not while a phase is in flight.
   common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>> ReadBack(
-      const std::string& run_id, size_t index, size_t hosts) const;
+      const std::string& run_id, size_t index, size_t hosts,
+      std::vector<std::string>* packed_series = nullptr) const;
 
   // True while the store holds everything written so far.
   bool healthy() const { return store_ != nullptr && !failed_; }

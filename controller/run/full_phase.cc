@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "controller/fleet/packed_series.h"
 
 namespace stormark::controller {
 
@@ -59,7 +60,8 @@ FullPhase::FullPhase(const RunRecord& run, size_t index) : phase_(&run.phases[in
                    [](const HostOutcome& h) { return h.result_trimmed; })) {
     return;
   }
-  auto results = run.read_back ? run.read_back(index)
+  std::vector<std::string> packed;
+  auto results = run.read_back ? run.read_back(index, &packed)
                                : common::StatusOr<std::vector<std::optional<PhaseResult>>>(
                                      absl::FailedPreconditionError("nothing to read them from"));
   if (!results.ok()) {
@@ -85,8 +87,18 @@ FullPhase::FullPhase(const RunRecord& run, size_t index) : phase_(&run.phases[in
       continue;
     }
     host.result = std::move((*results)[h]);
+    if (h < packed.size()) host.packed_series = std::move(packed[h]);
     host.result_trimmed = false;
   }
+}
+
+const PhaseResult* WithSeries(const HostOutcome& host, PhaseResult* whole) {
+  if (!host.result) return nullptr;
+  if (host.packed_series.empty()) return &*host.result;
+  *whole = *host.result;
+  // Packed from this very result as it was read: they fit.
+  (void)UnpackSeries(host.packed_series, whole);
+  return whole;
 }
 
 }  // namespace stormark::controller

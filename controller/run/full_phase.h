@@ -38,8 +38,10 @@ void CutSeries(stormark::v1::PhaseResult* result);
 void CutPhaseToSummaries(RunRecord* run, size_t index);
 
 // Phase `index` of `run` with every detail of its results: the phase itself, or, when results
-// of it were trimmed, a copy with those read back. When they cannot be, the trimmed results
-// stand in and status() says why.
+// of it were trimmed, a copy with those read back, their interval series packed
+// (HostOutcome::packed_series: WithSeries has them), so that a phase of long results is held at
+// a fraction of its parsed size. When they cannot be, the trimmed results stand in and status()
+// says why.
 class FullPhase {
  public:
   FullPhase(const RunRecord& run, size_t index);
@@ -57,6 +59,12 @@ class FullPhase {
   std::optional<PhaseOutcome> copy_;
   common::Status status_;
 };
+
+// `host`'s result with every interval series in it: the result itself, or, for one that
+// FullPhase read back, a copy in `*whole` with its series unpacked, so that the outputs that
+// write series hold one host's at a time. nullptr when the host has no result.
+const stormark::v1::PhaseResult* WithSeries(const HostOutcome& host,
+                                            stormark::v1::PhaseResult* whole);
 
 }  // namespace stormark::controller
 

@@ -173,8 +173,8 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   RunRecord run;
   run.started_unix_nanos = clock.NowUnixNanos();
   run.run_id = NewRunId(run.started_unix_nanos);
-  run.read_back = [&journal, &run](size_t index) {
-    return journal.ReadBack(run.run_id, index, run.agents.size());
+  run.read_back = [&journal, &run](size_t index, std::vector<std::string>* packed_series) {
+    return journal.ReadBack(run.run_id, index, run.agents.size(), packed_series);
   };
   Fleet fleet(std::move(clients), clock, *fleet_options);
   // Ctrl-C aborts the phase on every agent. The guard removes the handler on every way out,

@@ -65,8 +65,10 @@ struct RunRecord {
   // Why --fail-fast stopped the run, or "".
   std::string stopped;
   // Reads a phase's stored results back by host index, for the hosts whose results were
-  // trimmed (HostOutcome::result_trimmed, full_phase.h); null when none can be.
-  std::function<common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>>(size_t)>
+  // trimmed (HostOutcome::result_trimmed, full_phase.h), their series packed into the second
+  // argument by host index (fleet/packed_series.h); null when none can be.
+  std::function<common::StatusOr<std::vector<std::optional<stormark::v1::PhaseResult>>>(
+      size_t, std::vector<std::string>*)>
       read_back;
 };
 

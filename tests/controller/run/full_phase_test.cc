@@ -187,8 +187,9 @@ class FullPhaseTest : public ::testing::Test {
 
   // `run` with every phase cut to its summaries, reading them back through the journal.
   RunRecord Cut(RunRecord run) {
-    run.read_back = [this, id = run.run_id, hosts = run.agents.size()](size_t index) {
-      return journal_->ReadBack(id, index, hosts);
+    run.read_back = [this, id = run.run_id, hosts = run.agents.size()](
+                        size_t index, std::vector<std::string>* packed_series) {
+      return journal_->ReadBack(id, index, hosts, packed_series);
     };
     for (size_t p = 0; p < run.phases.size(); ++p) CutPhaseToSummaries(&run, p);
     return run;
@@ -305,8 +306,9 @@ TEST_F(FullPhaseTest, EachResultHandedToTheDatabaseLosesItsSeriesAndReadsBackWho
   ASSERT_EQ(left.size(), whole.phases.size());
   RunRecord run = whole;
   run.phases = left;
-  run.read_back = [this, id = run.run_id, hosts = run.agents.size()](size_t index) {
-    return journal_->ReadBack(id, index, hosts);
+  run.read_back = [this, id = run.run_id, hosts = run.agents.size()](
+                      size_t index, std::vector<std::string>* packed_series) {
+    return journal_->ReadBack(id, index, hosts, packed_series);
   };
   for (size_t p = 0; p < run.phases.size(); ++p) {
     for (const HostOutcome& host : run.phases[p].hosts) {
@@ -333,7 +335,10 @@ TEST_F(FullPhaseTest, EachResultHandedToTheDatabaseLosesItsSeriesAndReadsBackWho
       const auto& want = whole.phases[p].hosts[h].result;
       ASSERT_EQ(full->hosts[h].result.has_value(), want.has_value());
       if (want) {
-        EXPECT_TRUE(MessageDifferencer::Equals(*full->hosts[h].result, *want));
+        // Read back with its series packed, and whole once they are put back.
+        EXPECT_THAT(full->hosts[h].result->series(), IsEmpty());
+        PhaseResult unpacked;
+        EXPECT_TRUE(MessageDifferencer::Equals(*WithSeries(full->hosts[h], &unpacked), *want));
       }
     }
   }
@@ -373,12 +378,12 @@ TEST_F(FullPhaseTest, APhaseThatCannotBeReadBackIsAnErrorAndItsSummariesStand) {
   const RunRecord whole = RichRun();
   Record(whole);
   RunRecord cut = Cut(whole);
-  cut.read_back = [inner = cut.read_back](size_t index) {
+  cut.read_back = [inner = cut.read_back](size_t index, std::vector<std::string>* packed) {
     if (index == 1) {
       return common::StatusOr<std::vector<std::optional<PhaseResult>>>(
           absl::DataLossError("results.db: disk I/O error"));
     }
-    return inner(index);
+    return inner(index, packed);
   };
   const std::string path = dir_ + "/run.json";
   const Status written = WriteJsonReport(cut, path);
@@ -401,22 +406,25 @@ TEST_F(FullPhaseTest, AStoredResultThatIsNotTheRunsIsRefused) {
   const RunRecord whole = RichRun();
   Record(whole);
   RunRecord cut = Cut(whole);
-  cut.read_back = [inner = cut.read_back](size_t index) {
-    auto results = inner(index);
+  cut.read_back = [inner = cut.read_back](size_t index, std::vector<std::string>* packed) {
+    auto results = inner(index, packed);
     if (results.ok()) (*results)[0]->set_state(PhaseResult::ABORTED);
     return results;
   };
   const FullPhase phase(cut, 0);
   EXPECT_THAT(phase.status().message(),
               HasSubstr("holds another result of host a in phase 1 than the run had"));
-  EXPECT_THAT(phase->hosts[0].result->series(), IsEmpty());  // Its summary stands.
-  EXPECT_THAT(phase->hosts[1].result->series(), Not(IsEmpty()));
+  PhaseResult unpacked;
+  EXPECT_THAT(WithSeries(phase->hosts[0], &unpacked)->series(), IsEmpty());  // Its summary stands.
+  EXPECT_THAT(WithSeries(phase->hosts[1], &unpacked)->series(), Not(IsEmpty()));
 }
 
 TEST_F(FullPhaseTest, APhaseNotCutIsUsedAsItIsAndNothingIsRead) {
   const RunRecord whole = RichRun();
   RunRecord run = whole;
-  run.read_back = [](size_t) -> common::StatusOr<std::vector<std::optional<PhaseResult>>> {
+  run.read_back =
+      [](size_t,
+         std::vector<std::string>*) -> common::StatusOr<std::vector<std::optional<PhaseResult>>> {
     ADD_FAILURE() << "read back a phase that was not cut";
     return absl::InternalError("no");
   };
