@@ -459,10 +459,14 @@ std::string RunJsonText(const RunRecord& run, common::Status* read_back) {
   return WriteRunJson(run, nullptr, read_back);
 }
 
+void PutRunJson(const RunRecord& run, const common::PieceFn& put, common::Status* read_back) {
+  WriteRunJson(run, put, read_back);
+}
+
 common::Status WriteJsonReport(const RunRecord& run, const std::string& path) {
   common::Status read_back;
   common::Status written = common::WriteFileAtomically(
-      path, [&](const common::PieceFn& put) { WriteRunJson(run, put, &read_back); });
+      path, [&](const common::PieceFn& put) { PutRunJson(run, put, &read_back); });
   if (!written.ok()) return written;
   return common::Annotate(read_back, "--json: written with summaries only");
 }

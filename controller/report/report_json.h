@@ -7,6 +7,7 @@
 
 #include "common/status.h"
 #include "controller/run/run_record.h"
+#include "common/atomic_file.h"
 #include "nlohmann/json.hpp"
 
 namespace stormark::controller {
@@ -20,6 +21,9 @@ nlohmann::json RunToJson(const RunRecord& run);
 // is read back in full (run/full_phase.h); one that cannot be is written with its summaries,
 // and *read_back (when given) gets the first such error.
 std::string RunJsonText(const RunRecord& run, common::Status* read_back = nullptr);
+// The same text handed to `put` in pieces of about a megabyte.
+void PutRunJson(const RunRecord& run, const common::PieceFn& put,
+                common::Status* read_back = nullptr);
 
 // Writes the report to `path` atomically (a temporary file renamed into place), so a crash
 // never leaves a half-written report. A phase that could not be read back in full is an error

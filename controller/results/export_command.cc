@@ -38,11 +38,21 @@ int ExportCommand(const ExportOptions& options, const std::string& ref, std::FIL
   auto run = LoadNamedRun(**store, ref);
   if (!run.ok()) return Fail(run.status(), err);
 
-  std::string text;
   if (format == "json") {
-    text =
-        RunToJson(run->record).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  } else if (format == "csv") {
+    // One host's row at a time, as `stormark run --json` writes it: a large fleet's run is
+    // never held as one document.
+    if (options.output.empty()) {
+      PutRunJson(run->record, [out](std::string_view piece) {
+        std::fwrite(piece.data(), 1, piece.size(), out);
+      });
+      return 0;
+    }
+    const common::Status written = common::WriteFileAtomically(
+        options.output, [&](const common::PieceFn& put) { PutRunJson(run->record, put); });
+    return written.ok() ? 0 : Fail(common::Annotate(written, "-o"), err);
+  }
+  std::string text;
+  if (format == "csv") {
     text = RunCsv(run->record);
   } else if (format == "bonnie-csv") {
     text = RunBonnieCsv(run->record);

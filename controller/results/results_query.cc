@@ -154,8 +154,8 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
   ASSIGN_OR_RETURN(Statement phases,
                    db.Prepare("SELECT phase_index, phase_id, name, repetition, target, mode, "
                               "start_at_unix_nanos, start_skew_nanos, "
-                              "start_skew_uncertainty_nanos, spec, start_spread_limit, finished "
-                              "FROM phases "
+                              "start_skew_uncertainty_nanos, spec, start_spread_limit, finished, "
+                              "start_lead_nanos FROM phases "
                               "WHERE run_id = ? "
                               "ORDER BY phase_index"));
   ASSIGN_OR_RETURN(Statement sweep,
@@ -163,7 +163,8 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
                               "phase_index = ? ORDER BY position"));
   ASSIGN_OR_RETURN(Statement hosts,
                    db.Prepare("SELECT host, target, error, result, clock_offset_nanos, "
-                              "clock_uncertainty_nanos, host_index FROM host_results WHERE "
+                              "clock_uncertainty_nanos, host_index, clock_rtt_nanos, "
+                              "clock_moved_nanos FROM host_results WHERE "
                               "run_id = ? AND "
                               "phase_index = ? ORDER BY host_index"));
   phases.Bind(1, run_id);
@@ -184,6 +185,7 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
     outcome.plan.start_spread_limit = phases.Double(10);
     const bool finished = phases.Int(11) != 0;
     outcome.ended = finished;
+    outcome.start_lead_nanos = phases.Int(12);
 
     sweep.Bind(1, run_id).Bind(2, index);
     while (true) {
@@ -214,6 +216,8 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
       }
       host.clock.offset_nanos = hosts.Int(4);
       host.clock.uncertainty_nanos = hosts.Int(5);
+      host.clock.rtt_nanos = hosts.Int(7);
+      host.clock.moved_nanos = hosts.Int(8);
     }
     hosts.Reset();
     for (size_t h = 0; h < present.size(); ++h) {

@@ -235,6 +235,15 @@ constexpr char kSchemaV5[] = R"sql(
 ALTER TABLE phases ADD COLUMN finished INTEGER NOT NULL DEFAULT 1;
 )sql";
 
+// Schema version 6 keeps the clock figures and the start lead that the JSON report gives, so
+// that `results export --format json` gives them too: each phase's start lead, and each host's
+// best clock round trip and how far its offset moved over the phase. Rows recorded before read 0.
+constexpr char kSchemaV6[] = R"sql(
+ALTER TABLE phases ADD COLUMN start_lead_nanos INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE host_results ADD COLUMN clock_rtt_nanos INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE host_results ADD COLUMN clock_moved_nanos INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 }  // namespace
 
 Status PrepareSchema(sqlite::Database* db, bool create) {
@@ -269,14 +278,16 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
     RETURN_IF_ERROR(db->Exec(kSchemaV3));
     RETURN_IF_ERROR(db->Exec(kSchemaV4));
     RETURN_IF_ERROR(db->Exec(kSchemaV5));
+    RETURN_IF_ERROR(db->Exec(kSchemaV6));
   } else {
-    // 1 -> 2 -> 3 -> 4 -> 5: new tables and columns with defaults; every older row stays.
+    // 1 -> 2 -> ... -> 6: new tables and columns with defaults; every older row stays.
     const std::string upgrading = StrCat(db->path(), ": upgrading the results schema ", version,
                                          " to ", kResultsSchemaVersion);
     if (version < 2) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV2), upgrading));
     if (version < 3) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV3), upgrading));
     if (version < 4) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV4), upgrading));
-    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV5), upgrading));
+    if (version < 5) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV5), upgrading));
+    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV6), upgrading));
   }
   RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
   return transaction.Commit();

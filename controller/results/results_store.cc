@@ -64,7 +64,7 @@ struct HostStatements {
   static StatusOr<HostStatements> Prepare(const sqlite::Database& db) {
     ASSIGN_OR_RETURN(Statement host,
                      db.Prepare("INSERT INTO host_results VALUES "
-                                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                                "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
     ASSIGN_OR_RETURN(Statement environment, PrepareEnvironment(db));
     ASSIGN_OR_RETURN(Statement bucket,
                      db.Prepare("INSERT INTO latency_buckets VALUES (?,?,?,?,?,?,?,?)"));
@@ -125,6 +125,7 @@ Status AddHost(HostStatements& statements, const std::string& run_id, size_t pha
   } else {
     insert_host.BindNull(26);
   }
+  insert_host.Bind(27, host.clock.rtt_nanos).Bind(28, host.clock.moved_nanos);
   RETURN_IF_ERROR(insert_host.Run());
   if (!host.result) return absl::OkStatus();
   RETURN_IF_ERROR(
@@ -275,14 +276,15 @@ Status ResultsStore::BeginPhase(const std::string& run_id, size_t phase_index,
   const PhasePlan& plan = phase.plan;
   ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
   ASSIGN_OR_RETURN(Statement insert_phase,
-                   db_->Prepare("INSERT INTO phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+                   db_->Prepare("INSERT INTO phases VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
   RETURN_IF_ERROR(insert_phase.Insert(
       run_id, p, phase.phase_id, plan.name, int64_t{plan.repetition},
       DescribeSweepPoint(plan.sweep_point), plan.target, common::WorkloadName(plan.spec),
       plan.Describe(), ModeName(phase.mode), common::CacheModeName(plan.spec.cache()),
       phase.start_at_unix_nanos, phase.start_skew_nanos, phase.start_skew_uncertainty_nanos,
       sqlite::BlobParam{Serialized(plan.spec)},
-      plan.start_spread_limit > 0 ? plan.start_spread_limit : 0.01, /*finished=*/int64_t{0}));
+      plan.start_spread_limit > 0 ? plan.start_spread_limit : 0.01, /*finished=*/int64_t{0},
+      phase.start_lead_nanos));
   ASSIGN_OR_RETURN(Statement insert_sweep,
                    db_->Prepare("INSERT INTO sweep_values VALUES (?,?,?,?,?)"));
   for (size_t i = 0; i < plan.sweep_point.size(); ++i) {
@@ -323,22 +325,25 @@ Status ResultsStore::EndPhase(const std::string& run_id, size_t phase_index,
   ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db_.get()));
   ASSIGN_OR_RETURN(Statement update_phase,
                    db_->Prepare("UPDATE phases SET start_at_unix_nanos = ?, start_skew_nanos = ?, "
-                                "start_skew_uncertainty_nanos = ?, finished = 1 "
-                                "WHERE run_id = ? AND phase_index = ?"));
+                                "start_skew_uncertainty_nanos = ?, start_lead_nanos = ?, "
+                                "finished = 1 WHERE run_id = ? AND phase_index = ?"));
   RETURN_IF_ERROR(update_phase.Insert(outcome.start_at_unix_nanos, outcome.start_skew_nanos,
-                                      outcome.start_skew_uncertainty_nanos, run_id, p));
+                                      outcome.start_skew_uncertainty_nanos,
+                                      outcome.start_lead_nanos, run_id, p));
   // The clocks were bracketed once every host had ended: a row written as its result came
   // holds the estimate from the start.
   ASSIGN_OR_RETURN(Statement update_clock,
                    db_->Prepare("UPDATE host_results SET clock_offset_nanos = ?, "
-                                "clock_uncertainty_nanos = ? "
+                                "clock_uncertainty_nanos = ?, clock_rtt_nanos = ?, "
+                                "clock_moved_nanos = ? "
                                 "WHERE run_id = ? AND phase_index = ? AND host_index = ?"));
   ASSIGN_OR_RETURN(HostStatements statements, HostStatements::Prepare(*db_));
   for (size_t h = 0; h < outcome.hosts.size(); ++h) {
     const HostOutcome& host = outcome.hosts[h];
     if (h < written.size() && written[h]) {
       RETURN_IF_ERROR(update_clock.Insert(host.clock.offset_nanos, host.clock.uncertainty_nanos,
-                                          run_id, p, static_cast<int64_t>(h)));
+                                          host.clock.rtt_nanos, host.clock.moved_nanos, run_id, p,
+                                          static_cast<int64_t>(h)));
     } else {
       RETURN_IF_ERROR(AddHost(statements, run_id, phase_index, h, host, SummarizeHost(host)));
     }

@@ -58,6 +58,9 @@
 //   phases.finished  1 once the phase ended; 0 while it runs, and for ever in a run whose
 //                 controller died during it: its hosts without a row had sent no result yet,
 //                 and start_at_unix_nanos is 0 when it never started (v5)
+//   phases.start_lead_nanos  how far ahead the start instant was set (v6)
+//   host_results.clock_rtt_nanos, host_results.clock_moved_nanos  the host's best clock round
+//                 trip, and how far its offset moved over the phase (v6); 0 in rows written before
 //
 // The file is in WAL mode; every write is one transaction. Not thread-safe: one thread at a
 // time (the phase writer's thread while a phase runs, the run's own otherwise).
@@ -79,7 +82,7 @@
 
 namespace stormark::controller {
 
-inline constexpr int kResultsSchemaVersion = 5;
+inline constexpr int kResultsSchemaVersion = 6;
 
 // Run statuses as stored. kRunIncomplete is never stored: readers show it for a run whose
 // status is still "running" but whose controller is gone.

@@ -49,8 +49,9 @@ phases:
   - {name: bon, workload: bonnie, size: 16M, fast: true, files: "1:0:0:1", seeks: 100}
 """)
         self.csv_path = os.path.join(self.work, "run.csv")
+        self.json_path = os.path.join(self.work, "run-report.json")
         args = ["run", "--plan", plan, "--db", self.db, "--no-progress", "--label", "exp,\"1\"",
-                "--csv", self.csv_path]
+                "--csv", self.csv_path, "--json", self.json_path]
         for agent in self.agents:
             args += ["--agent", agent.address]
         result = self.run_stormark(args, timeout=180)
@@ -68,6 +69,10 @@ phases:
         self.export("latest", "--format", "json", "-o", out)
         report = self.load_json(out)
         self.assertEqual(report["run_id"], self.run_id)
+        # The run's own --json report, byte for byte, to a file and to standard output.
+        self.assertEqual(h.read_text(out), h.read_text(self.json_path))
+        self.assertEqual(self.export("latest", "--format", "json").stdout,
+                         h.read_text(self.json_path))
         self.assertEqual([p["name"] for p in report["phases"]], ["seq-write", "bon"])
         self.assertEqual(len(report["phases"][0]["results"]), 2)
 

@@ -372,6 +372,12 @@ TEST_F(ResultsStoreTest, EnvironmentAndLabelsAreStoredAndLabelTheRowsAgain) {
 }
 
 // What schema 3 added, taken away again: the file stormark wrote at version 2.
+// What schema 6 added, taken away again.
+constexpr char kDropVersion6[] =
+    "ALTER TABLE phases DROP COLUMN start_lead_nanos; "
+    "ALTER TABLE host_results DROP COLUMN clock_rtt_nanos; "
+    "ALTER TABLE host_results DROP COLUMN clock_moved_nanos; ";
+
 constexpr char kBackToVersion2[] =
     "DROP TABLE hook_failures; DROP TABLE hooks; DROP TABLE skipped_points; "
     "ALTER TABLE runs DROP COLUMN stopped; ALTER TABLE phases DROP COLUMN start_spread_limit; "
@@ -387,6 +393,7 @@ TEST_F(ResultsStoreTest, Version1FileIsUpgradedAndItsRunsStayReadable) {
     // Make it the version 1 file an earlier stormark wrote: the same tables but the new ones.
     auto raw = sqlite::Database::Open(PathOf("results.db"), false);
     ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec(kDropVersion6).ok());
     ASSERT_TRUE((*raw)->Exec(kBackToVersion2).ok());
     ASSERT_TRUE(
         (*raw)->Exec("DROP TABLE labels; DROP TABLE environment; PRAGMA user_version = 1").ok());
@@ -420,6 +427,7 @@ TEST_F(ResultsStoreTest, EachPhaseKeepsItsStartSpreadLimitAndOldRunsGetTheDefaul
     // The version 3 file an earlier stormark wrote: no limit column.
     auto raw = sqlite::Database::Open(PathOf("results.db"), false);
     ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec(kDropVersion6).ok());
     ASSERT_TRUE((*raw)
                     ->Exec("ALTER TABLE phases DROP COLUMN start_spread_limit; "
                            "ALTER TABLE phases DROP COLUMN finished; PRAGMA user_version = 3")
@@ -447,6 +455,7 @@ TEST_F(ResultsStoreTest, Version2FileIsUpgradedAndTheHooksOfNewRunsAreKept) {
     Write(*store, TwoHostRun("old"), kRunCompleted);
     auto raw = sqlite::Database::Open(PathOf("results.db"), false);
     ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec(kDropVersion6).ok());
     ASSERT_TRUE((*raw)->Exec(kBackToVersion2).ok());
   }
   auto writer = ResultsStore::Open(PathOf("results.db"));
@@ -582,16 +591,19 @@ TEST_F(ResultsStoreTest, AStoredRowOfAHostTheRunHasNotIsRefusedNotShownAsOneMore
   ASSERT_NE(store, nullptr);
   Write(*store, TwoHostRun("r1"), kRunCompleted);
   // An edited file: host 0's row copied to index 7 of a two-host run.
-  ASSERT_TRUE(store->db()
-                  .Prepare("INSERT INTO host_results SELECT run_id, phase_index, 7, host, target, "
-                           "status, error, bytes, ops, elapsed_seconds, bytes_per_second, "
-                           "ops_per_second, cpu_percent, latency_count, latency_sum_nanos, "
-                           "latency_min_nanos, p50_nanos, p99_nanos, max_nanos, "
-                           "start_unix_nanos, end_unix_nanos, start_late_nanos, "
-                           "clock_offset_nanos, clock_uncertainty_nanos, warnings, result FROM "
-                           "host_results WHERE phase_index = 0 AND host_index = 0")
-                  ->Run()
-                  .ok());
+  ASSERT_TRUE(
+      store->db()
+          .Prepare(
+              "INSERT INTO host_results SELECT run_id, phase_index, 7, host, target, "
+              "status, error, bytes, ops, elapsed_seconds, bytes_per_second, "
+              "ops_per_second, cpu_percent, latency_count, latency_sum_nanos, "
+              "latency_min_nanos, p50_nanos, p99_nanos, max_nanos, "
+              "start_unix_nanos, end_unix_nanos, start_late_nanos, "
+              "clock_offset_nanos, clock_uncertainty_nanos, warnings, result, clock_rtt_nanos, "
+              "clock_moved_nanos FROM "
+              "host_results WHERE phase_index = 0 AND host_index = 0")
+          ->Run()
+          .ok());
   auto loaded = LoadRun(*store, "r1");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kDataLoss);
@@ -620,6 +632,11 @@ TEST_F(ResultsStoreTest, ControllersOpeningANewOrAnOlderFileAtOnceAllGetIt) {
     if (attempt % 2 == 1) {
       auto store = OpenStore(name);
       ASSERT_NE(store, nullptr);
+      for (const char* drop : {"ALTER TABLE phases DROP COLUMN start_lead_nanos",
+                               "ALTER TABLE host_results DROP COLUMN clock_rtt_nanos",
+                               "ALTER TABLE host_results DROP COLUMN clock_moved_nanos"}) {
+        ASSERT_TRUE(store->db().Prepare(drop)->Run().ok());
+      }
       ASSERT_TRUE(store->db().Prepare("ALTER TABLE phases DROP COLUMN finished")->Run().ok());
       ASSERT_TRUE(store->db().Prepare("PRAGMA user_version = 4")->Run().ok());
     }
@@ -640,6 +657,7 @@ TEST_F(ResultsStoreTest, Version4FileIsUpgradedAndItsPhasesReadAsFinished) {
     Write(*store, TwoHostRun("old"), kRunCompleted);
     auto raw = sqlite::Database::Open(PathOf("results.db"), false);
     ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec(kDropVersion6).ok());
     ASSERT_TRUE(
         (*raw)->Exec("ALTER TABLE phases DROP COLUMN finished; PRAGMA user_version = 4").ok());
   }
@@ -650,6 +668,36 @@ TEST_F(ResultsStoreTest, Version4FileIsUpgradedAndItsPhasesReadAsFinished) {
   EXPECT_EQ(old->listing.recorded_phases, 2u);
   ASSERT_EQ(old->record.phases.size(), 2u);
   EXPECT_EQ(old->record.phases[1].hosts[1].error, "host b:7420: unreachable: connection refused");
+}
+
+// The JSON report's clock figures and start lead are kept, so that an export gives what the
+// run's own report gave; a version 5 file's rows read 0.
+TEST_F(ResultsStoreTest, ClockFiguresAndTheStartLeadAreKeptAndOlderRowsReadZero) {
+  RunRecord run = TwoHostRun("clocks");
+  run.phases[0].start_lead_nanos = 251'000'000;
+  run.phases[0].hosts[0].clock.rtt_nanos = 163'000;
+  run.phases[0].hosts[0].clock.moved_nanos = -18'000;
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Write(*store, run, kRunCompleted);
+    auto loaded = LoadRun(*store, "clocks");
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->record.phases[0].start_lead_nanos, 251'000'000);
+    EXPECT_EQ(loaded->record.phases[0].hosts[0].clock.rtt_nanos, 163'000);
+    EXPECT_EQ(loaded->record.phases[0].hosts[0].clock.moved_nanos, -18'000);
+    auto raw = sqlite::Database::Open(PathOf("results.db"), false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec(std::string(kDropVersion6) + "PRAGMA user_version = 5").ok());
+  }
+  auto reader = ResultsStore::OpenExisting(PathOf("results.db"));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  auto old = LoadRun(**reader, "clocks");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->record.phases[0].start_lead_nanos, 0);
+  EXPECT_EQ(old->record.phases[0].hosts[0].clock.rtt_nanos, 0);
+  EXPECT_EQ(old->record.phases[0].hosts[0].clock.offset_nanos,
+            run.phases[0].hosts[0].clock.offset_nanos);
 }
 
 }  // namespace
