@@ -270,8 +270,8 @@ json ResultJson(const PhaseOutcome& outcome, const PhaseRows& rows, size_t i) {
     row["cpu_user_nanos"] = r.cpu_user_nanos();
     row["cpu_system_nanos"] = r.cpu_system_nanos();
     json series = json::array();
-    stormark::v1::PhaseResult whole;
-    for (const auto& s : WithSeries(host, &whole)->series()) {
+    stormark::v1::PhaseResult packed;
+    for (const auto& s : OwnSeries(host, &packed)) {
       series.push_back({{"host", host.host},
                         {"offset_nanos", s.offset_nanos()},
                         {"length_nanos", s.length_nanos()},

@@ -92,6 +92,15 @@ FullPhase::FullPhase(const RunRecord& run, size_t index) : phase_(&run.phases[in
   }
 }
 
+const google::protobuf::RepeatedPtrField<stormark::v1::IntervalSample>& OwnSeries(
+    const HostOutcome& host, PhaseResult* packed) {
+  if (host.result && host.packed_series.empty()) return host.result->series();
+  packed->Clear();
+  // Packed as a PhaseResult that holds only the series, in their places (packed_series.h).
+  if (host.result) (void)packed->ParseFromString(host.packed_series);
+  return packed->series();
+}
+
 const PhaseResult* WithSeries(const HostOutcome& host, PhaseResult* whole) {
   if (!host.result) return nullptr;
   if (host.packed_series.empty()) return &*host.result;

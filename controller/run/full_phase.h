@@ -66,6 +66,11 @@ class FullPhase {
 const stormark::v1::PhaseResult* WithSeries(const HostOutcome& host,
                                             stormark::v1::PhaseResult* whole);
 
+// The series of `host`'s result itself (not its parts'), without copying the rest of it: from
+// the result, or unpacked into `*packed`. Empty when the host has no result.
+const google::protobuf::RepeatedPtrField<stormark::v1::IntervalSample>& OwnSeries(
+    const HostOutcome& host, stormark::v1::PhaseResult* packed);
+
 }  // namespace stormark::controller
 
 #endif  // STORMARK_CONTROLLER_RUN_FULL_PHASE_H_
