@@ -57,8 +57,10 @@ int Main(int argc, char** argv) {
   run_cmd->add_option("--plan", run.plan_path, "YAML plan file")->check(CLI::ExistingFile);
   std::string rw, size, bs, target;
   bool direct = false, no_direct = false, fdatasync = false, no_fdatasync = false;
-  auto* rw_opt = run_cmd->add_option("--rw", rw, "stream direction: write or read (one phase)")
-                     ->check(CLI::IsMember({"write", "read"}));
+  auto* rw_opt = run_cmd->add_option(
+      "--rw", rw,
+      "write or read (one stream phase); with --workload randio, its pattern: randread, "
+      "randwrite, randrw, read, write, rw");
   auto* size_opt = run_cmd->add_option("--size", size, "bytes per host, e.g. 512M, 4G");
   auto* bs_opt = run_cmd->add_option("--bs", bs, "block size per call, e.g. 4k, 1M");
   auto* target_opt = run_cmd->add_option("--target", target, "agent target name");

@@ -158,13 +158,21 @@ Status ApplyFlags(const RunOptions& options, Plan* plan) {
       return absl::InvalidArgumentError(
           StrCat("unknown workload '", *options.workload, "' (known: ", WorkloadNames(), ")"));
     }
-    if (options.rw) return absl::InvalidArgumentError("--rw is for the stream workload");
+    // As --set rw=...: the workload's own pattern (randio's randread, say), or one line
+    // saying that it takes none.
+    if (options.rw)
+      params.insert(params.begin(), {"rw", *options.rw, StrCat("--rw ", *options.rw)});
     PhasePlan phase;
     phase.name = std::string(kind->name);
     kind->init(&phase.spec);
     plan->phases = {phase};
   } else if (options.plan_path.empty() && options.rw) {
     // A single phase described by the flags alone.
+    if (*options.rw != "read" && *options.rw != "write") {
+      return absl::InvalidArgumentError(
+          StrCat("--rw ", *options.rw, ": the stream workload reads or writes (--rw read, --rw ",
+                 "write); for random or mixed I/O add --workload randio"));
+    }
     PhasePlan phase = DefaultPlan().phases[0];
     phase.name = *options.rw == "read" ? "seq-read" : "seq-write";
     RETURN_IF_ERROR(SetStreamParameter("rw", *options.rw, phase.spec.mutable_stream()));

@@ -41,6 +41,24 @@ class ErrorsTest(h.StormarkTestCase):
         self.assertNotIn("Phase ", result.stdout)
         self.assertEqual(os.listdir(self.tmpdir), [], "no embedded agent was started")
 
+    def test_rw_is_the_random_workloads_pattern_and_a_stream_is_told_so(self):
+        # A fio user's first try: --rw is randio's pattern, as fio's rw= is.
+        agent = self.start_agent()
+        ran = self.run_stormark(["run", "--agent", agent.address, "--workload", "randio",
+                                 "--rw", "randread", "--size", "8M", "--set", "runtime=1s",
+                                 "--set", "time_based=true", "--no-progress", "--no-db"],
+                                timeout=120, env=self.env)
+        self.assertEqual(ran.returncode, 0, ran.describe())
+        self.assertRegex(ran.stdout, r"randio randread")
+        # The stream workload reads or writes; the line says where random I/O is.
+        result = self.run_refused(["run", "--rw", "randread", "--size", "8M"], 2)
+        self.error_lines(result, "--rw randread", "--workload randio")
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.describe())
+        self.assertEqual(os.listdir(self.tmpdir), [], "no embedded agent was started")
+        # A workload without a pattern says so, naming the flag.
+        result = self.run_refused(["run", "--workload", "bonnie", "--rw", "read"], 2)
+        self.error_lines(result, "--rw read", "no phase takes 'rw'")
+
     def test_a_set_that_no_phase_takes_is_refused_not_ignored(self):
         plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"),
                                "phases:\n  - {name: w, workload: stream, rw: write}\n"
