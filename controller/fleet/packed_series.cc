@@ -46,4 +46,22 @@ bool UnpackSeries(const std::string& packed, PhaseResult* result) {
   return true;
 }
 
+const google::protobuf::RepeatedPtrField<stormark::v1::IntervalSample>& OwnSeries(
+    const HostOutcome& host, PhaseResult* packed) {
+  if (host.result && host.packed_series.empty()) return host.result->series();
+  packed->Clear();
+  // A PhaseResult that holds only the series, in their places (PackSeries).
+  if (host.result) (void)packed->ParseFromString(host.packed_series);
+  return packed->series();
+}
+
+const PhaseResult* WithSeries(const HostOutcome& host, PhaseResult* whole) {
+  if (!host.result) return nullptr;
+  if (host.packed_series.empty()) return &*host.result;
+  *whole = *host.result;
+  // Packed from this very result as it was read: they fit.
+  (void)UnpackSeries(host.packed_series, whole);
+  return whole;
+}
+
 }  // namespace stormark::controller

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/units.h"
+#include "controller/fleet/packed_series.h"
 #include "fmt/format.h"
 
 namespace stormark::controller {
@@ -86,18 +87,11 @@ void AddWindowShare(const Span& span, int64_t from, int64_t to, PhaseValidity* v
   std::optional<WindowShare> share;
   if (host.window_share && host.window_share->from == from && host.window_share->to == to) {
     share = host.window_share;
-  } else if (!host.packed_series.empty() && r.series_size() == 0) {
-    // Read back with its series packed (run/full_phase.h): a PhaseResult holding only them,
-    // in their places (fleet/packed_series.h). One host's at a time.
+  } else {
+    // In the result, or packed when it was read back so (one host's unpacked at a time).
     PhaseResult packed;
     WindowSum sum(span.start, from, to);
-    if (packed.ParseFromString(host.packed_series)) {
-      for (const auto& s : packed.series()) sum.Add(s);
-    }
-    share = sum.Share(r);
-  } else {
-    WindowSum sum(span.start, from, to);
-    for (const auto& s : r.series()) sum.Add(s);
+    for (const auto& s : OwnSeries(host, &packed)) sum.Add(s);
     share = sum.Share(r);
   }
   if (share) {

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "common/strings.h"
-#include "controller/fleet/packed_series.h"
 
 namespace stormark::controller {
 
@@ -90,24 +89,6 @@ FullPhase::FullPhase(const RunRecord& run, size_t index) : phase_(&run.phases[in
     if (h < packed.size()) host.packed_series = std::move(packed[h]);
     host.result_trimmed = false;
   }
-}
-
-const google::protobuf::RepeatedPtrField<stormark::v1::IntervalSample>& OwnSeries(
-    const HostOutcome& host, PhaseResult* packed) {
-  if (host.result && host.packed_series.empty()) return host.result->series();
-  packed->Clear();
-  // Packed as a PhaseResult that holds only the series, in their places (packed_series.h).
-  if (host.result) (void)packed->ParseFromString(host.packed_series);
-  return packed->series();
-}
-
-const PhaseResult* WithSeries(const HostOutcome& host, PhaseResult* whole) {
-  if (!host.result) return nullptr;
-  if (host.packed_series.empty()) return &*host.result;
-  *whole = *host.result;
-  // Packed from this very result as it was read: they fit.
-  (void)UnpackSeries(host.packed_series, whole);
-  return whole;
 }
 
 }  // namespace stormark::controller

@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "common/status.h"
+#include "controller/fleet/packed_series.h"
 #include "controller/run/run_record.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -39,9 +40,9 @@ void CutPhaseToSummaries(RunRecord* run, size_t index);
 
 // Phase `index` of `run` with every detail of its results: the phase itself, or, when results
 // of it were trimmed, a copy with those read back, their interval series packed
-// (HostOutcome::packed_series: WithSeries has them), so that a phase of long results is held at
-// a fraction of its parsed size. When they cannot be, the trimmed results stand in and status()
-// says why.
+// (HostOutcome::packed_series: fleet/packed_series.h WithSeries has them), so that a phase of long
+// results is held at a fraction of its parsed size. When they cannot be, the trimmed results stand
+// in and status() says why.
 class FullPhase {
  public:
   FullPhase(const RunRecord& run, size_t index);
@@ -59,17 +60,6 @@ class FullPhase {
   std::optional<PhaseOutcome> copy_;
   common::Status status_;
 };
-
-// `host`'s result with every interval series in it: the result itself, or, for one that
-// FullPhase read back, a copy in `*whole` with its series unpacked, so that the outputs that
-// write series hold one host's at a time. nullptr when the host has no result.
-const stormark::v1::PhaseResult* WithSeries(const HostOutcome& host,
-                                            stormark::v1::PhaseResult* whole);
-
-// The series of `host`'s result itself (not its parts'), without copying the rest of it: from
-// the result, or unpacked into `*packed`. Empty when the host has no result.
-const google::protobuf::RepeatedPtrField<stormark::v1::IntervalSample>& OwnSeries(
-    const HostOutcome& host, stormark::v1::PhaseResult* packed);
 
 }  // namespace stormark::controller
 
