@@ -22,7 +22,7 @@ per size:
 
 Usage: STORMARK_BIN_DIR=build/bin python3 bench/fleet_sim.py [--agents 1000,5000,10000]
        [--runtime 3] [--repeat 2] [--clock-offset-ms-spread 0] [--processes N] [--db]
-       [--series-interval-ms MS] [--perf DIR]
+       [--series-interval-ms MS] [--keep] [--perf DIR]
 
 --series-interval-ms makes each simulated result carry a sample of its series every MS ms
 instead of every second, so that a short phase carries as much as a phase 1000/MS times longer
@@ -386,6 +386,9 @@ def main():
     parser.add_argument("--db", action="store_true",
                         help="record the run in a results database (in the scratch directory) "
                              "instead of --no-db")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep each size's scratch directory (its results database, JSON "
+                             "report and controller output) and print its path")
     parser.add_argument("--perf", metavar="DIR",
                         help="record the controller with perf record -g into DIR/perf-N.data "
                              "(perf slows it: not for the figures)")
@@ -405,7 +408,8 @@ def main():
         finally:
             # A size that did not fully succeed keeps its outputs: the controller's lines say
             # which hosts failed and why.
-            if row is not None and row["ok"] == agents and row["exit"] == 0:
+            if (not args.keep and row is not None and row["ok"] == agents
+                    and row["exit"] == 0):
                 shutil.rmtree(base, ignore_errors=True)
             else:
                 print(f"\n{agents} agents: outputs kept in {base}")

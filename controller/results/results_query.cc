@@ -213,6 +213,9 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
       if (!hosts.IsNull(3)) {
         host.result.emplace();
         RETURN_IF_ERROR(Decode(hosts.Blob(3), &*host.result, "phase result", db.path()));
+        // A run of long phases is mostly series: kept packed, a fleet's run is shown at a
+        // fraction of its parsed size, and the outputs open one host's at a time.
+        host.packed_series = PackSeries(&*host.result);
       }
       host.clock.offset_nanos = hosts.Int(4);
       host.clock.uncertainty_nanos = hosts.Int(5);

@@ -58,7 +58,9 @@ common::StatusOr<std::vector<RunListing>> ListRuns(const ResultsStore& store);
 // one. NOT_FOUND or INVALID_ARGUMENT (ambiguous, listing the candidates) otherwise.
 common::StatusOr<std::string> ResolveRun(const ResultsStore& store, std::string_view ref);
 
-// The whole run. DATA_LOSS when a stored protobuf does not decode.
+// The whole run, each result's interval series packed apart from it (HostOutcome::packed_series;
+// fleet/packed_series.h WithSeries and OwnSeries open them). DATA_LOSS when a stored protobuf
+// does not decode.
 common::StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id);
 
 // The stored results of phase `phase_index` (from 0) of a run of `hosts` hosts, by host index:

@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "common/units.h"
+#include "controller/fleet/packed_series.h"
 #include "controller/report/html/svg_chart.h"
 #include "controller/report/repetitions.h"
 #include "controller/report/report_table.h"
@@ -257,9 +258,10 @@ std::string TimeSeriesCharts(const RunRecord& run) {
     chart.x.title = "seconds into the timed region";
     chart.y.title = moves_bytes ? "MiB/s" : "IOPS (operations/s)";
     for (const HostOutcome& h : phase.hosts) {
-      if (!h.result || h.result->series_size() == 0) continue;
+      stormark::v1::PhaseResult packed;
+      const auto& samples = OwnSeries(h, &packed);
+      if (samples.empty()) continue;
       ChartSeries series{h.host, {}};
-      const auto& samples = h.result->series();
       for (int i = 0; i < samples.size(); ++i) {
         const auto& s = samples[i];
         if (s.length_nanos() <= 0) continue;

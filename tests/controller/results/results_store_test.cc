@@ -9,6 +9,7 @@
 
 #include "common/histogram.h"
 #include "common/strings.h"
+#include "controller/fleet/packed_series.h"
 #include "controller/report/summary.h"
 #include "controller/results/results_query.h"
 #include "gmock/gmock.h"
@@ -21,6 +22,13 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
+
+// A loaded host's result with its series put back (LoadRun holds them packed), serialized.
+std::string Whole(const HostOutcome& host) {
+  stormark::v1::PhaseResult whole;
+  const stormark::v1::PhaseResult* result = WithSeries(host, &whole);
+  return result == nullptr ? "" : result->SerializeAsString();
+}
 
 // A fresh directory on disk for each test, removed afterwards.
 class ResultsStoreTest : public ::testing::Test {
@@ -131,8 +139,11 @@ TEST_F(ResultsStoreTest, RoundTripKeepsHostsRepetitionsSweepPointsAndRawResults)
       EXPECT_EQ(have.hosts[h].clock.offset_nanos, want.hosts[h].clock.offset_nanos);
       ASSERT_EQ(have.hosts[h].result.has_value(), want.hosts[h].result.has_value());
       if (want.hosts[h].result) {
-        EXPECT_EQ(have.hosts[h].result->SerializeAsString(),
-                  want.hosts[h].result->SerializeAsString());
+        // The series are held packed, apart from the result, and are all there.
+        EXPECT_EQ(have.hosts[h].result->series_size(), 0);
+        EXPECT_GT(want.hosts[h].result->series_size(), 0);
+        EXPECT_FALSE(have.hosts[h].packed_series.empty());
+        EXPECT_EQ(Whole(have.hosts[h]), want.hosts[h].result->SerializeAsString());
       }
     }
   }
@@ -528,8 +539,7 @@ TEST_F(ResultsStoreTest, APhaseWrittenHostByHostReadsAsOneWrittenWhole) {
     EXPECT_EQ(have.hosts[h].host, phase.hosts[h].host);
     EXPECT_EQ(have.hosts[h].clock.offset_nanos, phase.hosts[h].clock.offset_nanos) << h;
     EXPECT_EQ(have.hosts[h].clock.uncertainty_nanos, phase.hosts[h].clock.uncertainty_nanos) << h;
-    EXPECT_EQ(have.hosts[h].result->SerializeAsString(),
-              phase.hosts[h].result->SerializeAsString());
+    EXPECT_EQ(Whole(have.hosts[h]), phase.hosts[h].result->SerializeAsString());
   }
   auto measurements = store->db().QueryInt("SELECT COUNT(*) FROM measurements");
   ASSERT_TRUE(measurements.ok());
@@ -560,8 +570,7 @@ TEST_F(ResultsStoreTest, APhaseCutOffByItsControllerKeepsTheResultsThatHadArrive
   EXPECT_FALSE(cut.start_skew_nanos.has_value());
   ASSERT_EQ(cut.hosts.size(), 2u);
   ASSERT_TRUE(cut.hosts[0].result.has_value());
-  EXPECT_EQ(cut.hosts[0].result->SerializeAsString(),
-            run.phases[1].hosts[0].result->SerializeAsString());
+  EXPECT_EQ(Whole(cut.hosts[0]), run.phases[1].hosts[0].result->SerializeAsString());
   EXPECT_EQ(cut.hosts[1].host, "b:7420");
   EXPECT_EQ(cut.hosts[1].target, "scratch");
   EXPECT_FALSE(cut.hosts[1].result.has_value());
