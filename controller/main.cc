@@ -280,6 +280,12 @@ int Main(int argc, char** argv) {
       ->required();
   report_cmd->add_option("-o,--output", report.output, "the HTML file to write")->required();
   report_cmd->add_option("--db", report.db_path, "results database (default: as for run)");
+  report_cmd->add_flag("--all-hosts", report.all_hosts,
+                       "a table row, a bar and a line per host, however many (past 32 hosts the "
+                       "tables and charts show groups and name the hosts that stand out)");
+  report_cmd->add_option("--group-by", report.group_by,
+                         "how a report of more than 32 hosts groups them: via (how the storage is "
+                         "reached, and the target; the default), target, or label:KEY");
 
   stormark::controller::fio::FioCheckOptions fio_check;
   CLI::App* fio_cmd = app.add_subcommand(

@@ -76,6 +76,33 @@ class ScaleTest(h.StormarkTestCase):
         self.assertEqual(bad.stderr, "stormark: bad --group-by 'rack': give via (how the storage "
                                      "is reached, and the target), target, or label:KEY\n")
 
+        # The HTML report draws the groups too: the same table, a chart line per group, and
+        # a host on its own only when it stands out; with --all-hosts, a line per host.
+        page = os.path.join(work, "report.html")
+        report = self.run_stormark(["report", "latest", "--db", db, "-o", page])
+        self.assertEqual(report.returncode, 0, report.describe())
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        self.assertIn(f"  {AGENTS} hosts in 1 group by via and target; --all-hosts prints a row "
+                      "per host", html)
+        self.assertIn(f'data-name="sink ({AGENTS} hosts)"', html)
+        self.assertIn("the hosts&#39; MiB/s summed", html)
+        drawn = [a for a in agents if f'data-name="{a.address} (' in html]
+        self.assertLessEqual(len(drawn), 8, drawn)
+        every_page = os.path.join(work, "every.html")
+        every = self.run_stormark(["report", "latest", "--db", db, "-o", every_page,
+                                   "--all-hosts"])
+        self.assertEqual(every.returncode, 0, every.describe())
+        with open(every_page, encoding="utf-8") as f:
+            every_html = f.read()
+        for agent in agents:
+            self.assertIn(f'data-name="{agent.address}"', every_html)
+        self.assertLess(len(html), len(every_html))
+        bad = self.run_stormark(["report", "latest", "--db", db, "-o", page, "--group-by", "rack"])
+        self.assertEqual(bad.returncode, 2, bad.describe())
+        self.assertEqual(bad.stderr, "stormark: bad --group-by 'rack': give via (how the storage "
+                                     "is reached, and the target), target, or label:KEY\n")
+
 
 if __name__ == "__main__":
     h.main()

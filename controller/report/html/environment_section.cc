@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/units.h"
+#include "controller/report/host_groups.h"
 #include "controller/report/html/markup.h"
 #include "fmt/format.h"
 
@@ -113,6 +114,79 @@ std::string EnvironmentTable(const std::vector<EnvironmentFact>& facts) {
   }
   out += "</tbody></table>\n";
   return out;
+}
+
+std::string GroupedEnvironmentTable(const std::vector<EnvironmentFact>& facts,
+                                    std::string_view noun) {
+  if (facts.empty()) return "";
+  std::vector<std::string> keys;
+  std::map<std::string, size_t> row_index;
+  std::vector<std::string> rows;
+  // By key: the columns of each value, in order of first appearance.
+  std::vector<std::map<std::string, std::vector<size_t>>> by_key;
+  std::map<std::string, size_t> key_index;
+  for (const EnvironmentFact& f : facts) {
+    auto [r, new_row] = row_index.emplace(f.row, rows.size());
+    if (new_row) rows.push_back(f.row);
+    auto [k, new_key] = key_index.emplace(f.key, keys.size());
+    if (new_key) {
+      keys.push_back(f.key);
+      by_key.emplace_back();
+    }
+    by_key[k->second][f.value].push_back(r->second);
+  }
+  std::string out = fmt::format(
+      "<table class=\"environment grouped\">\n<thead><tr><th></th><th>{} {}: each value, how "
+      "many have it, and the first of them</th></tr></thead>\n<tbody>\n",
+      rows.size(), noun);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    std::vector<std::pair<std::string, std::vector<size_t>>> values(by_key[k].begin(),
+                                                                    by_key[k].end());
+    size_t with = 0;
+    for (const auto& [value, columns] : values) with += columns.size();
+    if (with < rows.size()) {
+      // The columns that lack the key, as the value "-".
+      std::vector<char> has(rows.size(), 0);
+      for (const auto& [value, columns] : values) {
+        for (const size_t c : columns) has[c] = 1;
+      }
+      std::vector<size_t> missing;
+      for (size_t c = 0; c < rows.size(); ++c) {
+        if (!has[c]) missing.push_back(c);
+      }
+      values.emplace_back("-", std::move(missing));
+    }
+    std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) {
+      return a.second.size() > b.second.size();
+    });
+    out += values.size() > 1 ? "<tr class=\"differs\">" : "<tr>";
+    out += "<th>" + EscapeMarkup(keys[k]) + "</th><td>";
+    if (values.size() == rows.size() && values.size() > kValuesListed) {
+      // A value each (hostnames): a list of them says nothing the first few do not.
+      out += fmt::format("a value each: <b>{}</b>, <b>{}</b>, <b>{}</b> and {} more</td></tr>\n",
+                         EscapeMarkup(values[0].first), EscapeMarkup(values[1].first),
+                         EscapeMarkup(values[2].first), values.size() - 3);
+      continue;
+    }
+    for (size_t v = 0; v < values.size() && v < kValuesListed; ++v) {
+      const auto& [value, columns] = values[v];
+      // NameList's "a, b, c and 1995 more", without a list of two thousand names.
+      std::vector<std::string> names;
+      for (size_t c = 0; c < columns.size() && c < 4; ++c) names.push_back(rows[columns[c]]);
+      std::string who = NameList(names, 4);
+      if (columns.size() > 4) {
+        who =
+            fmt::format("{}, {}, {} and {} more", names[0], names[1], names[2], columns.size() - 3);
+      }
+      out += fmt::format("{}<b>{}</b>: {} ({})", v == 0 ? "" : "<br>", EscapeMarkup(value),
+                         columns.size(), EscapeMarkup(who));
+    }
+    if (values.size() > kValuesListed) {
+      out += fmt::format("<br>and {} more values", values.size() - kValuesListed);
+    }
+    out += "</td></tr>\n";
+  }
+  return out + "</tbody></table>\n";
 }
 
 }  // namespace stormark::controller

@@ -8,7 +8,9 @@
 #ifndef STORMARK_CONTROLLER_REPORT_HTML_ENVIRONMENT_SECTION_H_
 #define STORMARK_CONTROLLER_REPORT_HTML_ENVIRONMENT_SECTION_H_
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "controller/run/run_record.h"
@@ -31,6 +33,16 @@ std::vector<EnvironmentFact> TargetFacts(const RunRecord& run);
 // per key; a key whose value is not the same in every column (missing counts as a value)
 // is marked class="differs". "" for no facts. Everything is escaped.
 std::string EnvironmentTable(const std::vector<EnvironmentFact>& facts);
+
+// The same facts for more columns than a table can hold side by side (a fleet): a row per key,
+// each giving the key's distinct values, most common first, with how many columns have each
+// and the first of them by name ("6.1.0-18-amd64: 1998 (db1, db2, db3 and 1995 more)"); a
+// column without the key counts as the value "-". A key with more than one value is marked
+// class="differs". At most kValuesListed values per key, then how many more.
+inline constexpr size_t kValuesListed = 12;
+// `noun` names the columns: "hosts", "targets".
+std::string GroupedEnvironmentTable(const std::vector<EnvironmentFact>& facts,
+                                    std::string_view noun);
 
 }  // namespace stormark::controller
 

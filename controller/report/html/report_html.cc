@@ -8,10 +8,12 @@
 #include "common/units.h"
 #include "common/version.h"
 #include "controller/report/html/environment_section.h"
+#include "controller/report/html/group_charts.h"
 #include "controller/report/html/markup.h"
 #include "controller/report/html/rank_shading.h"
 #include "controller/report/html/report_charts.h"
 #include "controller/report/repetitions.h"
+#include "controller/report/report_table.h"
 #include "controller/report/run_status.h"
 #include "controller/report/summary.h"
 #include "controller/workloads/workload_kinds.h"
@@ -51,12 +53,13 @@ svg.chart .grid { stroke: #e4e7ec; }
 svg.chart .axis, svg.chart .tickmark { stroke: #667085; }
 svg.chart path.line { fill: none; stroke-width: 2; }
 svg.chart path.whisker { fill: none; stroke-width: 1.2; }
+pre.invalid { border-left: 3px solid #a61b1b; padding-left: 8px; }
 footer { margin-top: 40px; color: #667085; font-size: 12px; }
 )css";
 
 std::string E(std::string_view text) { return EscapeMarkup(text); }
 
-std::string FactsTable(const StoredRun& run) {
+std::string FactsTable(const StoredRun& run, bool collapsed) {
   const RunListing& l = run.listing;
   std::vector<std::pair<std::string, std::string>> facts = {
       {"run", l.run_id},
@@ -71,7 +74,11 @@ std::string FactsTable(const StoredRun& run) {
   facts.emplace_back("mode", l.mode == RunMode::kSequential ? "sequential: one host at a time"
                                                             : "concurrent: all hosts at once");
   std::string hosts;
-  for (const std::string& h : l.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+  if (collapsed) {
+    hosts = fmt::format("{}: {}", l.hosts.size(), NameList(l.hosts, 5));
+  } else {
+    for (const std::string& h : l.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+  }
   facts.emplace_back("hosts", hosts);
   facts.emplace_back("recorded by", "stormark " + l.stormark_version);
   std::string out = "<table class=\"facts\">\n";
@@ -293,6 +300,28 @@ std::string ResultsSection(const RunRecord& run) {
   return out + "</section>\n";
 }
 
+// A fleet's results: per phase, each run's table as `stormark results show` prints it (groups
+// of hosts, the hosts that stand out, the notes grouped by text, the validity verdict).
+std::string GroupedResultsSection(const RunRecord& run, const TableView& view) {
+  int repeat = 1;
+  for (const PhaseOutcome& p : run.phases) repeat = std::max(repeat, p.plan.repetition + 1);
+  std::string out = "<section id=\"results\">\n<h2>Results</h2>\n";
+  out += fmt::format(
+      "<p class=\"lead\">{} hosts: each phase run's table shows a row per group of hosts "
+      "(by {}) with the spread of the hosts' figures (min, p50, p99, max) and the group's "
+      "aggregate, then the hosts that stand out by name, as <code>stormark results show</code> "
+      "prints it. <code>stormark report --all-hosts</code> writes a row per host.</p>\n",
+      run.agents.size(), E(view.group_by));
+  if (run.phases.empty()) out += "<p>No phase was recorded.</p>\n";
+  for (size_t i = 0; i < run.phases.size(); ++i) {
+    const PhaseOutcome& p = run.phases[i];
+    const std::string table = FormatPhaseTable(p, Summarize(p), i, run.phases.size(), repeat, view);
+    const bool invalid = table.find("INVALID") != std::string::npos;
+    out += fmt::format("<pre{}>{}</pre>\n", invalid ? " class=\"invalid\"" : "", E(table));
+  }
+  return out + "</section>\n";
+}
+
 std::string ChartSection(std::string_view id, std::string_view title, std::string_view hint,
                          const std::string& figures) {
   if (figures.empty()) return "";
@@ -302,9 +331,11 @@ std::string ChartSection(std::string_view id, std::string_view title, std::strin
       id, title, hint, figures);
 }
 
-std::string EnvironmentSection(const RunRecord& run) {
-  const std::string machines = EnvironmentTable(MachineFacts(run));
-  const std::string targets = EnvironmentTable(TargetFacts(run));
+std::string EnvironmentSection(const RunRecord& run, bool collapsed) {
+  const std::string machines = collapsed ? GroupedEnvironmentTable(MachineFacts(run), "hosts")
+                                         : EnvironmentTable(MachineFacts(run));
+  const std::string targets = collapsed ? GroupedEnvironmentTable(TargetFacts(run), "targets")
+                                        : EnvironmentTable(TargetFacts(run));
   if (machines.empty() && targets.empty()) return "";
   return "<section id=\"environment\">\n<h2>Environment</h2>\n<p class=\"hint\">As each agent "
          "reported it when the run started. Highlighted rows differ between hosts or targets: "
@@ -314,8 +345,11 @@ std::string EnvironmentSection(const RunRecord& run) {
 
 }  // namespace
 
-std::string HtmlReport(const StoredRun& run) {
+std::string HtmlReport(const StoredRun& run, const TableView& view) {
   const RunRecord& record = run.record;
+  size_t hosts = std::max(record.agents.size(), run.listing.hosts.size());
+  for (const PhaseOutcome& p : record.phases) hosts = std::max(hosts, p.hosts.size());
+  const bool collapsed = Collapses(view, hosts);
   const std::string title = fmt::format("stormark report {}{}", run.listing.run_id,
                                         run.listing.label.empty() ? "" : ": " + run.listing.label);
   std::string out =
@@ -327,24 +361,50 @@ std::string HtmlReport(const StoredRun& run) {
          "\">\n";
   out += "<title>" + E(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += "<h1>" + E(title) + "</h1>\n";
-  out += FactsTable(run);
-  out += ResultsSection(record);
-  out += ChartSection("throughput", "Throughput and IOPS",
-                      "Per host: the bar is the median over repetitions, the whisker their range. "
-                      "Hover a bar for its figures.",
-                      ThroughputCharts(record));
-  out += ChartSection("sweeps", "Sweeps",
-                      "The phase's figure against each swept parameter, one line per host: the "
-                      "curve the reference posts plot by hand. Whiskers: range over repetitions.",
-                      SweepCharts(record));
-  out += ChartSection("latency", "Latency",
-                      "From each host's latency histograms merged over repetitions (percentiles "
-                      "are never averaged). Both axes of interest are logarithmic.",
-                      LatencyCharts(record));
-  out += ChartSection("series", "Time series",
-                      "Each host's rate in every interval it reported, per phase run.",
-                      TimeSeriesCharts(record));
-  out += EnvironmentSection(record);
+  out += FactsTable(run, collapsed);
+  if (collapsed) {
+    out += GroupedResultsSection(record, view);
+    out += ChartSection("throughput", "Throughput and IOPS",
+                        "Per group of hosts: the bar is the median host (each host's figure "
+                        "being its median over repetitions), the whisker runs from the lowest "
+                        "host to the highest. Hover a bar for its figures.",
+                        GroupThroughputCharts(record, view));
+    out += ChartSection("sweeps", "Sweeps",
+                        "The phase's figure against each swept parameter, one line per group: "
+                        "the median host, the whisker from the lowest host to the highest.",
+                        GroupSweepCharts(record, view));
+    out += ChartSection("latency", "Latency",
+                        "Per group, from its hosts' latency histograms merged over hosts and "
+                        "repetitions (percentiles are never averaged); the all-hosts line; and "
+                        "the hosts that stand out for their p99 latency, on their own.",
+                        GroupLatencyCharts(record, view));
+    out += ChartSection("series", "Time series",
+                        "Per phase run, on the controller's clock: what each group's hosts did "
+                        "together in each interval, then a host's rate (the median host, the "
+                        "range across the group's hosts shaded) with the hosts that stand out "
+                        "drawn on their own.",
+                        GroupTimeSeriesCharts(record, view));
+  } else {
+    out += ResultsSection(record);
+    out += ChartSection("throughput", "Throughput and IOPS",
+                        "Per host: the bar is the median over repetitions, the whisker their "
+                        "range. Hover a bar for its figures.",
+                        ThroughputCharts(record));
+    out += ChartSection("sweeps", "Sweeps",
+                        "The phase's figure against each swept parameter, one line per host: "
+                        "the curve the reference posts plot by hand. Whiskers: range over "
+                        "repetitions.",
+                        SweepCharts(record));
+    out += ChartSection("latency", "Latency",
+                        "From each host's latency histograms merged over repetitions "
+                        "(percentiles are never averaged). Both axes of interest are "
+                        "logarithmic.",
+                        LatencyCharts(record));
+    out += ChartSection("series", "Time series",
+                        "Each host's rate in every interval it reported, per phase run.",
+                        TimeSeriesCharts(record));
+  }
+  out += EnvironmentSection(record, collapsed);
   out += "<footer>Written by stormark " + E(std::string(common::kSoftwareVersion)) +
          " from the results history. Self-contained: no script, no network.</footer>\n";
   out += "</body>\n</html>\n";

@@ -260,24 +260,35 @@ std::string LineChartSvg(const Chart& chart) {
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
     const std::string color = SeriesColor(i);
-    std::string path, marks;
+    std::string path, marks, upper, lower;
     const bool dots = s.points.size() <= 120;
     for (const ChartPoint& p : s.points) {
       if (!Drawable(chart.x, p.x) || !Drawable(chart.y, p.y)) continue;
       const double x = x_scale(p.x), y = y_scale(p.y);
       path += fmt::format("{}{} {}", path.empty() ? "M" : "L", Num(x), Num(y));
       if (p.low && p.high && Drawable(chart.y, *p.low) && Drawable(chart.y, *p.high)) {
-        marks += Whisker(x, y_scale(*p.low), y_scale(*p.high), color);
+        if (s.band) {
+          // The band's upper edge left to right, its lower edge right to left.
+          upper += fmt::format("{}{} {}", upper.empty() ? "M" : "L", Num(x), Num(y_scale(*p.high)));
+          lower = fmt::format("L{} {}", Num(x), Num(y_scale(*p.low))) + lower;
+        } else {
+          marks += Whisker(x, y_scale(*p.low), y_scale(*p.high), color);
+        }
       }
       marks += fmt::format(
           "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\"><title>{}</title>"
           "</circle>",
           Num(x), Num(y), dots ? "3" : "1.5", color, EscapeMarkup(p.tip));
     }
+    const std::string band = upper.empty() ? ""
+                                           : fmt::format(
+                                                 "<path class=\"band\" d=\"{}{}Z\" fill=\"{}\" "
+                                                 "fill-opacity=\"0.2\" stroke=\"none\"/>",
+                                                 upper, lower, color);
     out += fmt::format(
-        "<g class=\"series\" data-name=\"{}\"><path class=\"line\" d=\"{}\" stroke=\"{}\"/>{}"
-        "</g>\n",
-        EscapeMarkup(s.name), path, color, marks);
+        "<g class=\"series\" data-name=\"{}\">{}<path class=\"line\" d=\"{}\" stroke=\"{}\"/>"
+        "{}</g>\n",
+        EscapeMarkup(s.name), band, path, color, marks);
   }
   out += Legend(chart, legend, /*bars=*/false);
   out += "</svg>";

@@ -31,6 +31,9 @@ struct ChartPoint {
 struct ChartSeries {
   std::string name;
   std::vector<ChartPoint> points;  // drawn in this order
+  // Line charts: the points' low-high ranges drawn as one shaded band along the line instead
+  // of a whisker each (a range across hosts at every point of a time series).
+  bool band = false;
 };
 
 struct ChartAxis {

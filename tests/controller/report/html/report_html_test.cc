@@ -1,5 +1,6 @@
 #include "controller/report/html/report_html.h"
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/controller/test_runs.h"
@@ -196,6 +197,89 @@ TEST(HtmlReport, ARunWithoutPhasesSaysSo) {
   const std::string html = HtmlReport(run);
   EXPECT_THAT(html, HasSubstr("No phase was recorded."));
   EXPECT_THAT(html, Not(HasSubstr("<svg ")));
+}
+
+// `n` hosts h000, h001, ... in racks r1 and r2 (label "rack"), each moving 100 MiB in one
+// second in ten 100 ms samples at 1 ms per operation, but host `slow`: 20 MiB at 50 ms. Two
+// repetitions of one phase.
+StoredRun FleetRun(size_t n, size_t slow) {
+  std::vector<std::string> names;
+  for (size_t h = 0; h < n; ++h) names.push_back(fmt::format("h{:03}", h));
+  std::vector<PhaseOutcome> phases;
+  for (int rep = 0; rep < 2; ++rep) {
+    std::vector<HostOutcome> hosts;
+    for (size_t h = 0; h < n; ++h) {
+      HostOutcome host = h == slow ? SucceededHost(names[h], 20, 50'000'000)
+                                   : SucceededHost(names[h], 100, 1'000'000);
+      auto* series = host.result->mutable_series();
+      const stormark::v1::IntervalSample whole = series->Get(0);
+      series->Clear();
+      for (int k = 0; k < 10; ++k) {
+        stormark::v1::IntervalSample* s = series->Add();
+        s->set_offset_nanos(k * whole.length_nanos() / 10);
+        s->set_length_nanos(whole.length_nanos() / 10);
+        s->set_bytes(whole.bytes() / 10);
+        s->set_ops(whole.ops() / 10);
+      }
+      hosts.push_back(std::move(host));
+    }
+    phases.push_back(Phase(WritePlan(), std::move(hosts), rep));
+  }
+  StoredRun run = Stored(MakeRun("r20261207-120000-f1ee", names, std::move(phases)));
+  for (size_t h = 0; h < n; ++h)
+    run.record.agents[h].labels.emplace_back("rack", h % 2 ? "r2" : "r1");
+  run.listing.hosts = names;
+  return run;
+}
+
+TableView View(const StoredRun& run, bool all_hosts = false, const std::string& by = "") {
+  return MakeTableView(all_hosts, by, run.record.agents);
+}
+
+TEST(HtmlReport, AFleetIsShownByGroupAndItsSizeGrowsWithTheGroupsNotTheHosts) {
+  const StoredRun forty = FleetRun(40, 13), four_hundred = FleetRun(400, 13);
+  const std::string small = HtmlReport(forty, View(forty));
+  const std::string large = HtmlReport(four_hundred, View(four_hundred));
+  // The tables of `results show`, a chart line per group, a host drawn only when it stands out.
+  EXPECT_THAT(small, HasSubstr("40 hosts in 1 group by via and target"));
+  EXPECT_THAT(large, HasSubstr("400 hosts in 1 group by via and target"));
+  EXPECT_THAT(large, HasSubstr("hosts</th><td>400: h000, h001, h002, h003, h004 and 395 more"));
+  EXPECT_EQ(Count(large, "data-name=\"h0"), Count(small, "data-name=\"h0"));
+  EXPECT_EQ(Count(large, "<tr><td>h"), 0u);  // No table row per host.
+  EXPECT_LT(large.size(), small.size() * 5 / 4) << small.size() << " -> " << large.size();
+  // The environment: each fact's values with how many hosts have each.
+  EXPECT_THAT(large, HasSubstr("a value each: <b>"));
+  // Every host's page is still available.
+  const std::string every = HtmlReport(forty, View(forty, /*all_hosts=*/true));
+  EXPECT_GE(Count(every, "data-name=\"h0"), 40u);
+  EXPECT_GT(every.size(), small.size());
+}
+
+TEST(HtmlReport, AFleetsTimeSeriesSumsTheHostsAndNamesTheOneThatStandsOut) {
+  const StoredRun run = FleetRun(40, 13);
+  const std::string html = HtmlReport(run, View(run));
+  // 39 hosts at 100 MiB/s and one at 20, in each 100 ms interval.
+  EXPECT_THAT(html, HasSubstr("scratch (40 hosts), 0.2 s to 0.3 s: 3920 MiB/s together"));
+  EXPECT_THAT(html, HasSubstr("scratch, 0.2 s to 0.3 s: median host 100 MiB/s, lowest 20, "
+                              "highest 100, 40 hosts"));
+  EXPECT_THAT(html, HasSubstr("class=\"band\""));
+  // The slow host: in the table's outliers, as its own line in the time series and latency.
+  EXPECT_THAT(html, HasSubstr("outliers in scratch: h013 (20.0 MiB/s, low; p99 lat"));
+  EXPECT_THAT(html, HasSubstr("data-name=\"h013 (20.0 MiB/s, low; p99 lat"));
+  EXPECT_GE(Count(html, "data-name=\"h013 ("), 4u);  // 2 time series, 2 latency charts.
+  EXPECT_EQ(Count(html, "data-name=\"h012"), 0u);
+}
+
+TEST(HtmlReport, AFleetGroupedByALabelEscapesItsValues) {
+  StoredRun run = FleetRun(40, 13);
+  for (size_t h = 0; h < 40; ++h) {
+    run.record.agents[h].labels = {{"rack", h % 2 ? "<script>r2</script>" : "r1\"><img src=x>"}};
+  }
+  const std::string html = HtmlReport(run, View(run, false, "label:rack"));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<img")));
+  EXPECT_THAT(html, HasSubstr("40 hosts in 2 groups by label rack"));
+  EXPECT_THAT(html, HasSubstr("rack=&lt;script&gt;r2&lt;/script&gt; (20 hosts)"));
 }
 
 }  // namespace
