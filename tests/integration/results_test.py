@@ -264,6 +264,55 @@ class ResultsTest(h.StormarkTestCase):
         self.run_ok(["run", "--agent", a.address, "--agent", b.address, "--rw", "write",
                      "--size", "8M", "--no-db", "--no-progress"])
 
+    def test_two_controllers_write_one_new_database_at_once_under_load(self):
+        """Attack: two controllers create and write the same new results file at the same
+        moment, each a fleet of simulated agents whose results carry long series (the writer
+        seconds behind). Both runs are recorded whole: each one's export is byte for byte its
+        own --json report, and the file passes SQLite's integrity check."""
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                        "bench"))
+        import fleet_sim  # noqa: E402  bench/fleet_sim.py: the simulator, stopped by PID.
+        agents, base = 300, self.make_dir()
+        sims = []
+        for i in range(2):
+            sim = fleet_sim.Simulator(agents, base, 0, i, series_interval_ms=10)
+            self.addCleanup(sim.stop)
+            sims.append(sim)
+        for sim in sims:
+            sim.ready()
+        controllers, reports = [], []
+        for i, sim in enumerate(sims):
+            reports.append(os.path.join(base, f"run-{i}.json"))
+            args = ["run", "--workload", "randio", "--target", "sink", "--set", "rw=randread",
+                    "--set", "rate_iops=200", "--set", "runtime=3s", "--set", "time_based=true",
+                    "--set", "repeat=2", "--db", self.db, "--json", reports[i], "--no-progress",
+                    "--label", f"fleet {i}"]
+            for port in sim.ports:
+                args += ["--agent", f"127.0.0.1:{port}"]
+            controllers.append(self.start_stormark(args))
+        runs = []
+        for c in controllers:
+            result = c.wait(timeout=300)
+            self.assertEqual(result.returncode, 0, result.describe())
+            self.assert_no_crash(result)
+            runs.append(RUN_ID.search(result.stdout).group(1))
+        listed = self.results("list").stdout
+        for i, run_id in enumerate(runs):
+            self.assertRegex(listed, rf"{run_id} .* fleet {i} .* 2/2 +completed", listed)
+            export = os.path.join(base, f"export-{i}.json")
+            self.results("export", run_id, "--format", "json", "-o", export)
+            with open(export, "rb") as a, open(reports[i], "rb") as b:
+                self.assertTrue(a.read() == b.read(), f"run {run_id}: export differs from --json")
+        with sqlite3.connect(self.db) as db:
+            self.assertEqual(db.execute("PRAGMA integrity_check").fetchall(), [("ok",)])
+            for run_id in runs:
+                rows = db.execute("SELECT count(*) FROM host_results WHERE run_id = ?",
+                                  (run_id,)).fetchone()[0]
+                self.assertEqual(rows, 2 * agents, run_id)
+                samples = db.execute("SELECT count(*) FROM series WHERE run_id = ?",
+                                     (run_id,)).fetchone()[0]
+                self.assertGreater(samples, 2 * agents * 250, run_id)
+
     def test_killed_controller_leaves_finished_phases_and_an_incomplete_run(self):
         agent = self.start_agent(extra_config="commands: {enabled: true}\n")
         plan = self.write_file(os.path.join(self.make_dir(), "plan.yaml"), (
