@@ -329,9 +329,11 @@ int Main(int argc, char** argv) {
     if (e.get_exit_code() != 0) {
       // The help of the (sub)command the mistake is in: "stormark results show --help".
       std::string where = "stormark";
-      for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
-        at = at->get_subcommands().front();
-        where += " " + at->get_name();
+      const CLI::App* deepest = &app;
+      int depth = 1;  // argv[depth] follows the deepest command given
+      for (; !deepest->get_subcommands().empty(); ++depth) {
+        deepest = deepest->get_subcommands().front();
+        where += " " + deepest->get_name();
       }
       // `stormark run FILE`: the file is named, with the flag that takes it.
       std::string what = e.what();
@@ -344,6 +346,28 @@ int Main(int argc, char** argv) {
                  (job ? "--fio" : "--plan") + ": stormark run " + (job ? "--fio " : "--plan ") +
                  file;
         }
+      }
+      // "results show" ("" for a mistake before any command).
+      const std::string command_name =
+          where == "stormark" ? "" : where.substr(std::string_view("stormark ").size());
+      if (what == "A subcommand is required") {
+        // `stormark results report latest`, `stormark results shwo`: the word, and the choices.
+        std::string choices;
+        const auto subs = deepest->get_subcommands([](const CLI::App*) { return true; });
+        for (size_t i = 0; i < subs.size(); ++i) {
+          choices += (i == 0 ? "" : i + 1 == subs.size() ? " or " : ", ") + subs[i]->get_name();
+        }
+        const bool word = depth < argc && argv[depth][0] != '-';
+        const std::string in = command_name.empty() ? "" : command_name + ": ";
+        what = word ? in + "unknown command '" + argv[depth] + "' (give " + choices + ")"
+                    : in + "give a command: " + choices;
+        if (word && command_name == "results" && std::string_view(argv[depth]) == "report") {
+          what += "; the HTML report is 'stormark report RUN -o FILE'";
+        }
+      } else if (what == "RUN is required") {
+        what = command_name +
+               ": give the run: its id, a unique prefix of one, or 'latest' ('stormark results "
+               "list' lists them)";
       }
       std::fprintf(stderr, "stormark: %s\n", what.c_str());
       std::fprintf(stderr, "Run '%s --help' for usage.\n", where.c_str());

@@ -124,6 +124,28 @@ class ErrorsTest(h.StormarkTestCase):
             result = self.run_refused(argv, 2)
             self.assertIn(f"Run '{where}' for usage.", result.stderr, result.describe())
 
+    def test_a_missing_or_unknown_command_names_the_word_and_the_choices(self):
+        """The usual mistakes: `results report` (report is its own command), a typo, no command,
+        no run. CLI11's own text ('A subcommand is required', 'RUN is required') said neither
+        what was wrong nor what to give."""
+        for argv, line in (
+                (["results", "report", "latest"],
+                 "stormark: results: unknown command 'report' (give list, show, compare or "
+                 "export); the HTML report is 'stormark report RUN -o FILE'"),
+                (["results", "shwo", "latest"],
+                 "stormark: results: unknown command 'shwo' (give list, show, compare or export)"),
+                (["results"], "stormark: results: give a command: list, show, compare or export"),
+                (["certs"], "stormark: certs: give a command: init or issue"),
+                ([], "stormark: give a command: run, agents, certs, results, report, fio or help"),
+                (["results", "show"],
+                 "stormark: results show: give the run: its id, a unique prefix of one, or "
+                 "'latest' ('stormark results list' lists them)"),
+                (["report", "-o", "r.html"],
+                 "stormark: report: give the run: its id, a unique prefix of one, or 'latest' "
+                 "('stormark results list' lists them)")):
+            result = self.run_refused(argv, 2)
+            self.assertEqual(result.stderr.splitlines()[0], line, result.describe())
+
     def test_help_names_every_subcommand_and_each_flags_default(self):
         results = self.run_stormark(["results", "--help"])
         self.assertEqual(results.returncode, 0, results.describe())
