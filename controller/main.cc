@@ -241,6 +241,9 @@ int Main(int argc, char** argv) {
                    "a metric the gate checks, repeatable (default: MiB/s, ops/s, p50 lat, "
                    "p99 lat, elapsed)")
       ->needs(gate_opt);
+  compare_cmd->add_flag("--all-hosts", compare.all_hosts,
+                        "a row per host and every failed check, however many (past 32 hosts the "
+                        "table holds the all-hosts rows and the hosts that changed)");
   compare_cmd->add_option("--junit", compare.junit, "write the gate's checks as JUnit XML")
       ->needs(gate_opt);
   compare_cmd

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/report/host_groups.h"
 #include "controller/report/repetitions.h"
 #include "controller/run/run_record.h"
 
@@ -42,6 +43,8 @@ struct MetricComparison {
 
 struct ComparisonRow {
   SeriesKey key;
+  // The all-hosts row (Repetitions::aggregate), not a host's.
+  bool aggregate = false;
   // The repetitions on each side (0: the row is only in the other run), and how many did not
   // succeed.
   size_t runs_a = 0, runs_b = 0;
@@ -63,10 +66,21 @@ std::vector<ComparisonRow> CompareRuns(const RunRecord& a, const RunRecord& b,
 // comparison; "" when every phase both ran did the same work.
 std::string PlanDifferences(const RunRecord& a, const RunRecord& b);
 
+// Whether a host's row shows a change: a figure better or worse beyond the noise, a side
+// without the row, or repetitions that failed.
+bool Changed(const ComparisonRow& row);
+
+// Host rows of a phase and sweep point printed at most, past view.collapse_above hosts.
+inline constexpr size_t kChangedRowsShown = 16;
+
 // The comparison as text: a header naming both runs, the work that differs between them,
-// the noise rule, then one table.
+// the noise rule, then one table. Past view.collapse_above hosts, and without
+// view.all_hosts, the table holds the all-hosts rows and the hosts that changed (Changed: the
+// worse first, at most kChangedRowsShown per phase and point), and under it, for each phase
+// and point, how many hosts were within noise, of unknown noise and changed, and the spread of
+// a host's B/A (min, p50, max); the settings that differ between A and B are grouped by text.
 std::string FormatComparison(const RunRecord& a, const RunRecord& b,
-                             const std::vector<ComparisonRow>& rows);
+                             const std::vector<ComparisonRow>& rows, const TableView& view = {});
 
 }  // namespace stormark::controller
 

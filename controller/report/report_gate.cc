@@ -193,7 +193,7 @@ void AddValidityChecks(const RunRecord& candidate, GateResult* result) {
   }
 }
 
-std::string FormatGate(const GateResult& result, const GateOptions& options) {
+std::string FormatGate(const GateResult& result, const GateOptions& options, size_t max_failed) {
   std::string out = fmt::format("\nGate: fail if slower than the baseline by more than {}, on {}\n",
                                 Percent(options.threshold), MetricNames(options));
   if (result.noise_unknown_somewhere) {
@@ -207,14 +207,23 @@ std::string FormatGate(const GateResult& result, const GateOptions& options) {
     table.AddColumn(header, TextTable::Align::kLeft);
   }
   table.AddColumn("", TextTable::Align::kLeft);
-  bool any = false;
+  size_t listed = 0;
   for (const GateCheck& check : result.checks) {
-    if (!check.failed) continue;
-    any = true;
+    if (!check.failed || listed == max_failed) continue;
+    ++listed;
     table.AddRow({Place(check.key), check.key.host, check.key.target, std::string(CheckName(check)),
                   Figure(check, check.baseline), Figure(check, check.candidate), check.reason});
   }
-  if (any) out += "\n" + table.Render("  ") + "\n";
+  if (listed > 0) {
+    out += "\n" + table.Render("  ");
+    if (listed < result.failures) {
+      out += fmt::format(
+          "  and {} more failed checks (--all-hosts prints them all; --junit and --markdown "
+          "files hold every check)\n",
+          result.failures - listed);
+    }
+    out += "\n";
+  }
   out += "gate: " + GateVerdict(result, options) + "\n";
   return out;
 }

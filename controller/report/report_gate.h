@@ -14,6 +14,8 @@
 #ifndef STORMARK_CONTROLLER_REPORT_REPORT_GATE_H_
 #define STORMARK_CONTROLLER_REPORT_REPORT_GATE_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,9 +75,12 @@ GateResult EvaluateGate(const std::vector<ComparisonRow>& rows, const GateOption
 // once: it fails when the phase's verdict is INVALID, whatever its figures.
 void AddValidityChecks(const RunRecord& candidate, GateResult* result);
 
-// What the gate prints after the comparison table: the threshold and metrics, every failed
-// check, the note about unmeasured noise where it applies, and the verdict line.
-std::string FormatGate(const GateResult& result, const GateOptions& options);
+// What the gate prints after the comparison table: the threshold and metrics, the failed
+// checks (at most `max_failed`, the rest counted: the JUnit and Markdown files hold every
+// check), the note about unmeasured noise where it applies, and the verdict line.
+inline constexpr size_t kFailedChecksShown = 24;
+std::string FormatGate(const GateResult& result, const GateOptions& options,
+                       size_t max_failed = SIZE_MAX);
 
 // JUnit XML: one <testsuite> for the comparison, one <testcase> per check (classname
 // "stormark.PHASE" or "stormark.PHASE[SWEEP]", name "HOST TARGET METRIC"), a <failure> for

@@ -89,7 +89,7 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
   const TableView view = MakeTableView(options.all_hosts, options.group_by, run->record.agents);
   std::string baseline;
   if (!options.baseline.empty()) {
-    auto table = FormatBaselineTables(run->record, options.baseline);
+    auto table = FormatBaselineTables(run->record, options.baseline, view);
     if (!table.ok()) return Fail(table.status(), err);
     baseline = std::move(*table);
   }
@@ -234,14 +234,20 @@ int ResultsCompare(const ResultsOptions& options, const CompareOptions& compare,
   if (!a.ok()) return Fail(a.status(), err);
   auto b = LoadRun(**store, *candidate_id);
   if (!b.ok()) return Fail(b.status(), err);
-  std::fputs(FormatComparison(a->record, b->record, CompareRuns(a->record, b->record)).c_str(),
-             out);
+  TableView view;
+  view.all_hosts = compare.all_hosts;
+  std::fputs(
+      FormatComparison(a->record, b->record, CompareRuns(a->record, b->record), view).c_str(), out);
   if (!gate) return kExitOk;
 
   GateResult result =
       EvaluateGate(CompareRuns(a->record, b->record, /*aggregates=*/false), gate_options);
   AddValidityChecks(b->record, &result);
-  std::fputs(FormatGate(result, gate_options).c_str(), out);
+  const size_t hosts = std::max(a->record.agents.size(), b->record.agents.size());
+  std::fputs(
+      FormatGate(result, gate_options, Collapses(view, hosts) ? kFailedChecksShown : SIZE_MAX)
+          .c_str(),
+      out);
   if (!compare.junit.empty()) {
     const Status written = common::WriteFileAtomically(
         compare.junit, GateJUnit(result, gate_options, *baseline_id, *candidate_id,

@@ -35,6 +35,8 @@ struct CompareOptions {
   // --junit FILE, --markdown FILE: the gate's outcome for CI systems and pull requests.
   std::string junit;
   std::string markdown;
+  // --all-hosts: every host's row and every failed check, however many hosts.
+  bool all_hosts = false;
 };
 
 int ResultsList(const ResultsOptions& options, std::FILE* out, std::FILE* err);

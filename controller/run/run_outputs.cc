@@ -7,6 +7,7 @@
 #include "common/status.h"
 #include "controller/fio/fio_json.h"
 #include "controller/fio/fio_logs.h"
+#include "controller/report/host_groups.h"
 #include "controller/report/report_baseline.h"
 #include "controller/report/report_export.h"
 #include "controller/report/report_json.h"
@@ -30,7 +31,8 @@ Status WriteBonnieCsv(const RunRecord& run, const std::string& path) {
 int WriteRunOutputs(const RunOptions& options, const RunRecord& run, const RunJournal& journal,
                     int code, std::FILE* out, std::FILE* err) {
   if (!options.baseline.empty() && !run.phases.empty()) {
-    auto table = FormatBaselineTables(run, options.baseline);
+    auto table = FormatBaselineTables(
+        run, options.baseline, MakeTableView(options.all_hosts, options.group_by, run.agents));
     std::fputs(table.ok() ? table->c_str() : "", out);
   }
   if (!options.json_path.empty()) {

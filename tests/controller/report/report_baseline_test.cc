@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/controller/test_runs.h"
@@ -11,6 +12,8 @@ namespace {
 
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::StartsWith;
 using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
 
@@ -58,7 +61,35 @@ TEST(FormatBaselineTables, UnknownBaselineNamesTheHosts) {
   auto text = FormatBaselineTables(LocalVsAoe(1), "nfs");
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(text.status().message(), HasSubstr("hosts: local, aoe"));
+  EXPECT_THAT(text.status().message(), HasSubstr("hosts: local and aoe"));
+}
+
+TEST(FormatBaselineTables, AFleetShowsTheBaselineAndTheRowsAtEitherEndOfTheRatio) {
+  // h000 ... h039 at 60 + h MiB/s, one repetition; against h010 (70 MiB/s).
+  std::vector<HostOutcome> hosts;
+  std::vector<std::string> names;
+  for (uint64_t h = 0; h < 40; ++h) {
+    names.push_back(fmt::format("h{:03}", h));
+    hosts.push_back(SucceededHost(names.back(), 60 + h));
+  }
+  const RunRecord run = MakeRun("r1", names, {Phase(WritePlan(), std::move(hosts))});
+  auto text = FormatBaselineTables(run, "h010");
+  ASSERT_TRUE(text.ok()) << text.status();
+  for (const char* shown : {"h000", "h004", "h010", "h035", "h039"}) {
+    EXPECT_THAT(RowOf(*text, shown), Not(IsEmpty())) << shown;
+  }
+  for (const char* hidden : {"h005", "h020", "h034"}) {
+    EXPECT_THAT(RowOf(*text, hidden), IsEmpty()) << hidden;
+  }
+  EXPECT_THAT(*text, HasSubstr("  40 rows; shown: h010's and the 5 lowest and 5 highest x base "
+                               "of MiB/s; over every row: min 0.86, p50 1.14, max 1.41; "
+                               "--all-hosts prints every row\n"));
+  TableView every;
+  every.all_hosts = true;
+  auto all = FormatBaselineTables(run, "h010", every);
+  ASSERT_TRUE(all.ok());
+  EXPECT_THAT(RowOf(*all, "h020"), Not(IsEmpty()));
+  EXPECT_THAT(*all, Not(HasSubstr("rows; shown")));
 }
 
 }  // namespace

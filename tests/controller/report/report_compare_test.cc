@@ -1,5 +1,10 @@
 #include "controller/report/report_compare.h"
 
+#include <algorithm>
+#include <set>
+
+#include "controller/report/environment.h"
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/controller/test_runs.h"
@@ -8,6 +13,7 @@ namespace stormark::controller {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
 
 Spread Of(std::vector<double> values) { return SpreadOf(std::move(values)); }
@@ -169,6 +175,83 @@ TEST(FormatComparison, FiguresFromRepetitionsWithNotesAreMarked) {
               ::testing::ContainsRegex(
                   "100\\.5 \\[100\\.0-101\\.0\\] \\* +100\\.5 \\[100\\.0-101\\.0\\] +1\\.00"));
   EXPECT_THAT(text, HasSubstr("* from a repetition with notes"));
+}
+
+// `n` hosts h000, h001, ... at 100 MiB/s (+-1 over three repetitions), but those in `slow`
+// at `slow_mibps`, and those in `failing` failed in every repetition; each host's result
+// reports the kernel `kernel`.
+RunRecord FleetRun(const std::string& run_id, size_t n, const std::set<size_t>& slow,
+                   uint64_t slow_mibps, const std::set<size_t>& failing = {},
+                   const std::string& kernel = "6.1.0-18") {
+  std::vector<std::string> names;
+  for (size_t h = 0; h < n; ++h) names.push_back(fmt::format("h{:03}", h));
+  std::vector<PhaseOutcome> phases;
+  for (int rep = 0; rep < 3; ++rep) {
+    std::vector<HostOutcome> hosts;
+    for (size_t h = 0; h < n; ++h) {
+      const uint64_t mibps = (slow.contains(h) ? slow_mibps : 100) + static_cast<uint64_t>(rep);
+      HostOutcome host =
+          failing.contains(h) ? UnreachableHost(names[h]) : SucceededHost(names[h], mibps);
+      if (host.result) (*host.result->mutable_host_environment())["kernel"] = kernel;
+      hosts.push_back(std::move(host));
+    }
+    phases.push_back(Phase(WritePlan(), std::move(hosts), rep));
+  }
+  return MakeRun(run_id, names, std::move(phases));
+}
+
+size_t Rows(const std::string& text, const std::string& host) {
+  size_t n = 0;
+  for (size_t at = text.find("  " + host + " "); at != std::string::npos;
+       at = text.find("  " + host + " ", at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(FormatComparison, AFleetShowsTheAggregateAndTheHostsThatChangedWorseFirst) {
+  const RunRecord a = FleetRun("ra", 40, {}, 0);
+  // h007 30% slower, h020 30% faster, h011 failing in B.
+  RunRecord b = FleetRun("rb", 40, {7}, 70, {11});
+  for (PhaseOutcome& p : b.phases) {
+    p.hosts[20] = SucceededHost("h020", 130 + static_cast<uint64_t>(p.plan.repetition));
+  }
+  const std::string text = FormatComparison(a, b, CompareRuns(a, b));
+  EXPECT_EQ(Rows(text, "all hosts"), 1u) << text;
+  EXPECT_EQ(Rows(text, "h007"), 1u) << text;
+  EXPECT_EQ(Rows(text, "h011"), 2u) << text;  // Its target's row only in A, its failures in B.
+  EXPECT_EQ(Rows(text, "h020"), 1u) << text;
+  EXPECT_EQ(Rows(text, "h000"), 0u) << text;
+  // The worse first: h007 and h011 before h020, whatever the fleet order.
+  EXPECT_LT(text.find("  h011 "), text.find("  h020 "));
+  EXPECT_LT(text.find("  h007 "), text.find("  h020 "));
+  // h011's failed runs have no target: a row of its own, but still one host.
+  EXPECT_THAT(text, HasSubstr("  seq-write: 40 hosts: 37 within noise, 0 noise unknown, 3 "
+                              "changed (in the table, the worse first); a host's MiB/s B/A: min "
+                              "0.70, p50 1.00, max 1.30\n  --all-hosts prints a row per host\n"));
+  EXPECT_LT(std::count(text.begin(), text.end(), '\n'), 50) << text;
+
+  TableView every;
+  every.all_hosts = true;
+  const std::string all = FormatComparison(a, b, CompareRuns(a, b), every);
+  for (const char* host : {"h000", "h007", "h039"}) EXPECT_EQ(Rows(all, host), 1u) << host;
+  EXPECT_THAT(all, Not(HasSubstr("--all-hosts prints")));
+}
+
+TEST(FormatComparison, AFleetShowsAtMostSixteenChangedHostsAndGroupsItsSettingsNotes) {
+  std::set<size_t> slow;
+  for (size_t h = 0; h < 20; ++h) slow.insert(h);
+  const RunRecord a = FleetRun("ra", 40, {}, 0, {}, "6.1.0-18");
+  const RunRecord b = FleetRun("rb", 40, slow, 50, {}, "6.1.0-26");
+  const std::string text = FormatComparison(a, b, CompareRuns(a, b));
+  EXPECT_THAT(text, HasSubstr("20 changed (16 rows in the table, the worse first)"));
+  EXPECT_EQ(Rows(text, "h015"), 1u);
+  EXPECT_EQ(Rows(text, "h016"), 0u);
+  // Every host's kernel changed: one line, not forty.
+  EXPECT_THAT(text, HasSubstr(fmt::format("  {} 40 hosts (h000 scratch, h001 scratch, h002 "
+                                          "scratch and 37 more): differs: kernel (A: 6.1.0-18, "
+                                          "B: 6.1.0-26)\n",
+                                          kDiffersMark)));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "controller/report/report_gate.h"
 
+#include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/controller/test_runs.h"
@@ -168,6 +169,32 @@ TEST(AddValidityChecks, AnInvalidPhaseOfTheCandidateFailsTheGateWhateverItsFigur
   EXPECT_EQ(again.invalid, 0u);
   EXPECT_FALSE(again.checks.back().failed);
   EXPECT_THAT(again.checks.back().reason, HasSubstr("run 1: valid: start spread"));
+}
+
+TEST(FormatGate, AFleetsFailedChecksAreListedUpToTheCapAndCounted) {
+  // 40 hosts, each 50% slower on MiB/s and ops/s over three repetitions: 80 failed checks.
+  std::vector<PhaseOutcome> base, slow;
+  std::vector<std::string> names;
+  for (size_t h = 0; h < 40; ++h) names.push_back(fmt::format("h{}", h));
+  for (int rep = 0; rep < 3; ++rep) {
+    std::vector<HostOutcome> fast_hosts, slow_hosts;
+    for (const std::string& name : names) {
+      fast_hosts.push_back(SucceededHost(name, 100 + static_cast<uint64_t>(rep)));
+      slow_hosts.push_back(SucceededHost(name, 50 + static_cast<uint64_t>(rep)));
+    }
+    base.push_back(Phase(WritePlan(), std::move(fast_hosts), rep));
+    slow.push_back(Phase(WritePlan(), std::move(slow_hosts), rep));
+  }
+  const GateResult result =
+      Gate(MakeRun("ra", names, std::move(base)), MakeRun("rb", names, std::move(slow)));
+  ASSERT_EQ(result.failures, 80u);
+  const std::string capped = FormatGate(result, TenPercent(), kFailedChecksShown);
+  EXPECT_THAT(capped, HasSubstr("  and 56 more failed checks (--all-hosts prints them all; "
+                                "--junit and --markdown files hold every check)\n"));
+  EXPECT_THAT(capped, HasSubstr("gate: FAILED: 80 of 200 checks regressed past 10.0%\n"));
+  const std::string every = FormatGate(result, TenPercent());
+  EXPECT_THAT(every, Not(HasSubstr("more failed checks")));
+  EXPECT_GT(every.size(), capped.size() * 2);
 }
 
 }  // namespace
