@@ -295,11 +295,20 @@ std::string GateMarkdown(const GateResult& result, const GateOptions& options,
   for (const GateCheck& c : result.checks) ordered.push_back(&c);
   std::stable_partition(ordered.begin(), ordered.end(),
                         [](const GateCheck* c) { return c->failed; });
-  for (const GateCheck* c : ordered) {
+  for (size_t i = 0; i < ordered.size() && i < kMarkdownChecks; ++i) {
+    const GateCheck* c = ordered[i];
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", c->failed ? "FAIL" : "ok",
                        Cell(Place(c->key)), Cell(c->key.host), Cell(c->key.target),
                        Cell(CheckName(*c)), Cell(Figure(*c, c->baseline)),
                        Cell(Figure(*c, c->candidate)), Cell(c->reason));
+  }
+  if (ordered.size() > kMarkdownChecks) {
+    const size_t failed_left =
+        result.failures > kMarkdownChecks ? result.failures - kMarkdownChecks : 0;
+    out += fmt::format(
+        "\n... and {} more checks ({} of them failed), left out to keep the summary within a "
+        "pull request comment; the JUnit file (`--junit`) holds every check.\n",
+        ordered.size() - kMarkdownChecks, failed_left);
   }
   return out;
 }

@@ -90,7 +90,10 @@ std::string GateJUnit(const GateResult& result, const GateOptions& options,
                       int64_t timestamp_unix_nanos);
 
 // A Markdown summary for a pull request: the verdict, both runs, and a table of the checks
-// (failed ones first).
+// (failed ones first), at most kMarkdownChecks of them, then how many more (and how many of
+// those failed): a fleet's ten thousand checks would pass GitHub's 65,536-character limit on
+// a comment several times over.
+inline constexpr size_t kMarkdownChecks = 100;
 std::string GateMarkdown(const GateResult& result, const GateOptions& options,
                          const std::string& baseline_run, const std::string& candidate_run);
 

@@ -195,6 +195,21 @@ TEST(FormatGate, AFleetsFailedChecksAreListedUpToTheCapAndCounted) {
   const std::string every = FormatGate(result, TenPercent());
   EXPECT_THAT(every, Not(HasSubstr("more failed checks")));
   EXPECT_GT(every.size(), capped.size() * 2);
+  // 200 checks: the Markdown summary holds the 80 failed and 20 passed, and counts the rest.
+  const std::string markdown = GateMarkdown(result, TenPercent(), "ra", "rb");
+  size_t fails = 0, oks = 0;
+  for (size_t at = markdown.find("| FAIL |"); at != std::string::npos;
+       at = markdown.find("| FAIL |", at + 1)) {
+    ++fails;
+  }
+  for (size_t at = markdown.find("| ok |"); at != std::string::npos;
+       at = markdown.find("| ok |", at + 1)) {
+    ++oks;
+  }
+  EXPECT_EQ(fails, 80u);
+  EXPECT_EQ(oks, 20u);
+  EXPECT_THAT(markdown, HasSubstr("... and 100 more checks (0 of them failed), left out"));
+  EXPECT_LT(markdown.size(), 65536u);
 }
 
 }  // namespace
