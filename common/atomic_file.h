@@ -10,9 +10,15 @@
 
 namespace stormark::common {
 
-// Writes `contents` to `path` through a temporary file beside it ("PATH.tmp") renamed into
-// place, so a crash or a full disk never leaves a half-written file at `path`. On failure the
-// temporary file is removed and the error names the file.
+// Writes `contents` to `path` through a temporary file beside it ("PATH.tmp.XXXXXX", created
+// exclusively, with the mode the file had or a new file's) renamed into place, so a crash or a
+// full disk never leaves a half-written file at `path`. On failure the temporary file is removed
+// and the error names the file.
+//
+// What is not a regular file is not replaced: a device, a pipe or a socket (`-o /dev/null`,
+// `-o /dev/stdout`, a shell's `>(gzip > r.gz)`) is written in place, as a stream; a symbolic link
+// to a file stays, and the file it names is replaced; a directory, or a link to nothing, is an
+// error. (Renaming over `/dev/null` as root made it a regular file for every program on the host.)
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 
 // The same for contents made in pieces, so that a large report is never held whole: `produce`

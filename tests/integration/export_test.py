@@ -9,6 +9,7 @@ import io
 import json
 import os
 import re
+import stat
 import sys
 import threading
 import unittest
@@ -155,6 +156,26 @@ phases:
         self.assertEqual(failed.returncode, 1, failed.describe())
         self.assertEqual(len(failed.stderr.splitlines()), 1, failed.describe())
         self.assertIn(f"--push {gone}/metrics/job/stormark", failed.stderr)
+
+    def test_a_device_or_a_pipe_given_as_output_is_written_not_replaced(self):
+        """Attack, from a mistake made here: `-o /dev/null` as root renamed a regular file over
+        the host's /dev/null. A device node, and a link to the controller's own standard output
+        (what /dev/stdout is), each made by this test in its directory, stay what they were and
+        receive the output; `--json` and the HTML report write the same way."""
+        null = os.path.join(self.work, "null")
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        stdout = os.path.join(self.work, "stdout")
+        os.symlink("/proc/self/fd/1", stdout)
+        for fmt in ("csv", "json", "prometheus"):
+            self.export("latest", "--format", fmt, "-o", null)
+        result = self.export("latest", "--format", "csv", "-o", stdout)
+        self.assertIn(self.run_id, result.stdout)
+        report = self.run_stormark(["report", "latest", "--db", self.db, "-o", null])
+        self.assertEqual(report.returncode, 0, report.describe())
+        st = os.stat(null)
+        self.assertTrue(stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3), st)
+        self.assertTrue(os.path.islink(stdout))
+        self.assertEqual(sorted(n for n in os.listdir(self.work) if ".tmp" in n), [])
 
     def test_bad_input_is_one_line_and_exit_2(self):
         for args, needle in (
