@@ -179,6 +179,8 @@ class Simulator:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
         self.err.close()
         try:
             with open(self.stats_path) as f:

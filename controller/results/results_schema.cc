@@ -244,6 +244,45 @@ ALTER TABLE host_results ADD COLUMN clock_rtt_nanos INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE host_results ADD COLUMN clock_moved_nanos INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Schema version 7 keeps the two tables of a row per sample or bucket (a host's series and its
+// latency histogram: 800,000 series rows a phase at 2,000 hosts sampled every 50 ms) in their
+// primary key's own b-tree (WITHOUT ROWID), where each row was written twice, once in the table
+// and once in the key's index: the writer keeps up with a fleet's results sooner, and the file
+// is smaller. Same columns, same rows; the rows recorded before are copied over.
+constexpr char kSchemaV7[] = R"sql(
+CREATE TABLE latency_buckets_v7 (
+  run_id TEXT NOT NULL,
+  phase_index INTEGER NOT NULL,
+  host_index INTEGER NOT NULL,
+  sub_bucket_bits INTEGER NOT NULL,
+  bucket_index INTEGER NOT NULL,
+  lower_bound_nanos INTEGER NOT NULL,
+  width_nanos INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (run_id, phase_index, host_index, bucket_index),
+  FOREIGN KEY (run_id, phase_index, host_index) REFERENCES host_results ON DELETE CASCADE
+) WITHOUT ROWID;
+INSERT INTO latency_buckets_v7 SELECT run_id, phase_index, host_index, sub_bucket_bits,
+  bucket_index, lower_bound_nanos, width_nanos, count FROM latency_buckets;
+DROP TABLE latency_buckets;
+ALTER TABLE latency_buckets_v7 RENAME TO latency_buckets;
+CREATE TABLE series_v7 (
+  run_id TEXT NOT NULL,
+  phase_index INTEGER NOT NULL,
+  host_index INTEGER NOT NULL,
+  offset_nanos INTEGER NOT NULL,
+  length_nanos INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  ops INTEGER NOT NULL,
+  PRIMARY KEY (run_id, phase_index, host_index, offset_nanos),
+  FOREIGN KEY (run_id, phase_index, host_index) REFERENCES host_results ON DELETE CASCADE
+) WITHOUT ROWID;
+INSERT INTO series_v7 SELECT run_id, phase_index, host_index, offset_nanos, length_nanos, bytes,
+  ops FROM series;
+DROP TABLE series;
+ALTER TABLE series_v7 RENAME TO series;
+)sql";
+
 }  // namespace
 
 Status PrepareSchema(sqlite::Database* db, bool create) {
@@ -279,15 +318,18 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
     RETURN_IF_ERROR(db->Exec(kSchemaV4));
     RETURN_IF_ERROR(db->Exec(kSchemaV5));
     RETURN_IF_ERROR(db->Exec(kSchemaV6));
+    RETURN_IF_ERROR(db->Exec(kSchemaV7));
   } else {
-    // 1 -> 2 -> ... -> 6: new tables and columns with defaults; every older row stays.
+    // 1 -> 2 -> ... -> 7: new tables and columns with defaults, tables rebuilt; every older row
+    // stays.
     const std::string upgrading = StrCat(db->path(), ": upgrading the results schema ", version,
                                          " to ", kResultsSchemaVersion);
     if (version < 2) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV2), upgrading));
     if (version < 3) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV3), upgrading));
     if (version < 4) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV4), upgrading));
     if (version < 5) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV5), upgrading));
-    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV6), upgrading));
+    if (version < 6) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV6), upgrading));
+    RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV7), upgrading));
   }
   RETURN_IF_ERROR(db->Exec(StrCat("PRAGMA user_version = ", kResultsSchemaVersion)));
   return transaction.Commit();

@@ -61,6 +61,8 @@
 //   phases.start_lead_nanos  how far ahead the start instant was set (v6)
 //   host_results.clock_rtt_nanos, host_results.clock_moved_nanos  the host's best clock round
 //                 trip, and how far its offset moved over the phase (v6); 0 in rows written before
+//   latency_buckets, series  stored in their primary key's b-tree (WITHOUT ROWID) since v7: the
+//                 same columns and rows
 //
 // The file is in WAL mode; every write is one transaction. Not thread-safe: one thread at a
 // time (the phase writer's thread while a phase runs, the run's own otherwise).
@@ -82,7 +84,7 @@
 
 namespace stormark::controller {
 
-inline constexpr int kResultsSchemaVersion = 6;
+inline constexpr int kResultsSchemaVersion = 7;
 
 // Run statuses as stored. kRunIncomplete is never stored: readers show it for a run whose
 // status is still "running" but whose controller is gone.

@@ -94,7 +94,7 @@ class ResultsTest(h.StormarkTestCase):
 
         # The raw store, as a user's own query would read it.
         with sqlite3.connect(self.db) as db:
-            self.assertEqual(db.execute("PRAGMA user_version").fetchone()[0], 6)
+            self.assertEqual(db.execute("PRAGMA user_version").fetchone()[0], 7)
             runs = db.execute("SELECT run_id, status, label FROM runs ORDER BY started_unix_nanos")
             self.assertEqual(runs.fetchall(), [(first, "completed", "before"),
                                                (second, "completed", "after")])

@@ -679,6 +679,68 @@ TEST_F(ResultsStoreTest, Version4FileIsUpgradedAndItsPhasesReadAsFinished) {
   EXPECT_EQ(old->record.phases[1].hosts[1].error, "host b:7420: unreachable: connection refused");
 }
 
+// The tables of a row per sample and per bucket as an earlier stormark kept them: a rowid table
+// beside its primary key's index.
+constexpr char kBackToVersion6[] =
+    "CREATE TABLE series_v6 (run_id TEXT NOT NULL, phase_index INTEGER NOT NULL, "
+    "host_index INTEGER NOT NULL, offset_nanos INTEGER NOT NULL, length_nanos INTEGER NOT NULL, "
+    "bytes INTEGER NOT NULL, ops INTEGER NOT NULL, "
+    "PRIMARY KEY (run_id, phase_index, host_index, offset_nanos)); "
+    "INSERT INTO series_v6 SELECT * FROM series; DROP TABLE series; "
+    "ALTER TABLE series_v6 RENAME TO series; "
+    "CREATE TABLE latency_buckets_v6 (run_id TEXT NOT NULL, phase_index INTEGER NOT NULL, "
+    "host_index INTEGER NOT NULL, sub_bucket_bits INTEGER NOT NULL, "
+    "bucket_index INTEGER NOT NULL, lower_bound_nanos INTEGER NOT NULL, "
+    "width_nanos INTEGER NOT NULL, count INTEGER NOT NULL, "
+    "PRIMARY KEY (run_id, phase_index, host_index, bucket_index)); "
+    "INSERT INTO latency_buckets_v6 SELECT * FROM latency_buckets; DROP TABLE latency_buckets; "
+    "ALTER TABLE latency_buckets_v6 RENAME TO latency_buckets; PRAGMA user_version = 6";
+
+TEST_F(ResultsStoreTest, Version6FileIsUpgradedToTablesWithoutRowidAndKeepsEveryRow) {
+  int64_t samples = 0, buckets = 0;
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Write(*store, TwoHostRun("old"), kRunCompleted);
+    auto raw = sqlite::Database::Open(PathOf("results.db"), false);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec(kBackToVersion6).ok());
+    samples = *(*raw)->QueryInt("SELECT COUNT(*) FROM series");
+    buckets = *(*raw)->QueryInt("SELECT COUNT(*) FROM latency_buckets");
+    ASSERT_GT(samples, 0);
+    ASSERT_GT(buckets, 0);
+    EXPECT_EQ(*(*raw)->QueryInt("SELECT COUNT(*) FROM sqlite_master WHERE sql LIKE "
+                                "'%WITHOUT ROWID%'"),
+              0);
+  }
+  auto writer = ResultsStore::Open(PathOf("results.db"));
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  const sqlite::Database& db = (*writer)->db();
+  EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), kResultsSchemaVersion);
+  EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM sqlite_master WHERE name IN ('series', "
+                         "'latency_buckets') AND sql LIKE '%WITHOUT ROWID'"),
+            2);
+  // No index beside them any more; every row is still there, and the run reads as it did.
+  EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name "
+                         "IN ('series', 'latency_buckets')"),
+            0);
+  EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM series"), samples);
+  EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM latency_buckets"), buckets);
+  auto old = LoadRun(**writer, "old");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(Whole(old->record.phases[0].hosts[0]),
+            TwoHostRun("old").phases[0].hosts[0].result->SerializeAsString());
+  // New rows go into the new tables, and a run deleted takes its rows with it.
+  Write(**writer, TwoHostRun("new"), kRunCompleted);
+  EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM series"), 2 * samples);
+  auto raw = sqlite::Database::Open(PathOf("results.db"), false);
+  ASSERT_TRUE(raw.ok());
+  ASSERT_TRUE(
+      (*raw)->Exec("PRAGMA foreign_keys = ON; DELETE FROM host_results WHERE run_id = 'old'").ok());
+  EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM series"), samples);
+  EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM latency_buckets"), buckets);
+}
+
 // The JSON report's clock figures and start lead are kept, so that an export gives what the
 // run's own report gave; a version 5 file's rows read 0.
 TEST_F(ResultsStoreTest, ClockFiguresAndTheStartLeadAreKeptAndOlderRowsReadZero) {
