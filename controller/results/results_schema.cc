@@ -300,8 +300,14 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
   }
   // Creating or upgrading, judged again under the write lock: another controller may be doing
   // the same at this moment (two runs started at once on a new file, or on one of an older
-  // schema), and what it did is then no reason to refuse the file or to upgrade it twice.
-  ASSIGN_OR_RETURN(Transaction transaction, Transaction::Begin(db));
+  // schema), and what it did is then no reason to refuse the file or to upgrade it twice. An
+  // upgrade copies rows (schema 7: seconds per million), so the lock is waited for as long as
+  // one may take, not the few seconds a write takes: every run and `results` command that opens
+  // the file while another upgrades it would fail "database is locked" otherwise.
+  if (version > 0) db->SetBusyTimeout(kUpgradeBusyTimeoutMs);
+  auto wait = Transaction::Begin(db);
+  db->SetBusyTimeout(sqlite::kBusyTimeoutMs);
+  ASSIGN_OR_RETURN(Transaction transaction, std::move(wait));
   ASSIGN_OR_RETURN(version, db->QueryInt("PRAGMA user_version"));
   if (version == kResultsSchemaVersion) return transaction.Commit();
   if (version > kResultsSchemaVersion) return newer(version);

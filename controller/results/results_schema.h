@@ -8,6 +8,10 @@
 
 namespace stormark::controller {
 
+// How long opening a file of an older schema waits for another process that may be upgrading
+// it: 10 minutes, for a history of some hundred million rows.
+inline constexpr int kUpgradeBusyTimeoutMs = 10 * 60 * 1000;
+
 // Creates the schema in a new file (`create`), or checks that an existing one is ours and not
 // newer, and upgrades an older one, each step in one transaction. NOT_FOUND for an empty
 // file when not `create`.

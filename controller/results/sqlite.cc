@@ -157,6 +157,8 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path, bool
 
 Database::~Database() { sqlite3_close_v2(db_); }
 
+void Database::SetBusyTimeout(int busy_timeout_ms) { sqlite3_busy_timeout(db_, busy_timeout_ms); }
+
 Status Database::Error(int code, std::string_view what) const {
   return absl::Status(CodeFor(code), StrCat(path_, ": ", sqlite3_errmsg(db_), " (", what, ")"));
 }

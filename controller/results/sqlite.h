@@ -76,12 +76,15 @@ class Statement {
   int bind_error_ = SQLITE_OK;
 };
 
+// How long a statement waits for another process's lock by default.
+inline constexpr int kBusyTimeoutMs = 5000;
+
 class Database {
  public:
   // Opens (creating when `create` is set) the database file at `path`. Waits up to
   // `busy_timeout_ms` for another process's lock before a statement fails with "busy".
   static common::StatusOr<std::unique_ptr<Database>> Open(const std::string& path, bool create,
-                                                          int busy_timeout_ms = 5000);
+                                                          int busy_timeout_ms = kBusyTimeoutMs);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -91,6 +94,9 @@ class Database {
   common::StatusOr<Statement> Prepare(const std::string& sql) const;
   // The integer in the first column of the first row of `sql` (PRAGMA user_version, COUNT).
   common::StatusOr<int64_t> QueryInt(const std::string& sql) const;
+
+  // How long a statement waits for another process's lock from now on.
+  void SetBusyTimeout(int busy_timeout_ms);
 
   const std::string& path() const { return path_; }
   // "PATH: MESSAGE (what)" for the last error on this connection.

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -739,6 +740,37 @@ TEST_F(ResultsStoreTest, Version6FileIsUpgradedToTablesWithoutRowidAndKeepsEvery
       (*raw)->Exec("PRAGMA foreign_keys = ON; DELETE FROM host_results WHERE run_id = 'old'").ok());
   EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM series"), samples);
   EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM latency_buckets"), buckets);
+}
+
+// Another process holding the write lock of a file of an older schema may be upgrading it,
+// which takes seconds per million rows: opening it waits, instead of failing "database is
+// locked" after the few seconds a write takes (kBusyTimeoutMs).
+TEST_F(ResultsStoreTest, AFileBeingUpgradedElsewhereIsWaitedForNotRefused) {
+  {
+    auto store = OpenStore();
+    ASSERT_NE(store, nullptr);
+    Write(*store, TwoHostRun("old"), kRunCompleted);
+  }
+  auto other = sqlite::Database::Open(PathOf("results.db"), false);
+  ASSERT_TRUE(other.ok());
+  ASSERT_TRUE((*other)->Exec(kBackToVersion6).ok());
+  ASSERT_TRUE((*other)->Exec("BEGIN IMMEDIATE").ok());  // The other upgrade, under way.
+  const auto held = std::chrono::milliseconds(sqlite::kBusyTimeoutMs + 1500);
+  std::thread upgrader([&] {
+    std::this_thread::sleep_for(held);
+    ASSERT_TRUE((*other)
+                    ->Exec(std::string("PRAGMA user_version = ") +
+                           std::to_string(kResultsSchemaVersion) + "; COMMIT")
+                    .ok());
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto reader = ResultsStore::OpenExisting(PathOf("results.db"));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  upgrader.join();
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_GE(waited, held - std::chrono::milliseconds(200));
+  auto old = LoadRun(**reader, "old");
+  EXPECT_TRUE(old.ok()) << old.status();
 }
 
 // The JSON report's clock figures and start lead are kept, so that an export gives what the
