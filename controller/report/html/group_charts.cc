@@ -99,9 +99,12 @@ void AddSamples(const Intervals& in, int64_t host_start,
                 bool bytes, std::vector<double>* amount, std::vector<double>* covered) {
   amount->assign(in.count, 0);
   covered->assign(in.count, 0);
+  const int64_t span = in.t1 - in.t0;
   for (const auto& s : samples) {
     const int64_t length = s.length_nanos();
-    if (length <= 0) continue;
+    // A sample outside the phase (an agent's bug, or a hostile one) is no part of its curve, and
+    // its sums would overflow.
+    if (length <= 0 || length > span || s.offset_nanos() < 0 || s.offset_nanos() > span) continue;
     const int64_t begin = host_start + s.offset_nanos() - in.t0;
     const int64_t end = begin + length;
     const double work = static_cast<double>(bytes ? s.bytes() : s.ops());
@@ -263,7 +266,8 @@ std::string GroupTimeSeriesCharts(const RunRecord& run, const TableView& view) {
     for (const HostOutcome& h : phase.hosts) {
       stormark::v1::PhaseResult packed;
       const auto& samples = OwnSeries(h, &packed);
-      if (!samples.empty() && samples[0].length_nanos() > 0) {
+      if (!samples.empty() && samples[0].length_nanos() > 0 &&
+          samples[0].length_nanos() <= in.t1 - in.t0) {
         sample = samples[0].length_nanos();
         break;
       }

@@ -1,5 +1,8 @@
 #include "controller/report/html/report_html.h"
 
+#include <cstdint>
+#include <utility>
+
 #include "fmt/format.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -268,6 +271,29 @@ TEST(HtmlReport, AFleetsTimeSeriesSumsTheHostsAndNamesTheOneThatStandsOut) {
   EXPECT_THAT(html, HasSubstr("data-name=\"h013 (20.0 MiB/s, low; p99 lat"));
   EXPECT_GE(Count(html, "data-name=\"h013 ("), 4u);  // 2 time series, 2 latency charts.
   EXPECT_EQ(Count(html, "data-name=\"h012"), 0u);
+}
+
+TEST(HtmlReport, AFleetsSamplesOutsideThePhaseAreLeftOutOfItsCurves) {
+  StoredRun run = FleetRun(40, 13);
+  for (PhaseOutcome& p : run.record.phases) {
+    auto* series = p.hosts[5].result->mutable_series();
+    for (const auto& [offset, length] :
+         {std::pair{INT64_MAX, int64_t{1}}, std::pair{int64_t{0}, INT64_MAX},
+          std::pair{int64_t{-1}, int64_t{100}}, std::pair{int64_t{0}, int64_t{-5}}}) {
+      stormark::v1::IntervalSample* s = series->Add();
+      s->set_offset_nanos(offset);
+      s->set_length_nanos(length);
+      s->set_bytes(UINT64_MAX / 2);
+    }
+    // The first host's first sample, which sets the intervals' length, as long as can be.
+    auto* first = p.hosts[0].result->mutable_series();
+    first->Add()->set_length_nanos(INT64_MAX);
+    for (int i = first->size() - 1; i > 0; --i) first->SwapElements(i, i - 1);
+  }
+  const std::string html = HtmlReport(run, View(run));
+  // The intervals hold what the hosts did, as without the hostile samples.
+  EXPECT_THAT(html, HasSubstr("scratch (40 hosts), 0.2 s to 0.3 s: 3920 MiB/s together"));
+  EXPECT_THAT(html, HasSubstr("intervals of 0.1 s"));
 }
 
 TEST(HtmlReport, AFleetGroupedByALabelEscapesItsValues) {
