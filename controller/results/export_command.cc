@@ -33,7 +33,7 @@ int ExportCommand(const ExportOptions& options, const std::string& ref, std::FIL
     if (!url.ok()) return Fail(url.status(), err);
     push_url = std::move(*url);
   }
-  auto store = OpenResultsForReading(options.db_path);
+  auto store = OpenResultsForReading(options.db_path, err);
   if (!store.ok()) return Fail(store.status(), err);
   auto run = LoadNamedRun(**store, ref);
   if (!run.ok()) return Fail(run.status(), err);

@@ -17,7 +17,7 @@ int ReportCommand(const ReportOptions& options, const std::string& ref, std::FIL
   if (!options.group_by.empty()) {
     if (common::Status s = CheckGroupBy(options.group_by); !s.ok()) return fail(s);
   }
-  auto store = OpenResultsForReading(options.db_path);
+  auto store = OpenResultsForReading(options.db_path, err);
   if (!store.ok()) return fail(store.status());
   auto run = LoadNamedRun(**store, ref);
   if (!run.ok()) return fail(run.status());

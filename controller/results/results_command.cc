@@ -36,8 +36,8 @@ int Fail(const Status& status, std::FILE* err) {
   return kExitBadInput;
 }
 
-StatusOr<std::unique_ptr<ResultsStore>> OpenStore(const ResultsOptions& options) {
-  return OpenResultsForReading(options.db_path);
+StatusOr<std::unique_ptr<ResultsStore>> OpenStore(const ResultsOptions& options, std::FILE* err) {
+  return OpenResultsForReading(options.db_path, err);
 }
 
 // "db1:7420, db2:7420 +3": the first two hosts and how many more.
@@ -53,7 +53,7 @@ std::string HostsCell(const std::vector<std::string>& hosts) {
 }  // namespace
 
 int ResultsList(const ResultsOptions& options, std::FILE* out, std::FILE* err) {
-  auto store = OpenStore(options);
+  auto store = OpenStore(options, err);
   if (!store.ok()) return Fail(store.status(), err);
   auto runs = ListRuns(**store);
   if (!runs.ok()) return Fail(runs.status(), err);
@@ -82,7 +82,7 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
   if (!options.group_by.empty()) {
     if (Status s = CheckGroupBy(options.group_by); !s.ok()) return Fail(s, err);
   }
-  auto store = OpenStore(options);
+  auto store = OpenStore(options, err);
   if (!store.ok()) return Fail(store.status(), err);
   auto run = LoadNamedRun(**store, ref);
   if (!run.ok()) return Fail(run.status(), err);
@@ -214,7 +214,7 @@ int ResultsCompare(const ResultsOptions& options, const CompareOptions& compare,
                         : "compare --baseline: give at most one run to judge (default: latest)"),
                 err);
   }
-  auto store = OpenStore(options);
+  auto store = OpenStore(options, err);
   if (!store.ok()) return Fail(store.status(), err);
   const std::string candidate_ref = compare.baseline.empty() ? runs[1]
                                     : runs.empty()           ? "latest"

@@ -7,6 +7,7 @@
 #define STORMARK_CONTROLLER_RESULTS_RESULTS_QUERY_H_
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -80,8 +81,10 @@ common::Status ForEachSeriesSample(
     const std::function<void(size_t host, const stormark::v1::IntervalSample&)>& sample);
 
 // The store at `db_path` (DefaultResultsPath() when empty) for reading; errors begin
-// "results database".
-common::StatusOr<std::unique_ptr<ResultsStore>> OpenResultsForReading(const std::string& db_path);
+// "results database". Before an older file is upgraded, one "stormark: ..." line on `err` says
+// so (it can take a while).
+common::StatusOr<std::unique_ptr<ResultsStore>> OpenResultsForReading(const std::string& db_path,
+                                                                      std::FILE* err);
 
 // The run `ref` names (see ResolveRun), loaded whole.
 common::StatusOr<StoredRun> LoadNamedRun(const ResultsStore& store, std::string_view ref);

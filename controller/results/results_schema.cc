@@ -285,7 +285,7 @@ ALTER TABLE series_v7 RENAME TO series;
 
 }  // namespace
 
-Status PrepareSchema(sqlite::Database* db, bool create) {
+Status PrepareSchema(sqlite::Database* db, bool create, const SchemaNote& note) {
   auto newer = [db](int64_t version) {
     return absl::FailedPreconditionError(
         StrCat(db->path(), ": written by a newer stormark (results schema ", version,
@@ -330,6 +330,11 @@ Status PrepareSchema(sqlite::Database* db, bool create) {
     // stays.
     const std::string upgrading = StrCat(db->path(), ": upgrading the results schema ", version,
                                          " to ", kResultsSchemaVersion);
+    if (note) {
+      note(StrCat(upgrading,
+                  ", once: every run recorded is kept (its series and histogram rows are copied, "
+                  "seconds per million)"));
+    }
     if (version < 2) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV2), upgrading));
     if (version < 3) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV3), upgrading));
     if (version < 4) RETURN_IF_ERROR(common::Annotate(db->Exec(kSchemaV4), upgrading));

@@ -197,8 +197,8 @@ std::string DefaultResultsPath() {
   return "";
 }
 
-StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::OpenWith(const std::string& path,
-                                                               bool create) {
+StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::OpenWith(const std::string& path, bool create,
+                                                               const SchemaNote& note) {
   if (path.empty()) {
     return absl::InvalidArgumentError(
         "no results database: set HOME or XDG_DATA_HOME, or give --db PATH (or --no-db)");
@@ -214,18 +214,20 @@ StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::OpenWith(const std::string
   }
   ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Database> db, sqlite::Database::Open(path, create));
   // The first statement reads the file: a file that is not a database fails here.
-  RETURN_IF_ERROR(PrepareSchema(db.get(), create));
+  RETURN_IF_ERROR(PrepareSchema(db.get(), create, note));
   RETURN_IF_ERROR(UseWal(db.get()));
   RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys = ON"));
   return std::unique_ptr<ResultsStore>(new ResultsStore(std::move(db)));
 }
 
-StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::Open(const std::string& path) {
-  return OpenWith(path, /*create=*/true);
+StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::Open(const std::string& path,
+                                                           const SchemaNote& note) {
+  return OpenWith(path, /*create=*/true, note);
 }
 
-StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::OpenExisting(const std::string& path) {
-  return OpenWith(path, /*create=*/false);
+StatusOr<std::unique_ptr<ResultsStore>> ResultsStore::OpenExisting(const std::string& path,
+                                                                   const SchemaNote& note) {
+  return OpenWith(path, /*create=*/false, note);
 }
 
 Status ResultsStore::BeginRun(const RunRecord& run, const RunStart& start) {

@@ -78,6 +78,7 @@
 
 #include "common/status.h"
 #include "controller/fleet/fleet.h"
+#include "controller/results/results_schema.h"
 #include "controller/results/run_owner.h"
 #include "controller/results/sqlite.h"
 #include "controller/run/run_record.h"
@@ -112,9 +113,12 @@ class ResultsStore {
   // Opens the store at `path` for writing, creating it (and its directory) when missing.
   // Fails with one line naming the file when it is not a SQLite database, holds other
   // tables, or has a schema newer than this build reads.
-  static common::StatusOr<std::unique_ptr<ResultsStore>> Open(const std::string& path);
+  // `note` is told before an older file is upgraded (results_schema.h).
+  static common::StatusOr<std::unique_ptr<ResultsStore>> Open(const std::string& path,
+                                                              const SchemaNote& note = {});
   // Opens an existing store for reading (`stormark results`); NOT_FOUND when there is none.
-  static common::StatusOr<std::unique_ptr<ResultsStore>> OpenExisting(const std::string& path);
+  static common::StatusOr<std::unique_ptr<ResultsStore>> OpenExisting(const std::string& path,
+                                                                      const SchemaNote& note = {});
 
   // Records the run as "running", with its agents and their targets.
   common::Status BeginRun(const RunRecord& run, const RunStart& start);
@@ -152,7 +156,8 @@ class ResultsStore {
  private:
   explicit ResultsStore(std::unique_ptr<sqlite::Database> db) : db_(std::move(db)) {}
   static common::StatusOr<std::unique_ptr<ResultsStore>> OpenWith(const std::string& path,
-                                                                  bool create);
+                                                                  bool create,
+                                                                  const SchemaNote& note);
 
   std::unique_ptr<sqlite::Database> db_;
 };

@@ -150,8 +150,12 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   // The results database, before anything runs: one that cannot be opened is bad input.
   std::unique_ptr<ResultsStore> store;
   if (!options.no_db) {
-    auto opened =
-        ResultsStore::Open(options.db_path.empty() ? DefaultResultsPath() : options.db_path);
+    auto opened = ResultsStore::Open(
+        options.db_path.empty() ? DefaultResultsPath() : options.db_path,
+        [err](std::string_view line) {
+          std::fprintf(err, "stormark: %.*s\n", static_cast<int>(line.size()), line.data());
+          std::fflush(err);
+        });
     if (!opened.ok()) return fail_input(common::Annotate(opened.status(), "results database"));
     store = std::move(*opened);
   }

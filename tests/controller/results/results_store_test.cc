@@ -714,8 +714,17 @@ TEST_F(ResultsStoreTest, Version6FileIsUpgradedToTablesWithoutRowidAndKeepsEvery
                                 "'%WITHOUT ROWID%'"),
               0);
   }
-  auto writer = ResultsStore::Open(PathOf("results.db"));
+  // The one line said before an upgrade, which can take a while; none for a current file.
+  std::vector<std::string> notes;
+  const SchemaNote note = [&notes](std::string_view line) { notes.emplace_back(line); };
+  auto writer = ResultsStore::Open(PathOf("results.db"), note);
   ASSERT_TRUE(writer.ok()) << writer.status();
+  EXPECT_THAT(notes, ElementsAre(PathOf("results.db") +
+                                 ": upgrading the results schema 6 to 7, once: every run recorded "
+                                 "is kept (its series and histogram rows are copied, seconds per "
+                                 "million)"));
+  ASSERT_TRUE(ResultsStore::OpenExisting(PathOf("results.db"), note).ok());
+  EXPECT_EQ(notes.size(), 1u);
   const sqlite::Database& db = (*writer)->db();
   EXPECT_EQ(*db.QueryInt("PRAGMA user_version"), kResultsSchemaVersion);
   EXPECT_EQ(*db.QueryInt("SELECT COUNT(*) FROM sqlite_master WHERE name IN ('series', "
