@@ -358,13 +358,17 @@ Status ForEachSeriesSample(
   }
 }
 
+SchemaNote SchemaNoteTo(std::FILE* err) {
+  return [err](std::string_view line) {
+    std::fprintf(err, "stormark: %.*s\n", static_cast<int>(line.size()), line.data());
+    std::fflush(err);
+  };
+}
+
 StatusOr<std::unique_ptr<ResultsStore>> OpenResultsForReading(const std::string& db_path,
                                                               std::FILE* err) {
-  auto store = ResultsStore::OpenExisting(
-      db_path.empty() ? DefaultResultsPath() : db_path, [err](std::string_view line) {
-        std::fprintf(err, "stormark: %.*s\n", static_cast<int>(line.size()), line.data());
-        std::fflush(err);
-      });
+  auto store = ResultsStore::OpenExisting(db_path.empty() ? DefaultResultsPath() : db_path,
+                                          SchemaNoteTo(err));
   if (!store.ok()) return common::Annotate(store.status(), "results database");
   return store;
 }

@@ -80,6 +80,9 @@ common::Status ForEachSeriesSample(
     const ResultsStore& store, const std::string& run_id, size_t phase_index, size_t hosts,
     const std::function<void(size_t host, const stormark::v1::IntervalSample&)>& sample);
 
+// A note of a schema upgrade (results_schema.h) as one "stormark: ..." line on `err`.
+SchemaNote SchemaNoteTo(std::FILE* err);
+
 // The store at `db_path` (DefaultResultsPath() when empty) for reading; errors begin
 // "results database". Before an older file is upgraded, one "stormark: ..." line on `err` says
 // so (it can take a while).

@@ -25,6 +25,7 @@
 #include "controller/plan/plan.h"
 #include "controller/report/report_table.h"
 #include "controller/report/run_status.h"
+#include "controller/results/results_query.h"
 #include "controller/results/results_store.h"
 #include "controller/results/run_journal.h"
 #include "controller/run/run_hooks.h"
@@ -151,11 +152,7 @@ int RunCommand(const RunOptions& options, Interrupts& interrupts, std::FILE* out
   std::unique_ptr<ResultsStore> store;
   if (!options.no_db) {
     auto opened = ResultsStore::Open(
-        options.db_path.empty() ? DefaultResultsPath() : options.db_path,
-        [err](std::string_view line) {
-          std::fprintf(err, "stormark: %.*s\n", static_cast<int>(line.size()), line.data());
-          std::fflush(err);
-        });
+        options.db_path.empty() ? DefaultResultsPath() : options.db_path, SchemaNoteTo(err));
     if (!opened.ok()) return fail_input(common::Annotate(opened.status(), "results database"));
     store = std::move(*opened);
   }

@@ -25,45 +25,6 @@ using namespace chart_parts;  // NOLINT: the parts every chart section draws wit
 
 namespace {
 
-// The groups of every phase run of a run, as its tables show them.
-struct RunGroups {
-  // Every group of the run, in the order of its first host.
-  std::vector<std::string> names;
-  // By phase run and host index: the index of the host's group in `names`.
-  std::vector<std::vector<size_t>> of;
-  // By phase run: the hosts that stand out in their group (row = host index).
-  std::vector<std::vector<Outlier>> outliers;
-  // The group of each host in the first run of each phase (by phase name).
-  std::map<std::pair<std::string, std::string>, size_t> of_host;
-
-  // The group of `host` in the phase named `phase`, or nullopt.
-  std::optional<size_t> Of(const std::string& phase, const std::string& host) const {
-    const auto it = of_host.find({phase, host});
-    if (it == of_host.end()) return std::nullopt;
-    return it->second;
-  }
-};
-
-RunGroups GroupRun(const RunRecord& run, const TableView& view) {
-  RunGroups groups;
-  for (const PhaseOutcome& phase : run.phases) {
-    const PhaseSummary summary = Summarize(phase);
-    std::vector<size_t>& of = groups.of.emplace_back(phase.hosts.size(), 0);
-    std::vector<Outlier>& outliers = groups.outliers.emplace_back();
-    for (const HostGroup& group : GroupHosts(summary, view)) {
-      const size_t g = IndexOf(&groups.names, group.name);
-      for (const size_t row : group.rows) {
-        if (row < of.size()) of[row] = g;
-        groups.of_host.emplace(std::pair{phase.plan.name, summary.rows[row].host}, g);
-      }
-      for (Outlier& o : Outliers(phase, summary, group)) outliers.push_back(std::move(o));
-    }
-    std::sort(outliers.begin(), outliers.end(),
-              [](const Outlier& a, const Outlier& b) { return a.row < b.row; });
-  }
-  return groups;
-}
-
 std::string Hosts(size_t n) { return fmt::format("{} host{}", n, n == 1 ? "" : "s"); }
 
 // The hosts' figures as a point: the median host, the whisker from the lowest to the highest.
@@ -120,8 +81,33 @@ void AddSamples(const Intervals& in, int64_t host_start,
 
 }  // namespace
 
-std::string GroupThroughputCharts(const RunRecord& run, const TableView& view) {
-  const RunGroups groups = GroupRun(run, view);
+std::optional<size_t> FleetGroups::Of(const std::string& phase, const std::string& host) const {
+  const auto it = of_host.find({phase, host});
+  if (it == of_host.end()) return std::nullopt;
+  return it->second;
+}
+
+FleetGroups GroupFleet(const RunRecord& run, const TableView& view) {
+  FleetGroups groups;
+  for (const PhaseOutcome& phase : run.phases) {
+    const PhaseSummary summary = Summarize(phase);
+    std::vector<size_t>& of = groups.of.emplace_back(phase.hosts.size(), 0);
+    std::vector<Outlier>& outliers = groups.outliers.emplace_back();
+    for (const HostGroup& group : GroupHosts(summary, view)) {
+      const size_t g = IndexOf(&groups.names, group.name);
+      for (const size_t row : group.rows) {
+        if (row < of.size()) of[row] = g;
+        groups.of_host.emplace(std::pair{phase.plan.name, summary.rows[row].host}, g);
+      }
+      for (Outlier& o : Outliers(phase, summary, group)) outliers.push_back(std::move(o));
+    }
+    std::sort(outliers.begin(), outliers.end(),
+              [](const Outlier& a, const Outlier& b) { return a.row < b.row; });
+  }
+  return groups;
+}
+
+std::string GroupThroughputCharts(const RunRecord& run, const FleetGroups& groups) {
   const std::vector<Repetitions> rows = GroupRepetitions(run, /*aggregates=*/false);
   std::string out;
   for (const std::string& phase : PhaseNames(run)) {
@@ -166,8 +152,7 @@ std::string GroupThroughputCharts(const RunRecord& run, const TableView& view) {
   return out;
 }
 
-std::string GroupLatencyCharts(const RunRecord& run, const TableView& view) {
-  const RunGroups groups = GroupRun(run, view);
+std::string GroupLatencyCharts(const RunRecord& run, const FleetGroups& groups) {
   const std::vector<Repetitions> rows = GroupRepetitions(run, /*aggregates=*/true);
   std::string out;
   for (const std::string& phase : PhaseNames(run)) {
@@ -239,8 +224,7 @@ std::string GroupLatencyCharts(const RunRecord& run, const TableView& view) {
   return out;
 }
 
-std::string GroupTimeSeriesCharts(const RunRecord& run, const TableView& view) {
-  const RunGroups groups = GroupRun(run, view);
+std::string GroupTimeSeriesCharts(const RunRecord& run, const FleetGroups& groups) {
   int repeat = 1;
   for (const PhaseOutcome& p : run.phases) repeat = std::max(repeat, p.plan.repetition + 1);
   std::string out;
@@ -365,13 +349,12 @@ std::string GroupTimeSeriesCharts(const RunRecord& run, const TableView& view) {
   return out;
 }
 
-std::string GroupSweepCharts(const RunRecord& run, const TableView& view) {
+std::string GroupSweepCharts(const RunRecord& run, const FleetGroups& groups) {
   std::vector<std::string> axes;
   for (const PhaseOutcome& p : run.phases) {
     for (const auto& [axis, value] : p.plan.sweep_point) IndexOf(&axes, axis);
   }
   if (axes.empty()) return "";
-  const RunGroups groups = GroupRun(run, view);
   std::string out;
   for (const std::string& phase : PhaseNames(run)) {
     if (Blended(PhaseKind(run, phase))) continue;

@@ -24,7 +24,11 @@
 #define STORMARK_CONTROLLER_REPORT_HTML_GROUP_CHARTS_H_
 
 #include <cstddef>
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "controller/report/host_groups.h"
 #include "controller/run/run_record.h"
@@ -36,10 +40,27 @@ inline constexpr size_t kHostsDrawn = 8;
 // Intervals of a time series of groups, at most: longer phases merge adjacent samples.
 inline constexpr size_t kMaxIntervals = 150;
 
-std::string GroupThroughputCharts(const RunRecord& run, const TableView& view);
-std::string GroupLatencyCharts(const RunRecord& run, const TableView& view);
-std::string GroupTimeSeriesCharts(const RunRecord& run, const TableView& view);
-std::string GroupSweepCharts(const RunRecord& run, const TableView& view);
+// The groups of every phase run of a run, as its tables show them (host_groups.h), made once
+// for all the charts of a page.
+struct FleetGroups {
+  // Every group of the run, in the order of its first host.
+  std::vector<std::string> names;
+  // By phase run and host index: the index of the host's group in `names`.
+  std::vector<std::vector<size_t>> of;
+  // By phase run: the hosts that stand out in their group (row = host index).
+  std::vector<std::vector<Outlier>> outliers;
+  // The group of each host in the first run of each phase, by (phase name, host).
+  std::map<std::pair<std::string, std::string>, size_t> of_host;
+
+  // The group of `host` in the phase named `phase`, or nullopt.
+  std::optional<size_t> Of(const std::string& phase, const std::string& host) const;
+};
+FleetGroups GroupFleet(const RunRecord& run, const TableView& view);
+
+std::string GroupThroughputCharts(const RunRecord& run, const FleetGroups& groups);
+std::string GroupLatencyCharts(const RunRecord& run, const FleetGroups& groups);
+std::string GroupTimeSeriesCharts(const RunRecord& run, const FleetGroups& groups);
+std::string GroupSweepCharts(const RunRecord& run, const FleetGroups& groups);
 
 }  // namespace stormark::controller
 

@@ -363,27 +363,28 @@ std::string HtmlReport(const StoredRun& run, const TableView& view) {
   out += "<h1>" + E(title) + "</h1>\n";
   out += FactsTable(run, collapsed);
   if (collapsed) {
+    const FleetGroups groups = GroupFleet(record, view);
     out += GroupedResultsSection(record, view);
     out += ChartSection("throughput", "Throughput and IOPS",
                         "Per group of hosts: the bar is the median host (each host's figure "
                         "being its median over repetitions), the whisker runs from the lowest "
                         "host to the highest. Hover a bar for its figures.",
-                        GroupThroughputCharts(record, view));
+                        GroupThroughputCharts(record, groups));
     out += ChartSection("sweeps", "Sweeps",
                         "The phase's figure against each swept parameter, one line per group: "
                         "the median host, the whisker from the lowest host to the highest.",
-                        GroupSweepCharts(record, view));
+                        GroupSweepCharts(record, groups));
     out += ChartSection("latency", "Latency",
                         "Per group, from its hosts' latency histograms merged over hosts and "
                         "repetitions (percentiles are never averaged); the all-hosts line; and "
                         "the hosts that stand out for their p99 latency, on their own.",
-                        GroupLatencyCharts(record, view));
+                        GroupLatencyCharts(record, groups));
     out += ChartSection("series", "Time series",
                         "Per phase run, on the controller's clock: what each group's hosts did "
                         "together in each interval, then a host's rate (the median host, the "
                         "range across the group's hosts shaded) with the hosts that stand out "
                         "drawn on their own.",
-                        GroupTimeSeriesCharts(record, view));
+                        GroupTimeSeriesCharts(record, groups));
   } else {
     out += ResultsSection(record);
     out += ChartSection("throughput", "Throughput and IOPS",
