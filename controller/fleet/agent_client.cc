@@ -10,6 +10,7 @@
 #include "common/spec_check.h"
 #include "common/strings.h"
 #include "common/version.h"
+#include "controller/fleet/result_check.h"
 
 namespace stormark::controller {
 namespace {
@@ -209,6 +210,13 @@ void AgentClient::SyncRound(std::shared_ptr<std::vector<ClockSample>> samples, i
         const int64_t t3 = clock_.NowUnixNanos();
         if (Status s = FromGrpc(status, "SyncClock"); !s.ok()) {
           done(s);
+          return;
+        }
+        if (Status s =
+                CheckClockReading(reply.agent_receive_unix_nanos(), reply.agent_send_unix_nanos());
+            !s.ok()) {
+          done(absl::DataLossError(StrCat(
+              "host ", host_, ": the agent's clock reading is not plausible: ", s.message())));
           return;
         }
         samples->push_back(

@@ -6,9 +6,11 @@
 
 #include "common/strings.h"
 #include "common/version.h"
+#include "controller/fleet/result_check.h"
 
 namespace stormark::controller {
 
+using common::Status;
 using common::StatusOr;
 using common::StrCat;
 
@@ -26,6 +28,7 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
         done_(std::move(done)) {}
 
   void Start() {
+    opened_nanos_ = client_.clock_.MonotonicNanos();
     client_.Track(&context_);
     client_.stub_->async()->Run(&context_, &request_, this);
     StartRead(&update_);
@@ -63,6 +66,12 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
       return absl::DataLossError(
           StrCat("host ", client_.host_, ": the agent ended the phase without a result"));
     }
+    // A figure no run can produce fails the host here, before any sum or table takes it.
+    if (Status s = CheckResult(*result_, client_.clock_.MonotonicNanos() - opened_nanos_);
+        !s.ok()) {
+      return absl::DataLossError(
+          StrCat("host ", client_.host_, ": the agent's result is not plausible: ", s.message()));
+    }
     return std::move(*result_);
   }
 
@@ -72,6 +81,7 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
   const stormark::v1::RunRequest request_;
   stormark::v1::RunUpdate update_;
   std::optional<stormark::v1::PhaseResult> result_;
+  int64_t opened_nanos_ = 0;  // When the stream opened, on the controller's monotonic clock.
   const ArmedFn on_armed_;
   const ProgressFn on_progress_;
   ResultFn done_;

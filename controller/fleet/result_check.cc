@@ -1,0 +1,153 @@
+#include "controller/fleet/result_check.h"
+
+#include <string>
+#include <string_view>
+
+#include "common/strings.h"
+#include "fmt/format.h"
+
+namespace stormark::controller {
+namespace {
+
+using common::Status;
+using common::StrCat;
+
+constexpr int64_t kNanosPerSecond = 1'000'000'000;
+// What the agent's monotonic clock may run past the controller's over a phase: a second for
+// the stream's set-up on either side, and 1% of the phase for the two clocks' rates.
+constexpr int64_t kSlackNanos = kNanosPerSecond;
+constexpr int64_t kRateSlackDivisor = 100;
+// The most CPUs Linux runs on (NR_CPUS at its largest): the agent's CPU time over a phase is at
+// most that many times the phase.
+constexpr double kMostCpus = 8192;
+
+// The first implausible figure of a result, named by its path in the result.
+class Checker {
+ public:
+  // For a phase whose stream the controller saw open for `observed_nanos`.
+  explicit Checker(int64_t observed_nanos)
+      : observed_nanos_(observed_nanos < 0 ? 0 : observed_nanos),
+        longest_nanos_(observed_nanos_ + kSlackNanos + observed_nanos_ / kRateSlackDivisor) {}
+
+  // A length or an offset within the phase: 0 to the longest the phase can have lasted.
+  void Span(std::string_view prefix, std::string_view field, int64_t nanos) {
+    if (nanos >= 0 && nanos <= longest_nanos_) return;
+    Fail(prefix, field, nanos,
+         nanos < 0 ? std::string("negative")
+                   : fmt::format("longer than the {:.3f} s the controller saw the phase's "
+                                 "stream open",
+                                 Seconds(observed_nanos_)));
+  }
+
+  // An instant on the agent's clock: 0 (none) or one between 1970 and 2116.
+  void Instant(std::string_view prefix, std::string_view field, int64_t unix_nanos) {
+    if (unix_nanos >= 0 && unix_nanos <= kLatestPlausibleUnixNanos) return;
+    Fail(prefix, field, unix_nanos, "not an instant between 1970 and 2116");
+  }
+
+  // The difference of two instants on the agent's clock (how late the phase began, which a step
+  // of that clock moves by as much): at most as far apart as two instants can be.
+  void Between(std::string_view prefix, std::string_view field, int64_t nanos) {
+    if (nanos >= -kLatestPlausibleUnixNanos && nanos <= kLatestPlausibleUnixNanos) return;
+    Fail(prefix, field, nanos, "further than 2116 is from 1970");
+  }
+
+  // CPU time over the phase: at most every CPU Linux can have, all through it.
+  void Cpu(std::string_view prefix, std::string_view field, int64_t nanos) {
+    if (nanos >= 0 && static_cast<double>(nanos) <= kMostCpus * Nanos()) return;
+    Fail(prefix, field, nanos,
+         nanos < 0 ? std::string("negative")
+                   : fmt::format("more than {:.0f} CPUs for the whole phase", kMostCpus));
+  }
+
+  // Bytes and operations done within the phase, at most the fastest plausible rates.
+  void Amounts(std::string_view prefix, std::string_view bytes_field, uint64_t bytes,
+               std::string_view ops_field, uint64_t ops) {
+    if (static_cast<double>(bytes) > kFastestPlausibleBytesPerSecond * Nanos() / 1e9) {
+      Fail(prefix, bytes_field, bytes, "past 1 EiB/s over the phase");
+    }
+    if (static_cast<double>(ops) > kFastestPlausibleOpsPerSecond * Nanos() / 1e9) {
+      Fail(prefix, ops_field, ops, "past 2^40 operations a second over the phase");
+    }
+  }
+
+  void Series(std::string_view prefix,
+              const google::protobuf::RepeatedPtrField<stormark::v1::IntervalSample>& series) {
+    for (int i = 0; i < series.size() && first_.empty(); ++i) {
+      const std::string at = StrCat(prefix, "series[", i, "].");
+      const stormark::v1::IntervalSample& s = series[i];
+      Span(at, "offset_nanos", s.offset_nanos());
+      Span(at, "length_nanos", s.length_nanos());
+      Amounts(at, "bytes", s.bytes(), "ops", s.ops());
+    }
+  }
+
+  void Measurement(std::string_view prefix, const stormark::v1::Measurement& m) {
+    Span(prefix, "elapsed_nanos", m.elapsed_nanos());
+    Cpu(prefix, "cpu_user_nanos", m.cpu_user_nanos());
+    Cpu(prefix, "cpu_system_nanos", m.cpu_system_nanos());
+    Amounts(prefix, "bytes", m.bytes(), "ops", m.ops());
+    Series(prefix, m.series());
+  }
+
+  void Measurements(std::string_view prefix,
+                    const google::protobuf::RepeatedPtrField<stormark::v1::Measurement>& all) {
+    for (int i = 0; i < all.size() && first_.empty(); ++i) {
+      Measurement(StrCat(prefix, "measurements[", i, "]."), all[i]);
+    }
+  }
+
+  Status status() const {
+    if (first_.empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(first_);
+  }
+
+ private:
+  static double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
+  double Nanos() const { return static_cast<double>(longest_nanos_); }
+
+  template <typename Value>
+  void Fail(std::string_view prefix, std::string_view field, Value value, std::string_view why) {
+    if (!first_.empty()) return;
+    first_ = StrCat(prefix, field, " is ", value, ": ", why);
+  }
+
+  const int64_t observed_nanos_;
+  const int64_t longest_nanos_;
+  std::string first_;
+};
+
+}  // namespace
+
+Status CheckClockReading(int64_t agent_receive_unix_nanos, int64_t agent_send_unix_nanos) {
+  Checker check(0);
+  check.Instant("", "agent_receive_unix_nanos", agent_receive_unix_nanos);
+  check.Instant("", "agent_send_unix_nanos", agent_send_unix_nanos);
+  return check.status();
+}
+
+Status CheckResult(const stormark::v1::PhaseResult& result, int64_t observed_nanos) {
+  Checker check(observed_nanos);
+  check.Span("", "elapsed_nanos", result.elapsed_nanos());
+  check.Instant("", "start_unix_nanos", result.start_unix_nanos());
+  check.Instant("", "end_unix_nanos", result.end_unix_nanos());
+  check.Between("", "start_late_nanos", result.start_late_nanos());
+  check.Cpu("", "cpu_user_nanos", result.cpu_user_nanos());
+  check.Cpu("", "cpu_system_nanos", result.cpu_system_nanos());
+  check.Amounts("", "bytes", result.bytes(), "ops", result.ops());
+  check.Span("", "first_done_nanos", result.first_done_nanos());
+  check.Span("", "last_done_nanos", result.last_done_nanos());
+  check.Amounts("", "first_done_bytes", result.first_done_bytes(), "first_done_ops",
+                result.first_done_ops());
+  check.Series("", result.series());
+  check.Measurements("", result.measurements());
+  for (int i = 0; i < result.jobs_size(); ++i) {
+    check.Measurements(StrCat("jobs[", i, "]."), result.jobs(i).measurements());
+  }
+  for (int i = 0; i < result.threads_size(); ++i) {
+    check.Measurements(StrCat("threads[", i, "]."), result.threads(i).measurements());
+  }
+  return check.status();
+}
+
+}  // namespace stormark::controller
