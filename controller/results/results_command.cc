@@ -84,7 +84,7 @@ int ResultsShow(const ResultsOptions& options, const std::string& ref, std::FILE
   }
   auto store = OpenStore(options, err);
   if (!store.ok()) return Fail(store.status(), err);
-  auto run = LoadNamedRun(**store, ref);
+  auto run = LoadNamedRun(**store, ref, SeriesKept::kNone);
   if (!run.ok()) return Fail(run.status(), err);
   const TableView view = MakeTableView(options.all_hosts, options.group_by, run->record.agents);
   std::string baseline;
@@ -230,9 +230,9 @@ int ResultsCompare(const ResultsOptions& options, const CompareOptions& compare,
                     "compare: the baseline and the run to judge are both ", *baseline_id)),
                 err);
   }
-  auto a = LoadRun(**store, *baseline_id);
+  auto a = LoadRun(**store, *baseline_id, SeriesKept::kNone);
   if (!a.ok()) return Fail(a.status(), err);
-  auto b = LoadRun(**store, *candidate_id);
+  auto b = LoadRun(**store, *candidate_id, SeriesKept::kNone);
   if (!b.ok()) return Fail(b.status(), err);
   TableView view;
   view.all_hosts = compare.all_hosts;

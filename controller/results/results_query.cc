@@ -5,6 +5,7 @@
 #include "common/strings.h"
 #include "controller/fleet/packed_series.h"
 #include "controller/report/environment.h"
+#include "controller/report/validity.h"
 
 namespace stormark::controller {
 namespace {
@@ -150,7 +151,37 @@ Status LoadRunEvents(const sqlite::Database& db, const std::string& run_id, RunR
   }
 }
 
-Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunRecord* run) {
+// SeriesKept::kNone for one phase read with its series packed: each host's share of the window
+// measured from them, and they go.
+Status MeasureWindowAndDropSeries(PhaseOutcome* outcome) {
+  std::vector<std::string> packed(outcome->hosts.size());
+  for (size_t h = 0; h < packed.size(); ++h) {
+    HostOutcome& host = outcome->hosts[h];
+    packed[h].swap(host.packed_series);
+    // ShareWindow measures the hosts whose series left their results.
+    host.result_trimmed = host.result.has_value();
+  }
+  const Status measured =
+      ShareWindow(outcome, [outcome, &packed](const SeriesSampleFn& sample) -> Status {
+        for (size_t h = 0; h < packed.size(); ++h) {
+          if (packed[h].empty()) continue;
+          stormark::v1::PhaseResult series;  // PackSeries's form: its own series in `series`.
+          if (!series.ParseFromString(packed[h])) {
+            return absl::DataLossError(
+                StrCat("the series of host ", outcome->hosts[h].host, " do not decode"));
+          }
+          std::string().swap(packed[h]);
+          for (const auto& s : series.series()) sample(h, s);
+        }
+        return absl::OkStatus();
+      });
+  // The rest of each result is whole: nothing is to be read back (FullPhase).
+  for (HostOutcome& host : outcome->hosts) host.result_trimmed = false;
+  return measured;
+}
+
+Status LoadPhases(const sqlite::Database& db, const std::string& run_id, SeriesKept series_kept,
+                  RunRecord* run) {
   ASSIGN_OR_RETURN(Statement phases,
                    db.Prepare("SELECT phase_index, phase_id, name, repetition, target, mode, "
                               "start_at_unix_nanos, start_skew_nanos, "
@@ -215,6 +246,7 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
         RETURN_IF_ERROR(Decode(hosts.Blob(3), &*host.result, "phase result", db.path()));
         // A run of long phases is mostly series: kept packed, a fleet's run is shown at a
         // fraction of its parsed size, and the outputs open one host's at a time.
+        host.own_series_samples = host.result->series_size();
         host.packed_series = PackSeries(&*host.result);
       }
       host.clock.offset_nanos = hosts.Int(4);
@@ -235,6 +267,10 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, RunReco
       host.host = run->agents[h].host;
       host.target = outcome.plan.target;
       host.error = run->agents[h].error.empty() ? kNoResultRecorded : run->agents[h].error;
+    }
+    if (series_kept == SeriesKept::kNone) {
+      RETURN_IF_ERROR(common::Annotate(MeasureWindowAndDropSeries(&outcome),
+                                       StrCat(db.path(), ": run ", run_id, " phase ", index + 1)));
     }
     run->phases.push_back(std::move(outcome));
   }
@@ -295,7 +331,8 @@ StatusOr<std::string> ResolveRun(const ResultsStore& store, std::string_view ref
   return matches[0];
 }
 
-StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id) {
+StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id,
+                            SeriesKept series) {
   ASSIGN_OR_RETURN(Statement query,
                    store.db().Prepare(StrCat(kListingColumns, "WHERE r.run_id = ?")));
   query.Bind(1, run_id);
@@ -310,7 +347,7 @@ StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id
   run.record.interrupted = run.listing.status == kRunInterrupted;
   RETURN_IF_ERROR(LoadAgents(store.db(), run_id, &run.record));
   RETURN_IF_ERROR(LoadLabels(store.db(), run_id, &run.record));
-  RETURN_IF_ERROR(LoadPhases(store.db(), run_id, &run.record));
+  RETURN_IF_ERROR(LoadPhases(store.db(), run_id, series, &run.record));
   RETURN_IF_ERROR(LoadRunEvents(store.db(), run_id, &run.record));
   for (PhaseOutcome& phase : run.record.phases) LabelTransports(run.record.agents, &phase);
   return run;
@@ -373,9 +410,10 @@ StatusOr<std::unique_ptr<ResultsStore>> OpenResultsForReading(const std::string&
   return store;
 }
 
-StatusOr<StoredRun> LoadNamedRun(const ResultsStore& store, std::string_view ref) {
+StatusOr<StoredRun> LoadNamedRun(const ResultsStore& store, std::string_view ref,
+                                 SeriesKept series) {
   ASSIGN_OR_RETURN(std::string run_id, ResolveRun(store, ref));
-  return LoadRun(store, run_id);
+  return LoadRun(store, run_id, series);
 }
 
 }  // namespace stormark::controller

@@ -59,10 +59,22 @@ common::StatusOr<std::vector<RunListing>> ListRuns(const ResultsStore& store);
 // one. NOT_FOUND or INVALID_ARGUMENT (ambiguous, listing the candidates) otherwise.
 common::StatusOr<std::string> ResolveRun(const ResultsStore& store, std::string_view ref);
 
-// The whole run, each result's interval series packed apart from it (HostOutcome::packed_series;
-// fleet/packed_series.h WithSeries and OwnSeries open them). DATA_LOSS when a stored protobuf
-// does not decode.
-common::StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id);
+// What LoadRun keeps of each result's interval series.
+enum class SeriesKept {
+  // Packed apart from the result (HostOutcome::packed_series; fleet/packed_series.h WithSeries
+  // and OwnSeries open them): for the outputs that draw or write series.
+  kPacked,
+  // None. As each phase is read, each host's share of the window in which all hosts ran is
+  // measured from them (HostOutcome::window_share, as `stormark run` measures it from the
+  // stored rows), and they go; the rest of each result is whole. For the tables (`results
+  // show`, `results compare`), which read no series: a fleet's run of long phases is mostly
+  // series.
+  kNone,
+};
+
+// The whole run. DATA_LOSS when a stored protobuf does not decode.
+common::StatusOr<StoredRun> LoadRun(const ResultsStore& store, const std::string& run_id,
+                                    SeriesKept series = SeriesKept::kPacked);
 
 // The stored results of phase `phase_index` (from 0) of a run of `hosts` hosts, by host index:
 // nullopt for a host without a row or without a result. DATA_LOSS when one does not decode or
@@ -89,8 +101,9 @@ SchemaNote SchemaNoteTo(std::FILE* err);
 common::StatusOr<std::unique_ptr<ResultsStore>> OpenResultsForReading(const std::string& db_path,
                                                                       std::FILE* err);
 
-// The run `ref` names (see ResolveRun), loaded whole.
-common::StatusOr<StoredRun> LoadNamedRun(const ResultsStore& store, std::string_view ref);
+// The run `ref` names (see ResolveRun), loaded as LoadRun does.
+common::StatusOr<StoredRun> LoadNamedRun(const ResultsStore& store, std::string_view ref,
+                                         SeriesKept series = SeriesKept::kPacked);
 
 }  // namespace stormark::controller
 

@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "controller/fleet/packed_series.h"
 #include "controller/report/summary.h"
+#include "controller/report/validity.h"
 #include "controller/results/results_query.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -23,6 +24,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace stormark::controller::test_runs;  // NOLINT: the test run builders.
+
+constexpr int64_t kMilli = 1'000'000;
 
 // A loaded host's result with its series put back (LoadRun holds them packed), serialized.
 std::string Whole(const HostOutcome& host) {
@@ -147,6 +150,65 @@ TEST_F(ResultsStoreTest, RoundTripKeepsHostsRepetitionsSweepPointsAndRawResults)
         EXPECT_EQ(Whole(have.hosts[h]), want.hosts[h].result->SerializeAsString());
       }
     }
+  }
+}
+
+// Two hosts 200 ms apart, each a second long, with series of ten uneven samples: what each did
+// while both ran is not its pro rata share.
+RunRecord StaggeredRun(const std::string& run_id) {
+  std::vector<HostOutcome> hosts;
+  for (int h = 0; h < 2; ++h) {
+    HostOutcome host = SucceededHost(h == 0 ? "a:7420" : "b:7420", 100);
+    stormark::v1::PhaseResult& r = *host.result;
+    r.set_start_unix_nanos(r.start_unix_nanos() + h * 200 * kMilli);
+    r.clear_series();
+    uint64_t bytes = 0, ops = 0;
+    for (int i = 0; i < 10; ++i) {
+      auto* s = r.add_series();
+      s->set_offset_nanos(i * 100 * kMilli);
+      s->set_length_nanos(100 * kMilli);
+      s->set_bytes(static_cast<uint64_t>(1 + i * (h + 1)) << 20);
+      s->set_ops(1 + i);
+      bytes += s->bytes();
+      ops += s->ops();
+    }
+    r.set_bytes(bytes);
+    r.set_ops(ops);
+    hosts.push_back(std::move(host));
+  }
+  return MakeRun(run_id, {"a:7420", "b:7420"}, {Phase(WritePlan(), hosts)});
+}
+
+TEST_F(ResultsStoreTest, ARunReadWithoutItsSeriesHasTheSameWindowAndTheRestOfEachResult) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  const RunRecord run = StaggeredRun("r1");
+  Write(*store, run, kRunCompleted);
+  auto packed = LoadRun(*store, "r1");
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  auto bare = LoadRun(*store, "r1", SeriesKept::kNone);
+  ASSERT_TRUE(bare.ok()) << bare.status();
+
+  const PhaseValidity want = JudgeValidity(packed->record.phases[0]);
+  const PhaseValidity got = JudgeValidity(bare->record.phases[0]);
+  ASSERT_GT(want.window_nanos, 0);
+  EXPECT_FALSE(want.window_estimated);
+  EXPECT_EQ(got.window_nanos, want.window_nanos);
+  EXPECT_EQ(got.window_bytes, want.window_bytes);
+  EXPECT_EQ(got.window_ops, want.window_ops);
+  EXPECT_FALSE(got.window_estimated);
+  // Not the hosts' pro rata share: the samples are uneven.
+  EXPECT_NE(
+      got.window_bytes,
+      (run.phases[0].hosts[0].result->bytes() + run.phases[0].hosts[1].result->bytes()) * 8 / 10);
+  for (size_t h = 0; h < 2; ++h) {
+    const HostOutcome& host = bare->record.phases[0].hosts[h];
+    EXPECT_TRUE(host.packed_series.empty());
+    EXPECT_FALSE(host.result_trimmed);  // Nothing to read back for the tables.
+    // The result is whole but for its series.
+    stormark::v1::PhaseResult without = *run.phases[0].hosts[h].result;
+    without.clear_series();
+    EXPECT_EQ(host.result->SerializeAsString(), without.SerializeAsString());
   }
 }
 
