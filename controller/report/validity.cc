@@ -209,7 +209,10 @@ common::Status ShareWindow(
   bool any = false;
   for (size_t h = 0; h < sums.size(); ++h) {
     const HostOutcome& host = outcome->hosts[h];
-    if (!host.result_trimmed || !Judged(host)) continue;
+    // Its series left memory: none in the result, none packed.
+    if (!Judged(host) || host.result->series_size() > 0 || !host.packed_series.empty()) {
+      continue;
+    }
     sums[h].emplace(ControllerStart(host), v.last_start, v.first_end);
     any = true;
   }

@@ -78,13 +78,13 @@ PhaseValidity JudgeValidity(const PhaseOutcome& outcome);
 // Passes one stored interval sample of the host at index `host` of a phase.
 using SeriesSampleFn = std::function<void(size_t host, const stormark::v1::IntervalSample&)>;
 
-// For the hosts of `outcome` whose results no longer hold their interval series
-// (HostOutcome::result_trimmed), measures what each did within the window in which all hosts
-// ran from the series `read_series` passes, every stored sample of the phase in any order, and
-// keeps it on the host (window_share): JudgeValidity then gives the same window figures as
-// from the series in memory. A host whose stored series does not account for all its work gets
-// no share: its part is estimated pro rata, as in memory. DATA_LOSS, and no host gets a share,
-// when the samples stored of a host are not as many as its result had
+// For the hosts of `outcome` whose interval series left memory (none in the result, none
+// packed: dropped once stored, or read for this and dropped), measures what each did within the
+// window in which all hosts ran from the series `read_series` passes, every stored sample of the
+// phase in any order, and keeps it on the host (window_share): JudgeValidity then gives the same
+// window figures as from the series in memory. A host whose stored series does not account for all
+// its work gets no share: its part is estimated pro rata, as in memory. DATA_LOSS, and no host gets
+// a share, when the samples stored of a host are not as many as its result had
 // (HostOutcome::own_series_samples). Memory stays one running sum per
 // host, however long the phase.
 common::Status ShareWindow(PhaseOutcome* outcome,

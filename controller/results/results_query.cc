@@ -155,29 +155,20 @@ Status LoadRunEvents(const sqlite::Database& db, const std::string& run_id, RunR
 // measured from them, and they go.
 Status MeasureWindowAndDropSeries(PhaseOutcome* outcome) {
   std::vector<std::string> packed(outcome->hosts.size());
-  for (size_t h = 0; h < packed.size(); ++h) {
-    HostOutcome& host = outcome->hosts[h];
-    packed[h].swap(host.packed_series);
-    // ShareWindow measures the hosts whose series left their results.
-    host.result_trimmed = host.result.has_value();
-  }
-  const Status measured =
-      ShareWindow(outcome, [outcome, &packed](const SeriesSampleFn& sample) -> Status {
-        for (size_t h = 0; h < packed.size(); ++h) {
-          if (packed[h].empty()) continue;
-          stormark::v1::PhaseResult series;  // PackSeries's form: its own series in `series`.
-          if (!series.ParseFromString(packed[h])) {
-            return absl::DataLossError(
-                StrCat("the series of host ", outcome->hosts[h].host, " do not decode"));
-          }
-          std::string().swap(packed[h]);
-          for (const auto& s : series.series()) sample(h, s);
-        }
-        return absl::OkStatus();
-      });
-  // The rest of each result is whole: nothing is to be read back (FullPhase).
-  for (HostOutcome& host : outcome->hosts) host.result_trimmed = false;
-  return measured;
+  for (size_t h = 0; h < packed.size(); ++h) packed[h].swap(outcome->hosts[h].packed_series);
+  return ShareWindow(outcome, [outcome, &packed](const SeriesSampleFn& sample) -> Status {
+    for (size_t h = 0; h < packed.size(); ++h) {
+      if (packed[h].empty()) continue;
+      stormark::v1::PhaseResult series;  // PackSeries's form: its own series in `series`.
+      if (!series.ParseFromString(packed[h])) {
+        return absl::DataLossError(
+            StrCat("the series of host ", outcome->hosts[h].host, " do not decode"));
+      }
+      std::string().swap(packed[h]);
+      for (const auto& s : series.series()) sample(h, s);
+    }
+    return absl::OkStatus();
+  });
 }
 
 Status LoadPhases(const sqlite::Database& db, const std::string& run_id, SeriesKept series_kept,
