@@ -38,7 +38,17 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
   void OnReadDone(bool ok) override {
     if (!ok) return;  // The stream is over; OnDone follows.
     if (update_.has_armed() && on_armed_) on_armed_();
-    if (update_.has_progress() && on_progress_) on_progress_(update_.progress());
+    if (update_.has_progress()) {
+      // A figure no run can send ends the stream here, before the deadline or display use it.
+      if (Status s =
+              CheckProgress(update_.progress(), client_.clock_.MonotonicNanos() - opened_nanos_);
+          !s.ok()) {
+        implausible_ = StrCat("the agent's progress is not plausible: ", s.message());
+        context_.TryCancel();
+        return;  // No further read: OnDone follows the cancel.
+      }
+      if (on_progress_) on_progress_(update_.progress());
+    }
     if (update_.has_result()) result_ = std::move(*update_.mutable_result());
     StartRead(&update_);
   }
@@ -53,6 +63,9 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
 
  private:
   StatusOr<stormark::v1::PhaseResult> Outcome(const grpc::Status& status) {
+    if (!implausible_.empty()) {
+      return absl::DataLossError(StrCat("host ", client_.host_, ": ", implausible_));
+    }
     if (!status.ok()) {
       if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
           status.error_code() == grpc::StatusCode::INTERNAL) {
@@ -82,6 +95,7 @@ class AgentClient::RunCall final : public grpc::ClientReadReactor<stormark::v1::
   stormark::v1::RunUpdate update_;
   std::optional<stormark::v1::PhaseResult> result_;
   int64_t opened_nanos_ = 0;  // When the stream opened, on the controller's monotonic clock.
+  std::string implausible_;   // Why a progress was refused; the stream was cancelled for it.
   const ArmedFn on_armed_;
   const ProgressFn on_progress_;
   ResultFn done_;

@@ -1,5 +1,6 @@
 #include "controller/fleet/result_check.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,9 @@ constexpr int64_t kNanosPerSecond = 1'000'000'000;
 // the stream's set-up on either side, and 1% of the phase for the two clocks' rates.
 constexpr int64_t kSlackNanos = kNanosPerSecond;
 constexpr int64_t kRateSlackDivisor = 100;
+// A results file's run times are on the controller's wall clock, which a step (NTP, a resumed
+// virtual machine) may have moved during the run: a result read back has an hour more.
+constexpr int64_t kStoredSlackNanos = int64_t{3600} * kNanosPerSecond;
 // The most CPUs Linux runs on (NR_CPUS at its largest): the agent's CPU time over a phase is at
 // most that many times the phase.
 constexpr double kMostCpus = 8192;
@@ -24,19 +28,22 @@ constexpr double kMostCpus = 8192;
 // The first implausible figure of a result, named by its path in the result.
 class Checker {
  public:
-  // For a phase whose stream the controller saw open for `observed_nanos`.
-  explicit Checker(int64_t observed_nanos)
+  // For a phase that can have lasted at most `observed_nanos`, which is `observed_is` ("the
+  // controller saw the phase's stream open").
+  // `extra_slack_nanos` is allowed on top of the usual slack.
+  Checker(int64_t observed_nanos, std::string_view observed_is, int64_t extra_slack_nanos = 0)
       : observed_nanos_(observed_nanos < 0 ? 0 : observed_nanos),
-        longest_nanos_(observed_nanos_ + kSlackNanos + observed_nanos_ / kRateSlackDivisor) {}
+        longest_nanos_(observed_nanos_ + kSlackNanos + observed_nanos_ / kRateSlackDivisor +
+                       extra_slack_nanos),
+        observed_is_(observed_is) {}
 
   // A length or an offset within the phase: 0 to the longest the phase can have lasted.
   void Span(std::string_view prefix, std::string_view field, int64_t nanos) {
     if (InPhase(nanos)) return;
     Fail(prefix, field, nanos,
-         nanos < 0 ? std::string("negative")
-                   : fmt::format("longer than the {:.3f} s the controller saw the phase's "
-                                 "stream open",
-                                 Seconds(observed_nanos_)));
+         nanos < 0
+             ? std::string("negative")
+             : fmt::format("longer than the {:.3f} s {}", Seconds(observed_nanos_), observed_is_));
   }
 
   // An instant on the agent's clock: 0 (none) or one between 1970 and 2116.
@@ -125,20 +132,13 @@ class Checker {
 
   const int64_t observed_nanos_;
   const int64_t longest_nanos_;
+  const std::string_view observed_is_;
   std::string first_;
 };
 
-}  // namespace
+constexpr std::string_view kStreamOpen = "the controller saw the phase's stream open";
 
-Status CheckClockReading(int64_t agent_receive_unix_nanos, int64_t agent_send_unix_nanos) {
-  Checker check(0);
-  check.Instant("", "agent_receive_unix_nanos", agent_receive_unix_nanos);
-  check.Instant("", "agent_send_unix_nanos", agent_send_unix_nanos);
-  return check.status();
-}
-
-Status CheckResult(const stormark::v1::PhaseResult& result, int64_t observed_nanos) {
-  Checker check(observed_nanos);
+Status Check(const stormark::v1::PhaseResult& result, Checker& check) {
   check.Span("", "elapsed_nanos", result.elapsed_nanos());
   check.Instant("", "start_unix_nanos", result.start_unix_nanos());
   check.Instant("", "end_unix_nanos", result.end_unix_nanos());
@@ -158,6 +158,35 @@ Status CheckResult(const stormark::v1::PhaseResult& result, int64_t observed_nan
   for (int i = 0; i < result.threads_size(); ++i) {
     check.Measurements(StrCat("threads[", i, "]."), result.threads(i).measurements());
   }
+  return check.status();
+}
+
+}  // namespace
+
+Status CheckClockReading(int64_t agent_receive_unix_nanos, int64_t agent_send_unix_nanos) {
+  Checker check(0, kStreamOpen);
+  check.Instant("", "agent_receive_unix_nanos", agent_receive_unix_nanos);
+  check.Instant("", "agent_send_unix_nanos", agent_send_unix_nanos);
+  return check.status();
+}
+
+Status CheckResult(const stormark::v1::PhaseResult& result, int64_t observed_nanos) {
+  Checker check(observed_nanos, kStreamOpen);
+  return Check(result, check);
+}
+
+Status CheckStoredResult(const stormark::v1::PhaseResult& result, int64_t run_nanos,
+                         std::string_view run_is) {
+  // A run's length on a wall clock can be anything: what fits in an int64 with the slack.
+  const int64_t longest = kLatestPlausibleUnixNanos / 2;
+  Checker check(std::min(run_nanos, longest), run_is, kStoredSlackNanos);
+  return Check(result, check);
+}
+
+Status CheckProgress(const stormark::v1::RunUpdate::Progress& progress, int64_t observed_nanos) {
+  Checker check(observed_nanos, kStreamOpen);
+  check.Span("", "elapsed_nanos", progress.elapsed_nanos());
+  check.Amounts("", "bytes", progress.bytes(), "ops", progress.ops());
   return check.status();
 }
 

@@ -10,6 +10,7 @@
 #define STORMARK_CONTROLLER_FLEET_RESULT_CHECK_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "common/status.h"
 #include "stormark/v1/agent.pb.h"
@@ -40,6 +41,20 @@ common::Status CheckClockReading(int64_t agent_receive_unix_nanos, int64_t agent
 // no rate is past the fastest plausible. The message names the field ("series[3].offset_nanos",
 // "measurements[1].elapsed_nanos") and its value.
 common::Status CheckResult(const stormark::v1::PhaseResult& result, int64_t observed_nanos);
+
+// A result read back from a results file, by the same rules, for a phase of a run that lasted
+// at most `run_nanos`, which is `run_is` ("the run lasted"), with an hour more for a step of the
+// controller's wall clock during the run: a file recorded before results were checked as they
+// came, from a buggy agent, or edited since, shows that host's result as not plausible rather
+// than sum a figure no run can produce.
+common::Status CheckStoredResult(const stormark::v1::PhaseResult& result, int64_t run_nanos,
+                                 std::string_view run_is);
+
+// A progress update of a phase whose Run stream the controller has seen open for
+// `observed_nanos`, by the same rules: its elapsed time, bytes and operations. A progress moves
+// the host's phase deadline and the live display, so one no run can send fails the host too.
+common::Status CheckProgress(const stormark::v1::RunUpdate::Progress& progress,
+                             int64_t observed_nanos);
 
 }  // namespace stormark::controller
 

@@ -1,9 +1,12 @@
 #include "controller/results/results_query.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "common/strings.h"
 #include "controller/fleet/packed_series.h"
+#include "controller/fleet/result_check.h"
 #include "controller/report/environment.h"
 #include "controller/report/validity.h"
 
@@ -151,6 +154,30 @@ Status LoadRunEvents(const sqlite::Database& db, const std::string& run_id, RunR
   }
 }
 
+// How long a run can have lasted, as its file tells, to bound the figures read back: to its
+// recorded end; or, for a run with none (still running, or its controller stopped), to the
+// file's last write (of the database or its write-ahead log), which came after every result in
+// it.
+struct RunSpan {
+  int64_t nanos = 0;
+  std::string is;  // "the run lasted"
+};
+
+RunSpan SpanOfRun(const std::string& path, const RunRecord& run) {
+  if (run.finished_unix_nanos != 0) {
+    return {run.finished_unix_nanos - run.started_unix_nanos, "the run lasted"};
+  }
+  int64_t written = 0;
+  for (const std::string& file : {path, StrCat(path, "-wal")}) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) continue;
+    written = std::max(written, int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec);
+  }
+  if (written == 0) written = kLatestPlausibleUnixNanos;
+  return {written - run.started_unix_nanos,
+          "from the run's start to the last write of its results file"};
+}
+
 // SeriesKept::kNone for one phase read with its series packed: each host's share of the window
 // measured from them, and they go.
 Status MeasureWindowAndDropSeries(PhaseOutcome* outcome) {
@@ -190,6 +217,7 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, SeriesK
                               "run_id = ? AND "
                               "phase_index = ? ORDER BY host_index"));
   phases.Bind(1, run_id);
+  const RunSpan span = SpanOfRun(db.path(), *run);
   while (true) {
     ASSIGN_OR_RETURN(bool row, phases.Step());
     if (!row) return absl::OkStatus();
@@ -235,6 +263,16 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, SeriesK
       if (!hosts.IsNull(3)) {
         host.result.emplace();
         RETURN_IF_ERROR(Decode(hosts.Blob(3), &*host.result, "phase result", db.path()));
+      }
+      // A figure no run can produce (recorded before results were checked as they came, or
+      // edited since) makes the host's result a failure that names it, and the others stand.
+      if (host.result) {
+        if (Status s = CheckStoredResult(*host.result, span.nanos, span.is); !s.ok()) {
+          host.result.reset();
+          host.error = StrCat("the stored result is not plausible: ", s.message());
+        }
+      }
+      if (host.result) {
         // A run of long phases is mostly series: kept packed, a fleet's run is shown at a
         // fraction of its parsed size, and the outputs open one host's at a time.
         host.own_series_samples = host.result->series_size();

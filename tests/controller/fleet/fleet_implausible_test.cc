@@ -7,20 +7,19 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
 
 #include "absl/synchronization/notification.h"
 #include "common/clock.h"
 #include "common/strings.h"
-#include "common/version.h"
 #include "controller/fleet/fleet.h"
 #include "controller/report/summary.h"
 #include "controller/report/validity.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stormark/v1/agent.grpc.pb.h"
+#include "tests/controller/fake_agent.h"
 #include "tests/controller/test_agents.h"
 
 namespace stormark::controller {
@@ -32,49 +31,40 @@ constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
 using Lie = std::function<void(stormark::v1::PhaseResult&)>;
+using ProgressLie = std::function<void(stormark::v1::RunUpdate::Progress&)>;
 
-// Arms, starts at the instant it is sent and ends 50 ms later with a result of 1 MiB, as an
-// agent does; `lie` then changes the result, and `clock_lie`, when set, is what its clock
-// reads in SyncClock.
-class LyingAgent final : public stormark::v1::Agent::Service {
+// Arms, starts at the instant it is sent, sends a progress half way when `progress_lie` is set
+// and ends 50 ms later with a result of 1 MiB, as an agent does; `lie` then changes the result,
+// `progress_lie` the progress, and `clock_lie`, when set, is what its clock reads in SyncClock.
+class LyingAgent final : public FakeAgent {
  public:
-  LyingAgent(Lie lie, std::function<int64_t()> clock_lie)
-      : lie_(std::move(lie)), clock_lie_(std::move(clock_lie)) {}
+  LyingAgent(Lie lie, std::function<int64_t()> clock_lie, ProgressLie progress_lie = nullptr)
+      : FakeAgent("lying"),
+        lie_(std::move(lie)),
+        clock_lie_(std::move(clock_lie)),
+        progress_lie_(std::move(progress_lie)) {}
+  ~LyingAgent() override { Shutdown(); }
 
-  grpc::Status GetInfo(grpc::ServerContext*, const stormark::v1::GetInfoRequest*,
-                       stormark::v1::AgentInfo* info) override {
-    info->set_agent_version("0.1.0-lying");
-    *info->mutable_protocol() = common::OurProtocol();
-    info->set_hostname("lying");
-    stormark::v1::TargetInfo* target = info->add_targets();
-    target->set_name("scratch");
-    target->set_kind("dir");
-    info->set_now_unix_nanos(Now());
-    return grpc::Status::OK;
-  }
-  grpc::Status SyncClock(grpc::ServerContext*, const stormark::v1::SyncClockRequest* request,
-                         stormark::v1::SyncClockReply* reply) override {
-    reply->set_controller_send_unix_nanos(request->controller_send_unix_nanos());
-    const int64_t now = clock_lie_ ? clock_lie_() : Now();
-    reply->set_agent_receive_unix_nanos(now);
-    reply->set_agent_send_unix_nanos(now);
-    return grpc::Status::OK;
-  }
-  grpc::Status Prepare(grpc::ServerContext*, const stormark::v1::PrepareRequest*,
-                       stormark::v1::PrepareReply* reply) override {
-    reply->set_prepared_unix_nanos(Now());
-    reply->set_phase_token("0123456789abcdef0123456789abcdef");
-    return grpc::Status::OK;
-  }
   grpc::Status Run(grpc::ServerContext* context, const stormark::v1::RunRequest*,
                    grpc::ServerWriter<stormark::v1::RunUpdate>* writer) override {
     stormark::v1::RunUpdate armed;
     armed.mutable_armed()->set_armed_unix_nanos(Now());
     writer->Write(armed);
-    while (!started_.WaitForNotificationWithTimeout(absl::Milliseconds(10))) {
+    while (!started().WaitForNotificationWithTimeout(absl::Milliseconds(10))) {
       if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    if (progress_lie_) {
+      stormark::v1::RunUpdate update;
+      stormark::v1::RunUpdate::Progress* p = update.mutable_progress();
+      p->set_elapsed_nanos(25'000'000);
+      p->set_bytes(1 << 19);
+      p->set_ops(8);
+      progress_lie_(*p);
+      writer->Write(update);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
     stormark::v1::RunUpdate update;
     stormark::v1::PhaseResult* r = update.mutable_result();
     r->set_state(stormark::v1::PhaseResult::SUCCEEDED);
@@ -94,60 +84,29 @@ class LyingAgent final : public stormark::v1::Agent::Service {
     writer->Write(update);
     return grpc::Status::OK;
   }
-  grpc::Status Start(grpc::ServerContext*, const stormark::v1::StartRequest*,
-                     stormark::v1::StartReply* reply) override {
-    reply->set_received_unix_nanos(Now());
-    if (!started_.HasBeenNotified()) started_.Notify();
-    return grpc::Status::OK;
-  }
-  grpc::Status Heartbeat(grpc::ServerContext*, const stormark::v1::HeartbeatRequest* request,
-                         stormark::v1::HeartbeatReply* reply) override {
-    reply->set_now_unix_nanos(Now());
-    reply->set_phase_id(request->phase_id());
-    return grpc::Status::OK;
-  }
-  grpc::Status Abort(grpc::ServerContext*, const stormark::v1::AbortRequest*,
-                     stormark::v1::AbortReply*) override {
-    return grpc::Status::OK;
-  }
-  grpc::Status Cleanup(grpc::ServerContext*, const stormark::v1::CleanupRequest*,
-                       stormark::v1::CleanupReply*) override {
-    return grpc::Status::OK;
-  }
+
+ protected:
+  int64_t ClockReading() override { return clock_lie_ ? clock_lie_() : Now(); }
 
  private:
-  static int64_t Now() { return common::SystemClock().NowUnixNanos(); }
-
   const Lie lie_;
   const std::function<int64_t()> clock_lie_;
-  absl::Notification started_;
+  const ProgressLie progress_lie_;
 };
 
 class FleetImplausibleTest : public AgentsTest {
  protected:
   // A fleet of a real agent (host 0) and `liar` (host 1), connected.
   std::unique_ptr<Fleet> Connect(LyingAgent& liar) {
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(&liar);
-    server_ = builder.BuildAndStart();
-    if (server_ == nullptr) return nullptr;
+    if (!liar.Serve()) return nullptr;
     agent::AgentServer* good = StartAgent();
     if (good == nullptr) return nullptr;
     std::vector<std::unique_ptr<AgentClient>> clients;
     clients.push_back(ClientFor(*good));
-    const std::string address = common::StrCat("127.0.0.1:", port);
-    clients.push_back(std::make_unique<AgentClient>(address, AgentClient::MakeChannel(address),
-                                                    common::SystemClock()));
+    clients.push_back(liar.Client());
     auto fleet = std::make_unique<Fleet>(std::move(clients), common::SystemClock());
     connected_ = fleet->ConnectAll();
     return fleet;
-  }
-
-  void TearDown() override {
-    if (server_) server_->Shutdown();
-    AgentsTest::TearDown();
   }
 
   static PhasePlan Write() {
@@ -159,7 +118,6 @@ class FleetImplausibleTest : public AgentsTest {
     return plan;
   }
 
-  std::unique_ptr<grpc::Server> server_;
   std::vector<common::Status> connected_;
 };
 
@@ -200,8 +158,44 @@ TEST_F(FleetImplausibleTest, ALyingHostFailsWithTheFieldNamedAndTheOthersFigures
     EXPECT_EQ(summary.failed, 1);
     EXPECT_NE(JudgeValidity(outcome).verdict, PhaseValidity::Verdict::kInvalid);
     fleet.reset();
-    server_->Shutdown();
-    server_.reset();
+    liar.Shutdown();
+  }
+}
+
+// A progress update feeds the host's phase deadline and the live display: one no run can send
+// (an elapsed time near 2^63 would put a size-bound phase's deadline past any wait) fails the
+// host at once, and its stream is given up.
+TEST_F(FleetImplausibleTest, ALyingProgressFailsTheHostWithTheFieldNamed) {
+  const std::vector<std::pair<ProgressLie, std::string>> cases = {
+      {[](auto& p) { p.set_elapsed_nanos(kInt64Max); }, "elapsed_nanos is 9223372036854775807"},
+      {[](auto& p) { p.set_elapsed_nanos(-1); }, "elapsed_nanos is -1: negative"},
+      {[](auto& p) { p.set_bytes(std::numeric_limits<uint64_t>::max()); },
+       "bytes is 18446744073709551615: past 1 EiB/s"},
+      {[](auto& p) { p.set_ops(std::numeric_limits<uint64_t>::max()); },
+       "ops is 18446744073709551615: past 2^40 operations a second"},
+  };
+  for (const auto& [lie, said] : cases) {
+    SCOPED_TRACE(said);
+    int progressed = 0;
+    LyingAgent liar([](auto&) {}, nullptr, lie);
+    std::unique_ptr<Fleet> fleet = Connect(liar);
+    ASSERT_NE(fleet, nullptr);
+    for (const auto& s : connected_) ASSERT_TRUE(s.ok()) << s;
+    const PhaseOutcome outcome =
+        fleet->RunPhase(Write(), "implausible-progress", [&](size_t host, const auto&) {
+          if (host == 1) ++progressed;
+        });
+    ASSERT_TRUE(outcome.hosts[0].succeeded()) << outcome.hosts[0].error;
+    EXPECT_FALSE(outcome.hosts[1].succeeded());
+    EXPECT_THAT(outcome.hosts[1].error,
+                HasSubstr(common::StrCat("host ", outcome.hosts[1].host,
+                                         ": the agent's progress is not plausible: ", said)));
+    EXPECT_EQ(progressed, 0) << "the lie reached the display";
+    const PhaseSummary summary = Summarize(outcome);
+    ASSERT_TRUE(summary.all_hosts.has_value());
+    EXPECT_EQ(summary.all_hosts->hosts, 1);
+    fleet.reset();
+    liar.Shutdown();
   }
 }
 
@@ -218,8 +212,7 @@ TEST_F(FleetImplausibleTest, AClockReadingOutsideTheCenturiesFailsTheHostAtConne
                                          "agent_receive_unix_nanos is ",
                                          reading, ": not an instant between 1970 and 2116")));
     fleet.reset();
-    server_->Shutdown();
-    server_.reset();
+    liar.Shutdown();
   }
 }
 

@@ -149,6 +149,47 @@ TEST(CheckResult, OnlyTheFirstImplausibleFigureIsSaid) {
   EXPECT_EQ(CheckResult(r, 2 * kSecond).message(), "elapsed_nanos is -1: negative");
 }
 
+TEST(CheckStoredResult, ARunsLengthWithAnHourForItsWallClockBoundsTheResult) {
+  // A 2 s result in a run of 2 s, and in one whose wall clock stepped back 50 min meanwhile.
+  EXPECT_TRUE(CheckStoredResult(Honest(), 2 * kSecond, "the run lasted").ok());
+  EXPECT_TRUE(CheckStoredResult(Honest(), -50 * 60 * kSecond, "the run lasted").ok());
+  stormark::v1::PhaseResult r = Honest();
+  r.set_elapsed_nanos(int64_t{2} * 3600 * kSecond);
+  EXPECT_EQ(CheckStoredResult(r, 2 * kSecond, "the run lasted").message(),
+            "elapsed_nanos is 7200000000000: longer than the 2.000 s the run lasted");
+  r = Honest();
+  r.mutable_series(1)->set_length_nanos(kInt64Max);
+  EXPECT_THAT(CheckStoredResult(r, kInt64Max, "the run lasted").message(),
+              HasSubstr("series[1].length_nanos is 9223372036854775807"));
+}
+
+TEST(CheckProgress, AnHonestProgressPassesAndEachImplausibleFigureIsNamed) {
+  stormark::v1::RunUpdate::Progress p;
+  p.set_elapsed_nanos(kSecond);
+  p.set_bytes(uint64_t{1} << 30);
+  p.set_ops(uint64_t{256} << 10);
+  EXPECT_TRUE(CheckProgress(p, kSecond).ok());
+  // The first progress of a phase that has moved nothing yet.
+  EXPECT_TRUE(CheckProgress(stormark::v1::RunUpdate::Progress(), 0).ok());
+
+  stormark::v1::RunUpdate::Progress late = p;
+  late.set_elapsed_nanos(3 * kSecond);
+  EXPECT_EQ(CheckProgress(late, kSecond).message(),
+            "elapsed_nanos is 3000000000: longer than the 1.000 s the controller saw the "
+            "phase's stream open");
+  stormark::v1::RunUpdate::Progress negative = p;
+  negative.set_elapsed_nanos(kInt64Min);
+  EXPECT_THAT(CheckProgress(negative, kSecond).message(), HasSubstr("negative"));
+  stormark::v1::RunUpdate::Progress bytes = p;
+  bytes.set_bytes(kUint64Max);
+  EXPECT_THAT(CheckProgress(bytes, kSecond).message(),
+              HasSubstr("bytes is 18446744073709551615: past 1 EiB/s"));
+  stormark::v1::RunUpdate::Progress ops = p;
+  ops.set_ops(kUint64Max);
+  EXPECT_THAT(CheckProgress(ops, kSecond).message(),
+              HasSubstr("ops is 18446744073709551615: past 2^40 operations"));
+}
+
 TEST(CheckClockReading, AnInstantBetween1970And2116Passes) {
   EXPECT_TRUE(CheckClockReading(kNow, kNow + 1000).ok());
   EXPECT_TRUE(CheckClockReading(0, 0).ok());  // A host whose clock was never set reads 1970.

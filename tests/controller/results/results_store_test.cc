@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -693,6 +694,43 @@ TEST_F(ResultsStoreTest, AStoredRowOfAHostTheRunHasNotIsRefusedNotShownAsOneMore
   auto damaged = LoadRun(*store2, "r2");
   ASSERT_FALSE(damaged.ok());
   EXPECT_THAT(damaged.status().message(), HasSubstr("phase 2 ended without a row for host 1"));
+}
+
+// A file recorded before the controller checked results as they came (or edited since) holds
+// a figure no run can produce: read back, that host's result is a failure naming the field, in
+// every view, and the other host's figures are the phase's.
+TEST_F(ResultsStoreTest, AStoredResultNoRunCanProduceIsThatHostsFailureAndTheOthersStand) {
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  RunRecord run =
+      MakeRun("r1", {"a:7420", "b:7420"},
+              {Phase(WritePlan(), {SucceededHost("a:7420", 100), SucceededHost("b:7420", 100)})});
+  run.phases[0].hosts[1].result->set_elapsed_nanos(std::numeric_limits<int64_t>::max());
+  Write(*store, run, kRunCompleted);
+  // And one left running by its controller: bounded by the file's last write instead.
+  run.run_id = "r2";
+  Write(*store, run, "");
+  for (const std::string id : {"r1", "r2"}) {
+    for (const SeriesKept kept : {SeriesKept::kPacked, SeriesKept::kNone}) {
+      SCOPED_TRACE(id);
+      auto loaded = LoadRun(*store, id, kept);
+      ASSERT_TRUE(loaded.ok()) << loaded.status();
+      const PhaseOutcome& phase = loaded->record.phases[0];
+      EXPECT_TRUE(phase.hosts[0].succeeded());
+      EXPECT_FALSE(phase.hosts[1].succeeded());
+      EXPECT_FALSE(phase.hosts[1].result.has_value());
+      EXPECT_THAT(phase.hosts[1].error,
+                  HasSubstr(id == "r1" ? "the stored result is not plausible: elapsed_nanos is "
+                                         "9223372036854775807: longer than the 10.000 s the run "
+                                         "lasted"
+                                       : "from the run's start to the last write of its "
+                                         "results file"));
+      const PhaseSummary summary = Summarize(phase);
+      ASSERT_TRUE(summary.all_hosts.has_value());
+      EXPECT_EQ(summary.all_hosts->hosts, 1);
+      EXPECT_EQ(summary.failed, 1);
+    }
+  }
 }
 
 TEST_F(ResultsStoreTest, ControllersOpeningANewOrAnOlderFileAtOnceAllGetIt) {
