@@ -123,7 +123,7 @@ class Simulator:
     """One stormark-fleet-sim process, stopped by PID. start() and ready() are separate so that
     several start at once."""
 
-    def __init__(self, agents, base, spread_ms, index, series_interval_ms=0):
+    def __init__(self, agents, base, spread_ms, index, series_interval_ms=0, lie=None, liar=0):
         self.agents = agents
         self.ports_path = os.path.join(base, f"ports-{index}")
         self.stats_path = os.path.join(base, f"sim-stats-{index}.json")
@@ -134,7 +134,8 @@ class Simulator:
             [binary("stormark-fleet-sim"), "--agents", str(agents), "--ports-file",
              self.ports_path, "--stats-file", self.stats_path, "--clock-offset-ms-spread",
              str(spread_ms)]
-            + (["--series-interval-ms", str(series_interval_ms)] if series_interval_ms else []),
+            + (["--series-interval-ms", str(series_interval_ms)] if series_interval_ms else [])
+            + (["--lie", lie, "--liar", str(liar)] if lie else []),
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.err)
 
     def ready(self):

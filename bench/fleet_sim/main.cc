@@ -41,6 +41,8 @@ int Main(int argc, char** argv) {
   std::string ports_file, stats_file;
   double offset_spread_ms = 0;
   uint32_t series_interval_ms = 0;
+  std::string lie_word;
+  size_t liar = 0;
   app.add_option("--agents", agents, "simulated agents, one loopback port each")
       ->required()
       ->check(CLI::Range(size_t{1}, size_t{30000}));
@@ -55,7 +57,16 @@ int Main(int argc, char** argv) {
                  "each interval of a result's series covers this many ms (default: a second, as "
                  "an agent's): a short phase sends as many samples as a longer one would")
       ->check(CLI::Range(uint32_t{1}, uint32_t{60'000}));
+  app.add_option("--lie", lie_word,
+                 "one agent (--liar) reports a figure no run can produce, for attacks on the "
+                 "controller")
+      ->check(CLI::IsMember(stormark::fleet_sim::LieWords()));
+  app.add_option("--liar", liar, "the agent that lies (default 0, the first)");
   CLI11_PARSE(app, argc, argv);
+  if (!lie_word.empty() && liar >= agents) {
+    LogLine(StrCat("--liar ", liar, " is not one of the ", agents, " agents"));
+    return 2;
+  }
 
   // Signals go to sigwait below, not to gRPC's threads, which inherit this mask.
   sigset_t signals;
@@ -67,6 +78,10 @@ int Main(int argc, char** argv) {
   stormark::fleet_sim::SimServerOptions options;
   options.agents = agents;
   options.series_interval_ms = series_interval_ms;
+  if (!lie_word.empty()) {
+    options.lie = *stormark::fleet_sim::ParseLie(lie_word);
+    options.liar = liar;
+  }
   options.clock_offsets_nanos = stormark::fleet_sim::SimFleet::SpreadOffsets(
       agents, static_cast<int64_t>(offset_spread_ms * 1e6));
   const auto start = std::chrono::steady_clock::now();

@@ -114,6 +114,7 @@ void RunStream::Tick() {
         const int64_t offset = agent_.clock_offset_nanos();
         *result_.mutable_result() = ResultOf(*shape_, started_ + offset, end + offset,
                                              shape_->duration_nanos, started_ - start_at_);
+        Tell(agent_.lie(), result_.mutable_result());
         if (write_in_flight_) {
           result_waiting_ = true;  // OnWriteDone sends it.
         } else {
@@ -124,6 +125,7 @@ void RunStream::Tick() {
         // A progress write still in flight (a slow reader) skips this one.
         if (!write_in_flight_) {
           *progress_.mutable_progress() = ProgressAt(*shape_, elapsed);
+          Tell(agent_.lie(), progress_.mutable_progress());
           write_in_flight_ = true;
           act = Act::kWrite;
         }

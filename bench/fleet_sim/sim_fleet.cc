@@ -12,9 +12,10 @@
 
 namespace stormark::fleet_sim {
 
-SimAgent::SimAgent(size_t index, int64_t clock_offset_nanos)
+SimAgent::SimAgent(size_t index, int64_t clock_offset_nanos, Lie lie)
     : index_(index),
       clock_offset_nanos_(clock_offset_nanos),
+      lie_(lie),
       hostname_(fmt::format("sim-{:05}", index)) {}
 
 int64_t SimAgent::NowUnixNanos() const {
@@ -71,9 +72,11 @@ bool SimAgent::Release(const std::string& phase_id) {
   return true;
 }
 
-SimFleet::SimFleet(const std::vector<int64_t>& offsets_nanos) : by_port_(65536) {
+SimFleet::SimFleet(const std::vector<int64_t>& offsets_nanos, Lie lie, size_t liar)
+    : by_port_(65536) {
   for (size_t i = 0; i < offsets_nanos.size(); ++i) {
-    agents_.push_back(std::make_unique<SimAgent>(i, offsets_nanos[i]));
+    agents_.push_back(
+        std::make_unique<SimAgent>(i, offsets_nanos[i], i == liar ? lie : Lie::kNone));
   }
 }
 

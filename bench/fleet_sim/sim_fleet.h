@@ -25,6 +25,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 
+#include "bench/fleet_sim/lies.h"
 #include "bench/fleet_sim/phase_shape.h"
 #include "stormark/v1/agent.pb.h"
 
@@ -45,13 +46,15 @@ struct ArmedRun {
 
 class SimAgent {
  public:
-  SimAgent(size_t index, int64_t clock_offset_nanos);
+  // `lie`: what it says instead of the truth (lies.h); Lie::kNone for an honest agent.
+  SimAgent(size_t index, int64_t clock_offset_nanos, Lie lie = Lie::kNone);
 
   size_t index() const { return index_; }
   // This agent's wall clock runs this far ahead of the process's CLOCK_REALTIME.
   int64_t clock_offset_nanos() const { return clock_offset_nanos_; }
   // CLOCK_REALTIME plus the offset: the clock every time this agent reports is on.
   int64_t NowUnixNanos() const;
+  Lie lie() const { return lie_; }
 
   // What GetInfo answers: a small host ("sim-00042"), one null target, randio.
   stormark::v1::AgentInfo Info() const;
@@ -69,6 +72,7 @@ class SimAgent {
  private:
   const size_t index_;
   const int64_t clock_offset_nanos_;
+  const Lie lie_;
   const std::string hostname_;
   mutable absl::Mutex mu_;
   std::shared_ptr<const PhaseShape> held_ ABSL_GUARDED_BY(mu_);
@@ -77,8 +81,10 @@ class SimAgent {
 
 class SimFleet {
  public:
-  // One agent per offset: agent i's clock runs offsets_nanos[i] ahead.
-  explicit SimFleet(const std::vector<int64_t>& offsets_nanos);
+  // One agent per offset: agent i's clock runs offsets_nanos[i] ahead. Agent `liar` tells
+  // `lie`; the others are honest.
+  explicit SimFleet(const std::vector<int64_t>& offsets_nanos, Lie lie = Lie::kNone,
+                    size_t liar = 0);
 
   size_t size() const { return agents_.size(); }
   SimAgent& agent(size_t i) { return *agents_[i]; }

@@ -43,7 +43,8 @@ common::Status CheckDescriptors(size_t agents, std::string* warning) {
 
 SimServer::SimServer(const SimServerOptions& options)
     : fleet_(options.clock_offsets_nanos.empty() ? std::vector<int64_t>(options.agents, 0)
-                                                 : options.clock_offsets_nanos),
+                                                 : options.clock_offsets_nanos,
+             options.lie, options.liar),
       service_(fleet_, timers_, log_, options.series_interval_ms),
       ports_(fleet_.size(), 0) {}
 

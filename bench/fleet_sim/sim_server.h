@@ -17,6 +17,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include "bench/fleet_sim/lies.h"
 #include "bench/fleet_sim/phase_log.h"
 #include "bench/fleet_sim/sim_fleet.h"
 #include "bench/fleet_sim/sim_service.h"
@@ -32,6 +33,9 @@ struct SimServerOptions {
   // Each interval of a result's series covers this many ms when the phase sets none (0: a
   // second, as an agent's): a short phase then sends as many samples as a long one would.
   uint32_t series_interval_ms = 0;
+  // Agent `liar` tells `lie` (lies.h); Lie::kNone: every agent is honest.
+  Lie lie = Lie::kNone;
+  size_t liar = 0;
 };
 
 class SimServer {
