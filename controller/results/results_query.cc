@@ -164,8 +164,13 @@ struct RunSpan {
 };
 
 RunSpan SpanOfRun(const std::string& path, const RunRecord& run) {
+  // Instants between 1970 and 2116, so that an edited one cannot overflow the difference.
+  const auto instant = [](int64_t unix_nanos) {
+    return std::clamp<int64_t>(unix_nanos, 0, kLatestPlausibleUnixNanos);
+  };
+  const int64_t started = instant(run.started_unix_nanos);
   if (run.finished_unix_nanos != 0) {
-    return {run.finished_unix_nanos - run.started_unix_nanos, "the run lasted"};
+    return {instant(run.finished_unix_nanos) - started, "the run lasted"};
   }
   int64_t written = 0;
   for (const std::string& file : {path, StrCat(path, "-wal")}) {
@@ -174,8 +179,7 @@ RunSpan SpanOfRun(const std::string& path, const RunRecord& run) {
     written = std::max(written, int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec);
   }
   if (written == 0) written = kLatestPlausibleUnixNanos;
-  return {written - run.started_unix_nanos,
-          "from the run's start to the last write of its results file"};
+  return {instant(written) - started, "from the run's start to the last write of its results file"};
 }
 
 // SeriesKept::kNone for one phase read with its series packed: each host's share of the window

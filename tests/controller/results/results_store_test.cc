@@ -731,6 +731,18 @@ TEST_F(ResultsStoreTest, AStoredResultNoRunCanProduceIsThatHostsFailureAndTheOth
       EXPECT_EQ(summary.failed, 1);
     }
   }
+  // The run's own times edited to the ends of int64: read, not overflowed.
+  ASSERT_TRUE(store->db()
+                  .Prepare("UPDATE runs SET started_unix_nanos = -9223372036854775808, "
+                           "finished_unix_nanos = 9223372036854775807 WHERE run_id = 'r1'")
+                  ->Run()
+                  .ok());
+  auto edited = LoadRun(*store, "r1");
+  ASSERT_TRUE(edited.ok()) << edited.status();
+  EXPECT_TRUE(edited->record.phases[0].hosts[0].succeeded());
+  EXPECT_THAT(edited->record.phases[0].hosts[1].error,
+              HasSubstr("the stored result is not plausible: elapsed_nanos is "
+                        "9223372036854775807"));
 }
 
 TEST_F(ResultsStoreTest, ControllersOpeningANewOrAnOlderFileAtOnceAllGetIt) {
