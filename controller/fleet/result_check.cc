@@ -29,12 +29,13 @@ constexpr double kMostCpus = 8192;
 class Checker {
  public:
   // For a phase that can have lasted at most `observed_nanos`, which is `observed_is` ("the
-  // controller saw the phase's stream open").
-  // `extra_slack_nanos` is allowed on top of the usual slack.
+  // controller saw the phase's stream open"), with `extra_slack_nanos` on top of the usual slack.
   Checker(int64_t observed_nanos, std::string_view observed_is, int64_t extra_slack_nanos = 0)
       : observed_nanos_(observed_nanos < 0 ? 0 : observed_nanos),
         longest_nanos_(observed_nanos_ + kSlackNanos + observed_nanos_ / kRateSlackDivisor +
                        extra_slack_nanos),
+        most_bytes_(kFastestPlausibleBytesPerSecond * Nanos() / 1e9),
+        most_ops_(kFastestPlausibleOpsPerSecond * Nanos() / 1e9),
         observed_is_(observed_is) {}
 
   // A length or an offset within the phase: 0 to the longest the phase can have lasted.
@@ -117,12 +118,8 @@ class Checker {
   static double Seconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
   double Nanos() const { return static_cast<double>(longest_nanos_); }
   bool InPhase(int64_t nanos) const { return nanos >= 0 && nanos <= longest_nanos_; }
-  bool BytesInPhase(uint64_t bytes) const {
-    return static_cast<double>(bytes) <= kFastestPlausibleBytesPerSecond * Nanos() / 1e9;
-  }
-  bool OpsInPhase(uint64_t ops) const {
-    return static_cast<double>(ops) <= kFastestPlausibleOpsPerSecond * Nanos() / 1e9;
-  }
+  bool BytesInPhase(uint64_t bytes) const { return static_cast<double>(bytes) <= most_bytes_; }
+  bool OpsInPhase(uint64_t ops) const { return static_cast<double>(ops) <= most_ops_; }
 
   template <typename Value>
   void Fail(std::string_view prefix, std::string_view field, Value value, std::string_view why) {
@@ -132,6 +129,9 @@ class Checker {
 
   const int64_t observed_nanos_;
   const int64_t longest_nanos_;
+  // The most bytes and operations the phase can have done at the fastest plausible rates.
+  const double most_bytes_;
+  const double most_ops_;
   const std::string_view observed_is_;
   std::string first_;
 };
