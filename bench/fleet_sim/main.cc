@@ -57,11 +57,12 @@ int Main(int argc, char** argv) {
                  "each interval of a result's series covers this many ms (default: a second, as "
                  "an agent's): a short phase sends as many samples as a longer one would")
       ->check(CLI::Range(uint32_t{1}, uint32_t{60'000}));
-  app.add_option("--lie", lie_word,
-                 "one agent (--liar) reports a figure no run can produce, for attacks on the "
-                 "controller")
-      ->check(CLI::IsMember(stormark::fleet_sim::LieWords()));
-  app.add_option("--liar", liar, "the agent that lies (default 0, the first)");
+  CLI::Option* lie_option =
+      app.add_option("--lie", lie_word,
+                     "one agent (--liar) reports a figure no run can produce, for attacks on the "
+                     "controller")
+          ->check(CLI::IsMember(stormark::fleet_sim::LieWords()));
+  app.add_option("--liar", liar, "the agent that lies (default 0, the first)")->needs(lie_option);
   CLI11_PARSE(app, argc, argv);
   if (!lie_word.empty() && liar >= agents) {
     LogLine(StrCat("--liar ", liar, " is not one of the ", agents, " agents"));

@@ -265,22 +265,19 @@ Status LoadPhases(const sqlite::Database& db, const std::string& run_id, SeriesK
       host.target = hosts.Text(1);
       host.error = hosts.Text(2);
       if (!hosts.IsNull(3)) {
-        host.result.emplace();
-        RETURN_IF_ERROR(Decode(hosts.Blob(3), &*host.result, "phase result", db.path()));
-      }
-      // A figure no run can produce (recorded before results were checked as they came, or
-      // edited since) makes the host's result a failure that names it, and the others stand.
-      if (host.result) {
-        if (Status s = CheckStoredResult(*host.result, span.nanos, span.is); !s.ok()) {
-          host.result.reset();
+        stormark::v1::PhaseResult result;
+        RETURN_IF_ERROR(Decode(hosts.Blob(3), &result, "phase result", db.path()));
+        // A figure no run can produce (recorded before results were checked as they came, or
+        // edited since) makes the host's result a failure that names it, and the others stand.
+        if (Status s = CheckStoredResult(result, span.nanos, span.is); !s.ok()) {
           host.error = StrCat("the stored result is not plausible: ", s.message());
+        } else {
+          // A run of long phases is mostly series: kept packed, a fleet's run is shown at a
+          // fraction of its parsed size, and the outputs open one host's at a time.
+          host.own_series_samples = result.series_size();
+          host.result = std::move(result);
+          host.packed_series = PackSeries(&*host.result);
         }
-      }
-      if (host.result) {
-        // A run of long phases is mostly series: kept packed, a fleet's run is shown at a
-        // fraction of its parsed size, and the outputs open one host's at a time.
-        host.own_series_samples = host.result->series_size();
-        host.packed_series = PackSeries(&*host.result);
       }
       host.clock.offset_nanos = hosts.Int(4);
       host.clock.uncertainty_nanos = hosts.Int(5);

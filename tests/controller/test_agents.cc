@@ -57,6 +57,27 @@ std::unique_ptr<AgentClient> AgentsTest::ClientFor(const agent::AgentServer& ser
                                        common::SystemClock());
 }
 
+PhasePlan AgentsTest::StreamWrite(uint64_t size, uint32_t block_size) {
+  PhasePlan plan;
+  plan.name = "w";
+  plan.spec.set_progress_interval_ms(10);
+  stormark::v1::StreamSpec* s = plan.spec.mutable_stream();
+  s->set_direction(stormark::v1::StreamSpec::WRITE);
+  s->set_size_bytes(size);
+  s->set_block_size(block_size);
+  return plan;
+}
+
+std::vector<std::unique_ptr<AgentClient>> AgentsTest::RealAgentAndFake(FakeAgent& fake) {
+  std::vector<std::unique_ptr<AgentClient>> clients;
+  if (!fake.Serve()) return clients;
+  agent::AgentServer* real = StartAgent();
+  if (real == nullptr) return clients;
+  clients.push_back(ClientFor(*real));
+  clients.push_back(fake.Client());
+  return clients;
+}
+
 int AgentsTest::CountEntries(const std::string& dir) {
   int n = 0;
   std::error_code ec;

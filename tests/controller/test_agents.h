@@ -11,8 +11,10 @@
 #include "common/clock.h"
 #include "common/version.h"
 #include "controller/fleet/agent_client.h"
+#include "controller/fleet/fleet.h"
 #include "gtest/gtest.h"
 #include "stormark/v1/agent.pb.h"
+#include "tests/controller/fake_agent.h"
 
 namespace stormark::controller {
 
@@ -28,6 +30,14 @@ class AgentsTest : public ::testing::Test {
 
   // A client for `server`, labelled with its address.
   std::unique_ptr<AgentClient> ClientFor(const agent::AgentServer& server) const;
+
+  // Clients for a real agent (host 0) and for `fake` (host 1), which starts serving: an attack's
+  // fleet of one honest host beside one that misbehaves. Empty when either cannot start.
+  std::vector<std::unique_ptr<AgentClient>> RealAgentAndFake(FakeAgent& fake);
+
+  // A phase "w" that writes `size` bytes with stream in blocks of `block_size`, with a progress
+  // every 10 ms.
+  static PhasePlan StreamWrite(uint64_t size, uint32_t block_size);
 
   // The directory of target `index` of agent `agent`.
   const std::string& TargetDir(size_t agent, size_t index = 0) const { return dirs_[agent][index]; }

@@ -11,7 +11,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stormark/v1/agent.grpc.pb.h"
-#include "tests/controller/fake_agent.h"
 #include "tests/controller/test_agents.h"
 
 namespace stormark::controller {
@@ -33,33 +32,18 @@ class NeverArms final : public FakeAgent {
   }
 };
 
-class FleetArmTest : public AgentsTest {
- protected:
-  static PhasePlan OneMiBWrite() {
-    PhasePlan plan;
-    plan.name = "w";
-    plan.spec.mutable_stream()->set_direction(stormark::v1::StreamSpec::WRITE);
-    plan.spec.mutable_stream()->set_size_bytes(1 << 20);
-    plan.spec.mutable_stream()->set_block_size(1 << 16);
-    return plan;
-  }
-};
+class FleetArmTest : public AgentsTest {};
 
 TEST_F(FleetArmTest, AnAgentThatNeverArmsIsGivenUpAtItsDeadlineAndTheOthersRun) {
   NeverArms service;
-  ASSERT_TRUE(service.Serve());
-  agent::AgentServer* good = StartAgent();
-  ASSERT_NE(good, nullptr);
-
-  std::vector<std::unique_ptr<AgentClient>> clients;
-  clients.push_back(ClientFor(*good));
-  clients.push_back(service.Client());
+  std::vector<std::unique_ptr<AgentClient>> clients = RealAgentAndFake(service);
+  ASSERT_EQ(clients.size(), 2u);
   FleetOptions options;
   options.arm_deadline_nanos = 1'000'000'000;
   Fleet fleet(std::move(clients), common::SystemClock(), options);
   for (const auto& s : fleet.ConnectAll()) ASSERT_TRUE(s.ok()) << s;
 
-  const PhasePlan plan = OneMiBWrite();
+  const PhasePlan plan = StreamWrite(1 << 20, 1 << 16);
   const auto begin = std::chrono::steady_clock::now();
   const PhaseOutcome outcome = fleet.RunPhase(plan, "never-armed-1", nullptr);
   EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(10));

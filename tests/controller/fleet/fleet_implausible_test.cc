@@ -19,7 +19,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "stormark/v1/agent.grpc.pb.h"
-#include "tests/controller/fake_agent.h"
 #include "tests/controller/test_agents.h"
 
 namespace stormark::controller {
@@ -98,24 +97,11 @@ class FleetImplausibleTest : public AgentsTest {
  protected:
   // A fleet of a real agent (host 0) and `liar` (host 1), connected.
   std::unique_ptr<Fleet> Connect(LyingAgent& liar) {
-    if (!liar.Serve()) return nullptr;
-    agent::AgentServer* good = StartAgent();
-    if (good == nullptr) return nullptr;
-    std::vector<std::unique_ptr<AgentClient>> clients;
-    clients.push_back(ClientFor(*good));
-    clients.push_back(liar.Client());
+    std::vector<std::unique_ptr<AgentClient>> clients = RealAgentAndFake(liar);
+    if (clients.size() != 2) return nullptr;
     auto fleet = std::make_unique<Fleet>(std::move(clients), common::SystemClock());
     connected_ = fleet->ConnectAll();
     return fleet;
-  }
-
-  static PhasePlan Write() {
-    PhasePlan plan;
-    plan.name = "w";
-    plan.spec.mutable_stream()->set_direction(stormark::v1::StreamSpec::WRITE);
-    plan.spec.mutable_stream()->set_size_bytes(4 << 20);
-    plan.spec.mutable_stream()->set_block_size(1 << 16);
-    return plan;
   }
 
   std::vector<common::Status> connected_;
@@ -144,7 +130,8 @@ TEST_F(FleetImplausibleTest, ALyingHostFailsWithTheFieldNamedAndTheOthersFigures
     std::unique_ptr<Fleet> fleet = Connect(liar);
     ASSERT_NE(fleet, nullptr);
     for (const auto& s : connected_) ASSERT_TRUE(s.ok()) << s;
-    const PhaseOutcome outcome = fleet->RunPhase(Write(), "implausible-" + c.what, nullptr);
+    const PhaseOutcome outcome =
+        fleet->RunPhase(StreamWrite(4 << 20, 1 << 16), "implausible-" + c.what, nullptr);
     ASSERT_TRUE(outcome.hosts[0].succeeded()) << outcome.hosts[0].error;
     EXPECT_FALSE(outcome.hosts[1].succeeded());
     EXPECT_THAT(outcome.hosts[1].error,
@@ -181,8 +168,8 @@ TEST_F(FleetImplausibleTest, ALyingProgressFailsTheHostWithTheFieldNamed) {
     std::unique_ptr<Fleet> fleet = Connect(liar);
     ASSERT_NE(fleet, nullptr);
     for (const auto& s : connected_) ASSERT_TRUE(s.ok()) << s;
-    const PhaseOutcome outcome =
-        fleet->RunPhase(Write(), "implausible-progress", [&](size_t host, const auto&) {
+    const PhaseOutcome outcome = fleet->RunPhase(
+        StreamWrite(4 << 20, 1 << 16), "implausible-progress", [&](size_t host, const auto&) {
           if (host == 1) ++progressed;
         });
     ASSERT_TRUE(outcome.hosts[0].succeeded()) << outcome.hosts[0].error;

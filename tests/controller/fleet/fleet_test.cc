@@ -26,17 +26,6 @@ using ::testing::HasSubstr;
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr int64_t kMs = 1'000'000;
 
-PhasePlan StreamWrite(uint64_t size, uint32_t bs) {
-  PhasePlan plan;
-  plan.name = "w";
-  plan.spec.set_progress_interval_ms(10);
-  StreamSpec* s = plan.spec.mutable_stream();
-  s->set_direction(StreamSpec::WRITE);
-  s->set_size_bytes(size);
-  s->set_block_size(bs);
-  return plan;
-}
-
 class FleetTest : public AgentsTest {
  protected:
   // A fleet of `agents` fresh agents, plus `unreachable` hosts where nothing listens.
